@@ -1,0 +1,55 @@
+# agentapp-conformance: build, certify the embedded mockhost, test.
+GO        ?= go
+BIN       := bin/conformance
+REPORT    ?= conformance-report
+TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
+STATICCHECK_VERSION ?= 2025.1.1
+
+.PHONY: all build certify test unit suites selftest lint deps chromium clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/conformance
+
+## certify: the main job. Certify the embedded reference host (mockhost) at
+## every level this harness judges (Catalog, Installable, Desktop P0) and
+## write the report to $(REPORT)/.
+certify: build
+	./$(BIN) run --out $(REPORT)
+
+## test: unit tests (with fuzz seeds and the report page in headless
+## Chromium), the suites over the in-process and the stdio transport, and
+## selftest (the kill matrix over every mockhost fault).
+test: deps build unit suites selftest
+
+unit:
+	$(GO) vet ./...
+	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
+	  if [ -n "$$unformatted" ]; then echo "gofmt: unformatted: $$unformatted"; exit 1; fi
+	$(GO) test -count=1 ./...
+
+suites: build
+	./$(BIN) run --quiet --out $(TESTOUT)/in-process
+	./$(BIN) run --quiet --out $(TESTOUT)/stdio --host-cmd "./$(BIN) mockhost --stdio"
+	rm -rf $(TESTOUT)
+
+selftest: build
+	./$(BIN) selftest
+
+lint:
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## deps: Debian's chromium for the report page test (never a downloaded browser).
+deps: chromium
+
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	@chromium --version
+
+clean:
+	rm -rf bin $(REPORT)

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/reports"
+	"github.com/agentapp/conformance/suites"
+)
+
+// harnessVersion is this harness's version.
+const harnessVersion = "0.1.0"
+
+type reportInput struct {
+	catalog   *levels.Catalog
+	levels    []string
+	result    *suites.Result
+	started   time.Time
+	finished  time.Time
+	transport string
+	faults    []string
+	work      string
+}
+
+// buildReport turns spec outcomes into report.json's model: every
+// requirement of the requested levels, in catalog order, with its specs.
+func buildReport(in reportInput) (*reports.Report, error) {
+	bySpecReq := map[string][]reports.SpecResult{}
+	var readings []reports.Reading
+	seenReading := map[string]bool{}
+	for _, s := range in.result.Specs {
+		sr := reports.SpecResult{
+			Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges,
+		}
+		if s.Outcome == reports.Failed || s.Outcome == reports.Skipped {
+			sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}
+		}
+		for _, id := range s.Requirements {
+			bySpecReq[id] = append(bySpecReq[id], sr)
+		}
+		for _, r := range s.Readings {
+			topic, reading, _ := strings.Cut(r, ": ")
+			if !seenReading[r] {
+				seenReading[r] = true
+				readings = append(readings, reports.Reading{Topic: topic, Reading: reading})
+			}
+		}
+	}
+	var reqs []reports.RequirementResult
+	for _, r := range in.catalog.ForLevels(in.levels) {
+		specs := bySpecReq[r.ID]
+		sort.SliceStable(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
+		rr := reports.RequirementResult{
+			ID: r.ID, Title: r.Title, Strength: string(r.Strength), Levels: append([]string(nil), r.Levels...),
+			Clause: reports.ClauseOf(r.Clause), Outcome: reports.RequirementOutcome(specs), Specs: specs,
+		}
+		if rr.Specs == nil {
+			rr.Specs = []reports.SpecResult{}
+		}
+		rr.Reason = requirementReason(rr)
+		reqs = append(reqs, rr)
+	}
+	lv, err := reports.ComputeLevels(in.catalog, in.levels, reqs)
+	if err != nil {
+		return nil, fmt.Errorf("computing level verdicts: %w", err)
+	}
+	fixtures, set, err := fixtureDigests(in.work)
+	if err != nil {
+		return nil, err
+	}
+	h := in.result.Hello
+	rep := &reports.Report{
+		Format:   reports.FormatVersion,
+		Harness:  reports.Harness{Name: "agentapp-conformance", Version: harnessVersion, Commit: vcsRevision()},
+		Standard: reports.Standard{Name: agentpkg.Standard, Version: agentpkg.StandardVersion},
+		Host: reports.Host{
+			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
+			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults,
+		},
+		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()},
+		StartedAt:    in.started,
+		FinishedAt:   in.finished,
+		DurationMs:   in.finished.Sub(in.started).Milliseconds(),
+		Requested:    in.levels,
+		LevelsPassed: reports.PassedLevels(lv),
+		Levels:       lv,
+		Requirements: reqs,
+		Fixtures:     fixtures,
+		FixtureSet:   set,
+		Readings:     readings,
+	}
+	if !in.result.Connected {
+		rep.Host.Name = "unreachable"
+	}
+	return rep, nil
+}
+
+func requirementReason(r reports.RequirementResult) string {
+	switch r.Outcome {
+	case reports.NotRun:
+		return "no spec of this requirement ran"
+	case reports.Failed, reports.Skipped:
+		for _, s := range r.Specs {
+			if s.Outcome == r.Outcome && s.Failure != nil {
+				return firstLine(s.Failure.Message)
+			}
+		}
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// fixtureDigests hashes every fixture package with the standard's algorithm;
+// the set digest covers the sorted name/hash lines.
+func fixtureDigests(work string) ([]reports.Digest, string, error) {
+	dir, err := os.MkdirTemp(work, "fixture-digests-")
+	if err != nil {
+		return nil, "", fmt.Errorf("making fixture digest folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	names := platformconformance.Names()
+	sort.Strings(names)
+	var out []reports.Digest
+	set := sha256.New()
+	for _, n := range names {
+		p, err := platformconformance.Materialize(n, dir)
+		if err != nil {
+			return nil, "", fmt.Errorf("materializing fixture %s: %w", n, err)
+		}
+		h, _, err := agentpkg.HashPackage(p, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+		if err != nil {
+			return nil, "", fmt.Errorf("hashing fixture %s: %w", n, err)
+		}
+		out = append(out, reports.Digest{Name: n, SHA256: strings.TrimPrefix(h, "sha256:")})
+		fmt.Fprintf(set, "%s %s\n", n, h)
+		if err := os.RemoveAll(filepath.Join(dir, n)); err != nil {
+			return nil, "", fmt.Errorf("removing fixture copy %s: %w", n, err)
+		}
+	}
+	return out, hex.EncodeToString(set.Sum(nil)), nil
+}
+
+// vcsRevision is the commit the harness was built from, when Go recorded it.
+func vcsRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev != "" && dirty {
+		rev += "+dirty"
+	}
+	return rev
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/reports"
+)
+
+// cmdDiff lists the requirements that regressed, recovered, changed,
+// appeared or vanished between two runs, and exits 1 on a regression: the
+// gate a host team puts on every pull request (docs/report-format.md
+// "Diff").
+func cmdDiff(c *cli, args []string) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	asJSON := fs.Bool("json", false, "print the differences as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(c.stderr, "usage: conformance diff [--json] OLD NEW   (each report.json, report.intoto.json or report.statement.json)")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if len(pos) != 2 {
+		fmt.Fprintf(c.stderr, "conformance diff: want OLD and NEW, got %d argument(s)\n", len(pos))
+		return exitUsage
+	}
+	var in [2]*reports.DiffInput
+	for i, p := range pos {
+		if in[i], err = reports.LoadForDiff(p); err != nil {
+			fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
+			return exitHarness
+		}
+		if in[i].Kind == reports.InputEnvelope {
+			fmt.Fprintf(c.stderr, "conformance diff: %s is a signed envelope; its signature is NOT verified here (use conformance verify)\n", p)
+		}
+	}
+	d, err := reports.Diff(in[0].Report, in[1].Report, levels.Default())
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
+		return exitHarness
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(d, "", "  ")
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
+			return exitHarness
+		}
+		fmt.Fprintln(c.stdout, string(b))
+	} else if err := d.WriteText(c.stdout); err != nil {
+		fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
+		return exitHarness
+	}
+	if d.HasRegression() {
+		return exitFailed
+	}
+	return exitOK
+}

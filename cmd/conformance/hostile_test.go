@@ -1,0 +1,111 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// buildBinary builds the conformance command once per test binary run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "conformance")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// processesRunning lists the pids of processes whose executable is bin.
+func processesRunning(t *testing.T, bin string) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skipf("no /proc to count processes: %v", err)
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
+		if err != nil {
+			continue
+		}
+		if strings.TrimSuffix(exe, " (deleted)") == bin {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// TestHostileHostsFailTheCheckAtHandAndLeaveNothingBehind runs the harness
+// against mockhost over stdio with each hostile fault: the run must finish
+// with a failed level, the report must say what was observed, and no child
+// process or temp file may remain.
+func TestHostileHostsFailTheCheckAtHandAndLeaveNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the harness binary")
+	}
+	bin := buildBinary(t)
+	cases := []struct {
+		fault, requirement, says string
+	}{
+		{"hang-on-readiness", "READY-STATUS", "did not answer app/readiness within"},
+		{"crash-mid-uninstall", "UNINSTALL-KEEP-DATA", "app/uninstall"},
+		{"garbage-on-list", "PROTO-RESET", "app/list"},
+		{"flood-on-project", "PROJ-DETERMINISTIC", "package/project"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.fault, func(t *testing.T) {
+			tmp := t.TempDir()
+			out := filepath.Join(t.TempDir(), "report")
+			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", "1s",
+				"--host-cmd", bin+" mockhost --stdio --fault "+tc.fault)
+			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+			outText, err := cmd.CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitFailed {
+				t.Fatalf("want exit %d (a level failed), got %v\n%s", exitFailed, err, outText)
+			}
+			rep, err := reports.Load(filepath.Join(out, "report.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, r := range rep.Requirements {
+				if r.ID != tc.requirement {
+					continue
+				}
+				found = true
+				if r.Outcome != reports.Failed {
+					t.Fatalf("%s is %s under %s", r.ID, r.Outcome, tc.fault)
+				}
+				if !strings.Contains(r.Reason, tc.says) {
+					t.Errorf("%s reason %q does not say %q", r.ID, r.Reason, tc.says)
+				}
+			}
+			if !found {
+				t.Fatalf("%s missing from the report", tc.requirement)
+			}
+			if pids := processesRunning(t, bin); len(pids) > 0 {
+				t.Errorf("processes left behind: %v", pids)
+			}
+			left, err := os.ReadDir(tmp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range left {
+				t.Errorf("temp file left behind: %s", e.Name())
+			}
+		})
+	}
+}

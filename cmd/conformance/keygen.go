@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// cmdKeygen writes a key pair for signing reports (docs/report-format.md
+// "Keys"): conformance.key (PKCS#8 PEM, mode 0600) and conformance.pub
+// (PKIX PEM).
+func cmdKeygen(c *cli, args []string) int {
+	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	out := fs.String("out", "", "folder to write conformance.key and conformance.pub into (required)")
+	alg := fs.String("algorithm", reports.Ed25519, "key algorithm: "+reports.Ed25519+" or "+reports.ECDSAP256)
+	force := fs.Bool("force", false, "replace existing key files")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(c.stderr, "conformance keygen: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	case *out == "":
+		fmt.Fprintln(c.stderr, "conformance keygen: --out DIR is required")
+		return exitUsage
+	case *alg != reports.Ed25519 && *alg != reports.ECDSAP256:
+		fmt.Fprintf(c.stderr, "conformance keygen: --algorithm %q: use %s or %s\n", *alg, reports.Ed25519, reports.ECDSAP256)
+		return exitUsage
+	}
+	kf, err := reports.GenerateKey(*out, *alg, *force)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance keygen: %v\n", err)
+		if errors.Is(err, reports.ErrKeyExists) {
+			return exitUsage
+		}
+		return exitHarness
+	}
+	fmt.Fprintf(c.stdout, "private key: %s (%s, mode 0600: keep it secret)\n", kf.Private, kf.Algorithm)
+	fmt.Fprintf(c.stdout, "public key:  %s (give this to registries)\n", kf.Public)
+	fmt.Fprintf(c.stdout, "key id:      %s\n", kf.KeyID)
+	return exitOK
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments (`verify --key K ENV --require-level L`); the flag
+// package alone stops at the first positional argument.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		rest := fs.Args()
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"strings"
+
+	"github.com/agentapp/conformance/mockhost"
+)
+
+// faultFlags collects repeated --fault flags.
+type faultFlags []string
+
+func (f *faultFlags) String() string { return strings.Join(*f, ",") }
+
+func (f *faultFlags) Set(v string) error {
+	*f = append(*f, v)
+	return nil
+}
+
+// cmdMockhost runs the reference host on stdio or a loopback TCP address,
+// optionally with faults switched on.
+func cmdMockhost(c *cli, args []string) int {
+	fl := flag.NewFlagSet("mockhost", flag.ContinueOnError)
+	fl.SetOutput(c.stderr)
+	stdio := fl.Bool("stdio", false, "serve one session on stdin/stdout")
+	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
+	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
+	var faults faultFlags
+	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
+	fl.Usage = func() {
+		fmt.Fprintln(c.stderr, "usage: conformance mockhost (--stdio | --tcp ADDR | --list-faults) [--fault NAME]...")
+		fl.PrintDefaults()
+	}
+	if err := fl.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(c.stderr, "conformance mockhost: unexpected argument %q\n", fl.Arg(0))
+		fl.Usage()
+		return exitUsage
+	}
+	if *list {
+		for _, f := range mockhost.Faults() {
+			fmt.Fprintf(c.stdout, "%s %s # %s\n", f.Name, strings.Join(f.Breaks, " "), f.Description)
+		}
+		return exitOK
+	}
+	fs, err := mockhost.ParseFaults(faults)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
+		return exitUsage
+	}
+	switch {
+	case *stdio && *tcp != "":
+		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio or --tcp, not both")
+		return exitUsage
+	case *stdio:
+		if err := mockhost.ServeStdio(fs); err != nil {
+			fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
+			return exitHarness
+		}
+		return exitOK
+	case *tcp != "":
+		if _, err := mockhost.LoopbackAddr(*tcp); err != nil {
+			fmt.Fprintf(c.stderr, "conformance mockhost: --tcp %v\n", err)
+			return exitUsage
+		}
+		err := mockhost.ServeTCP(*tcp, fs, func(a net.Addr) {
+			fmt.Fprintf(c.stderr, "listening on %s\n", a)
+		})
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
+			return exitHarness
+		}
+		return exitOK
+	default:
+		fl.Usage()
+		return exitUsage
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/reports"
+	"github.com/agentapp/conformance/suites"
+)
+
+// progress prints a line per requirement as it settles.
+type progress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	cat   *levels.Catalog
+	quiet bool
+}
+
+func newProgress(w io.Writer, cat *levels.Catalog, quiet bool) *progress {
+	return &progress{w: w, cat: cat, quiet: quiet}
+}
+
+func (p *progress) settled(e suites.RequirementSettled) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, _ := p.cat.Requirement(e.ID)
+	mark := strings.ToUpper(e.Outcome)
+	if e.Outcome == reports.Failed && r.Strength == levels.Should {
+		mark = "WARN"
+	}
+	fmt.Fprintf(p.w, "%-7s %-24s %s\n", mark, e.ID, r.Title)
+	if e.Outcome != reports.Passed && e.Failure != "" {
+		fmt.Fprintf(p.w, "        %s\n", truncateLine(firstLine(e.Failure), 200))
+	}
+}
+
+func truncateLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// printSummary ends a run: a per-level table and where the report is.
+func printSummary(w io.Writer, rep *reports.Report, out string, written reports.Written) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tWARNINGS\tSKIPPED\tNOT RUN")
+	for _, l := range rep.Levels {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict, l.Passed, l.Failed, l.Warnings, l.Skipped, l.NotRun)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "\nhost: %s %s (%s, %s)\n", rep.Host.Name, rep.Host.Version, rep.Host.Kind, rep.Host.Transport)
+	if written.Signed {
+		fmt.Fprintf(w, "report: %s (signed, key %s)\n", out, written.KeyID)
+	} else {
+		fmt.Fprintf(w, "report: %s (unsigned: pass --sign-key to sign it)\n", out)
+	}
+}

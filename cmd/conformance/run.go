@@ -1,0 +1,208 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/mockhost"
+	"github.com/agentapp/conformance/reports"
+	"github.com/agentapp/conformance/suites"
+)
+
+// runOptions are the flags of `conformance run`.
+type runOptions struct {
+	hostCmd      string
+	hostAddr     string
+	levels       multiFlag
+	labelFilter  string
+	focus        multiFlag
+	out          string
+	callTimeout  time.Duration
+	signKey      string
+	hostArtifact string
+	faults       multiFlag
+	quiet        bool
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func parseRunFlags(c *cli, args []string) (*runOptions, error) {
+	o := &runOptions{}
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	fs.StringVar(&o.hostCmd, "host-cmd", "", "start the host under test with this shell command and speak the protocol on its stdin/stdout")
+	fs.StringVar(&o.hostAddr, "host-addr", "", "reach a running host under test at this TCP address (127.0.0.1:PORT)")
+	fs.Var(&o.levels, "level", "level to certify (repeatable; default: every level this harness can judge)")
+	fs.StringVar(&o.labelFilter, "label-filter", "", "extra Ginkgo label filter, e.g. a requirement id")
+	fs.Var(&o.focus, "focus", "run only specs whose text matches this regular expression (repeatable)")
+	fs.StringVar(&o.out, "out", "./conformance-report", "folder to write the report into")
+	fs.DurationVar(&o.callTimeout, "call-timeout", 5*time.Second, "how long the host may take to answer one call")
+	fs.StringVar(&o.signKey, "sign-key", "", "PEM private key (PKCS#8) to sign the report with")
+	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact whose SHA-256 becomes a report subject")
+	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault (repeatable; see `conformance mockhost --list-faults`)")
+	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.hostCmd != "" && o.hostAddr != "" {
+		return nil, errors.New("--host-cmd and --host-addr exclude each other")
+	}
+	if len(o.faults) > 0 && (o.hostCmd != "" || o.hostAddr != "") {
+		return nil, errors.New("--fault applies to the embedded mockhost only; pass faults to the host command instead")
+	}
+	if o.callTimeout <= 0 {
+		return nil, errors.New("--call-timeout must be positive")
+	}
+	return o, nil
+}
+
+func cmdRun(c *cli, args []string) int {
+	o, err := parseRunFlags(c, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
+		return exitUsage
+	}
+	cat := levels.Default()
+	want := cat.JudgedLevels()
+	if len(o.levels) > 0 {
+		if want, err = cat.ParseLevels(o.levels); err != nil {
+			fmt.Fprintf(c.stderr, "conformance run: --level: %v\n", err)
+			return exitUsage
+		}
+	}
+	faults, err := mockhost.ParseFaults(o.faults)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance run: --fault: %v\n", err)
+		return exitUsage
+	}
+	rep, err := certify(c, o, cat, want, faults)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
+		return exitHarness
+	}
+	for _, l := range rep.Levels {
+		if l.Verdict != reports.LevelPassed {
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+// certify runs the suites against the host and writes the report.
+func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults mockhost.FaultSet) (*reports.Report, error) {
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return nil, fmt.Errorf("making report folder: %w", err)
+	}
+	work, err := os.MkdirTemp("", "agentapp-conformance-")
+	if err != nil {
+		return nil, fmt.Errorf("making work folder: %w", err)
+	}
+	defer os.RemoveAll(work)
+
+	tf, err := os.Create(filepath.Join(o.out, "transcript.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("creating transcript: %w", err)
+	}
+	defer tf.Close()
+	red := control.NewRedactor()
+	red.Add(work, "$WORK")
+	canaries, err := suites.NewCanaries(red)
+	if err != nil {
+		return nil, err
+	}
+	transcript := control.NewTranscript(tf, red)
+
+	hostStderr := io.Writer(c.stderr)
+	if o.quiet {
+		hostStderr = io.Discard
+	}
+	connector, transport, closeHost, err := connectorFor(o, faults, hostStderr)
+	if err != nil {
+		return nil, err
+	}
+	defer closeHost()
+
+	log, err := os.Create(filepath.Join(o.out, "ginkgo.log"))
+	if err != nil {
+		return nil, fmt.Errorf("creating ginkgo.log: %w", err)
+	}
+	defer log.Close()
+
+	cfg := suites.DefaultConfig()
+	cfg.Catalog = cat
+	cfg.Connector = connector
+	cfg.Levels = want
+	cfg.LabelFilter = o.labelFilter
+	cfg.Focus = o.focus
+	cfg.CallTimeout = o.callTimeout
+	cfg.WorkDir = work
+	cfg.Transcript = transcript
+	cfg.Redactor = red
+	cfg.Canaries = canaries
+	cfg.Log = log
+	p := newProgress(c.stdout, cat, o.quiet)
+	cfg.Progress = p.settled
+
+	if !o.quiet {
+		fmt.Fprintf(c.stdout, "certifying %s at %s\n", connector.Describe(), strings.Join(want, ", "))
+	}
+	started := time.Now().UTC()
+	res, err := suites.Run(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("running suites: %w", err)
+	}
+	finished := time.Now().UTC()
+	if err := tf.Sync(); err != nil {
+		return nil, fmt.Errorf("writing transcript: %w", err)
+	}
+
+	rep, err := buildReport(reportInput{
+		catalog: cat, levels: want, result: res, started: started, finished: finished,
+		transport: transport, faults: faults.Names(), work: work,
+	})
+	if err != nil {
+		return nil, err
+	}
+	written, err := reports.WriteAll(o.out, rep, reports.WriteOptions{
+		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing report: %w", err)
+	}
+	printSummary(c.stdout, rep, o.out, written)
+	return rep, nil
+}
+
+// connectorFor picks how to reach the host: a command, an address, or the
+// embedded mockhost over an in-memory pipe.
+func connectorFor(o *runOptions, faults mockhost.FaultSet, stderr io.Writer) (control.Connector, string, func(), error) {
+	opts := control.DefaultOptions()
+	opts.CallTimeout = o.callTimeout
+	switch {
+	case o.hostCmd != "":
+		return control.StdioConnector(o.hostCmd, stderr, opts), "stdio", func() {}, nil
+	case o.hostAddr != "":
+		return control.TCPConnector(o.hostAddr, opts), "tcp", func() {}, nil
+	}
+	h := mockhost.New(faults)
+	conn := control.PipeConnector(func(rwc io.ReadWriteCloser) { _ = h.Serve(rwc) }, opts)
+	return conn, "in-process", func() { _ = h.Close() }, nil
+}

@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentapp/conformance/mockhost"
+	"github.com/agentapp/conformance/reports"
+)
+
+// selftestCase is one run of the kill matrix: no fault (the baseline) or one fault.
+type selftestCase struct {
+	fault  mockhost.Fault // zero for the baseline
+	report *reports.Report
+	err    error
+	output string
+}
+
+// killVerdict is a case's line in the kill matrix.
+type killVerdict struct {
+	status     string   // PASSED (baseline) | KILLED | SURVIVED | COLLATERAL | FALSE-FAIL | ERROR
+	survivors  []string // requirements the fault breaks that passed
+	collateral []string // requirements that failed though the fault does not break them
+}
+
+func cmdSelftest(c *cli, args []string) int {
+	fs := flag.NewFlagSet("selftest", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	transport := fs.String("transport", "stdio", "how children reach mockhost: stdio (a mockhost child process) or in-process")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "faults run in parallel")
+	only := multiFlag{}
+	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
+	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
+	keep := fs.String("keep", "", "keep the children's reports in this folder")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if *transport != "stdio" && *transport != "in-process" {
+		fmt.Fprintf(c.stderr, "conformance selftest: --transport must be stdio or in-process, not %q\n", *transport)
+		return exitUsage
+	}
+	if *jobs < 1 {
+		*jobs = 1
+	}
+	faults := mockhost.Faults()
+	if len(only) > 0 {
+		set, err := mockhost.ParseFaults(only)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
+			return exitUsage
+		}
+		var picked []mockhost.Fault
+		for _, f := range faults {
+			if set.Has(f.Name) {
+				picked = append(picked, f)
+			}
+		}
+		faults = picked
+	}
+	root := *keep
+	if root == "" {
+		dir, err := os.MkdirTemp("", "agentapp-selftest-")
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
+			return exitHarness
+		}
+		defer os.RemoveAll(dir)
+		root = dir
+	}
+	cases := make([]*selftestCase, 0, len(faults)+1)
+	cases = append(cases, &selftestCase{})
+	for _, f := range faults {
+		cases = append(cases, &selftestCase{fault: f})
+	}
+	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time\n", len(faults), *transport, *jobs)
+	runCases(c, cases, root, *transport, *callTimeout, *jobs)
+	return printKillMatrix(c.stdout, cases)
+}
+
+// runCases runs every case in its own child process, jobs at a time.
+func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout time.Duration, jobs int) {
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for _, k := range cases {
+		wg.Add(1)
+		go func(k *selftestCase) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			k.report, k.output, k.err = runChild(c.self, k.fault.Name, root, transport, callTimeout)
+		}(k)
+	}
+	wg.Wait()
+}
+
+// runChild runs `conformance run` against mockhost with one fault (or none)
+// in a child process: Ginkgo allows one suite run per process.
+func runChild(self, fault, root, transport string, callTimeout time.Duration) (*reports.Report, string, error) {
+	name := fault
+	if name == "" {
+		name = "baseline"
+	}
+	out := filepath.Join(root, name)
+	args := []string{"run", "--quiet", "--out", out, "--call-timeout", callTimeout.String()}
+	switch {
+	case transport == "stdio":
+		hostCmd := shellQuote(self) + " mockhost --stdio"
+		if fault != "" {
+			hostCmd += " --fault " + fault
+		}
+		args = append(args, "--host-cmd", hostCmd)
+	case fault != "":
+		args = append(args, "--fault", fault)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, args...)
+	var buf limitedBuffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitFailed) {
+		return nil, buf.String(), fmt.Errorf("child run %s: %w", name, err)
+	}
+	rep, lerr := reports.Load(filepath.Join(out, "report.json"))
+	if lerr != nil {
+		return nil, buf.String(), fmt.Errorf("child run %s: %w", name, lerr)
+	}
+	return rep, buf.String(), nil
+}
+
+// judge compares a case's failed requirements with what its fault breaks.
+func judge(k *selftestCase) killVerdict {
+	if k.err != nil {
+		return killVerdict{status: "ERROR"}
+	}
+	failed := map[string]bool{}
+	for _, r := range k.report.Requirements {
+		if r.Outcome != reports.Passed {
+			failed[r.ID] = true
+		}
+	}
+	breaks := map[string]bool{}
+	for _, id := range k.fault.Breaks {
+		breaks[id] = true
+	}
+	v := killVerdict{}
+	for _, id := range k.fault.Breaks {
+		if !failed[id] {
+			v.survivors = append(v.survivors, id)
+		}
+	}
+	for id := range failed {
+		if !breaks[id] {
+			v.collateral = append(v.collateral, id)
+		}
+	}
+	sort.Strings(v.collateral)
+	switch {
+	case k.fault.Name == "" && len(v.collateral) > 0:
+		v.status = "FALSE-FAIL"
+	case k.fault.Name == "":
+		v.status = "PASSED"
+	case len(v.survivors) > 0:
+		v.status = "SURVIVED"
+	case len(v.collateral) > 0:
+		v.status = "COLLATERAL"
+	default:
+		v.status = "KILLED"
+	}
+	return v
+}
+
+// printKillMatrix prints a line per case and returns the exit code.
+func printKillMatrix(w io.Writer, cases []*selftestCase) int {
+	bad := 0
+	killed := 0
+	for _, k := range cases {
+		v := judge(k)
+		name := k.fault.Name
+		if name == "" {
+			name = "(no fault)"
+		}
+		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, name, strings.Join(k.fault.Breaks, " "))
+		switch v.status {
+		case "KILLED":
+			killed++
+		case "PASSED":
+		default:
+			bad++
+		}
+		if len(v.survivors) > 0 {
+			fmt.Fprintf(w, "            passed though the fault breaks them: %s\n", strings.Join(v.survivors, " "))
+		}
+		if len(v.collateral) > 0 {
+			fmt.Fprintf(w, "            failed though the fault does not break them: %s\n", strings.Join(v.collateral, " "))
+			for _, id := range v.collateral {
+				if msg := failureOf(k.report, id); msg != "" {
+					fmt.Fprintf(w, "              %s: %s\n", id, truncateLine(firstLine(msg), 240))
+				}
+			}
+		}
+		if k.err != nil {
+			fmt.Fprintf(w, "            %v\n%s\n", k.err, indent(lastLines(k.output, 20), "            | "))
+		}
+	}
+	fmt.Fprintf(w, "\nkill matrix: %d of %d faults killed, %d problems\n", killed, len(cases)-1, bad)
+	// The closing line CI runners read: one case per run of the suites.
+	fmt.Fprintf(w, "selftest: %d passed, %d failed\n", len(cases)-bad, bad)
+	if bad > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func failureOf(rep *reports.Report, id string) string {
+	if rep == nil {
+		return ""
+	}
+	for _, r := range rep.Requirements {
+		if r.ID == id {
+			return r.Reason
+		}
+	}
+	return ""
+}
+
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
+
+// limitedBuffer keeps the last 64 KiB a child printed.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - 64<<10; over > 0 {
+		b.buf = b.buf[over:]
+	}
+	return len(p), nil
+}
+
+func (b *limitedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}

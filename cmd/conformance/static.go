@@ -1,0 +1,201 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The harness's own static tools: the same code that is its oracle for
+// hashes, projection and readiness.
+
+// packageArg parses flags and the single package folder argument. A code
+// >= 0 means stop with that exit code.
+func packageArg(c *cli, cmd string, fs *flag.FlagSet, args []string) (string, int) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", exitOK
+		}
+		return "", exitUsage
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintf(c.stderr, "conformance %s: want exactly one package folder, got %d arguments\n", cmd, fs.NArg())
+		return "", exitUsage
+	}
+	dir := fs.Arg(0)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(c.stderr, "conformance %s: %s is not a package folder\n", cmd, dir)
+		return "", exitUsage
+	}
+	return dir, -1
+}
+
+// loadPackage loads a package folder and prints why when it cannot be used.
+func loadPackage(c *cli, cmd, dir string) (*agentpkg.Package, int) {
+	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		var pe *agentpkg.PackageError
+		if errors.As(err, &pe) {
+			printFindings(c, pe.Findings)
+		} else {
+			fmt.Fprintf(c.stderr, "conformance %s: %v\n", cmd, err)
+		}
+		return nil, exitFailed
+	}
+	return p, -1
+}
+
+func printFindings(c *cli, fs []protocol.Finding) {
+	for _, f := range fs {
+		loc := f.File
+		if f.Field != "" {
+			loc += ": field " + f.Field
+		}
+		fmt.Fprintf(c.stderr, "%s: %s: %s [%s]\n", f.Severity, loc, f.Message, f.Code)
+	}
+}
+
+func cmdValidate(c *cli, args []string) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	asJSON := fs.Bool("json", false, "print the verdict as JSON")
+	dir, code := packageArg(c, "validate", fs, args)
+	if code >= 0 {
+		return code
+	}
+	p, code := loadPackage(c, "validate", dir)
+	if p == nil {
+		return code
+	}
+	// Validation plus what can be verified without a release: the signature
+	// file's manifest hash and capability ranges against the standard profile.
+	findings := agentpkg.Verify(p, nil, defaultProfile())
+	ok := !hasError(findings)
+	if *asJSON {
+		out := protocol.VerifyResult{OK: ok, AppName: str(p.Manifest["name"]), AppVersion: str(p.Manifest["version"]),
+			PackageHash: p.PackageHash, ManifestHash: p.ManifestHash, Findings: findings}
+		if out.Findings == nil {
+			out.Findings = []protocol.Finding{}
+		}
+		printJSON(c, out)
+	} else {
+		printFindings(c, findings)
+		if ok {
+			fmt.Fprintf(c.stdout, "valid: %s %s\npackageHash %s\nmanifestHash %s\n",
+				str(p.Manifest["name"]), str(p.Manifest["version"]), p.PackageHash, p.ManifestHash)
+		}
+	}
+	if !ok {
+		return exitFailed
+	}
+	return exitOK
+}
+
+func cmdProject(c *cli, args []string) int {
+	fs := flag.NewFlagSet("project", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	dir, code := packageArg(c, "project", fs, args)
+	if code >= 0 {
+		return code
+	}
+	p, code := loadPackage(c, "project", dir)
+	if p == nil {
+		return code
+	}
+	if !p.Valid() {
+		printFindings(c, p.Findings)
+		return exitFailed
+	}
+	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: defaultProfile()})
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance project: %v\n", err)
+		return exitFailed
+	}
+	c.stdout.Write(raw)
+	fmt.Fprintln(c.stdout)
+	return exitOK
+}
+
+func cmdReadiness(c *cli, args []string) int {
+	fs := flag.NewFlagSet("readiness", flag.ContinueOnError)
+	fs.SetOutput(c.stderr)
+	clock := fs.String("clock", "", "RFC 3339 instant to treat as now (default: the wall clock)")
+	entry := fs.String("entry", "", "judge this entry only")
+	secrets := multiFlag{}
+	fs.Var(&secrets, "secret", "secret key to treat as configured (repeatable)")
+	disabled := multiFlag{}
+	fs.Var(&disabled, "disable-capability", "capability to treat as disabled (repeatable)")
+	dir, code := packageArg(c, "readiness", fs, args)
+	if code >= 0 {
+		return code
+	}
+	now := time.Now().UTC()
+	if *clock != "" {
+		t, err := time.Parse(time.RFC3339, *clock)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance readiness: --clock %q is not RFC 3339: %v\n", *clock, err)
+			return exitUsage
+		}
+		now = t
+	}
+	p, code := loadPackage(c, "readiness", dir)
+	if p == nil {
+		return code
+	}
+	caps := defaultProfile()
+	for _, d := range disabled {
+		caps[d] = protocol.Capability{Version: caps[d].Version, Enabled: false}
+	}
+	set := map[string]bool{}
+	for _, s := range secrets {
+		set[strings.TrimSpace(s)] = true
+	}
+	res := agentpkg.Readiness(p, agentpkg.Env{Now: now, Capabilities: caps, Secrets: set, Entry: *entry})
+	printJSON(c, res)
+	if !res.OK {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// defaultProfile is the capability profile the static tools assume: every
+// lime.* capability of the standard at its current version.
+func defaultProfile() map[string]protocol.Capability {
+	caps := map[string]protocol.Capability{}
+	for _, n := range []string{"lime.ui", "lime.storage", "lime.files", "lime.agent", "lime.knowledge", "lime.tools",
+		"lime.artifacts", "lime.workflow", "lime.policy", "lime.evidence", "lime.secrets", "lime.cloudSession",
+		"lime.modelSettings", "lime.branding", "lime.billing", "lime.appUpdates", "lime.events"} {
+		caps[n] = protocol.Capability{Version: agentpkg.StandardVersion, Enabled: true}
+	}
+	return caps
+}
+
+func hasError(fs []protocol.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+func printJSON(c *cli, v any) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "encoding JSON: %v\n", err)
+		return
+	}
+	c.stdout.Write(append(b, '\n'))
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

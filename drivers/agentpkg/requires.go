@@ -1,0 +1,71 @@
+package agentpkg
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// CapabilityRequirement is one entry of requires.capabilities.
+type CapabilityRequirement struct {
+	Name  string
+	Range string // "current", "*", or a SemVer range
+}
+
+// RequiredCapabilities lists requires.capabilities sorted by name; the list
+// form (names only) means "current" for each (spec 000, Capability SDK).
+func RequiredCapabilities(manifest map[string]any) []CapabilityRequirement {
+	req, _ := manifest["requires"].(map[string]any)
+	var out []CapabilityRequirement
+	switch caps := req["capabilities"].(type) {
+	case map[string]any:
+		for name, r := range caps {
+			s, _ := r.(string)
+			if r != nil && s == "" {
+				s = fmt.Sprint(r)
+			}
+			out = append(out, CapabilityRequirement{Name: name, Range: strings.TrimSpace(s)})
+		}
+	case []any:
+		for _, n := range caps {
+			if s, ok := n.(string); ok {
+				out = append(out, CapabilityRequirement{Name: s, Range: "current"})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// anyVersion reports ranges every version satisfies.
+func anyVersion(r string) bool { return r == "" || r == "current" || r == "*" || r == "latest" }
+
+// capabilityProblem says why cap does not satisfy req ("" when it does),
+// and whether the capability is merely unavailable (missing or disabled)
+// rather than present in an incompatible version.
+func capabilityProblem(req CapabilityRequirement, caps map[string]protocol.Capability) (problem string, unavailable bool) {
+	c, ok := caps[req.Name]
+	switch {
+	case !ok:
+		return fmt.Sprintf("capability %s is not offered by the host", req.Name), true
+	case !c.Enabled:
+		return fmt.Sprintf("capability %s is disabled in the host profile", req.Name), true
+	case anyVersion(req.Range):
+		return "", false
+	}
+	con, err := semver.NewConstraint(req.Range)
+	if err != nil {
+		return fmt.Sprintf("capability %s has an unreadable version range %q", req.Name, req.Range), false
+	}
+	v, err := semver.NewVersion(c.Version)
+	if err != nil {
+		return fmt.Sprintf("capability %s reports version %q, which is not SemVer; %q is required", req.Name, c.Version, req.Range), false
+	}
+	if !con.Check(v) {
+		return fmt.Sprintf("capability %s is version %s; the app requires %s", req.Name, c.Version, req.Range), false
+	}
+	return "", false
+}

@@ -1,0 +1,211 @@
+//go:build unix
+
+package control
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Limits of a stdio host (docs/host-control-protocol.md, "Transports").
+const (
+	stdioGrace     = 2 * time.Second // time to exit after stdin closes
+	stdioReap      = 5 * time.Second // time to be reaped after SIGKILL
+	stderrCapBytes = 1 << 20         // host stderr passed through per connection
+)
+
+// StdioConnector starts `/bin/sh -c cmdline` in its own process group for
+// every Connect and speaks the protocol on its stdin and stdout. The host's
+// stderr goes to stderr (nil discards it), capped at 1 MiB per connection.
+// Close closes the host's stdin, waits up to 2s for it to exit, then kills
+// its whole process group and reaps it. Options are optional; the last one
+// given applies.
+func StdioConnector(cmdline string, stderr io.Writer, opts ...Options) Connector {
+	return &stdioConnector{cmdline: cmdline, stderr: stderr, grace: stdioGrace, base: &base{opts: resolveOptions(opts)}}
+}
+
+type stdioConnector struct {
+	cmdline string
+	stderr  io.Writer
+	grace   time.Duration
+	*base
+}
+
+func (c *stdioConnector) Describe() string  { return "stdio: " + c.cmdline }
+func (c *stdioConnector) Transport() string { return "stdio" }
+
+func (c *stdioConnector) Connect(ctx context.Context, t *Transcript) (*Client, error) {
+	s, err := startStdio(c.cmdline, c.stderr, c.grace)
+	if err != nil {
+		return nil, err
+	}
+	return c.connect(ctx, s, t)
+}
+
+// stdioTransport is a host child process.
+type stdioTransport struct {
+	cmd    *exec.Cmd
+	stdin  *os.File // the harness's write end of the host's stdin
+	stdout *os.File // the harness's read end of the host's stdout
+	stderr *os.File // the harness's read end of the host's stderr
+	grace  time.Duration
+
+	exited     chan struct{} // closed once the host is reaped
+	waitErr    error         // set before exited closes
+	stderrDone chan struct{}
+
+	closeOnce, stopOnce sync.Once
+	stopErr             error
+
+	// tmp is the TMPDIR the host runs with: the harness owns it and removes
+	// it once the host is reaped, so a host killed mid-answer leaves nothing.
+	tmp string
+}
+
+func startStdio(cmdline string, stderr io.Writer, grace time.Duration) (*stdioTransport, error) {
+	var files [6]*os.File // stdin r/w, stdout r/w, stderr r/w
+	closeAll := func() {
+		for _, f := range files {
+			if f != nil {
+				_ = f.Close()
+			}
+		}
+	}
+	for i := 0; i < 6; i += 2 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("starting host %q: creating pipes: %w", cmdline, err)
+		}
+		files[i], files[i+1] = r, w
+	}
+	tmp, err := os.MkdirTemp("", "agentapp-host-")
+	if err != nil {
+		closeAll()
+		return nil, fmt.Errorf("starting host %q: making its temp folder: %w", cmdline, err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", cmdline)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		_ = os.RemoveAll(tmp)
+		return nil, fmt.Errorf("starting host %q: %w", cmdline, err)
+	}
+	// The child holds its ends now; the harness keeps only its own.
+	_ = files[0].Close()
+	_ = files[3].Close()
+	_ = files[5].Close()
+	s := &stdioTransport{cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], grace: grace,
+		exited: make(chan struct{}), stderrDone: make(chan struct{}), tmp: tmp}
+	go func() {
+		s.waitErr = cmd.Wait()
+		close(s.exited)
+	}()
+	go s.copyStderr(stderr)
+	return s, nil
+}
+
+// copyStderr passes the host's stderr through, up to stderrCapBytes, and
+// drains the rest so that a flooding host never blocks on it nor fills memory.
+func (s *stdioTransport) copyStderr(w io.Writer) {
+	defer close(s.stderrDone)
+	if w == nil {
+		w = io.Discard
+	}
+	buf := make([]byte, 32<<10)
+	var written int64
+	truncated := false
+	for {
+		n, err := s.stderr.Read(buf)
+		if n > 0 {
+			if keep := min(int64(n), stderrCapBytes-written); keep > 0 {
+				_, _ = w.Write(buf[:keep])
+				written += keep
+			} else if !truncated {
+				truncated = true
+				_, _ = fmt.Fprintf(w, "\n[conformance: host stderr truncated after %d bytes]\n", stderrCapBytes)
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *stdioTransport) Read(p []byte) (int, error)  { return s.stdout.Read(p) }
+func (s *stdioTransport) Write(p []byte) (int, error) { return s.stdin.Write(p) }
+
+// Close closes the harness's ends of stdin and stdout.
+func (s *stdioTransport) Close() error {
+	s.closeOnce.Do(func() {
+		_ = s.stdin.Close()
+		_ = s.stdout.Close()
+	})
+	return nil
+}
+
+func (s *stdioTransport) pid() int { return s.cmd.Process.Pid }
+
+func (s *stdioTransport) exitNote(wait time.Duration) string {
+	select {
+	case <-s.exited:
+	case <-time.After(wait):
+		return ""
+	}
+	var ee *exec.ExitError
+	if errors.As(s.waitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("host process was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+		}
+		return fmt.Sprintf("host process exited with status %d", ee.ExitCode())
+	}
+	if s.waitErr != nil {
+		return fmt.Sprintf("host process ended (%v)", s.waitErr)
+	}
+	return "host process exited with status 0"
+}
+
+// terminate stops the host: with graceful, it sees end of input and gets the
+// grace period; then its whole process group is killed and the host reaped,
+// so that no child it started outlives the session.
+func (s *stdioTransport) terminate(graceful bool) error {
+	s.stopOnce.Do(func() {
+		_ = s.Close()
+		if graceful {
+			select {
+			case <-s.exited:
+			case <-time.After(s.grace):
+			}
+		}
+		pgid := s.pid()
+		if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+			s.stopErr = fmt.Errorf("killing host process group %d: %w", pgid, err)
+		}
+		select {
+		case <-s.exited:
+		case <-time.After(stdioReap):
+			s.stopErr = fmt.Errorf("host process %d was not reaped within %s of SIGKILL", pgid, stdioReap)
+		}
+		// A process outside the group may still hold stderr open: stop
+		// reading after a short while.
+		select {
+		case <-s.stderrDone:
+		case <-time.After(time.Second):
+		}
+		_ = s.stderr.Close()
+		<-s.stderrDone
+		if err := os.RemoveAll(s.tmp); err != nil && s.stopErr == nil {
+			s.stopErr = fmt.Errorf("removing the host's temp folder: %w", err)
+		}
+	})
+	return s.stopErr
+}

@@ -1,0 +1,274 @@
+// Package protocol holds the typed messages of the host control protocol v1
+// (docs/host-control-protocol.md): the JSON-RPC 2.0 contract through which
+// the harness drives any host under test. The JSON Schemas that every answer
+// is checked against live beside these types in schemas/.
+package protocol
+
+import "encoding/json"
+
+// Version is the protocol version this harness speaks.
+const Version = "1"
+
+// Method names of protocol v1.
+const (
+	MethodHello        = "conformance/hello"
+	MethodReset        = "host/reset"
+	MethodConfigure    = "host/configure"
+	MethodVerify       = "package/verify"
+	MethodProject      = "package/project"
+	MethodInstall      = "app/install"
+	MethodUninstall    = "app/uninstall"
+	MethodReadiness    = "app/readiness"
+	MethodList         = "app/list"
+	MethodShutdownHint = "host/shutdown"
+)
+
+// Reserved names of later methods; a v1 host answers them with
+// CodeMethodNotFound until it implements them.
+var ReservedMethods = []string{
+	"app/launch", "app/invoke", "app/observe", "app/disable", "app/enable",
+	"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
+}
+
+// Error codes. The JSON-RPC 2.0 codes keep their meaning; the -320xx range
+// carries the protocol's own stable outcomes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+
+	CodePackageInvalid     = -32001 // the package cannot be read or its manifest is invalid
+	CodeVerificationFailed = -32002 // a hash, signature or compatibility check failed
+	CodeConsentRequired    = -32003 // install without user, tenant or workspace consent
+	CodeAppNotFound        = -32004 // no installed app with that id
+	CodeNotConfigured      = -32005 // a method needed host/configure first
+	CodeUnsupported        = -32006 // the host does not implement this optional feature
+)
+
+// ErrorData is the `data` member of a protocol error: findings that name the
+// file and field at fault.
+type ErrorData struct {
+	Findings []Finding `json:"findings,omitempty"`
+}
+
+// Host kinds a hello may report.
+var HostKinds = []string{"electron", "tauri", "runtime-backed", "web", "reference"}
+
+// HelloParams opens a session.
+type HelloParams struct {
+	HarnessName     string `json:"harnessName"`
+	HarnessVersion  string `json:"harnessVersion"`
+	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// HostIdentity names the host under test.
+type HostIdentity struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// Capability is one entry of a capability profile.
+type Capability struct {
+	Version string `json:"version"`
+	Enabled bool   `json:"enabled"`
+}
+
+// HelloResult is the host's self-description.
+type HelloResult struct {
+	Host            HostIdentity          `json:"host"`
+	ProtocolVersion string                `json:"protocolVersion"`
+	Capabilities    map[string]Capability `json:"capabilities"`
+	Levels          []string              `json:"levels"`
+	Methods         []string              `json:"methods,omitempty"`
+}
+
+// OK is the answer of methods that only acknowledge.
+type OK struct {
+	OK bool `json:"ok"`
+}
+
+// ConfigureParams sets the host's profile for the specs that follow. Secrets
+// and session tokens are canaries: the harness plants random values and looks
+// for them wherever the app or the projection could see them.
+type ConfigureParams struct {
+	Profile       string                `json:"profile,omitempty"`
+	TenantID      string                `json:"tenantId"`
+	WorkspaceID   string                `json:"workspaceId"`
+	UserID        string                `json:"userId"`
+	Secrets       map[string]string     `json:"secrets,omitempty"`
+	SessionTokens map[string]string     `json:"sessionTokens,omitempty"`
+	Policy        map[string]any        `json:"policy,omitempty"`
+	Capabilities  map[string]Capability `json:"capabilities,omitempty"`
+	RegistryURL   string                `json:"registryUrl,omitempty"`
+	AppServerURL  string                `json:"appServerUrl,omitempty"`
+	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
+	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
+	Clock string `json:"clock,omitempty"`
+}
+
+// Release carries the expected identity of a package the way a registry's
+// release object does (spec 003, Release object).
+type Release struct {
+	AppID           string `json:"appId,omitempty"`
+	Version         string `json:"version,omitempty"`
+	ManifestVersion string `json:"manifestVersion,omitempty"`
+	PackageHash     string `json:"packageHash,omitempty"`
+	ManifestHash    string `json:"manifestHash,omitempty"`
+	SignatureRef    string `json:"signatureRef,omitempty"`
+}
+
+// PackageParams names a package folder on the host's file system and the
+// release it is expected to be.
+type PackageParams struct {
+	Path    string   `json:"path"`
+	Release *Release `json:"release,omitempty"`
+}
+
+// Finding is one observation of a check: what, where (file and field) and how bad.
+type Finding struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"` // info | warning | error
+	File     string `json:"file,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Message  string `json:"message"`
+}
+
+// VerifyResult is the verdict of package/verify.
+type VerifyResult struct {
+	OK           bool      `json:"ok"`
+	AppName      string    `json:"appName,omitempty"`
+	AppVersion   string    `json:"appVersion,omitempty"`
+	PackageHash  string    `json:"packageHash,omitempty"`
+	ManifestHash string    `json:"manifestHash,omitempty"`
+	Findings     []Finding `json:"findings"`
+}
+
+// ProjectResult carries the projection (the standard's app-projection shape).
+type ProjectResult struct {
+	OK         bool            `json:"ok"`
+	Projection json.RawMessage `json:"projection"`
+	Findings   []Finding       `json:"findings,omitempty"`
+}
+
+// Consent records who agreed to an install (spec 000, Runtime contract 3).
+type Consent struct {
+	Granted bool   `json:"granted"`
+	By      string `json:"by,omitempty"` // user | tenant | workspace
+}
+
+// InstallParams installs a package.
+type InstallParams struct {
+	Path    string   `json:"path"`
+	Release *Release `json:"release,omitempty"`
+	Consent Consent  `json:"consent"`
+}
+
+// InstalledApp is one row of app/list.
+type InstalledApp struct {
+	AppID        string `json:"appId"`
+	Name         string `json:"name"`
+	Version      string `json:"version"`
+	DisplayName  string `json:"displayName,omitempty"`
+	Description  string `json:"description,omitempty"`
+	PackageHash  string `json:"packageHash"`
+	ManifestHash string `json:"manifestHash"`
+	State        string `json:"state"` // installed | disabled
+	HasData      bool   `json:"hasData"`
+}
+
+// InstallResult answers app/install.
+type InstallResult struct {
+	OK  bool         `json:"ok"`
+	App InstalledApp `json:"app"`
+}
+
+// UninstallParams removes an app, keeping or deleting its data (spec 002, Cleanup).
+type UninstallParams struct {
+	AppID    string `json:"appId"`
+	KeepData bool   `json:"keepData"`
+}
+
+// UninstallResult answers app/uninstall.
+type UninstallResult struct {
+	OK          bool   `json:"ok"`
+	AppID       string `json:"appId"`
+	DataRemoved bool   `json:"dataRemoved"`
+}
+
+// RetainedData is data kept after an uninstall with keepData.
+type RetainedData struct {
+	AppID  string   `json:"appId"`
+	Scopes []string `json:"scopes"`
+}
+
+// ListResult answers app/list.
+type ListResult struct {
+	Apps     []InstalledApp `json:"apps"`
+	Retained []RetainedData `json:"retained"`
+}
+
+// ReadinessParams asks for readiness of an installed app (AppID) or of a
+// package not installed (Path), for the whole app or one entry.
+type ReadinessParams struct {
+	AppID   string   `json:"appId,omitempty"`
+	Path    string   `json:"path,omitempty"`
+	Release *Release `json:"release,omitempty"`
+	Entry   string   `json:"entry,omitempty"`
+}
+
+// ReadinessCheck is one check of a readiness answer (standard readiness schema).
+type ReadinessCheck struct {
+	Severity string `json:"severity"`
+	Kind     string `json:"kind"`
+	Key      string `json:"key"`
+	Required bool   `json:"required,omitempty"`
+	Tier     string `json:"tier,omitempty"`
+	Blocking bool   `json:"blocking,omitempty"`
+	Code     string `json:"code,omitempty"`
+	Message  string `json:"message"`
+}
+
+// SetupAction is a host-actionable repair step.
+type SetupAction struct {
+	Key    string `json:"key"`
+	Title  string `json:"title"`
+	Kind   string `json:"kind,omitempty"`
+	Target string `json:"target,omitempty"`
+}
+
+// EntryReadiness is the readiness of one entry.
+type EntryReadiness struct {
+	Key      string   `json:"key"`
+	Status   string   `json:"status"`
+	Blockers []string `json:"blockers,omitempty"`
+}
+
+// ReadinessResult follows the standard's readiness result shape, with the
+// superseding version surfaced for end-of-life apps.
+type ReadinessResult struct {
+	OK           bool                        `json:"ok"`
+	Status       string                      `json:"status"`
+	App          string                      `json:"app,omitempty"`
+	Entry        string                      `json:"entry,omitempty"`
+	Checks       []ReadinessCheck            `json:"checks"`
+	Tiers        map[string][]ReadinessCheck `json:"tiers,omitempty"`
+	Blockers     []string                    `json:"blockers,omitempty"`
+	Warnings     []string                    `json:"warnings,omitempty"`
+	SetupActions []SetupAction               `json:"setupActions,omitempty"`
+	SupersededBy string                      `json:"supersededBy,omitempty"`
+	Entries      []EntryReadiness            `json:"entries,omitempty"`
+}
+
+// Readiness statuses (spec 000 Readiness; spec 002 Readiness state rules).
+const (
+	StatusReady         = "ready"
+	StatusReadyDegraded = "ready-degraded"
+	StatusNeedsSetup    = "needs-setup"
+	StatusBlocked       = "blocked"
+	StatusUnknown       = "unknown"
+	StatusFailed        = "failed" // pre-0.5 vocabulary for blocked
+	StatusDisabled      = "disabled"
+)

@@ -1,0 +1,203 @@
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+)
+
+func mustLoad(t testing.TB) *Schemas {
+	t.Helper()
+	s, err := LoadSchemas()
+	if err != nil {
+		t.Fatalf("LoadSchemas: %v", err)
+	}
+	return s
+}
+
+func marshal(t *testing.T, v any) json.RawMessage {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+const (
+	hashA = "sha256:26e525952b0fead7bb01d37d4a3b2a9b267c666ff5149cbb8d83409ea31c4aab"
+	hashB = "sha256:79dc6deb653bc4125dba9cb1f66fef3eeefaccf5339971cda4a9afe67bf1e758"
+)
+
+// Every method has both schemas, every embedded file is used, and the Go
+// types of protocol.go produce answers their schemas accept.
+func TestGoTypesMatchSchemas(t *testing.T) {
+	s := mustLoad(t)
+	app := InstalledApp{AppID: "a", Name: "a", Version: "1.0.0", PackageHash: hashA, ManifestHash: hashB, State: "installed"}
+	prov := map[string]any{"appName": "a", "appVersion": "1.0.0", "packageHash": hashA, "manifestHash": hashB,
+		"standard": "agentapp", "standardVersion": "0.10.0"}
+	projection := marshal(t, map[string]any{"app": map[string]any{"provenance": prov}, "entries": []any{}, "provenance": prov})
+	check := ReadinessCheck{Severity: "error", Kind: "secret_configured", Key: "api", Tier: "required", Message: "secret api is not configured"}
+	results := map[string]any{
+		MethodHello: HelloResult{Host: HostIdentity{Name: "h", Version: "1", Kind: "electron"}, ProtocolVersion: Version,
+			Capabilities: map[string]Capability{"storage": {Version: "1.0.0", Enabled: true}}, Levels: []string{"catalog"}},
+		MethodReset:        OK{OK: true},
+		MethodConfigure:    OK{OK: true},
+		MethodShutdownHint: OK{OK: true},
+		MethodVerify: VerifyResult{OK: false, PackageHash: hashA, ManifestHash: hashB,
+			Findings: []Finding{{Code: "package-hash-mismatch", Severity: "error", File: "APP.md", Message: "m"}}},
+		MethodProject:   ProjectResult{OK: true, Projection: projection},
+		MethodInstall:   InstallResult{OK: true, App: app},
+		MethodUninstall: UninstallResult{OK: true, AppID: "a", DataRemoved: true},
+		MethodReadiness: ReadinessResult{OK: false, Status: StatusNeedsSetup, Checks: []ReadinessCheck{check},
+			Tiers:        map[string][]ReadinessCheck{"required": {check}},
+			SetupActions: []SetupAction{{Key: "api", Title: "Configure api", Kind: "configure-secret", Target: "api"}},
+			Entries:      []EntryReadiness{{Key: "home", Status: StatusBlocked}}},
+		MethodList: ListResult{Apps: []InstalledApp{app}, Retained: []RetainedData{{AppID: "b", Scopes: []string{"app"}}}},
+	}
+	params := map[string]any{
+		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
+		MethodReset:        nil,
+		MethodShutdownHint: struct{}{},
+		MethodConfigure: ConfigureParams{TenantID: "t", WorkspaceID: "w", UserID: "u", Clock: "2030-01-02T03:04:05Z",
+			Secrets: map[string]string{"api": "canary"}, RegistryURL: "http://127.0.0.1:9/"},
+		MethodVerify:    PackageParams{Path: "/tmp/pkg", Release: &Release{PackageHash: hashA}},
+		MethodProject:   PackageParams{Path: "/tmp/pkg"},
+		MethodInstall:   InstallParams{Path: "/tmp/pkg", Consent: Consent{Granted: true, By: "user"}},
+		MethodUninstall: UninstallParams{AppID: "a", KeepData: true},
+		MethodReadiness: ReadinessParams{AppID: "a", Entry: "home"},
+		MethodList:      nil,
+	}
+	for _, m := range SchemaMethods() {
+		r, ok := results[m]
+		if !ok {
+			t.Fatalf("test lacks a result for %s", m)
+		}
+		if err := s.ValidateResult(m, marshal(t, r)); err != nil {
+			t.Errorf("%s result: %v", m, err)
+		}
+		var raw json.RawMessage
+		if p := params[m]; p != nil {
+			raw = marshal(t, p)
+		}
+		if err := s.ValidateParams(m, raw); err != nil {
+			t.Errorf("%s params: %v", m, err)
+		}
+	}
+	used := map[string]bool{defsFile: true}
+	for _, m := range SchemaMethods() {
+		used[ResultSchemaFile(m)], used[ParamsSchemaFile(m)] = true, true
+	}
+	files, err := fs.ReadDir(SchemaFS(), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !used[f.Name()] {
+			t.Errorf("embedded schema %s belongs to no method", f.Name())
+		}
+	}
+	if len(files) != len(used) {
+		t.Errorf("%d schema files embedded, %d expected", len(files), len(used))
+	}
+}
+
+func TestSchemaErrorsNameThePointer(t *testing.T) {
+	s := mustLoad(t)
+	cases := []struct {
+		method, part, raw, want string
+	}{
+		{MethodHello, "result", `{"host":{"name":"h","version":"1","kind":"toaster"},"protocolVersion":"1","capabilities":{},"levels":[]}`,
+			`/host/kind: value must be one of 'electron', 'tauri', 'runtime-backed', 'web', 'reference'`},
+		{MethodHello, "result", `{"host":{"name":"","version":"1","kind":"web"},"protocolVersion":"1","capabilities":{},"levels":[]}`,
+			"/host/name: minLength: got 0, want 1"},
+		{MethodHello, "result", `{"host":{"name":"h","version":"1","kind":"web"},"protocolVersion":"0","capabilities":{},"levels":[]}`,
+			`/protocolVersion: value must be '1'`},
+		{MethodHello, "result", `{"host":{"name":"h","version":"1","kind":"web"},"protocolVersion":"1","capabilities":{"x":{"version":"1"}},"levels":["a",3]}`,
+			`/capabilities/x: missing property 'enabled' (and 1 more)`},
+		{MethodReadiness, "result", `{"ok":true,"status":"ok","checks":[]}`,
+			`/status: value must be one of 'ready', 'ready-degraded', 'needs-setup', 'blocked', 'unknown', 'failed', 'disabled'`},
+		{MethodReadiness, "result", `{"ok":true,"status":"ready","checks":[{"severity":"fatal","kind":"k","key":"x","message":"m"}]}`,
+			`/checks/0/severity: value must be one of 'info', 'warning', 'error'`},
+		{MethodReadiness, "result", `{"ok":true,"status":"ready","checks":null}`, "/checks: got null, want array"},
+		{MethodProject, "result", `{"ok":true,"projection":null}`, "/projection: got null, want object"},
+		{MethodProject, "result", `{"ok":true,"projection":{"app":{},"entries":[]}}`, "/projection: missing property 'provenance'"},
+		{MethodProject, "result", `{"ok":true,"projection":{"app":{},"entries":[],"provenance":{"appName":"a","appVersion":"1","packageHash":"","manifestHash":"","standard":"x","standardVersion":"0.10.0"}}}`,
+			`/projection/provenance/standard: value must be 'agentapp'`},
+		{MethodList, "result", `[]`, "(root): got array, want object"},
+		{MethodList, "result", `{"apps":[],"retained":[]} x`, "(root): not JSON: invalid character after top-level value"},
+		{MethodInstall, "params", `{"path":"relative/pkg","consent":{"granted":true}}`, "/path: '"},
+		{MethodInstall, "params", `{"path":"/p"}`, "(root): missing property 'consent'"},
+		{MethodConfigure, "params", `{"tenantId":"t","workspaceId":"w","userId":"u","clock":"yesterday"}`, "/clock: 'yesterday' is not valid date-time"},
+		{MethodReadiness, "params", `{"entry":"home"}`, "(root): missing property"},
+		{MethodHello, "params", ``, "(root): got null, want object"},
+		{MethodUninstall, "params", `{"appId":"a","keepData":"yes"}`, "/keepData: got string, want boolean"},
+	}
+	for _, c := range cases {
+		var err error
+		if c.part == "result" {
+			err = s.ValidateResult(c.method, json.RawMessage(c.raw))
+		} else {
+			err = s.ValidateParams(c.method, json.RawMessage(c.raw))
+		}
+		if err == nil {
+			t.Errorf("%s %s %s: accepted", c.method, c.part, c.raw)
+			continue
+		}
+		var se *SchemaError
+		if !errors.As(err, &se) || se.Method != c.method || se.Part != c.part {
+			t.Errorf("%s %s: error %#v is not a SchemaError for it", c.method, c.part, err)
+		}
+		if !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s %s %s:\n got  %s\n want %s...", c.method, c.part, c.raw, err, c.want)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: message spans lines: %q", c.method, err)
+		}
+	}
+}
+
+func TestUnknownMethodsHaveNoSchema(t *testing.T) {
+	s := mustLoad(t)
+	for _, m := range append([]string{"no/such"}, ReservedMethods...) {
+		if _, ok := s.Result(m); ok {
+			t.Errorf("%s has a result schema", m)
+		}
+		if _, ok := ResultSchema(m); ok {
+			t.Errorf("ResultSchema(%s) found one", m)
+		}
+		if err := s.ValidateResult(m, json.RawMessage(`{}`)); err == nil || !strings.Contains(err.Error(), m) {
+			t.Errorf("ValidateResult(%s) = %v, want an error naming the method", m, err)
+		}
+	}
+	for _, m := range SchemaMethods() {
+		if _, ok := ResultSchema(m); !ok {
+			t.Errorf("ResultSchema(%s) missing", m)
+		}
+		if _, ok := ParamsSchema(m); !ok {
+			t.Errorf("ParamsSchema(%s) missing", m)
+		}
+	}
+}
+
+// Unknown members are accepted: v1 grows only by optional members.
+func TestUnknownMembersAccepted(t *testing.T) {
+	s := mustLoad(t)
+	raw := `{"host":{"name":"h","version":"1","kind":"tauri","build":"x"},"protocolVersion":"1","capabilities":{},"levels":[],"extra":{"a":1}}`
+	if err := s.ValidateResult(MethodHello, json.RawMessage(raw)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func BenchmarkValidateReadiness(b *testing.B) {
+	s := mustLoad(b)
+	raw := json.RawMessage(`{"ok":false,"status":"needs-setup","checks":[{"severity":"error","kind":"secret_configured","key":"api","tier":"required","message":"m"}],"setupActions":[{"key":"api","title":"t","kind":"configure-secret","target":"api"}]}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.ValidateResult(MethodReadiness, raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

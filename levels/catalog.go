@@ -1,0 +1,194 @@
+package levels
+
+// Spec file names of ../shared/spec, by their short number.
+const (
+	SpecMain    = "000 Specification"
+	SpecRuntime = "001 Runtime model"
+	SpecDesktop = "002 Desktop host conformance"
+	SpecRelease = "003 Release and distribution"
+	ProtocolDoc = "docs/host-control-protocol.md"
+	NotesDoc    = "SPEC-NOTES interoperability facts"
+)
+
+func allLevels() []Level {
+	return []Level{
+		{ID: "catalog", Name: "Catalog", Family: Generic, Rank: 1, Judged: true,
+			Meaning: "Host discovers APP.md and displays app metadata."},
+		{ID: "installable", Name: "Installable", Family: Generic, Rank: 2, Judged: true,
+			Meaning: "Host verifies package, projects catalog objects, installs / uninstalls, and preserves provenance."},
+		{ID: "capability", Name: "Capability", Family: Generic, Rank: 3,
+			Meaning: "Host injects SDK capability handles according to manifest and intercepts permissions."},
+		{ID: "runtime", Name: "Runtime", Family: Generic, Rank: 4,
+			Meaning: "Host runs UI, workers, workflows, storage migrations, agent tasks, and artifacts."},
+		{ID: "product", Name: "Product", Family: Generic, Rank: 5,
+			Meaning: "App has independent business UI, data model, workflows, deliverables, upgrades, and regression validation."},
+		{ID: "executable", Name: "Executable", Family: Generic, Rank: 6,
+			Meaning: "Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals."},
+		{ID: "desktop-p0", Name: "Desktop P0", Family: Desktop, Rank: 0, Judged: true,
+			Meaning: "Read packages, verify hashes, emit projection, run readiness; must not execute app UI, workers, or workflows."},
+		{ID: "desktop-p1", Name: "Desktop P1", Family: Desktop, Rank: 1,
+			Meaning: "Show app center, install state, setup tasks, blocked / needs-setup; must not pretend blocked work succeeded."},
+		{ID: "desktop-p2", Name: "Desktop P2", Family: Desktop, Rank: 2,
+			Meaning: "Inject Host Bridge and Capability SDK, run controlled UI."},
+		{ID: "desktop-p3", Name: "Desktop P3", Family: Desktop, Rank: 3,
+			Meaning: "Provide model settings, OAuth session, OEM, billing, updates, and local evidence projection."},
+		{ID: "desktop-p4", Name: "Desktop P4", Family: Desktop, Rank: 4,
+			Meaning: "Let multiple apps share host capabilities and support uninstall, disable, update, and rollback."},
+		{ID: "desktop-p5", Name: "Desktop P5", Family: Desktop, Rank: 5,
+			Meaning: "Reuse the same contract in Tauri or runtime-backed shells."},
+		{ID: "desktop-p6", Name: "Desktop P6", Family: Desktop, Rank: 6,
+			Meaning: "Run app-owned backend services and app storage under host supervision."},
+	}
+}
+
+func spec(file, section, quote string) Clause {
+	return Clause{Source: SpecText, File: file, Section: section, Quote: quote}
+}
+
+func guide(section, quote string) Clause {
+	return Clause{Source: GuideText, File: NotesDoc, Section: section, Quote: quote}
+}
+
+func proto(section, quote string) Clause {
+	return Clause{Source: ProtocolText, File: ProtocolDoc, Section: section, Quote: quote}
+}
+
+func allRequirements() []Requirement {
+	catalogP0 := []string{"catalog", "desktop-p0"}
+	installP0 := []string{"installable", "desktop-p0"}
+	readyP0 := []string{"executable", "desktop-p0"}
+	return []Requirement{
+		// Control protocol: what every other check stands on.
+		{ID: "PROTO-HELLO", Strength: Must, Levels: catalogP0,
+			Title:  "conformance/hello names the host, its kind, protocol version 1 and its capability profile",
+			Clause: proto("conformance/hello", "The host answers with its identity, kind, protocol version and capability profile.")},
+		{ID: "PROTO-RESET", Strength: Must, Levels: catalogP0,
+			Title:  "host/reset leaves a fresh host with no installed app and no retained data",
+			Clause: proto("host/reset", "After host/reset the host holds no installed app, no retained data and no configuration.")},
+		{ID: "PROTO-ERRORS", Strength: Must, Levels: catalogP0,
+			Title:  "Unknown methods and invalid params get the stable JSON-RPC error codes",
+			Clause: proto("Errors", "An unknown or reserved method is answered with -32601; missing or mistyped params with -32602.")},
+
+		// Catalog: discovery and metadata.
+		{ID: "CAT-DISCOVER-APPMD", Strength: Must, Levels: catalogP0,
+			Title:  "Apps are discovered through APP.md: identity comes from its frontmatter, and a folder without APP.md is no app",
+			Clause: spec(SpecMain, "Runtime contract", "Discover apps through APP.md.")},
+		{ID: "CAT-FRONTMATTER-REQUIRED", Strength: Must, Levels: catalogP0,
+			Title:  "APP.md without frontmatter or a required field is rejected, naming the field",
+			Clause: spec(SpecMain, "APP.md", "APP.md must contain YAML frontmatter and Markdown guidance.")},
+		{ID: "CAT-MANIFEST-VERSION", Strength: Must, Levels: catalogP0,
+			Title:  "A manifestVersion the standard does not know is rejected",
+			Clause: guide("Client-implementation guides", "unsupported manifest versions are rejected")},
+		{ID: "CAT-METADATA", Strength: Must, Levels: catalogP0,
+			Title:  "The catalog card shows the app's metadata: name, version, description, displayName, status, appType, publisher",
+			Clause: spec(SpecMain, "Conformance levels", "Host discovers APP.md and displays app metadata.")},
+		{ID: "CAT-LAYERED-LOAD", Strength: Must, Levels: catalogP0,
+			Title:  "Independent app.*.yaml files are loaded by file-name convention",
+			Clause: spec(SpecMain, "Layered configuration", "Hosts load these files by file-name convention while parsing the manifest.")},
+		{ID: "CAT-LAYERED-PRECEDENCE", Strength: Must, Levels: catalogP0,
+			Title:  "When frontmatter and an independent file disagree, the independent file wins",
+			Clause: spec(SpecMain, "Layered configuration", "When frontmatter and an independent file disagree, the independent file wins.")},
+		{ID: "CAT-LEGACY-KINDS", Strength: MustNot, Levels: catalogP0,
+			Title:  "Legacy entry kinds home and scene are never projected as current entry kinds",
+			Clause: spec(SpecMain, "Entry model", "scene / home entries from older manifests are compatibility only.")},
+
+		// Verification.
+		{ID: "VERIFY-PACKAGE-HASH", Strength: Must, Levels: installP0,
+			Title:  "A package whose files changed after hashing fails verification",
+			Clause: spec(SpecMain, "Package signing and revocation", "Verify packageHash and manifest hash. ... Block install and alert on any failure.")},
+		{ID: "VERIFY-MANIFEST-HASH", Strength: Must, Levels: installP0,
+			Title:  "A package whose APP.md does not match the expected manifestHash fails verification",
+			Clause: spec(SpecDesktop, "Required desktop host behavior", "Verify package hash, manifest hash, signatures, and version compatibility.")},
+		{ID: "VERIFY-HASH-ALGORITHM", Strength: Must, Levels: installP0,
+			Title: "packageHash and manifestHash are computed as the standard's tooling computes them",
+			Clause: Clause{Source: InteropFact, File: NotesDoc, Section: "Facts from the standard's reference CLI",
+				Quote: "packageHash = sha256: + hex SHA-256 over every file of the package ... each directory's entries are sorted by name on their own"}},
+		{ID: "VERIFY-SIGNATURE-FILE", Strength: Must, Levels: installP0,
+			Title:  "A manifest hash in app.signature.yaml that disagrees with APP.md fails verification",
+			Clause: spec(SpecMain, "Package signing and revocation", "Hosts must verify in this order: Verify packageHash and manifest hash.")},
+		{ID: "VERIFY-COMPATIBILITY", Strength: Must, Levels: installP0,
+			Title:  "Capability version ranges the host profile does not satisfy fail verification, naming the capability",
+			Clause: spec(SpecMain, "Runtime contract", "Verify package hash, signature, manifest, and capability versions.")},
+		{ID: "PKG-NO-PARENT-REFS", Strength: MustNot, Levels: installP0,
+			Title:  "A reference that climbs out of the package (../) is rejected, never followed",
+			Clause: guide("Symlinks and containment", "A conforming host must not read outside the package")},
+		{ID: "PKG-NO-ESCAPING-LINKS", Strength: MustNot, Levels: installP0,
+			Title:  "A symlink that leaves the package, dangles or loops, and a special file, are rejected, never read",
+			Clause: guide("Symlinks and containment", "rejects links that leave the package, dangling links, cycles and special files with a clear error")},
+		{ID: "PKG-HOSTILE-YAML", Strength: Must, Levels: installP0,
+			Title:  "Malformed, deeply nested, alias-bomb, oversized and non-UTF-8 manifests are rejected and the host keeps answering",
+			Clause: guide("Bad input", "the harness parses YAML with a real parser, with limits on size, depth and alias expansion")},
+
+		// Install and uninstall.
+		{ID: "INSTALL-VERIFY-FIRST", Strength: MustNot, Levels: []string{"installable", "desktop-p1"},
+			Title:  "A package that fails verification is never installed",
+			Clause: spec(SpecMain, "Package signing and revocation", "Block install and alert on any failure.")},
+		{ID: "INSTALL-CONSENT", Strength: Must, Levels: []string{"installable", "desktop-p1"},
+			Title:  "Install happens only after user, tenant or workspace consent",
+			Clause: spec(SpecMain, "Runtime contract", "Install or activate an app only after user, tenant, or workspace consent.")},
+		{ID: "INSTALL-PINNED", Strength: Must, Levels: []string{"installable", "desktop-p1"},
+			Title:  "An installed app records exactly which package was installed (packageHash and manifestHash)",
+			Clause: spec(SpecRelease, "Channels and pins", "A host should know exactly which package was installed.")},
+		{ID: "UNINSTALL-KEEP-DATA", Strength: Must, Levels: []string{"installable", "desktop-p4"},
+			Title:  "Uninstall keeping data removes the app and keeps its data",
+			Clause: spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")},
+		{ID: "UNINSTALL-DELETE-DATA", Strength: Must, Levels: []string{"installable", "desktop-p4"},
+			Title:  "Uninstall deleting data removes the app and all its data",
+			Clause: spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")},
+		{ID: "UNINSTALL-ISOLATED", Strength: MustNot, Levels: []string{"installable", "desktop-p4"},
+			Title:  "Uninstalling one app leaves every other installed app as it was",
+			Clause: spec(SpecDesktop, "Conformance checklist", "disable / uninstall / update do not break other apps.")},
+
+		// Projection.
+		{ID: "PROJ-DETERMINISTIC", Strength: Must, Levels: installP0,
+			Title:  "Projection is byte-stable for the same package and host profile, wherever the package sits",
+			Clause: spec(SpecMain, "Projection contract", "Projection is deterministic.")},
+		{ID: "PROJ-PROVENANCE", Strength: Must, Levels: installP0,
+			Title:  "Every projected object carries appName, appVersion, packageHash, manifestHash, standard and standardVersion",
+			Clause: spec(SpecMain, "Projection contract", "Every projected object should include: appName + appVersion + packageHash + manifestHash + standard + standardVersion")},
+		{ID: "PROJ-NO-SECRETS", Strength: MustNot, Levels: installP0,
+			Title:  "Projection never contains secret or session-token values the host holds",
+			Clause: guide("Client-implementation guides", "projection must not read private files, load secrets, run UI bundle code, apply migrations or generate random ids")},
+		{ID: "PROJ-CONTENTS", Strength: Should, Levels: installP0,
+			Title:  "Projection includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions",
+			Clause: spec(SpecMain, "Projection contract", "Projection output should include: app summary, capability requirements, projected entries, ... permissions and policy prompts, provenance")},
+		{ID: "P0-NO-APP-CODE", Strength: MustNot, Levels: installP0,
+			Title:  "Verification, projection and readiness never execute package code",
+			Clause: spec(SpecDesktop, "Conformance levels", "Desktop P0: Read packages, verify hashes, emit projection, run readiness. Must not: Execute app UI, workers, or workflows.")},
+
+		// Readiness.
+		{ID: "READY-STATUS", Strength: Must, Levels: readyP0,
+			Title:  "A package with every check satisfied is ready, in the standard's status vocabulary",
+			Clause: spec(SpecMain, "Readiness", "Readiness may return ready, needs-setup, or failed; hosts may also use ready-degraded, blocked, and unknown.")},
+		{ID: "READY-REQUIRED-TIER", Strength: Must, Levels: readyP0,
+			Title:  "A failing required-tier check blocks launch: needs-setup or blocked",
+			Clause: spec(SpecMain, "Readiness self-check model", "required: Block launch: needs-setup or blocked")},
+		{ID: "READY-RECOMMENDED-TIER", Strength: Must, Levels: readyP0,
+			Title:  "A failing recommended-tier check warns but allows: ready-degraded",
+			Clause: spec(SpecMain, "Readiness self-check model", "recommended: Warn but allow: ready-degraded")},
+		{ID: "READY-PERFORMANCE-TIER", Strength: Must, Levels: readyP0,
+			Title:  "A failing performance-tier check only informs: ready or ready-degraded",
+			Clause: spec(SpecMain, "Readiness self-check model", "performance: Inform: ready or ready-degraded")},
+		{ID: "READY-SETUP-ACTIONS", Strength: Must, Levels: readyP0,
+			Title:  "Readiness failures are surfaced with setupActions pointing to a fix flow",
+			Clause: spec(SpecMain, "Readiness self-check model", "Hosts must surface failures to the user and provide setupActions[] pointing to a fix flow.")},
+		{ID: "READY-END-OF-LIFE", Strength: Must, Levels: readyP0,
+			Title:  "An app past endOfLifeAt (by the configured clock) is blocked and surfaces supersededBy",
+			Clause: spec(SpecMain, "Metadata lifecycle", "Hosts must mark apps with endOfLifeAt < now as blocked in readiness and surface supersededBy")},
+		{ID: "READY-DEPRECATED", Strength: Must, Levels: readyP0,
+			Title:  "An app past deprecatedAt shows a deprecation warning without blocking",
+			Clause: spec(SpecMain, "Metadata lifecycle", "deprecatedAt < now shows a deprecation warning without blocking.")},
+		{ID: "READY-SECRETS", Strength: Must, Levels: readyP0,
+			Title:  "A required secret that is not configured keeps the app from ready and names the secret",
+			Clause: spec(SpecDesktop, "Readiness state rules", "The host must explain which capability, policy, secret, billing state, model setting, or host version caused the failure.")},
+		{ID: "READY-CAPABILITIES", Strength: Must, Levels: readyP0,
+			Title:  "A required capability the host profile lacks keeps the app from ready and names the capability",
+			Clause: spec(SpecMain, "Runtime contract", "Run readiness before execution: capability negotiation, permissions, Knowledge bindings, secrets, storage migrations, tool availability, policy.")},
+		{ID: "READY-PER-ENTRY", Strength: Must, Levels: readyP0,
+			Title:  "Entry readiness follows the entry's own requirements: one blocked entry does not block the others",
+			Clause: spec(SpecDesktop, "Readiness state rules", "ready: The current entry can launch.")},
+		{ID: "READY-NO-SECRET-LEAK", Strength: MustNot, Levels: readyP0,
+			Title:  "Readiness answers never contain secret or session-token values",
+			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets ... to apps.")},
+	}
+}

@@ -1,0 +1,182 @@
+package mockhost
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// dataScope names the storage scope a kept app's data lives in (spec 002,
+// Storage boundary: App namespace).
+const dataScope = "app-namespace"
+
+// install answers app/install: consent first (spec 000, Runtime contract 3),
+// then read and verify; any failure blocks the install (spec 000, Package
+// signing and revocation: "Block install and alert on any failure").
+func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *jsonrpc2.Error) {
+	// fault: install-without-consent — a missing consent does not stop the install.
+	if !params.Consent.Granted && !h.faults.Has("install-without-consent") {
+		return protocol.InstallResult{}, rpcError(protocol.CodeConsentRequired,
+			fmt.Sprintf("installing %s needs user, tenant or workspace consent (params.consent.granted is false)", params.Path), nil)
+	}
+	p, loadFindings, err := h.load(params.Path)
+	if err != nil {
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	if p == nil {
+		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
+			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
+	}
+	findings := h.installFindings(p, params.Release)
+	if hasError(findings) {
+		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+			fmt.Sprintf("package %s failed verification, nothing was installed: %s", params.Path, firstError(findings)),
+			protocol.ErrorData{Findings: findings})
+	}
+	name, version := identity(p)
+	if name == "" {
+		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
+			fmt.Sprintf("package %s: APP.md has no name to install it under", params.Path), nil)
+	}
+	row := protocol.InstalledApp{
+		AppID:        name,
+		Name:         name,
+		Version:      version,
+		DisplayName:  stringField(p.Manifest, "displayName"),
+		Description:  stringField(p.Manifest, "description"),
+		PackageHash:  p.PackageHash,
+		ManifestHash: p.ManifestHash,
+		State:        "installed",
+	}
+	dataDir, carried, err := h.dataDirFor(name)
+	if err != nil {
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried}
+	a.row.HasData = a.hasData()
+	h.mu.Lock()
+	h.apps[name] = a
+	h.mu.Unlock()
+	return protocol.InstallResult{OK: true, App: a.row}, nil
+}
+
+// dataDirFor returns the data folder an app installs with and whether it
+// holds data from before this install: the folder of the installed version
+// (an update), the one an uninstall kept, or a new one.
+func (h *Host) dataDirFor(appID string) (dir string, carried bool, err error) {
+	h.mu.Lock()
+	if a, ok := h.apps[appID]; ok && dirExists(a.dataDir) {
+		h.mu.Unlock()
+		return a.dataDir, a.carried, nil
+	}
+	if d, ok := h.retained[appID]; ok && dirExists(d) {
+		delete(h.retained, appID)
+		h.mu.Unlock()
+		return d, true, nil
+	}
+	h.mu.Unlock()
+	dir, err = h.newDataDir(appID)
+	return dir, false, err
+}
+
+// uninstall answers app/uninstall (spec 002, Cleanup: uninstall keep data,
+// uninstall delete data; Conformance checklist: other apps unaffected).
+func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallResult, *jsonrpc2.Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a, ok := h.apps[params.AppID]
+	if !ok {
+		return protocol.UninstallResult{}, rpcError(protocol.CodeAppNotFound,
+			fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
+	}
+	keep := params.KeepData
+	// fault: uninstall-always-deletes — the data goes even when the caller asked to keep it.
+	if h.faults.Has("uninstall-always-deletes") {
+		keep = false
+	}
+	// fault: uninstall-never-deletes — the data stays even when the caller asked to delete it.
+	if h.faults.Has("uninstall-never-deletes") {
+		keep = true
+	}
+	targets := []string{params.AppID}
+	// fault: uninstall-removes-all — every installed app goes, not only the one named.
+	if h.faults.Has("uninstall-removes-all") {
+		targets = targets[:0]
+		for id := range h.apps {
+			targets = append(targets, id)
+		}
+	}
+	var firstErr error
+	for _, id := range targets {
+		d := h.apps[id].dataDir
+		delete(h.apps, id)
+		if keep {
+			h.retained[id] = d
+			continue
+		}
+		if err := os.RemoveAll(d); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("deleting the data of %s: %w", id, err)
+		}
+	}
+	if firstErr != nil {
+		return protocol.UninstallResult{}, rpcError(protocol.CodeInternalError, firstErr.Error(), nil)
+	}
+	return protocol.UninstallResult{OK: true, AppID: params.AppID, DataRemoved: !dirExists(a.dataDir)}, nil
+}
+
+// list answers app/list: installed apps sorted by appId, then the data kept
+// by uninstalls, sorted too.
+func (h *Host) list() protocol.ListResult {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := protocol.ListResult{Apps: []protocol.InstalledApp{}, Retained: []protocol.RetainedData{}}
+	for _, a := range h.apps {
+		row := a.row
+		row.HasData = a.hasData()
+		// fault: list-drops-hash — rows do not say which package was installed (empty hashes).
+		if h.faults.Has("list-drops-hash") {
+			row.PackageHash, row.ManifestHash = "", ""
+		}
+		r.Apps = append(r.Apps, row)
+	}
+	for id, d := range h.retained {
+		if dirExists(d) {
+			r.Retained = append(r.Retained, protocol.RetainedData{AppID: id, Scopes: []string{dataScope}})
+		}
+	}
+	sort.Slice(r.Apps, func(i, j int) bool { return r.Apps[i].AppID < r.Apps[j].AppID })
+	sort.Slice(r.Retained, func(i, j int) bool { return r.Retained[i].AppID < r.Retained[j].AppID })
+	return r
+}
+
+// reset answers host/reset: no installed app, no retained data, no
+// configuration (docs/host-control-protocol.md, host/reset).
+func (h *Host) reset() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cfg = nil
+	h.clock = time.Time{}
+	// fault: reset-keeps-apps — only the configuration is forgotten.
+	if h.faults.Has("reset-keeps-apps") {
+		return nil
+	}
+	var firstErr error
+	remove := func(id, d string) {
+		if err := os.RemoveAll(d); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("host/reset: deleting the data of %s: %w", id, err)
+		}
+	}
+	for id, a := range h.apps {
+		remove(id, a.dataDir)
+	}
+	for id, d := range h.retained {
+		remove(id, d)
+	}
+	h.apps = map[string]*installedApp{}
+	h.retained = map[string]string{}
+	return firstErr
+}

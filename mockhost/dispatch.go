@@ -1,0 +1,196 @@
+package mockhost
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// methods lists the methods a v1 host implements, for hello.
+func methods() []string {
+	return []string{
+		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
+		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodReadiness,
+		protocol.MethodList, protocol.MethodShutdownHint,
+	}
+}
+
+// dispatch answers one request. answered is true when the request was dealt
+// with on the raw stream (hostile faults) and jsonrpc2 must not reply.
+func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result any, rpcErr *jsonrpc2.Error, answered bool) {
+	h := s.host
+	switch req.Method {
+	case protocol.MethodHello:
+		var p protocol.HelloParams
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		return h.hello(), nil, false
+
+	case protocol.MethodReset:
+		var p struct{}
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		if err := h.reset(); err != nil {
+			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
+		}
+		return protocol.OK{OK: true}, nil, false
+
+	case protocol.MethodConfigure:
+		var p protocol.ConfigureParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.configure(p); e != nil {
+			return nil, e, false
+		}
+		return protocol.OK{OK: true}, nil, false
+
+	case protocol.MethodVerify:
+		var p protocol.PackageParams
+		if e := h.decodePackageParams(req.Method, req.Params, &p); e != nil {
+			return nil, e, false
+		}
+		r, e := h.verify(p)
+		return r, e, false
+
+	case protocol.MethodProject:
+		var p protocol.PackageParams
+		if e := h.decodePackageParams(req.Method, req.Params, &p); e != nil {
+			return nil, e, false
+		}
+		// fault: flood-on-project — the answer is a 100 MiB frame streamed until the peer gives up.
+		if h.faults.Has("flood-on-project") {
+			s.flood(req.ID)
+			return nil, nil, true
+		}
+		r, e := h.project(p)
+		return r, e, false
+
+	case protocol.MethodInstall:
+		var p protocol.InstallParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := requireString(req.Method, "path", p.Path); e != nil {
+			return nil, e, false
+		}
+		r, e := h.install(p)
+		return r, e, false
+
+	case protocol.MethodUninstall:
+		var p protocol.UninstallParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		r, e := h.uninstall(p)
+		// fault: crash-mid-uninstall — half of the answer is written, then the host dies.
+		if e == nil && h.faults.Has("crash-mid-uninstall") {
+			s.crash(req.ID, r)
+			return nil, nil, true
+		}
+		return r, e, false
+
+	case protocol.MethodReadiness:
+		var p protocol.ReadinessParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if p.AppID == "" && p.Path == "" {
+			return nil, invalidParams(req.Method, "appId", "or params.path is required"), false
+		}
+		if p.AppID != "" && p.Path != "" {
+			return nil, invalidParams(req.Method, "path", "cannot be given together with params.appId"), false
+		}
+		// fault: hang-on-readiness — app/readiness is never answered; the worker waits for the connection to end.
+		if h.faults.Has("hang-on-readiness") {
+			<-ctx.Done()
+			return nil, nil, true
+		}
+		r, e := h.readiness(p)
+		return r, e, false
+
+	case protocol.MethodList:
+		var p struct{}
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		// fault: garbage-on-list — app/list is answered with a well-framed body that is not JSON.
+		if h.faults.Has("garbage-on-list") {
+			s.garbage()
+			return nil, nil, true
+		}
+		return h.list(), nil, false
+
+	case protocol.MethodShutdownHint:
+		var p struct{}
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		return protocol.OK{OK: true}, nil, false
+	}
+
+	// fault: unknown-method-null — unknown and reserved methods get a null result instead of -32601.
+	if h.faults.Has("unknown-method-null") {
+		return nil, nil, false
+	}
+	if slices.Contains(protocol.ReservedMethods, req.Method) {
+		return nil, rpcError(protocol.CodeMethodNotFound,
+			fmt.Sprintf("method %s is reserved for a later protocol version and not implemented", req.Method), nil), false
+	}
+	return nil, rpcError(protocol.CodeMethodNotFound, fmt.Sprintf("method %q not found", req.Method), nil), false
+}
+
+// decodePackageParams decodes package/verify and package/project params.
+func (h *Host) decodePackageParams(method string, raw *json.RawMessage, p *protocol.PackageParams) *jsonrpc2.Error {
+	if e := h.decodeParams(method, raw, p, false); e != nil {
+		return e
+	}
+	return requireString(method, "path", p.Path)
+}
+
+// hello is the host's self-description.
+func (h *Host) hello() protocol.HelloResult {
+	r := protocol.HelloResult{
+		Host:            protocol.HostIdentity{Name: Name, Version: Version, Kind: Kind},
+		ProtocolVersion: protocol.Version,
+		Capabilities:    h.profile(),
+		Levels:          claimedLevels(),
+		Methods:         methods(),
+	}
+	// fault: hello-wrong-protocol — protocol version 0 and a host kind outside the protocol's list.
+	if h.faults.Has("hello-wrong-protocol") {
+		r.ProtocolVersion = "0"
+		r.Host.Kind = "mock"
+	}
+	return r
+}
+
+// configure stores the profile the following specs run under.
+func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
+	clock, e := parseClock(protocol.MethodConfigure, p.Clock)
+	if e != nil {
+		return e
+	}
+	for name, c := range p.Capabilities {
+		if name == "" {
+			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
+		}
+		if c.Version == "" {
+			return invalidParams(protocol.MethodConfigure, "capabilities."+name+".version", "is required")
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.cfg = &p
+	h.clock = clock
+	return nil
+}

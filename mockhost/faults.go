@@ -1,0 +1,180 @@
+package mockhost
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Fault is a switch that makes mockhost break one requirement the way a real
+// host would get it wrong. Breaks lists the requirement ids whose specs must
+// fail under the fault (and only those: selftest checks both ways).
+type Fault struct {
+	Name        string
+	Description string
+	Breaks      []string
+	// Hostile faults attack the harness itself (hang, crash, garbage, flood).
+	Hostile bool
+}
+
+// Faults returns every fault, sorted by name.
+func Faults() []Fault {
+	fs := []Fault{
+		// Control protocol.
+		{Name: "hello-wrong-protocol", Breaks: []string{"PROTO-HELLO"},
+			Description: "hello reports protocol version 0 and an unknown host kind"},
+		{Name: "reset-keeps-apps", Breaks: []string{"PROTO-RESET"},
+			Description: "host/reset forgets configuration but keeps installed apps"},
+		{Name: "unknown-method-null", Breaks: []string{"PROTO-ERRORS"},
+			Description: "unknown methods are answered with a null result instead of -32601"},
+
+		// Catalog.
+		{Name: "name-from-directory", Breaks: []string{"CAT-DISCOVER-APPMD"},
+			Description: "app identity is taken from the folder name, not from APP.md"},
+		{Name: "accept-missing-required", Breaks: []string{"CAT-FRONTMATTER-REQUIRED"},
+			Description: "APP.md without frontmatter or with required fields missing is accepted"},
+		{Name: "accept-any-manifest-version", Breaks: []string{"CAT-MANIFEST-VERSION"},
+			Description: "any manifestVersion is accepted"},
+		{Name: "drop-display-metadata", Breaks: []string{"CAT-METADATA"},
+			Description: "the catalog card omits displayName and publisher"},
+		{Name: "ignore-layered-files",
+			Breaks:      []string{"CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE", "VERIFY-SIGNATURE-FILE"},
+			Description: "independent app.*.yaml files are not loaded (so app.signature.yaml is not read either)"},
+		{Name: "frontmatter-wins", Breaks: []string{"CAT-LAYERED-PRECEDENCE"},
+			Description: "frontmatter wins over an independent file that disagrees"},
+		{Name: "legacy-kinds-as-current", Breaks: []string{"CAT-LEGACY-KINDS"},
+			Description: "home and scene entries of a 0.10.0 manifest are projected as ordinary entries"},
+
+		// Verification and containment.
+		{Name: "skip-package-hash", Breaks: []string{"VERIFY-PACKAGE-HASH", "INSTALL-VERIFY-FIRST"},
+			Description: "the expected packageHash is not compared (a tampered package verifies)"},
+		{Name: "skip-manifest-hash", Breaks: []string{"VERIFY-MANIFEST-HASH"},
+			Description: "the expected manifestHash is not compared"},
+		{Name: "hash-full-path-sort", Breaks: []string{"VERIFY-HASH-ALGORITHM"},
+			Description: "packageHash sorts files by full path instead of per directory"},
+		{Name: "ignore-signature-file", Breaks: []string{"VERIFY-SIGNATURE-FILE"},
+			Description: "app.signature.yaml's manifest hash is not checked"},
+		{Name: "ignore-version-ranges", Breaks: []string{"VERIFY-COMPATIBILITY"},
+			Description: "requires.capabilities version ranges are not checked against the host profile"},
+		{Name: "allow-parent-refs", Breaks: []string{"PKG-NO-PARENT-REFS"},
+			Description: "references that climb out of the package (../) are accepted"},
+		{Name: "follow-escaping-links", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
+			Description: "symlinks are followed wherever they point, as the reference CLI does"},
+		{Name: "no-yaml-limits", Breaks: []string{"PKG-HOSTILE-YAML"},
+			Description: "YAML is parsed with no depth, size or UTF-8 checks"},
+
+		// Install and uninstall.
+		{Name: "install-skips-verification", Breaks: []string{"INSTALL-VERIFY-FIRST"},
+			Description: "app/install installs without checking the expected hashes"},
+		{Name: "install-without-consent", Breaks: []string{"INSTALL-CONSENT"},
+			Description: "app/install ignores a missing consent"},
+		{Name: "list-drops-hash", Breaks: []string{"INSTALL-PINNED"},
+			Description: "app/list reports installed apps without the package hash they were installed from"},
+		{Name: "uninstall-always-deletes", Breaks: []string{"UNINSTALL-KEEP-DATA"},
+			Description: "uninstall deletes app data even when asked to keep it"},
+		{Name: "uninstall-never-deletes", Breaks: []string{"UNINSTALL-DELETE-DATA"},
+			Description: "uninstall keeps app data even when asked to delete it"},
+		{Name: "uninstall-removes-all", Breaks: []string{"UNINSTALL-ISOLATED"},
+			Description: "uninstalling one app removes every installed app"},
+
+		// Projection.
+		{Name: "projection-random-id", Breaks: []string{"PROJ-DETERMINISTIC"},
+			Description: "projection stamps a random id on every entry"},
+		{Name: "projection-timestamp", Breaks: []string{"PROJ-DETERMINISTIC"},
+			Description: "projection records the time it was generated"},
+		{Name: "projection-absolute-path", Breaks: []string{"PROJ-DETERMINISTIC"},
+			Description: "projection carries the package's absolute path on the host"},
+		{Name: "provenance-missing-on-entry", Breaks: []string{"PROJ-PROVENANCE"},
+			Description: "the last projected entry carries no provenance"},
+		{Name: "projection-embeds-secrets", Breaks: []string{"PROJ-NO-SECRETS"},
+			Description: "projected secret slots carry the configured secret values"},
+		{Name: "projection-drops-permissions", Breaks: []string{"PROJ-CONTENTS", "CAT-LAYERED-LOAD"},
+			Description: "projection omits permissions and policy prompts"},
+		{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE"},
+			Description: "projection runs the package's worker to discover its routes"},
+		{Name: "exec-worker-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},
+			Description: "readiness runs the package's worker as a health probe"},
+
+		// Readiness.
+		{Name: "readiness-nonstandard-status",
+			Breaks: []string{"READY-STATUS", "READY-CAPABILITIES", "READY-DEPRECATED", "READY-END-OF-LIFE",
+				"READY-NO-SECRET-LEAK", "READY-PER-ENTRY", "READY-SECRETS", "P0-NO-APP-CODE"},
+			Description: "a ready app is reported as status \"ok\", outside the standard's vocabulary (every answer that would say ready fails its schema)"},
+		{Name: "required-tier-ignored", Breaks: []string{"READY-REQUIRED-TIER"},
+			Description: "failing required checks are reported as warnings and the app as ready-degraded"},
+		{Name: "recommended-tier-blocks", Breaks: []string{"READY-RECOMMENDED-TIER"},
+			Description: "failing recommended checks block like required ones"},
+		{Name: "performance-tier-blocks", Breaks: []string{"READY-PERFORMANCE-TIER"},
+			Description: "failing performance checks block like required ones"},
+		{Name: "omit-setup-actions", Breaks: []string{"READY-SETUP-ACTIONS"},
+			Description: "readiness lists blockers but no setupActions"},
+		{Name: "ignore-end-of-life", Breaks: []string{"READY-END-OF-LIFE"},
+			Description: "endOfLifeAt is not checked"},
+		{Name: "hide-superseded-by", Breaks: []string{"READY-END-OF-LIFE"},
+			Description: "an end-of-life app is blocked without naming supersededBy"},
+		{Name: "ignore-clock-override", Breaks: []string{"READY-END-OF-LIFE", "READY-DEPRECATED"},
+			Description: "lifecycle dates are compared with the wall clock, not the configured clock"},
+		{Name: "deprecated-blocks", Breaks: []string{"READY-DEPRECATED"},
+			Description: "a deprecated app is blocked instead of warned about"},
+		{Name: "ignore-missing-secrets", Breaks: []string{"READY-SECRETS", "READY-SETUP-ACTIONS"},
+			Description: "required secrets are not checked"},
+		{Name: "ignore-capability-profile", Breaks: []string{"READY-CAPABILITIES", "READY-PER-ENTRY"},
+			Description: "readiness ignores capabilities disabled in the host profile"},
+		{Name: "entry-readiness-copies-app", Breaks: []string{"READY-PER-ENTRY"},
+			Description: "every entry gets the app's overall status"},
+		{Name: "readiness-echoes-secret", Breaks: []string{"READY-NO-SECRET-LEAK"},
+			Description: "readiness messages quote the configured secret value"},
+
+		// Hostile hosts: the harness must fail the check at hand, record it and go on.
+		{Name: "hang-on-readiness", Hostile: true,
+			Breaks: []string{"READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
+				"READY-SETUP-ACTIONS", "READY-END-OF-LIFE", "READY-DEPRECATED", "READY-SECRETS", "READY-CAPABILITIES",
+				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE"},
+			Description: "app/readiness never answers"},
+		{Name: "crash-mid-uninstall", Hostile: true,
+			Breaks:      []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
+			Description: "the host writes half an answer to app/uninstall and dies"},
+		{Name: "garbage-on-list", Hostile: true,
+			Breaks:      []string{"PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
+			Description: "app/list is answered with bytes that are not JSON"},
+		{Name: "flood-on-project", Hostile: true,
+			Breaks: []string{"CAT-DISCOVER-APPMD", "CAT-METADATA", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE",
+				"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE"},
+			Description: "package/project is answered with 100 MB"},
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+	return fs
+}
+
+// FaultSet is the set of faults a mockhost runs with.
+type FaultSet map[string]bool
+
+// ParseFaults checks fault names, naming an unknown one.
+func ParseFaults(names []string) (FaultSet, error) {
+	known := map[string]bool{}
+	for _, f := range Faults() {
+		known[f.Name] = true
+	}
+	fs := FaultSet{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if !known[n] {
+			return nil, fmt.Errorf("unknown fault %q (see `conformance mockhost --list-faults`)", n)
+		}
+		fs[n] = true
+	}
+	return fs, nil
+}
+
+// Has reports whether fault name is switched on.
+func (fs FaultSet) Has(name string) bool { return fs[name] }
+
+// Names lists the faults switched on, sorted.
+func (fs FaultSet) Names() []string {
+	var out []string
+	for n := range fs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,267 @@
+package mockhost
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// probe observes, through the protocol only, the behaviour one fault
+// breaks. Each fault's probe must observe something different on a healthy
+// host and on a host with that fault: that keeps every fault honest.
+type probe func(t *testing.T, x *harness) string
+
+// verdict summarises a verify answer.
+func verdict(r protocol.VerifyResult) string {
+	codes := make([]string, 0, len(r.Findings))
+	for _, f := range r.Findings {
+		if f.Severity == "error" {
+			codes = append(codes, f.Code)
+		}
+	}
+	return fmt.Sprintf("ok=%v name=%s errors=%v", r.OK, r.AppName, codes)
+}
+
+// verifyProbe verifies the package extra describes.
+func verifyProbe(files map[string]string, rel *protocol.Release) probe {
+	return func(t *testing.T, x *harness) string {
+		return verdict(x.verify(pkg(t, "tiny-app", files), rel))
+	}
+}
+
+// projProbe projects a package and reads one thing from the projection.
+func projProbe(files map[string]string, read func(p map[string]any) string) probe {
+	return func(t *testing.T, x *harness) string {
+		p, err := x.project(pkg(t, "tiny-app", files))
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return read(p)
+	}
+}
+
+// readyProbe configures the host, asks for readiness and reads the answer.
+func readyProbe(extra string, files map[string]string, secrets map[string]string, caps map[string]protocol.Capability,
+	clock, entry string, read func(r protocol.ReadinessResult) string) probe {
+	return func(t *testing.T, x *harness) string {
+		x.configure(secrets, caps, clock)
+		if files == nil {
+			files = map[string]string{}
+		}
+		files["APP.md"] = manifest(withDefaults(extra))
+		r, err := x.readiness(protocol.ReadinessParams{Path: pkg(t, "tiny-app", files), Entry: entry})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return read(r)
+	}
+}
+
+func status(r protocol.ReadinessResult) string { return r.Status }
+
+// entryKeys lists the keys of the projected entries.
+func entryKeys(p map[string]any) string {
+	var keys []string
+	for _, e := range p["entries"].([]any) {
+		keys = append(keys, fmt.Sprint(e.(map[string]any)["key"]))
+	}
+	return strings.Join(keys, ",")
+}
+
+// readinessYAML is an evals/readiness.yaml with one failing check in tier.
+func readinessYAML(tier string) map[string]string {
+	return map[string]string{"evals/readiness.yaml": "readiness:\n  " + tier + ":\n    - check: knowledge_bound\n      template: style_guide\n"}
+}
+
+// workerProbe runs a package whose worker would leave a marker file, via do,
+// and reports whether the marker appeared.
+func workerProbe(do func(x *harness, dir string) error) probe {
+	return func(t *testing.T, x *harness) string {
+		marker := filepath.Join(t.TempDir(), "worker-ran")
+		dir := pkg(t, "tiny-app", map[string]string{
+			"APP.md":             manifest(withDefaults("runtimePackage:\n  worker:\n    path: ./dist/worker\n    entry: run.sh\n")),
+			"dist/worker/run.sh": "echo ran > '" + marker + "'\n",
+		})
+		err := do(x, dir)
+		_, statErr := os.Stat(marker)
+		return fmt.Sprintf("err=%v ran=%v", err, statErr == nil)
+	}
+}
+
+const layeredEntries = "entries:\n  - key: main\n    kind: page\n    title: Main\n    route: /main\n  - key: extra\n    kind: panel\n    title: Extra\n    panel: extra\n"
+
+func faultProbes() map[string]probe {
+	secretSlot := "secrets:\n  - key: api_key\n    required: true\n"
+	return map[string]probe{
+		"hello-wrong-protocol": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
+		"reset-keeps-apps": func(t *testing.T, x *harness) string {
+			if _, err := x.install(app(t, ""), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodReset, nil, nil)
+			return raw(x.list().Apps)
+		},
+		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/launch", nil, nil)) },
+		"name-from-directory": func(t *testing.T, x *harness) string {
+			return verdict(x.verify(pkg(t, "some-folder", map[string]string{}), nil))
+		},
+		"accept-missing-required":     verifyProbe(map[string]string{"APP.md": "---\nname: tiny-app\nversion: 1.0.0\n---\n# no description\n"}, nil),
+		"accept-any-manifest-version": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"drop-display-metadata": func(t *testing.T, x *harness) string {
+			p, err := x.project(app(t, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.install(app(t, ""), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			return raw(p["app"].(map[string]any)["displayName"]) + raw(p["publisher"]) + x.list().Apps[0].DisplayName
+		},
+		"ignore-layered-files": projProbe(map[string]string{"app.entries.yaml": layeredEntries}, entryKeys),
+		"frontmatter-wins":     projProbe(map[string]string{"app.entries.yaml": layeredEntries}, entryKeys),
+		"legacy-kinds-as-current": projProbe(map[string]string{"APP.md": manifest(withDefaults(
+			"entries:\n  - key: start\n    kind: home\n    title: Home\n"))}, entryKeys),
+		"skip-package-hash":  verifyProbe(map[string]string{}, &protocol.Release{PackageHash: "sha256:" + strings.Repeat("0", 64)}),
+		"skip-manifest-hash": verifyProbe(map[string]string{}, &protocol.Release{ManifestHash: "sha256:" + strings.Repeat("0", 64)}),
+		"hash-full-path-sort": func(t *testing.T, x *harness) string {
+			return x.verify(pkg(t, "tiny-app", map[string]string{"a.txt": "a\n", "a/b.txt": "b\n"}), nil).PackageHash
+		},
+		"ignore-signature-file": verifyProbe(map[string]string{"app.signature.yaml": "signature:\n  manifest:\n    hash: sha256:" + strings.Repeat("1", 64) + "\n"}, nil),
+		"ignore-version-ranges": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: \">=2.0.0\"\n"))}, nil),
+		"allow-parent-refs":     verifyProbe(map[string]string{"APP.md": manifest(withDefaults("changelog: ../outside.md\n"))}, nil),
+		"follow-escaping-links": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			outside := filepath.Join(t.TempDir(), "secret.txt")
+			if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+				t.Fatal(err)
+			}
+			return verdict(x.verify(dir, nil))
+		},
+		"no-yaml-limits": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("deep: " + strings.Repeat("[", 80) + strings.Repeat("]", 80) + "\n"))}, nil),
+		"install-skips-verification": func(t *testing.T, x *harness) string {
+			_, err := x.install(app(t, ""), &protocol.Release{PackageHash: "sha256:" + strings.Repeat("0", 64)}, true)
+			return fmt.Sprint(code(err), len(x.list().Apps))
+		},
+		"install-without-consent": func(t *testing.T, x *harness) string {
+			_, err := x.install(app(t, ""), nil, false)
+			return fmt.Sprint(code(err), len(x.list().Apps))
+		},
+		"list-drops-hash": func(t *testing.T, x *harness) string {
+			if _, err := x.install(app(t, ""), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			a := x.list().Apps[0]
+			return a.PackageHash + a.ManifestHash
+		},
+		"uninstall-always-deletes": uninstallProbe(true),
+		"uninstall-never-deletes":  uninstallProbe(false),
+		"uninstall-removes-all": func(t *testing.T, x *harness) string {
+			other := pkg(t, "other", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "name: tiny-app", "name: other-app", 1)})
+			for _, d := range []string{app(t, ""), other} {
+				if _, err := x.install(d, nil, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app"}, nil)
+			return raw(x.list().Apps)
+		},
+		"projection-random-id": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			first, second := x.projectRaw(dir), x.projectRaw(dir)
+			return fmt.Sprint(first == second)
+		},
+		"projection-timestamp": projProbe(map[string]string{}, func(p map[string]any) string { return fmt.Sprint(p["generatedAt"] != nil) }),
+		"projection-absolute-path": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			return fmt.Sprint(strings.Contains(x.projectRaw(dir), dir))
+		},
+		"provenance-missing-on-entry": projProbe(map[string]string{"app.entries.yaml": layeredEntries}, func(p map[string]any) string {
+			es := p["entries"].([]any)
+			return fmt.Sprint(es[len(es)-1].(map[string]any)["provenance"] != nil)
+		}),
+		"projection-embeds-secrets": func(t *testing.T, x *harness) string {
+			x.configure(map[string]string{"api_key": "canary-1234"}, nil, "")
+			return fmt.Sprint(strings.Contains(x.projectRaw(app(t, secretSlot)), "canary-1234"))
+		},
+		"projection-drops-permissions": projProbe(map[string]string{"APP.md": manifest(withDefaults("permissions:\n  - key: storage_rw\n    scope: storage\n"))},
+			func(p map[string]any) string { return fmt.Sprint(p["permissions"] != nil) }),
+		"exec-worker-on-project": workerProbe(func(x *harness, dir string) error {
+			return x.call(protocol.MethodProject, protocol.PackageParams{Path: dir}, nil)
+		}),
+		"exec-worker-on-readiness": workerProbe(func(x *harness, dir string) error {
+			_, err := x.readiness(protocol.ReadinessParams{Path: dir})
+			return err
+		}),
+		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
+		"required-tier-ignored":        readyProbe("", readinessYAML("required"), nil, nil, "", "", status),
+		"recommended-tier-blocks":      readyProbe("", readinessYAML("recommended"), nil, nil, "", "", status),
+		"performance-tier-blocks":      readyProbe("", readinessYAML("performance"), nil, nil, "", "", status),
+		"omit-setup-actions": readyProbe(secretSlot, nil, nil, nil, "", "", func(r protocol.ReadinessResult) string {
+			return raw(r.SetupActions)
+		}),
+		"ignore-end-of-life": readyProbe("endOfLifeAt: 2030-01-01T00:00:00Z\n", nil, nil, nil, "2031-01-01T00:00:00Z", "", status),
+		"hide-superseded-by": readyProbe("endOfLifeAt: 2030-01-01T00:00:00Z\nsupportWindow:\n  supersededBy: 2.0.0\n", nil, nil, nil,
+			"2031-01-01T00:00:00Z", "", func(r protocol.ReadinessResult) string { return r.SupersededBy + raw(r.Checks) }),
+		"ignore-clock-override":  readyProbe("endOfLifeAt: 2999-01-01T00:00:00Z\n", nil, nil, nil, "3000-01-01T00:00:00Z", "", status),
+		"deprecated-blocks":      readyProbe("deprecatedAt: 2020-01-01T00:00:00Z\n", nil, nil, nil, "2021-01-01T00:00:00Z", "", status),
+		"ignore-missing-secrets": readyProbe(secretSlot, nil, nil, nil, "", "", status),
+		"ignore-capability-profile": readyProbe("requires:\n  capabilities:\n    lime.agent: current\n", nil, nil,
+			map[string]protocol.Capability{"lime.agent": {Version: "0.10.0", Enabled: false}}, "", "", status),
+		"entry-readiness-copies-app": readyProbe("requires:\n  capabilities:\n    lime.ui: current\n"+
+			"entries:\n  - key: main\n    kind: page\n    title: Main\n    route: /main\n    requiredCapabilities: [lime.ui]\n"+
+			"  - key: chat\n    kind: expert-chat\n    title: Chat\n    persona: agent\n    requiredCapabilities: [lime.agent]\n",
+			nil, nil, map[string]protocol.Capability{"lime.agent": {Version: "0.10.0", Enabled: false}}, "", "",
+			func(r protocol.ReadinessResult) string { return raw(r.Entries) }),
+		"readiness-echoes-secret": readyProbe(secretSlot, nil, map[string]string{"api_key": "canary-5678"}, nil, "", "",
+			func(r protocol.ReadinessResult) string { return fmt.Sprint(strings.Contains(raw(r), "canary-5678")) }),
+	}
+}
+
+// uninstallProbe installs, uninstalls with keepData and reports what stayed.
+func uninstallProbe(keep bool) probe {
+	return func(t *testing.T, x *harness) string {
+		if _, err := x.install(app(t, ""), nil, true); err != nil {
+			t.Fatal(err)
+		}
+		var u protocol.UninstallResult
+		x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app", KeepData: keep}, &u)
+		return fmt.Sprint(u.DataRemoved, raw(x.list().Retained))
+	}
+}
+
+// TestEveryFaultChangesTheAnswer runs each fault's probe on a healthy host
+// and on a host with only that fault: the observations must differ.
+func TestEveryFaultChangesTheAnswer(t *testing.T) {
+	probes := faultProbes()
+	for _, f := range Faults() {
+		if f.Hostile {
+			continue
+		}
+		pr, ok := probes[f.Name]
+		if !ok {
+			t.Errorf("fault %s has no probe", f.Name)
+			continue
+		}
+		t.Run(f.Name, func(t *testing.T) {
+			t.Parallel()
+			healthy := pr(t, start(t))
+			faulty := pr(t, start(t, f.Name))
+			t.Logf("healthy: %s\nfaulty:  %s", healthy, faulty)
+			if healthy == faulty {
+				t.Errorf("fault %s changes nothing the probe sees: %s", f.Name, healthy)
+			}
+		})
+	}
+	for name := range probes {
+		if _, err := ParseFaults([]string{name}); err != nil {
+			t.Errorf("probe for unknown fault: %v", err)
+		}
+	}
+}

@@ -1,0 +1,208 @@
+// Package mockhost is the reference host: it speaks the host control protocol
+// v1 (docs/host-control-protocol.md) over Content-Length framed JSON-RPC 2.0
+// and does what a conforming Desktop P0 host does with a package (verify,
+// project, install, uninstall, readiness) without ever executing package
+// code. Each fault of faults.go switches on one realistic bug, implemented
+// at one place marked `// fault: <name>`.
+package mockhost
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// Identity of the reference host (conformance/hello).
+const (
+	Name    = "agentapp-mockhost"
+	Version = "0.1.0"
+	Kind    = "reference"
+)
+
+// capabilityVersion is the version of every capability in the profile.
+const capabilityVersion = "0.10.0"
+
+// defaultCapabilities names the capabilities of the reference profile.
+func defaultCapabilities() []string {
+	return []string{
+		"lime.ui", "lime.storage", "lime.files", "lime.agent", "lime.knowledge", "lime.tools",
+		"lime.artifacts", "lime.workflow", "lime.policy", "lime.evidence", "lime.secrets",
+		"lime.cloudSession", "lime.modelSettings", "lime.events",
+	}
+}
+
+// claimedLevels are the levels the reference host claims in hello.
+func claimedLevels() []string { return []string{"catalog", "installable", "desktop-p0"} }
+
+// DefaultProfile returns the reference capability profile: every capability
+// of the Capability SDK at 0.10.0, enabled.
+func DefaultProfile() map[string]protocol.Capability {
+	p := map[string]protocol.Capability{}
+	for _, c := range defaultCapabilities() {
+		p[c] = protocol.Capability{Version: capabilityVersion, Enabled: true}
+	}
+	return p
+}
+
+// Host is one reference host: installed apps, retained data and
+// configuration in memory, app data folders in a temp dir it owns.
+type Host struct {
+	faults FaultSet
+
+	mu       sync.Mutex
+	closed   bool
+	cfg      *protocol.ConfigureParams
+	clock    time.Time // zero: the wall clock
+	apps     map[string]*installedApp
+	retained map[string]string // appId -> data folder kept by uninstall
+	tmpDir   string
+	seq      int
+	sessions map[*session]struct{}
+
+	// schemas check params; nil if they failed to compile (then params
+	// are decoded strictly instead).
+	schemas *protocol.Schemas
+
+	// logw receives protocol errors; exit ends the process under
+	// crash-mid-uninstall (nil in-process).
+	logw io.Writer
+	exit func(int)
+}
+
+// installedApp is one row of app/list with what the host keeps about it.
+type installedApp struct {
+	row     protocol.InstalledApp
+	path    string // package folder it was installed from
+	dataDir string // the app's data namespace, created at install
+	// carried is true when the namespace holds data from before this
+	// install (kept by an uninstall with keepData).
+	carried bool
+}
+
+// hasData reports whether the app has data of its own. The reference host
+// never runs apps, so the only data an app can have is data an earlier
+// installation left behind: a fresh install has none.
+func (a *installedApp) hasData() bool { return a.carried && dirExists(a.dataDir) }
+
+// New returns a fresh reference host running with the given faults.
+func New(faults FaultSet) *Host {
+	fs := FaultSet{}
+	maps.Copy(fs, faults)
+	schemas, err := protocol.LoadSchemas()
+	if err != nil {
+		schemas = nil
+	}
+	return &Host{
+		schemas:  schemas,
+		faults:   fs,
+		apps:     map[string]*installedApp{},
+		retained: map[string]string{},
+		sessions: map[*session]struct{}{},
+		logw:     io.Discard,
+	}
+}
+
+// Close ends every connection and removes the host's temp dir.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	h.closed = true
+	sessions := make([]*session, 0, len(h.sessions))
+	for s := range h.sessions {
+		sessions = append(sessions, s)
+	}
+	dir := h.tmpDir
+	h.tmpDir = ""
+	h.apps = map[string]*installedApp{}
+	h.retained = map[string]string{}
+	h.mu.Unlock()
+	for _, s := range sessions {
+		_ = s.stream.Close()
+	}
+	if dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing mockhost temp dir %s: %w", dir, err)
+	}
+	return nil
+}
+
+func (h *Host) addSession(s *session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.sessions[s] = struct{}{}
+	return true
+}
+
+func (h *Host) removeSession(s *session) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.sessions, s)
+}
+
+// profile returns the effective capability profile: the reference profile
+// with host/configure's capabilities laid over it.
+func (h *Host) profile() map[string]protocol.Capability {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p := DefaultProfile()
+	if h.cfg != nil {
+		maps.Copy(p, h.cfg.Capabilities)
+	}
+	return p
+}
+
+// config returns a copy of the configuration (zero value when none).
+func (h *Host) config() (protocol.ConfigureParams, time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cfg == nil {
+		return protocol.ConfigureParams{}, h.clock
+	}
+	return *h.cfg, h.clock
+}
+
+// newDataDir creates the data folder of a newly installed app, holding one
+// small file so the app has data to keep or delete.
+func (h *Host) newDataDir(appID string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return "", errors.New("host is closed")
+	}
+	if h.tmpDir == "" {
+		d, err := os.MkdirTemp("", "agentapp-mockhost-")
+		if err != nil {
+			return "", fmt.Errorf("creating the host's data folder: %w", err)
+		}
+		h.tmpDir = d
+	}
+	h.seq++
+	dir, err := os.MkdirTemp(h.tmpDir, fmt.Sprintf("app-%d-", h.seq))
+	if err != nil {
+		return "", fmt.Errorf("creating the data folder of %s: %w", appID, err)
+	}
+	note := fmt.Sprintf("{\"appId\":%q,\"createdBy\":%q}\n", appID, Name)
+	if err := os.WriteFile(dir+"/state.json", []byte(note), 0o600); err != nil {
+		return "", fmt.Errorf("writing the data of %s: %w", appID, err)
+	}
+	return dir, nil
+}
+
+// dirExists reports whether a data folder exists.
+func dirExists(dir string) bool {
+	if dir == "" {
+		return false
+	}
+	_, err := os.Stat(dir)
+	return err == nil
+}

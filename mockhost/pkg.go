@@ -1,0 +1,161 @@
+package mockhost
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// loadOptions are the options every package read uses; the faults that
+// change how a host parses a package switch them.
+func (h *Host) loadOptions() agentpkg.LoadOptions {
+	var o agentpkg.LoadOptions
+	// fault: ignore-layered-files — independent app.*.yaml files are never read.
+	o.IgnoreLayeredFiles = h.faults.Has("ignore-layered-files")
+	// fault: frontmatter-wins — frontmatter beats an independent file that disagrees.
+	o.FrontmatterWins = h.faults.Has("frontmatter-wins")
+	// fault: follow-escaping-links — symlinks are followed wherever they point.
+	o.FollowEscapingLinks = h.faults.Has("follow-escaping-links")
+	// fault: no-yaml-limits — YAML is parsed without size, depth, alias or UTF-8 checks.
+	if h.faults.Has("no-yaml-limits") {
+		o.Limits = agentpkg.NoLimits()
+		o.SkipUTF8Check = true
+	}
+	return o
+}
+
+// stage says which method a finding filter runs for.
+type stage int
+
+const (
+	stageLoad    stage = iota // every method that reads a package
+	stageVerify               // package/verify
+	stageInstall              // app/install
+)
+
+// dropFinding reports whether a buggy host would not see finding f at stage st.
+func (h *Host) dropFinding(f protocol.Finding, st stage) bool {
+	switch f.Code {
+	case agentpkg.CodeMissingField, agentpkg.CodeNoFrontmatter:
+		// fault: accept-missing-required — APP.md without frontmatter or required fields is accepted.
+		return h.faults.Has("accept-missing-required")
+	case agentpkg.CodeUnsupportedManifestVersion:
+		// fault: accept-any-manifest-version — any manifestVersion is accepted.
+		return h.faults.Has("accept-any-manifest-version")
+	case agentpkg.CodeLegacyEntryKind:
+		// fault: legacy-kinds-as-current — home/scene entries of a 0.10.0 manifest pass validation and are projected as ordinary entries.
+		return h.faults.Has("legacy-kinds-as-current")
+	case agentpkg.CodePathEscapesPackage:
+		// fault: allow-parent-refs — references climbing out of the package (../) are accepted.
+		return h.faults.Has("allow-parent-refs")
+	case agentpkg.CodePackageHashMismatch:
+		// fault: skip-package-hash — the expected packageHash is never compared (verify and install).
+		return st != stageLoad && h.faults.Has("skip-package-hash")
+	case agentpkg.CodeManifestHashMismatch:
+		// fault: skip-manifest-hash — the expected manifestHash is never compared by package/verify.
+		return st == stageVerify && h.faults.Has("skip-manifest-hash")
+	case agentpkg.CodeSignatureManifestHashMismatch:
+		// fault: ignore-signature-file — app.signature.yaml's manifest hash is never compared by package/verify.
+		return st == stageVerify && h.faults.Has("ignore-signature-file")
+	case agentpkg.CodeIncompatibleCapability:
+		// fault: ignore-version-ranges — package/verify ignores requires.capabilities ranges.
+		return st == stageVerify && h.faults.Has("ignore-version-ranges")
+	}
+	return false
+}
+
+// filter returns the findings a host with these faults reports, never nil.
+func (h *Host) filter(fs []protocol.Finding, st stage) []protocol.Finding {
+	out := []protocol.Finding{}
+	seen := map[protocol.Finding]bool{}
+	for _, f := range fs {
+		if seen[f] || h.dropFinding(f, st) {
+			continue
+		}
+		seen[f] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// hasError reports whether any finding has error severity.
+func hasError(fs []protocol.Finding) bool {
+	for _, f := range fs {
+		if f.Severity == agentpkg.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// firstError is the message of the first error finding, for error texts.
+func firstError(fs []protocol.Finding) string {
+	for _, f := range fs {
+		if f.Severity == agentpkg.SeverityError {
+			return f.Message
+		}
+	}
+	return "no details"
+}
+
+// load reads the package at path. A package that cannot be read at all
+// yields nil and the findings saying why; any other error is the host's.
+// The returned package is already adjusted the way this host sees it
+// (identity and hash faults) and carries only the findings it reports.
+func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) {
+	p, err := agentpkg.Load(path, h.loadOptions())
+	if err != nil {
+		var pe *agentpkg.PackageError
+		if errors.As(err, &pe) {
+			return nil, h.filter(pe.Findings, stageLoad), nil
+		}
+		return nil, nil, fmt.Errorf("reading package %s: %w", path, err)
+	}
+	q := *p
+	q.Manifest = maps.Clone(p.Manifest)
+	if q.Manifest == nil {
+		q.Manifest = map[string]any{}
+	}
+	q.Findings = h.filter(p.Findings, stageLoad)
+	// fault: name-from-directory — the app's identity is the folder name, not APP.md's name.
+	if h.faults.Has("name-from-directory") {
+		q.Manifest["name"] = filepath.Base(q.Dir)
+	}
+	// fault: drop-display-metadata — displayName and publisher are never read, so catalog cards lack them.
+	if h.faults.Has("drop-display-metadata") {
+		delete(q.Manifest, "displayName")
+		delete(q.Manifest, "publisher")
+	}
+	// fault: hash-full-path-sort — packageHash is computed over files sorted by full path.
+	if h.faults.Has("hash-full-path-sort") {
+		sum, err := fullPathSortHash(q.Dir, q.Files)
+		if err != nil {
+			return nil, nil, err
+		}
+		q.PackageHash = sum
+	}
+	return &q, nil, nil
+}
+
+// identity returns the manifest's name and version as strings.
+func identity(p *agentpkg.Package) (name, version string) {
+	name = stringField(p.Manifest, "name")
+	version = stringField(p.Manifest, "version")
+	return name, version
+}
+
+// stringField reads a top-level manifest member as a string ("" if absent).
+func stringField(m map[string]any, key string) string {
+	switch v := m[key].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}

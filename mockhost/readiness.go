@@ -1,0 +1,131 @@
+package mockhost
+
+import (
+	"fmt"
+	"maps"
+	"sort"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// readiness answers app/readiness (spec 000, Readiness, Readiness self-check
+// model, Metadata lifecycle; spec 002, Readiness state rules) for an
+// installed app or a package folder, judged against the configured profile,
+// secrets and clock. It never runs package code.
+func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessResult, *jsonrpc2.Error) {
+	path := params.Path
+	if params.AppID != "" {
+		h.mu.Lock()
+		a, ok := h.apps[params.AppID]
+		h.mu.Unlock()
+		if !ok {
+			return protocol.ReadinessResult{}, rpcError(protocol.CodeAppNotFound,
+				fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
+		}
+		path = a.path
+	}
+	p, loadFindings, err := h.load(path)
+	if err != nil {
+		return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	if p == nil {
+		return protocol.ReadinessResult{}, rpcError(protocol.CodePackageInvalid,
+			fmt.Sprintf("package %s cannot be read: %s", path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
+	}
+	// fault: exec-worker-on-readiness — the package's worker is run as a health probe.
+	if h.faults.Has("exec-worker-on-readiness") {
+		runWorker(p)
+	}
+	// fault: ignore-end-of-life — endOfLifeAt is never looked at.
+	if h.faults.Has("ignore-end-of-life") {
+		q := *p
+		q.Manifest = maps.Clone(p.Manifest)
+		delete(q.Manifest, "endOfLifeAt")
+		p = &q
+	}
+	env := h.readinessEnv(p, params.Entry)
+	var res protocol.ReadinessResult
+	// fault: entry-readiness-copies-app — every entry, and an entry-scoped answer, gets the app's overall status.
+	if h.faults.Has("entry-readiness-copies-app") {
+		env.Entry = ""
+		res = agentpkg.Readiness(p, env)
+		for i := range res.Entries {
+			res.Entries[i].Status, res.Entries[i].Blockers = res.Status, res.Blockers
+		}
+		res.Entry = params.Entry
+	} else {
+		res = agentpkg.Readiness(p, env)
+	}
+	h.distortReadiness(&res)
+	return res, nil
+}
+
+// readinessEnv is the host state readiness is judged against.
+func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
+	cfg, clock := h.config()
+	env := agentpkg.Env{Now: clock, Capabilities: h.profile(), Secrets: map[string]bool{}, Entry: entry}
+	if env.Now.IsZero() {
+		env.Now = time.Now()
+	}
+	// fault: ignore-clock-override — lifecycle dates are compared with the wall clock.
+	if h.faults.Has("ignore-clock-override") {
+		env.Now = time.Now()
+	}
+	// fault: ignore-capability-profile — readiness judges against the full reference profile.
+	if h.faults.Has("ignore-capability-profile") {
+		env.Capabilities = DefaultProfile()
+	}
+	for k := range cfg.Secrets {
+		env.Secrets[k] = true
+	}
+	// fault: ignore-missing-secrets — every secret the package names counts as configured.
+	if h.faults.Has("ignore-missing-secrets") {
+		for _, k := range secretKeys(p) {
+			env.Secrets[k] = true
+		}
+	}
+	return env
+}
+
+// secretKeys lists every secret key a package names: its secret slots and
+// the secrets its readiness checks ask for.
+func secretKeys(p *agentpkg.Package) []string {
+	var keys []string
+	list, _ := p.Manifest["secrets"].([]any)
+	for _, item := range list {
+		if s, ok := item.(map[string]any); ok {
+			if k, ok := s["key"].(string); ok {
+				keys = append(keys, k)
+			}
+		}
+	}
+	for _, tier := range agentpkg.ReadinessTiers() {
+		checks, _ := p.Readiness[tier].([]any)
+		for _, item := range checks {
+			c, _ := item.(map[string]any)
+			for _, f := range []string{"secret", "key"} {
+				if k, ok := c[f].(string); ok {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	return keys
+}
+
+// firstSecretValue is the value of the configured secret whose key sorts
+// first ("" when none is configured).
+func firstSecretValue(secrets map[string]string) string {
+	keys := make([]string, 0, len(secrets))
+	for k := range secrets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	return secrets[keys[0]]
+}

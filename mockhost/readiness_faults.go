@@ -1,0 +1,201 @@
+package mockhost
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// distortReadiness applies the readiness faults that rewrite a correct
+// readiness answer the way a buggy host would report it.
+func (h *Host) distortReadiness(res *protocol.ReadinessResult) {
+	// fault: required-tier-ignored — failing required checks become warnings; the app is ready-degraded.
+	if h.faults.Has("required-tier-ignored") {
+		demote(res, func(c protocol.ReadinessCheck) bool { return c.Tier == "required" })
+	}
+	// fault: recommended-tier-blocks — failing recommended checks block like required ones.
+	if h.faults.Has("recommended-tier-blocks") {
+		promote(res, func(c protocol.ReadinessCheck) bool { return c.Tier == "recommended" }, protocol.StatusNeedsSetup)
+	}
+	// fault: performance-tier-blocks — failing performance checks block like required ones.
+	if h.faults.Has("performance-tier-blocks") {
+		promote(res, func(c protocol.ReadinessCheck) bool { return c.Tier == "performance" }, protocol.StatusNeedsSetup)
+	}
+	// fault: deprecated-blocks — a past deprecatedAt blocks the app instead of warning.
+	if h.faults.Has("deprecated-blocks") {
+		promote(res, func(c protocol.ReadinessCheck) bool {
+			return c.Kind == "lifecycle" && c.Key == "deprecatedAt"
+		}, protocol.StatusBlocked)
+	}
+	// fault: hide-superseded-by — an end-of-life app is blocked without naming its successor.
+	if h.faults.Has("hide-superseded-by") {
+		hideSuccessor(res)
+	}
+	// fault: omit-setup-actions — failures are listed with no setupActions.
+	if h.faults.Has("omit-setup-actions") {
+		res.SetupActions = nil
+	}
+	// fault: readiness-echoes-secret — messages about secrets quote the first configured secret's value.
+	if h.faults.Has("readiness-echoes-secret") {
+		cfg, _ := h.config()
+		echoSecret(res, firstSecretValue(cfg.Secrets))
+	}
+	// fault: readiness-nonstandard-status — a ready app is reported as "ok".
+	if h.faults.Has("readiness-nonstandard-status") && res.Status == protocol.StatusReady {
+		res.Status = "ok"
+	}
+}
+
+// eachCheck calls fn on every check of res: Checks and every tier list.
+func eachCheck(res *protocol.ReadinessResult, fn func(c *protocol.ReadinessCheck)) {
+	for i := range res.Checks {
+		fn(&res.Checks[i])
+	}
+	for _, list := range res.Tiers {
+		for i := range list {
+			fn(&list[i])
+		}
+	}
+}
+
+// ref is how blockers name a check.
+func ref(c protocol.ReadinessCheck) string { return c.Kind + ":" + c.Key }
+
+// rebuildBlockers lists the blocking checks the way summarize does.
+func rebuildBlockers(res *protocol.ReadinessResult) {
+	res.Blockers = nil
+	for _, c := range res.Checks {
+		if c.Blocking {
+			res.Blockers = append(res.Blockers, ref(c))
+		}
+	}
+}
+
+// demote turns the blocking checks pred selects into warnings; with no
+// blocker left the app (and each entry) is ready-degraded.
+func demote(res *protocol.ReadinessResult, pred func(protocol.ReadinessCheck) bool) {
+	demoted := map[string]bool{}
+	for i := range res.Checks {
+		if c := &res.Checks[i]; pred(*c) && c.Blocking {
+			res.Warnings = append(res.Warnings, c.Message)
+			demoted[ref(*c)] = true
+		}
+	}
+	if len(demoted) == 0 {
+		return
+	}
+	eachCheck(res, func(c *protocol.ReadinessCheck) {
+		if pred(*c) && c.Blocking {
+			c.Severity, c.Blocking = agentpkg.SeverityWarning, false
+		}
+	})
+	rebuildBlockers(res)
+	if len(res.Blockers) == 0 {
+		res.Status, res.OK = protocol.StatusReadyDegraded, true
+	}
+	for i := range res.Entries {
+		e := &res.Entries[i]
+		e.Blockers = slices.DeleteFunc(e.Blockers, func(b string) bool {
+			return demoted[b] && !slices.Contains(res.Blockers, b)
+		})
+		if len(e.Blockers) == 0 && (e.Status == protocol.StatusNeedsSetup || e.Status == protocol.StatusBlocked) {
+			e.Status = protocol.StatusReadyDegraded
+		}
+	}
+}
+
+// promote makes the failing non-blocking checks pred selects block, raising
+// the app's (and each entry's) status to at least status.
+func promote(res *protocol.ReadinessResult, pred func(protocol.ReadinessCheck) bool, status string) {
+	promoted := map[string]bool{}
+	var msgs []string
+	for _, c := range res.Checks {
+		if pred(c) && !c.Blocking && c.Severity != agentpkg.SeverityInfo {
+			promoted[ref(c)] = true
+			msgs = append(msgs, c.Message)
+		}
+	}
+	if len(promoted) == 0 {
+		return
+	}
+	eachCheck(res, func(c *protocol.ReadinessCheck) {
+		if pred(*c) && !c.Blocking && c.Severity != agentpkg.SeverityInfo {
+			c.Severity, c.Blocking, c.Required = agentpkg.SeverityError, true, true
+		}
+	})
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w string) bool { return slices.Contains(msgs, w) })
+	rebuildBlockers(res)
+	res.Status = worse(res.Status, status)
+	res.OK = res.Status == protocol.StatusReady || res.Status == protocol.StatusReadyDegraded
+	for i := range res.Entries {
+		e := &res.Entries[i]
+		for b := range promoted {
+			e.Blockers = append(e.Blockers, b)
+		}
+		slices.Sort(e.Blockers)
+		e.Status = worse(e.Status, status)
+	}
+}
+
+// worse returns the more severe of two statuses in the order ready,
+// ready-degraded, needs-setup, blocked; other statuses stay.
+func worse(cur, to string) string {
+	rank := map[string]int{protocol.StatusReady: 1, protocol.StatusReadyDegraded: 2,
+		protocol.StatusNeedsSetup: 3, protocol.StatusBlocked: 4}
+	rc, known := rank[cur]
+	if known && rank[to] > rc {
+		return to
+	}
+	return cur
+}
+
+// hideSuccessor drops supersededBy and every mention of the successor.
+func hideSuccessor(res *protocol.ReadinessResult) {
+	next := res.SupersededBy
+	res.SupersededBy = ""
+	if next == "" {
+		return
+	}
+	scrub := func(s string) string {
+		s = strings.ReplaceAll(s, "; superseded by "+next, "")
+		return strings.ReplaceAll(s, next, "a newer version")
+	}
+	eachCheck(res, func(c *protocol.ReadinessCheck) { c.Message = scrub(c.Message) })
+	for i := range res.Warnings {
+		res.Warnings[i] = scrub(res.Warnings[i])
+	}
+	for i := range res.SetupActions {
+		a := &res.SetupActions[i]
+		if a.Target == next {
+			a.Target = ""
+		}
+		if strings.Contains(a.Title, next) {
+			a.Title = "Install a supported version of the app"
+		}
+	}
+}
+
+// echoSecret appends a configured secret's value to every check message
+// about a secret, or else to the first warning (or first check).
+func echoSecret(res *protocol.ReadinessResult, value string) {
+	if value == "" {
+		return
+	}
+	suffix := " (configured value: " + value + ")"
+	n := 0
+	eachCheck(res, func(c *protocol.ReadinessCheck) {
+		if c.Kind == "secret_configured" {
+			c.Message += suffix
+			n++
+		}
+	})
+	switch {
+	case n > 0:
+	case len(res.Warnings) > 0:
+		res.Warnings[0] += suffix
+	case len(res.Checks) > 0:
+		res.Checks[0].Message += suffix
+	}
+}

@@ -1,0 +1,40 @@
+package mockhost
+
+import (
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// verify answers package/verify (spec 000, Package signing and revocation:
+// packageHash and manifest hash; Runtime contract: capability versions). A
+// package that cannot be read is a verdict (ok false), not a protocol error.
+func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *jsonrpc2.Error) {
+	p, loadFindings, err := h.load(params.Path)
+	if err != nil {
+		return protocol.VerifyResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	if p == nil {
+		return protocol.VerifyResult{OK: !hasError(loadFindings), Findings: loadFindings}, nil
+	}
+	findings := h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify)
+	name, version := identity(p)
+	return protocol.VerifyResult{
+		OK:           !hasError(findings),
+		AppName:      name,
+		AppVersion:   version,
+		PackageHash:  p.PackageHash,
+		ManifestHash: p.ManifestHash,
+		Findings:     findings,
+	}, nil
+}
+
+// installFindings are the findings that decide app/install: Verify's (the
+// package's own and the verification checks).
+func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
+	// fault: install-skips-verification — app/install never checks hashes, signature or compatibility.
+	if h.faults.Has("install-skips-verification") {
+		return h.filter(p.Findings, stageInstall)
+	}
+	return h.filter(agentpkg.Verify(p, rel, h.profile()), stageInstall)
+}

@@ -1,0 +1,312 @@
+package reports
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentapp/conformance/levels"
+)
+
+// VerifyOptions is what a registry checks an envelope against.
+type VerifyOptions struct {
+	// Keys are the trusted public keys. Every signature of the envelope
+	// must verify with one of them (docs/report-format.md "Signatures").
+	Keys []*Key
+	// RequireLevels must each pass, as recomputed from requirement outcomes.
+	RequireLevels []string
+	// Host, when set, is "NAME@VERSION" the subject must name.
+	Host string
+	// ArtifactSHA256, when set, is the hex SHA-256 the host subject must have.
+	ArtifactSHA256 string
+	// Catalog judges the levels; nil means levels.Default().
+	Catalog *levels.Catalog
+}
+
+// Verified is what a successful verification established.
+type Verified struct {
+	KeyIDs    []string                     // keys whose signatures verified
+	Subjects  []*intoto.ResourceDescriptor // the statement's subjects
+	Predicate *Predicate
+	// Levels are the verdicts recomputed from requirement outcomes, for
+	// the requested levels and then the required ones not requested.
+	Levels []LevelResult
+}
+
+// Verifier verifies envelopes; it holds the compiled predicate schema so
+// that verifying many envelopes compiles it once.
+type Verifier struct {
+	opts   VerifyOptions
+	schema *jsonschema.Schema
+}
+
+// NewVerifier checks the options and compiles the schema.
+func NewVerifier(opts VerifyOptions) (*Verifier, error) {
+	if len(opts.Keys) == 0 {
+		return nil, fmt.Errorf("no public key given")
+	}
+	if opts.Catalog == nil {
+		opts.Catalog = levels.Default()
+	}
+	req, err := opts.Catalog.ParseLevels(opts.RequireLevels)
+	if err != nil {
+		return nil, fmt.Errorf("required level: %w", err)
+	}
+	opts.RequireLevels = req
+	if opts.Host != "" {
+		if i := strings.LastIndex(opts.Host, "@"); i <= 0 || i == len(opts.Host)-1 {
+			return nil, fmt.Errorf("host %q is not NAME@VERSION", opts.Host)
+		}
+	}
+	if opts.ArtifactSHA256 != "" && !isHex64(opts.ArtifactSHA256) {
+		return nil, fmt.Errorf("artifact digest %q is not a hex SHA-256", opts.ArtifactSHA256)
+	}
+	s, err := compilePredicateSchema()
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{opts: opts, schema: s}, nil
+}
+
+// VerifyEnvelope verifies one envelope with a fresh Verifier.
+func VerifyEnvelope(ctx context.Context, data []byte, opts VerifyOptions) (*Verified, error) {
+	v, err := NewVerifier(opts)
+	if err != nil {
+		return nil, err
+	}
+	return v.Verify(ctx, data)
+}
+
+// Verify checks, in order: the envelope's form, every signature, the
+// payload type, the statement and predicate types, the predicate schema,
+// that claimed verdicts follow from requirement outcomes, the subject, and
+// the required levels. The error's kind (KindOf) says which failed.
+func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
+	pe, err := ParseEnvelope(data)
+	if err != nil {
+		return nil, err
+	}
+	keyIDs, err := v.verifySignatures(ctx, pe)
+	if err != nil {
+		return nil, err
+	}
+	if pe.Envelope.PayloadType != PayloadType {
+		return nil, verr(KindMalformed, "payloadType is %q, expected %q", pe.Envelope.PayloadType, PayloadType)
+	}
+	st, p, err := v.parseStatement(pe.Payload)
+	if err != nil {
+		return nil, err
+	}
+	computed, err := checkVerdicts(v.opts.Catalog, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSubject(st.GetSubject(), p, v.opts.Host, v.opts.ArtifactSHA256); err != nil {
+		return nil, err
+	}
+	res := &Verified{KeyIDs: keyIDs, Subjects: st.GetSubject(), Predicate: p, Levels: computed}
+	results := p.Results()
+	for _, id := range v.opts.RequireLevels {
+		ls, err := ComputeLevels(v.opts.Catalog, []string{id}, results)
+		if err != nil {
+			return nil, verr(KindMalformed, "computing level %s: %w", id, err)
+		}
+		l := ls[0]
+		if !contains(p.Requested, id) {
+			res.Levels = append(res.Levels, l)
+		}
+		if l.Verdict != LevelPassed {
+			why := l.Reason
+			if why == "" {
+				why = l.Verdict
+			}
+			return res, verr(KindLevel, "required level %s did not pass: %s", id, why)
+		}
+	}
+	return res, nil
+}
+
+// verifySignatures verifies each signature on its own through dsse's
+// verifier (which alone would accept an envelope once one signature
+// verifies): every signature must verify with one of the keys.
+func (v *Verifier) verifySignatures(ctx context.Context, pe *ParsedEnvelope) ([]string, error) {
+	verifiers := make([]dsse.Verifier, len(v.opts.Keys))
+	for i, k := range v.opts.Keys {
+		verifiers[i] = k
+	}
+	var ids []string
+	for i, s := range pe.Envelope.Signatures {
+		one := dsse.Envelope{PayloadType: pe.Envelope.PayloadType, Payload: pe.Envelope.Payload, Signatures: []dsse.Signature{s}}
+		ev, err := dsse.NewEnvelopeVerifier(verifiers...)
+		if err != nil {
+			return nil, verr(KindBadSignature, "setting up the verifier: %w", err)
+		}
+		accepted, err := ev.Verify(ctx, &one)
+		if err != nil || len(accepted) == 0 {
+			return nil, verr(KindBadSignature, "signature %d (keyid %q) does not verify with %s", i, s.KeyID, keyNames(v.opts.Keys))
+		}
+		if !contains(ids, accepted[0].KeyID) {
+			ids = append(ids, accepted[0].KeyID)
+		}
+	}
+	return ids, nil
+}
+
+func keyNames(ks []*Key) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = fmt.Sprintf("%s (%s key %s)", k.label, k.alg, k.id)
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseStatement reads the in-toto statement and its predicate.
+func (v *Verifier) parseStatement(payload []byte) (*intoto.Statement, *Predicate, error) {
+	if !utf8.Valid(payload) {
+		return nil, nil, verr(KindMalformed, "payload is not UTF-8")
+	}
+	st := &intoto.Statement{}
+	if err := protojson.Unmarshal(payload, st); err != nil {
+		return nil, nil, verr(KindMalformed, "payload is not an in-toto statement: %w", err)
+	}
+	if err := st.Validate(); err != nil {
+		return nil, nil, verr(KindMalformed, "in-toto statement: %w", err)
+	}
+	if st.GetType() != intoto.StatementTypeUri {
+		return nil, nil, verr(KindMalformed, "statement _type is %q, expected %q", st.GetType(), intoto.StatementTypeUri)
+	}
+	if st.GetPredicateType() != PredicateType {
+		return nil, nil, verr(KindMalformed, "predicateType is %q; this verifier reads %q", st.GetPredicateType(), PredicateType)
+	}
+	raw, err := rawPredicate(payload)
+	if err != nil {
+		return nil, nil, verr(KindMalformed, "%w", err)
+	}
+	if err := validatePredicateJSON(v.schema, raw); err != nil {
+		return nil, nil, verr(KindMalformed, "%w", err)
+	}
+	p := &Predicate{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(p); err != nil {
+		return nil, nil, verr(KindMalformed, "predicate: %w", err)
+	}
+	return st, p, nil
+}
+
+// rawPredicate returns the predicate's JSON text. protojson has already
+// refused duplicate and unknown keys at every depth, so encoding/json reads
+// the same object.
+func rawPredicate(payload []byte) ([]byte, error) {
+	var st struct {
+		Predicate json.RawMessage `json:"predicate"`
+	}
+	if err := json.Unmarshal(payload, &st); err != nil {
+		return nil, fmt.Errorf("statement: %w", err)
+	}
+	return st.Predicate, nil
+}
+
+// checkVerdicts recomputes every verdict from requirement outcomes and
+// refuses a predicate whose claims disagree (KindLevel).
+func checkVerdicts(cat *levels.Catalog, p *Predicate) ([]LevelResult, error) {
+	results := p.Results()
+	if err := CheckOutcomes(results); err != nil {
+		return nil, verr(KindLevel, "predicate refused: %w", err)
+	}
+	for _, id := range p.Requested {
+		if _, ok := cat.Level(id); !ok {
+			return nil, verr(KindMalformed, "levelsRequested: unknown level %q", id)
+		}
+	}
+	computed, err := ComputeLevels(cat, p.Requested, results)
+	if err != nil {
+		return nil, verr(KindMalformed, "computing level verdicts: %w", err)
+	}
+	claimed := map[string]string{}
+	for _, l := range p.Levels {
+		if _, dup := claimed[l.ID]; dup {
+			return nil, verr(KindMalformed, "levels: level %s appears twice", l.ID)
+		}
+		claimed[l.ID] = l.Verdict
+	}
+	for _, l := range computed {
+		c, ok := claimed[l.ID]
+		if !ok {
+			return nil, verr(KindLevel, "predicate refused: requested level %s has no verdict", l.ID)
+		}
+		if c != l.Verdict {
+			return nil, verr(KindLevel, "predicate refused: it claims level %s %s, but its requirement outcomes make it %s (%s)", l.ID, c, l.Verdict, l.Reason)
+		}
+		delete(claimed, l.ID)
+	}
+	if len(claimed) > 0 {
+		extra := make([]string, 0, len(claimed))
+		for id := range claimed {
+			extra = append(extra, id)
+		}
+		sort.Strings(extra)
+		return nil, verr(KindLevel, "predicate refused: levels %s have a verdict but were not requested", strings.Join(extra, ", "))
+	}
+	want := PassedLevels(computed)
+	if strings.Join(want, ",") != strings.Join(p.LevelsPassed, ",") {
+		return nil, verr(KindLevel, "predicate refused: levelsPassed is [%s], but requirement outcomes pass [%s]",
+			strings.Join(p.LevelsPassed, ", "), strings.Join(want, ", "))
+	}
+	return computed, nil
+}
+
+// checkSubject checks that the statement's host subject names the
+// predicate's host, and matches --host and --artifact when given.
+func checkSubject(subjects []*intoto.ResourceDescriptor, p *Predicate, host, artifact string) error {
+	var hs *intoto.ResourceDescriptor
+	for _, s := range subjects {
+		if strings.HasPrefix(s.GetName(), HostSubjectPrefix) {
+			if hs != nil {
+				return verr(KindWrongSubject, "the statement has two host subjects")
+			}
+			hs = s
+		}
+	}
+	if hs == nil {
+		return verr(KindWrongSubject, "the statement has no host subject (%s...)", HostSubjectPrefix)
+	}
+	id := HostIdentity(p.Host)
+	if hs.GetName() != HostSubjectPrefix+id {
+		return verr(KindWrongSubject, "host subject %q does not name the predicate's host %q", hs.GetName(), id)
+	}
+	if host != "" && host != id {
+		return verr(KindWrongSubject, "the report is for host %s, not %s", id, host)
+	}
+	sha := hs.GetDigest()["sha256"]
+	if (sha != "" || p.Host.ArtifactDigest != "") && p.Host.ArtifactDigest != "sha256:"+sha {
+		return verr(KindWrongSubject, "host subject digest %q differs from the predicate's artifactDigest %q", sha, p.Host.ArtifactDigest)
+	}
+	if artifact != "" {
+		if sha == "" {
+			return verr(KindWrongSubject, "the report names no host artifact digest (the run had no --host-artifact), so it cannot match %s", artifact)
+		}
+		if sha != artifact {
+			return verr(KindWrongSubject, "the host artifact has SHA-256 %s, the report was made for %s", artifact, sha)
+		}
+	}
+	return nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,104 @@
+package suites
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+// describeCatalog checks discovery through APP.md and the catalog card
+// (spec 000, APP.md, Runtime contract 1, Conformance levels: Catalog).
+func describeCatalog(tc *TestContext) {
+	Describe("Catalog: discovery through APP.md", func() {
+		It("takes the app's identity from APP.md, not from the folder it sits in", tc.Req("CAT-DISCOVER-APPMD"), func() {
+			dir := tc.FixtureAs("minimal-app", "renamed-folder")
+			v := tc.Verify(dir, nil)
+			Expect(v.AppName).To(Equal("minimal-app"), "package/verify appName")
+			app := DecodeObject("projection", tc.Project(dir))["app"]
+			Expect(app).To(HaveKeyWithValue("name", "minimal-app"), "projected app summary")
+		})
+
+		It("does not take a folder without APP.md for an app, and says APP.md is missing", tc.Req("CAT-DISCOVER-APPMD"), func() {
+			refused, said := tc.VerifyRefuses(tc.Fixture("no-appmd"), nil)
+			Expect(refused).To(BeTrue(), "a folder without APP.md was accepted: %s", said)
+			Expect(said).To(ContainSubstring("APP.md"), "the refusal must name APP.md")
+		})
+
+		DescribeTable("rejects APP.md without frontmatter or a required field, naming what is missing",
+			func(fixture string, names []string) {
+				refused, said := tc.VerifyRefuses(tc.Fixture(fixture), nil)
+				Expect(refused).To(BeTrue(), "%s was accepted: %s", fixture, said)
+				for _, n := range names {
+					Expect(said).To(ContainSubstring(n), "the refusal must name %s", n)
+				}
+			},
+			Entry("no frontmatter", tc.Req("CAT-FRONTMATTER-REQUIRED"), "no-frontmatter", []string{"frontmatter"}),
+			Entry("description and appType missing", tc.Req("CAT-FRONTMATTER-REQUIRED"), "missing-required-fields", []string{"description", "appType"}),
+		)
+
+		It("rejects a manifestVersion the standard does not know", tc.Req("CAT-MANIFEST-VERSION"), func() {
+			refused, said := tc.VerifyRefuses(tc.Fixture("unsupported-manifest-version"), nil)
+			Expect(refused).To(BeTrue(), "manifestVersion 9.0.0 was accepted: %s", said)
+			Expect(said).To(ContainSubstring("manifestVersion"), "the refusal must name manifestVersion")
+		})
+
+		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA"), func() {
+			dir := tc.Fixture("full-app")
+			want := tc.Oracle(dir).Manifest
+			proj := DecodeObject("projection", tc.Project(dir))
+			app, ok := proj["app"].(map[string]any)
+			Expect(ok).To(BeTrue(), "projection has no app summary object")
+			for _, k := range []string{"name", "version", "description", "displayName", "status", "appType"} {
+				Expect(app).To(HaveKeyWithValue(k, want[k]), "app summary %s", k)
+			}
+			// The projection schema puts publisher beside the app summary; a
+			// host may also nest it in the summary.
+			pub, _ := app["publisher"].(map[string]any)
+			if pub == nil {
+				pub, _ = proj["publisher"].(map[string]any)
+			}
+			wantPub, _ := want["publisher"].(map[string]any)
+			Expect(pub).To(HaveKeyWithValue("publisherId", wantPub["publisherId"]), "catalog card publisher.publisherId")
+		})
+
+		It("never projects legacy entry kinds home and scene of a 0.10.0 manifest as current kinds", tc.Req("CAT-LEGACY-KINDS"), func() {
+			dir := tc.Fixture("legacy-entry-kinds")
+			refused, said := tc.VerifyRefuses(dir, nil)
+			if refused {
+				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "rejected: "+said)
+				return
+			}
+			proj := DecodeObject("projection", tc.Project(dir))
+			tc.Reading("legacy entry kinds in a 0.10.0 manifest", "projected as compatibility entries")
+			for _, e := range Objects(proj, "entries") {
+				kind := Str(e, "kind")
+				if kind == "home" || kind == "scene" {
+					Expect(e).To(HaveKeyWithValue("legacy", true),
+						"entry %q of legacy kind %q is projected as a current entry (no legacy marker)", Str(e, "key"), kind)
+				}
+			}
+		})
+	})
+}
+
+// describeLayering checks the layered app.*.yaml files (spec 000, Layered configuration).
+func describeLayering(tc *TestContext) {
+	Describe("Catalog: layered configuration", func() {
+		It("loads entries and permissions declared only in app.entries.yaml and app.permissions.yaml", tc.Req("CAT-LAYERED-LOAD"), func() {
+			dir := tc.Fixture("layered-only-app")
+			want := tc.Oracle(dir)
+			Expect(want.Sources).To(HaveKeyWithValue("entries", "app.entries.yaml"), "fixture sanity")
+			proj := DecodeObject("projection", tc.Project(dir))
+			Expect(Keys(Objects(proj, "entries"))).To(ConsistOf(ManifestKeys(want, "entries")), "projected entries")
+			Expect(Keys(Objects(proj, "permissions"))).To(ConsistOf(ManifestKeys(want, "permissions")), "projected permissions")
+		})
+
+		It("lets app.entries.yaml win when frontmatter declares other entries", tc.Req("CAT-LAYERED-PRECEDENCE"), func() {
+			dir := tc.Fixture("layered-conflict-app")
+			keys := Keys(Objects(DecodeObject("projection", tc.Project(dir)), "entries"))
+			Expect(keys).To(ContainElement("from_entries_file"), "the independent file's entry")
+			Expect(strings.Join(keys, ",")).NotTo(ContainSubstring("from_frontmatter"), "frontmatter entries must lose to app.entries.yaml")
+		})
+	})
+}

@@ -1,0 +1,64 @@
+package suites_test
+
+import (
+	"testing"
+
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/mockhost"
+	"github.com/agentapp/conformance/suites"
+)
+
+// TestEveryJudgedRequirementHasASpecAndAFault is the catalog's coverage
+// gate: a requirement of a level the harness claims to judge is covered only
+// when a spec carries its label and a non-hostile mockhost fault breaks it.
+func TestEveryJudgedRequirementHasASpecAndAFault(t *testing.T) {
+	cat := levels.Default()
+	cfg := suites.DefaultConfig()
+	specs, err := suites.Preview(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) == 0 {
+		t.Fatal("no spec declared")
+	}
+	specFor := map[string]int{}
+	for _, s := range specs {
+		found := false
+		for _, l := range s.Labels {
+			if _, ok := cat.Requirement(l); ok {
+				specFor[l]++
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("spec %q carries no requirement label", s.Name)
+		}
+	}
+	faultFor := map[string]int{}
+	for _, f := range mockhost.Faults() {
+		if len(f.Breaks) == 0 {
+			t.Errorf("fault %s breaks no requirement", f.Name)
+		}
+		for _, id := range f.Breaks {
+			if _, ok := cat.Requirement(id); !ok {
+				t.Errorf("fault %s names unknown requirement %s", f.Name, id)
+			}
+			if !f.Hostile {
+				faultFor[id]++
+			}
+		}
+	}
+	for _, r := range cat.ForLevels(cat.JudgedLevels()) {
+		if specFor[r.ID] == 0 {
+			t.Errorf("requirement %s (%s) has no spec", r.ID, r.Title)
+		}
+		if faultFor[r.ID] == 0 {
+			t.Errorf("requirement %s (%s) has no mockhost fault that breaks it", r.ID, r.Title)
+		}
+	}
+	for _, id := range cat.JudgedLevels() {
+		if len(cat.ForLevels([]string{id})) == 0 {
+			t.Errorf("judged level %s has no requirement", id)
+		}
+	}
+}

@@ -1,0 +1,94 @@
+package suites
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
+)
+
+// scratch makes a fresh folder below the run's work folder, removed when the
+// spec ends.
+func (tc *TestContext) scratch() string {
+	ginkgo.GinkgoHelper()
+	dir, err := os.MkdirTemp(tc.Config.WorkDir, "spec-")
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("making a scratch folder: %v", err))
+	}
+	tc.resources.TrackDir(dir)
+	return dir
+}
+
+// Fixture copies fixture package name into a fresh folder and returns the
+// package folder (named like the fixture).
+func (tc *TestContext) Fixture(name string) string {
+	ginkgo.GinkgoHelper()
+	dir, err := platformconformance.Materialize(name, tc.scratch())
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("materializing fixture %s: %v", name, err))
+	}
+	return dir
+}
+
+// FixtureAs copies fixture name into a fresh folder named folder.
+func (tc *TestContext) FixtureAs(name, folder string) string {
+	ginkgo.GinkgoHelper()
+	dir := tc.Fixture(name)
+	renamed := filepath.Join(filepath.Dir(dir), folder)
+	if err := os.Rename(dir, renamed); err != nil {
+		ginkgo.Fail(fmt.Sprintf("renaming fixture %s: %v", name, err))
+	}
+	return renamed
+}
+
+// ReleaseOf returns the release object a registry would publish for the
+// package in dir, with hashes computed by the harness's own implementation
+// of the standard's algorithm.
+func (tc *TestContext) ReleaseOf(dir string) *protocol.Release {
+	ginkgo.GinkgoHelper()
+	ph, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("harness could not hash %s: %v", dir, err))
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "APP.md"))
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("harness could not read APP.md of %s: %v", dir, err))
+	}
+	return &protocol.Release{
+		AppID:        filepath.Base(dir),
+		PackageHash:  ph,
+		ManifestHash: agentpkg.HashManifest(md),
+	}
+}
+
+// WriteFile writes a file into a package (making folders), failing the spec
+// on error.
+func WriteFile(dir, rel string, data []byte) {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		ginkgo.Fail(fmt.Sprintf("making folder for %s: %v", rel, err))
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		ginkgo.Fail(fmt.Sprintf("writing %s: %v", rel, err))
+	}
+}
+
+// AppendFile appends bytes to a file of a package.
+func AppendFile(dir, rel string, data []byte) {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("opening %s: %v", rel, err))
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		ginkgo.Fail(fmt.Sprintf("appending to %s: %v", rel, err))
+	}
+}

@@ -1,0 +1,115 @@
+package suites
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/go-cmp/cmp"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+)
+
+// provenanceSections are the projection members whose every element is a
+// projected object (spec 000, Projection contract).
+var provenanceSections = []string{
+	"entries", "services", "workflows", "knowledgeTemplates", "toolRequirements", "artifactTypes",
+	"evals", "events", "secrets", "overlayTemplates", "permissions",
+}
+
+// describeProjection checks the projection contract (spec 000, Projection
+// contract; Goals 6; spec 002 checklist "Projection is stable").
+func describeProjection(tc *TestContext) {
+	Describe("Installable: projection", func() {
+		It("is byte-stable for the same package, across calls and across copies in other folders", tc.Req("PROJ-DETERMINISTIC"), func() {
+			a := tc.Fixture("full-app")
+			b := tc.Fixture("full-app")
+			first := tc.Project(a)
+			expectSameBytes("a second projection of the same folder", first, tc.Project(a))
+			expectSameBytes("the projection of a copy in another folder", first, tc.Project(b))
+		})
+
+		DescribeTable("puts provenance on every projected object",
+			func(fixture string) {
+				dir := tc.Fixture(fixture)
+				pkg := tc.Oracle(dir)
+				want := map[string]any{
+					"appName":         pkg.Manifest["name"],
+					"appVersion":      pkg.Manifest["version"],
+					"packageHash":     pkg.PackageHash,
+					"manifestHash":    pkg.ManifestHash,
+					"standard":        agentpkg.Standard,
+					"standardVersion": agentpkg.StandardVersion,
+				}
+				proj := DecodeObject("projection", tc.Project(dir))
+				expectProvenance("projection", proj["provenance"], want)
+				expectProvenance("app summary", mapOf(proj["app"])["provenance"], want)
+				for _, s := range provenanceSections {
+					for i, o := range Objects(proj, s) {
+						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, Str(o, "key")), o["provenance"], want)
+					}
+				}
+			},
+			Entry("a full app", tc.Req("PROJ-PROVENANCE"), "full-app"),
+			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE"), "layered-only-app"),
+		)
+
+		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS"), func() {
+			tc.Configure(tc.WithSecret())
+			for _, f := range []string{"full-app", "secret-required-app"} {
+				raw := tc.Project(tc.Fixture(f))
+				for _, c := range tc.Config.Canaries.All() {
+					Expect(string(raw)).NotTo(ContainSubstring(c), "the projection of %s leaks a secret value the host holds", f)
+				}
+			}
+		})
+
+		It("includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions", tc.Req("PROJ-CONTENTS"), func() {
+			proj := DecodeObject("projection", tc.Project(tc.Fixture("full-app")))
+			for _, k := range []string{"app", "capabilityRequirements", "entries", "ui", "storage", "services",
+				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"} {
+				Expect(proj).To(HaveKey(k), "projection section %s", k)
+				Expect(proj[k]).NotTo(BeEmpty(), "projection section %s is empty though the manifest declares it", k)
+			}
+		})
+	})
+}
+
+func expectSameBytes(what string, want, got []byte) {
+	GinkgoHelper()
+	if bytes.Equal(want, got) {
+		return
+	}
+	var a, b any
+	diff := ""
+	if json.Unmarshal(want, &a) == nil && json.Unmarshal(got, &b) == nil {
+		diff = cmp.Diff(a, b)
+	}
+	if diff == "" {
+		diff = "(same values, different bytes)"
+	}
+	Fail(fmt.Sprintf("%s differs from the first projection (-first +now):\n%s", what, truncate(diff, 4000)))
+}
+
+func expectProvenance(where string, got any, want map[string]any) {
+	GinkgoHelper()
+	p, ok := got.(map[string]any)
+	Expect(ok).To(BeTrue(), "%s carries no provenance object", where)
+	for k, v := range want {
+		Expect(p).To(HaveKeyWithValue(k, v), "%s provenance.%s", where, k)
+	}
+}
+
+func mapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + fmt.Sprintf("\n… (%d more bytes)", len(s)-n)
+}

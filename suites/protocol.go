@@ -1,0 +1,59 @@
+package suites
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// describeProtocol checks the control protocol every other spec stands on
+// (docs/host-control-protocol.md).
+func describeProtocol(tc *TestContext) {
+	Describe("Control protocol", func() {
+		It("conformance/hello names the host, its kind, protocol version 1 and its capability profile", tc.Req("PROTO-HELLO"), func() {
+			Expect(tc.Host().HelloErr()).NotTo(HaveOccurred(), "the hello answer must match its schema")
+			h := tc.Host().Hello()
+			Expect(h.ProtocolVersion).To(Equal(protocol.Version), "protocol version")
+			Expect(protocol.HostKinds).To(ContainElement(h.Host.Kind), "host kind")
+			Expect(h.Host.Name).NotTo(BeEmpty(), "host name")
+			Expect(h.Host.Version).NotTo(BeEmpty(), "host version")
+			Expect(h.Capabilities).NotTo(BeEmpty(), "capability profile")
+		})
+
+		It("host/reset leaves a fresh host with no installed app", tc.Req("PROTO-RESET"), func() {
+			dir := tc.Fixture("minimal-app")
+			tc.Install(dir, tc.ReleaseOf(dir))
+			Expect(tc.List().Apps).NotTo(BeEmpty(), "app/list after an install")
+			tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
+			l := tc.List()
+			Expect(l.Apps).To(BeEmpty(), "installed apps after host/reset")
+			Expect(l.Retained).To(BeEmpty(), "retained data after host/reset")
+		})
+
+		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
+			err := tc.Call("conformance/no-such-method", struct{}{}, &json.RawMessage{})
+			code, isHostErr := HostErrorCode("conformance/no-such-method", err)
+			Expect(isHostErr).To(BeTrue(), "an unknown method must be answered with an error, not a result")
+			Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound))
+		})
+
+		It("answers a reserved, not yet implemented method with -32601", tc.Req("PROTO-ERRORS"), func() {
+			for _, m := range []string{"app/launch", "app/rollback"} {
+				err := tc.Call(m, struct{}{}, &json.RawMessage{})
+				code, isHostErr := HostErrorCode(m, err)
+				Expect(isHostErr).To(BeTrue(), "%s must be answered with an error until the host implements it", m)
+				Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound), m)
+			}
+		})
+
+		It("answers missing params with -32602", tc.Req("PROTO-ERRORS"), func() {
+			err := tc.Call(protocol.MethodVerify, map[string]any{}, &json.RawMessage{})
+			code, isHostErr := HostErrorCode(protocol.MethodVerify, err)
+			Expect(isHostErr).To(BeTrue(), "package/verify without a path must be answered with an error")
+			Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams))
+		})
+	})
+}

@@ -1,0 +1,271 @@
+package suites
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+	"github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// SpecOutcome is one spec's result.
+type SpecOutcome struct {
+	Name         string
+	Requirements []string
+	Outcome      string // passed | failed | skipped
+	Failure      string
+	Location     string
+	Duration     time.Duration
+	Exchanges    [2]int
+	// Readings are the readings the host took where the texts leave a choice.
+	Readings []string
+}
+
+// RequirementSettled is emitted once all of a requirement's specs ran.
+type RequirementSettled struct {
+	ID      string
+	Outcome string
+	Failure string
+}
+
+// Result is what a run observed.
+type Result struct {
+	Specs    []SpecOutcome
+	Hello    protocol.HelloResult
+	HelloErr error
+	// Connected is false when the host could never be reached.
+	Connected bool
+}
+
+// SpecInfo describes a declared spec (from a dry run).
+type SpecInfo struct {
+	Name   string
+	Labels []string
+}
+
+type failRecorder struct{ failed bool }
+
+func (f *failRecorder) Fail() { f.failed = true }
+
+// LabelFilterFor returns the Ginkgo label filter selecting the specs of the
+// given levels, ANDed with an extra filter.
+func LabelFilterFor(levelIDs []string, extra string) string {
+	f := "(" + strings.Join(levelIDs, " || ") + ")"
+	if strings.TrimSpace(extra) != "" {
+		f += " && (" + extra + ")"
+	}
+	return f
+}
+
+// Run runs the suites once against the configured host. Ginkgo allows one
+// RunSpecs per process, so Run may be called once per process.
+func Run(cfg Config) (*Result, error) {
+	if cfg.Connector == nil {
+		return nil, errors.New("suites: no host connector configured")
+	}
+	if cfg.Catalog == nil {
+		return nil, errors.New("suites: no catalog configured")
+	}
+	if len(cfg.Levels) == 0 {
+		return nil, errors.New("suites: no level requested")
+	}
+	filter := LabelFilterFor(cfg.Levels, cfg.LabelFilter)
+	if _, err := types.ParseLabelFilter(filter); err != nil {
+		return nil, fmt.Errorf("label filter %q: %w", filter, err)
+	}
+
+	tc := newTestContext(cfg)
+	res := &Result{}
+	col := newCollector(tc, res)
+	tc.declare()
+	col.init()
+	ginkgo.ReportAfterEach(col.afterEach)
+	defer tc.close()
+
+	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
+	suiteCfg.RandomSeed = 1
+	suiteCfg.RandomizeAllSpecs = false
+	suiteCfg.LabelFilter = filter
+	suiteCfg.FocusStrings = cfg.Focus
+	suiteCfg.Timeout = time.Hour
+	suiteCfg.GracePeriod = 5 * time.Second
+	repCfg.NoColor = true
+	repCfg.Succinct = true
+
+	var log io.Writer = io.Discard
+	if cfg.Log != nil {
+		log = cfg.Log
+	}
+	// Suite setup: Ginkgo writes its console report to formatter's writer
+	// and Gomega reports through Ginkgo's Fail.
+	formatter.ColorableStdOut = log
+	gomega.RegisterFailHandler(ginkgo.Fail)
+
+	ginkgo.RunSpecs(&failRecorder{}, "Agent App host conformance", suiteCfg, repCfg)
+	col.finish()
+	return res, nil
+}
+
+// Preview declares the suites and returns every spec with its labels,
+// without running any (a Ginkgo dry run).
+func Preview(cfg Config) ([]SpecInfo, error) {
+	if cfg.Catalog == nil {
+		return nil, errors.New("suites: no catalog configured")
+	}
+	tc := newTestContext(cfg)
+	tc.declare()
+	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
+	suiteCfg.RandomSeed = 1
+	repCfg.NoColor = true
+	formatter.ColorableStdOut = io.Discard
+	rep := ginkgo.PreviewSpecs("Agent App host conformance", suiteCfg, repCfg)
+	var out []SpecInfo
+	for _, s := range rep.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		out = append(out, SpecInfo{Name: s.FullText(), Labels: s.Labels()})
+	}
+	return out, nil
+}
+
+// collector turns Ginkgo spec reports into outcomes and progress events.
+type collector struct {
+	mu        sync.Mutex
+	tc        *TestContext
+	res       *Result
+	remaining map[string]int
+	worst     map[string]SpecOutcome
+	settled   map[string]bool
+	wanted    map[string]bool
+	seqStart  int
+}
+
+func newCollector(tc *TestContext, res *Result) *collector {
+	return &collector{tc: tc, res: res, remaining: map[string]int{}, worst: map[string]SpecOutcome{},
+		settled: map[string]bool{}, wanted: map[string]bool{}}
+}
+
+// init records, after the tree is declared, how many specs each requested
+// requirement has.
+func (c *collector) init() {
+	for _, r := range c.tc.Catalog.ForLevels(c.tc.Config.Levels) {
+		c.wanted[r.ID] = true
+		c.remaining[r.ID] = c.tc.plan.count(r.ID)
+	}
+}
+
+func (c *collector) requirementIDs(labels []string) []string {
+	var ids []string
+	for _, l := range labels {
+		if _, ok := c.tc.Catalog.Requirement(l); ok {
+			ids = append(ids, l)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (c *collector) afterEach(r types.SpecReport) {
+	if r.LeafNodeType != types.NodeTypeIt {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ids := c.requirementIDs(r.Labels())
+	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
+	switch {
+	case r.State.Is(types.SpecStatePassed):
+		o.Outcome = "passed"
+	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+		o.Outcome = "skipped"
+		o.Failure = r.FailureMessage()
+		if o.Failure == "" {
+			o.Failure = "not selected by the label filter"
+		}
+	default:
+		o.Outcome = "failed"
+		o.Failure = strings.TrimSpace(r.FailureMessage())
+		if o.Failure == "" {
+			o.Failure = r.State.String()
+		}
+		o.Location = r.FailureLocation().String()
+	}
+	for _, e := range r.ReportEntries {
+		if e.Name == "reading" {
+			o.Readings = append(o.Readings, e.Value.String())
+		}
+	}
+	if t := c.tc.Config.Transcript; t != nil {
+		end := t.Seq()
+		o.Exchanges = [2]int{c.seqStart + 1, end}
+		c.seqStart = end
+	}
+	c.res.Specs = append(c.res.Specs, o)
+	if c.tc.client != nil && !c.res.Connected {
+		c.res.Connected = true
+		c.res.Hello = c.tc.client.Hello()
+		c.res.HelloErr = c.tc.client.HelloErr()
+	}
+	for _, id := range ids {
+		if !c.wanted[id] || c.settled[id] {
+			continue
+		}
+		if w, ok := c.worst[id]; !ok || rank(o.Outcome) > rank(w.Outcome) {
+			c.worst[id] = o
+		}
+		c.remaining[id]--
+		if c.remaining[id] <= 0 {
+			c.settle(id)
+		}
+	}
+}
+
+func (c *collector) settle(id string) {
+	c.settled[id] = true
+	if c.tc.Config.Progress == nil {
+		return
+	}
+	w := c.worst[id]
+	c.tc.Config.Progress(RequirementSettled{ID: id, Outcome: w.Outcome, Failure: w.Failure})
+}
+
+// finish settles requirements whose specs did not all report (filtered out).
+func (c *collector) finish() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []string
+	for id := range c.wanted {
+		if !c.settled[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, ok := c.worst[id]; !ok {
+			c.worst[id] = SpecOutcome{Outcome: "not-run", Failure: "no spec ran"}
+		}
+		c.settle(id)
+	}
+}
+
+func rank(outcome string) int {
+	switch outcome {
+	case "failed":
+		return 3
+	case "skipped":
+		return 2
+	case "not-run":
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,93 @@
+package suites
+
+import (
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// describeVerification checks package verification (spec 000, Package
+// signing and revocation; Runtime contract 2; spec 002, Verification).
+func describeVerification(tc *TestContext) {
+	Describe("Installable: verification", func() {
+		It("fails a package whose files changed after hashing", tc.Req("VERIFY-PACKAGE-HASH"), func() {
+			dir := tc.Fixture("full-app")
+			rel := tc.ReleaseOf(dir)
+			Expect(tc.Verify(dir, rel).OK).To(BeTrue(), "the untouched package must verify against its own release")
+			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			refused, said := tc.VerifyRefuses(dir, rel)
+			Expect(refused).To(BeTrue(), "a package changed after hashing verified: %s", said)
+		})
+
+		It("fails a package whose APP.md does not match the expected manifestHash", tc.Req("VERIFY-MANIFEST-HASH"), func() {
+			dir := tc.Fixture("minimal-app")
+			rel := tc.ReleaseOf(dir)
+			Expect(tc.Verify(dir, rel).OK).To(BeTrue(), "the untouched package must verify against its own release")
+			rel.ManifestHash = agentpkg.HashManifest([]byte("another APP.md"))
+			rel.PackageHash = ""
+			refused, said := tc.VerifyRefuses(dir, rel)
+			Expect(refused).To(BeTrue(), "a wrong manifestHash verified: %s", said)
+		})
+
+		DescribeTable("computes packageHash and manifestHash as the standard's tooling does",
+			func(fixture string, derive func(dir string)) {
+				dir := tc.Fixture(fixture)
+				if derive != nil {
+					derive(dir)
+				}
+				want := tc.ReleaseOf(dir)
+				got := tc.Verify(dir, nil)
+				Expect(got.PackageHash).To(Equal(want.PackageHash), "packageHash of %s", fixture)
+				Expect(got.ManifestHash).To(Equal(want.ManifestHash), "manifestHash of %s", fixture)
+			},
+			Entry("a minimal app", tc.Req("VERIFY-HASH-ALGORITHM"), "minimal-app", nil),
+			Entry("a full app", tc.Req("VERIFY-HASH-ALGORITHM"), "full-app", nil),
+			Entry("names whose per-folder order differs from full-path and UTF-8 order, with .git and node_modules",
+				tc.Req("VERIFY-HASH-ALGORITHM"), "hash-tricky-names", func(dir string) {
+					WriteFile(dir, ".git/HEAD", []byte("ref: refs/heads/main\n"))
+					WriteFile(dir, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
+				}),
+		)
+
+		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
+			dir := tc.Fixture("signature-mismatch")
+			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
+			Expect(refused).To(BeTrue(), "a signature file disagreeing with APP.md verified: %s", said)
+			good := tc.Fixture("full-app")
+			Expect(tc.Verify(good, tc.ReleaseOf(good)).OK).To(BeTrue(), "a package with a matching signature file must verify")
+		})
+
+		It("fails a package whose capability version ranges the host does not satisfy, naming the capability", tc.Req("VERIFY-COMPATIBILITY"), func() {
+			dir := tc.Fixture("incompatible-capability")
+			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
+			Expect(refused).To(BeTrue(), "lime.agent >=9.0.0 verified on a host offering an older lime.agent: %s", said)
+			Expect(said).To(ContainSubstring("lime.agent"), "the refusal must name the capability")
+		})
+	})
+}
+
+// tamperTarget picks a file other than APP.md to change after hashing, so
+// that only the package hash can catch it.
+func tamperTarget(tc *TestContext, dir string) string {
+	GinkgoHelper()
+	_, files, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range files {
+		if f.Path != "APP.md" && filepath.Ext(f.Path) != "" {
+			return f.Path
+		}
+	}
+	Fail("fixture has no file besides APP.md to tamper with")
+	return ""
+}
+
+// refusedRelease is a helper for specs that need a release that cannot match.
+func refusedRelease(rel *protocol.Release) *protocol.Release {
+	r := *rel
+	r.PackageHash = agentpkg.HashManifest([]byte("not this package"))
+	return &r
+}
