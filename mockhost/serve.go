@@ -138,6 +138,9 @@ func (stdio) Close() error { return os.Stdin.Close() }
 // ServeStdio serves one session on stdin/stdout (`conformance mockhost
 // --stdio`). Under crash-mid-uninstall the process exits with status 3.
 func ServeStdio(faults FaultSet) error {
+	// A harness that hangs up mid-answer (flood-on-project) must make the
+	// write fail, not kill the process before the temp dir is removed.
+	signal.Ignore(syscall.SIGPIPE)
 	h := New(faults)
 	defer h.Close()
 	h.logw = os.Stderr

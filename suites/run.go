@@ -87,7 +87,6 @@ func Run(cfg Config) (*Result, error) {
 	res := &Result{}
 	col := newCollector(tc, res)
 	tc.declare()
-	col.init()
 	ginkgo.ReportAfterEach(col.afterEach)
 	defer tc.close()
 
@@ -148,6 +147,8 @@ type collector struct {
 	settled   map[string]bool
 	wanted    map[string]bool
 	seqStart  int
+
+	initialized bool
 }
 
 func newCollector(tc *TestContext, res *Result) *collector {
@@ -155,9 +156,11 @@ func newCollector(tc *TestContext, res *Result) *collector {
 		settled: map[string]bool{}, wanted: map[string]bool{}}
 }
 
-// init records, after the tree is declared, how many specs each requested
-// requirement has.
+// init records how many specs each requested requirement has. Containers
+// run their bodies when Ginkgo builds the tree inside RunSpecs, so the plan
+// is complete only once the first spec has run.
 func (c *collector) init() {
+	c.initialized = true
 	for _, r := range c.tc.Catalog.ForLevels(c.tc.Config.Levels) {
 		c.wanted[r.ID] = true
 		c.remaining[r.ID] = c.tc.plan.count(r.ID)
@@ -181,6 +184,9 @@ func (c *collector) afterEach(r types.SpecReport) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.initialized {
+		c.init()
+	}
 	ids := c.requirementIDs(r.Labels())
 	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
 	switch {
@@ -243,6 +249,9 @@ func (c *collector) settle(id string) {
 func (c *collector) finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.initialized {
+		c.init()
+	}
 	var ids []string
 	for id := range c.wanted {
 		if !c.settled[id] {

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
-	"github.com/agentapp/conformance/drivers/protocol"
 )
 
 // describeVerification checks package verification (spec 000, Package
@@ -83,11 +82,4 @@ func tamperTarget(tc *TestContext, dir string) string {
 	}
 	Fail("fixture has no file besides APP.md to tamper with")
 	return ""
-}
-
-// refusedRelease is a helper for specs that need a release that cannot match.
-func refusedRelease(rel *protocol.Release) *protocol.Release {
-	r := *rel
-	r.PackageHash = agentpkg.HashManifest([]byte("not this package"))
-	return &r
 }

@@ -2,25 +2,54 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentapp/conformance/reports"
 )
 
-// buildBinary builds the conformance command once per test binary run.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "conformance")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+// builtBinary is the conformance command built once for the tests that run
+// it as a child process (Ginkgo allows one suite run per process).
+var builtBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary.path != "" {
+		_ = os.RemoveAll(filepath.Dir(builtBinary.path))
 	}
-	return bin
+	os.Exit(code)
+}
+
+// buildBinary builds the conformance command once per test binary run.
+func buildBinary(t testing.TB) string {
+	t.Helper()
+	builtBinary.once.Do(func() {
+		dir, err := os.MkdirTemp("", "conformance-bin-")
+		if err != nil {
+			builtBinary.err = err
+			return
+		}
+		bin := filepath.Join(dir, "conformance")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			builtBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		builtBinary.path = bin
+	})
+	if builtBinary.err != nil {
+		t.Fatal(builtBinary.err)
+	}
+	return builtBinary.path
 }
 
 // processesRunning lists the pids of processes whose executable is bin.

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// runBinary runs the built harness with args and returns its exit code.
+func runBinary(t testing.TB, bin string, args ...string) int {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return 0
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode()
+	}
+	t.Fatalf("%v: %v\n%s", args, err, out)
+	return -1
+}
+
+// withoutTimes drops every member that legitimately differs between two runs:
+// times and durations.
+func withoutTimes(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			switch k {
+			case "startedAt", "finishedAt", "durationMs":
+				continue
+			}
+			out[k] = withoutTimes(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutTimes(e)
+		}
+		return out
+	}
+	return v
+}
+
+func loadPredicate(t *testing.T, dir string) any {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.statement.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Predicate any `json:"predicate"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	return st.Predicate
+}
+
+// TestTwoRunsGivePredicatesThatDifferOnlyInTimes runs the harness twice
+// against the embedded mockhost: the signed predicate must be the same but
+// for times and durations, and report.json must pass every judged level.
+func TestTwoRunsGivePredicatesThatDifferOnlyInTimes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the harness binary")
+	}
+	bin := buildBinary(t)
+	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	for _, out := range []string{a, b} {
+		if code := runBinary(t, bin, "run", "--quiet", "--out", out); code != exitOK {
+			t.Fatalf("run into %s: exit %d", out, code)
+		}
+	}
+	if d := cmp.Diff(withoutTimes(loadPredicate(t, a)), withoutTimes(loadPredicate(t, b))); d != "" {
+		t.Fatalf("predicates differ beyond times and durations (-a +b):\n%s", d)
+	}
+	rep, err := reports.Load(filepath.Join(a, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.LevelsPassed) != 3 {
+		t.Errorf("levels passed = %v, want catalog, installable, desktop-p0", rep.LevelsPassed)
+	}
+}
+
+// BenchmarkDesktopP0Run is the wall time of a whole Desktop P0 run against
+// the embedded mockhost, as a user runs it (a child process each time).
+func BenchmarkDesktopP0Run(b *testing.B) {
+	bin := buildBinary(b)
+	out := b.TempDir()
+	for b.Loop() {
+		if code := runBinary(b, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out); code != exitOK {
+			b.Fatalf("exit %d", code)
+		}
+	}
+}
+
+// TestProgressLinesAgreeWithTheReport checks the line printed as each
+// requirement settles against report.json, under a fault that fails only
+// the second of a table's specs.
+func TestProgressLinesAgreeWithTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the harness binary")
+	}
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "r")
+	stdout, err := exec.Command(bin, "run", "--fault", "exec-worker-on-project", "--out", out).Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
+		t.Fatalf("want exit %d, got %v", exitFailed, err)
+	}
+	rep, err := reports.Load(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	printed := map[string]string{}
+	for _, line := range strings.Split(string(stdout), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && (f[0] == "PASSED" || f[0] == "FAILED" || f[0] == "WARN" || f[0] == "SKIPPED" || f[0] == "NOT-RUN") {
+			printed[f[1]] = f[0]
+		}
+	}
+	for _, r := range rep.Requirements {
+		want := strings.ToUpper(r.Outcome)
+		if r.Outcome == reports.Failed && r.Strength == "should" {
+			want = "WARN"
+		}
+		if printed[r.ID] != want {
+			t.Errorf("%s: printed %q, report says %s", r.ID, printed[r.ID], r.Outcome)
+		}
+	}
+	if printed["P0-NO-APP-CODE"] != "FAILED" {
+		t.Errorf("P0-NO-APP-CODE printed %q under exec-worker-on-project", printed["P0-NO-APP-CODE"])
+	}
+}
