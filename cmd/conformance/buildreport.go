@@ -100,8 +100,16 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		FixtureSet:   set,
 		Readings:     readings,
 	}
-	if !in.result.Connected {
-		rep.Host.Name = "unreachable"
+	// A host that could not be reached, or whose hello named nothing, still
+	// gets a report: its subject must name something.
+	if rep.Host.Name == "" {
+		rep.Host.Name = "unnamed-host"
+		if !in.result.Connected {
+			rep.Host.Name = "unreachable-host"
+		}
+	}
+	if rep.Host.Version == "" {
+		rep.Host.Version = "unknown"
 	}
 	return rep, nil
 }

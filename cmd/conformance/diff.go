@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 
@@ -22,12 +21,9 @@ func cmdDiff(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "usage: conformance diff [--json] OLD NEW   (each report.json, report.intoto.json or report.statement.json)")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
 	}
 	if len(pos) != 2 {
 		fmt.Fprintf(c.stderr, "conformance diff: want OLD and NEW, got %d argument(s)\n", len(pos))
@@ -35,6 +31,7 @@ func cmdDiff(c *cli, args []string) int {
 	}
 	var in [2]*reports.DiffInput
 	for i, p := range pos {
+		var err error
 		if in[i], err = reports.LoadForDiff(p); err != nil {
 			fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
 			return exitHarness

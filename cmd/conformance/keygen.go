@@ -17,15 +17,13 @@ func cmdKeygen(c *cli, args []string) int {
 	out := fs.String("out", "", "folder to write conformance.key and conformance.pub into (required)")
 	alg := fs.String("algorithm", reports.Ed25519, "key algorithm: "+reports.Ed25519+" or "+reports.ECDSAP256)
 	force := fs.Bool("force", false, "replace existing key files")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
 	}
 	switch {
-	case fs.NArg() > 0:
-		fmt.Fprintf(c.stderr, "conformance keygen: unexpected argument %q\n", fs.Arg(0))
+	case len(pos) > 0:
+		fmt.Fprintf(c.stderr, "conformance keygen: unexpected argument %q\n", pos[0])
 		return exitUsage
 	case *out == "":
 		fmt.Fprintln(c.stderr, "conformance keygen: --out DIR is required")
@@ -46,25 +44,4 @@ func cmdKeygen(c *cli, args []string) int {
 	fmt.Fprintf(c.stdout, "public key:  %s (give this to registries)\n", kf.Public)
 	fmt.Fprintf(c.stdout, "key id:      %s\n", kf.KeyID)
 	return exitOK
-}
-
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments (`verify --key K ENV --require-level L`); the flag
-// package alone stops at the first positional argument.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		rest := fs.Args()
-		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -46,11 +45,8 @@ func cmdLevels(c *cli, args []string) int {
 	fs.SetOutput(c.stderr)
 	only := multiFlag{}
 	fs.Var(&only, "level", "print only the requirements of this level (repeatable)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
 	}
 	cat := levels.Default()
 	ids := cat.LevelIDs()

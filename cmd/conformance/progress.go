@@ -57,7 +57,11 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict, l.Passed, l.Failed, l.Warnings, l.Skipped, l.NotRun)
 	}
 	_ = tw.Flush()
-	fmt.Fprintf(w, "\nhost: %s %s (%s, %s)\n", rep.Host.Name, rep.Host.Version, rep.Host.Kind, rep.Host.Transport)
+	how := rep.Host.Transport
+	if rep.Host.Kind != "" {
+		how = rep.Host.Kind + ", " + how
+	}
+	fmt.Fprintf(w, "\nhost: %s %s (%s)\n", rep.Host.Name, rep.Host.Version, how)
 	if written.Signed {
 		fmt.Fprintf(w, "report: %s (signed, key %s)\n", out, written.KeyID)
 	} else {

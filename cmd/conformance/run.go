@@ -32,12 +32,6 @@ type runOptions struct {
 	quiet        bool
 }
 
-// multiFlag is a repeatable string flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	o := &runOptions{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
@@ -53,11 +47,12 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact whose SHA-256 becomes a report subject")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault (repeatable; see `conformance mockhost --list-faults`)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
 		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if len(pos) > 0 {
+		return nil, fmt.Errorf("unexpected argument %q", pos[0])
 	}
 	if o.hostCmd != "" && o.hostAddr != "" {
 		return nil, errors.New("--host-cmd and --host-addr exclude each other")

@@ -43,11 +43,8 @@ func cmdSelftest(c *cli, args []string) int {
 	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
 	keep := fs.String("keep", "", "keep the children's reports in this folder")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if _, code := parseArgs(fs, args); code >= 0 {
+		return code
 	}
 	if *transport != "stdio" && *transport != "in-process" {
 		fmt.Fprintf(c.stderr, "conformance selftest: --transport must be stdio or in-process, not %q\n", *transport)

@@ -19,17 +19,15 @@ import (
 // packageArg parses flags and the single package folder argument. A code
 // >= 0 means stop with that exit code.
 func packageArg(c *cli, cmd string, fs *flag.FlagSet, args []string) (string, int) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", exitOK
-		}
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return "", code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(c.stderr, "conformance %s: want exactly one package folder, got %d arguments\n", cmd, len(pos))
 		return "", exitUsage
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(c.stderr, "conformance %s: want exactly one package folder, got %d arguments\n", cmd, fs.NArg())
-		return "", exitUsage
-	}
-	dir := fs.Arg(0)
+	dir := pos[0]
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		fmt.Fprintf(c.stderr, "conformance %s: %s is not a package folder\n", cmd, dir)
 		return "", exitUsage

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -42,12 +41,9 @@ func cmdVerify(c *cli, args []string) int {
 		fmt.Fprintln(c.stderr, "usage: conformance verify --key PUB ENVELOPE [--require-level L]... [--host NAME@VERSION] [--artifact FILE]")
 		fs.PrintDefaults()
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code := parseArgs(fs, args)
+	if code >= 0 {
+		return code
 	}
 	usageErr := func(format string, a ...any) int {
 		fmt.Fprintf(c.stderr, "conformance verify: "+format+"\n", a...)
@@ -68,6 +64,7 @@ func cmdVerify(c *cli, args []string) int {
 		opts.Keys = append(opts.Keys, k)
 	}
 	if *artifact != "" {
+		var err error
 		if opts.ArtifactSHA256, err = reports.FileSHA256(*artifact); err != nil {
 			return usageErr("--artifact: %v", err)
 		}
