@@ -142,7 +142,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 	if h.faults.Has("unknown-method-null") {
 		return nil, nil, false
 	}
-	if slices.Contains(protocol.ReservedMethods, req.Method) {
+	if slices.Contains(protocol.ReservedMethods(), req.Method) {
 		return nil, rpcError(protocol.CodeMethodNotFound,
 			fmt.Sprintf("method %s is reserved for a later protocol version and not implemented", req.Method), nil), false
 	}

@@ -39,7 +39,7 @@ func TestHelloShape(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	x := start(t)
-	for _, m := range append([]string{"no/such-method"}, protocol.ReservedMethods...) {
+	for _, m := range append([]string{"no/such-method"}, protocol.ReservedMethods()...) {
 		if err := x.call(m, nil, nil); code(err) != protocol.CodeMethodNotFound {
 			t.Errorf("%s: err = %v, want -32601", m, err)
 		}

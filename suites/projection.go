@@ -14,9 +14,11 @@ import (
 
 // provenanceSections are the projection members whose every element is a
 // projected object (spec 000, Projection contract).
-var provenanceSections = []string{
-	"entries", "services", "workflows", "knowledgeTemplates", "toolRequirements", "artifactTypes",
-	"evals", "events", "secrets", "overlayTemplates", "permissions",
+func provenanceSections() []string {
+	return []string{
+		"entries", "services", "workflows", "knowledgeTemplates", "toolRequirements", "artifactTypes",
+		"evals", "events", "secrets", "overlayTemplates", "permissions",
+	}
 }
 
 // describeProjection checks the projection contract (spec 000, Projection
@@ -46,7 +48,7 @@ func describeProjection(tc *TestContext) {
 				proj := DecodeObject("projection", tc.Project(dir))
 				expectProvenance("projection", proj["provenance"], want)
 				expectProvenance("app summary", mapOf(proj["app"])["provenance"], want)
-				for _, s := range provenanceSections {
+				for _, s := range provenanceSections() {
 					for i, o := range Objects(proj, s) {
 						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, Str(o, "key")), o["provenance"], want)
 					}

@@ -9,10 +9,12 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
-// notReady are the statuses that keep launch blocked (spec 000 Readiness
+// notReady lists the statuses that keep launch blocked (spec 000 Readiness
 // self-check model: required -> needs-setup or blocked; `failed` is the
 // pre-0.5 spelling of blocked, see docs/decisions.md).
-var notReady = []string{protocol.StatusNeedsSetup, protocol.StatusBlocked, protocol.StatusFailed}
+func notReady() []string {
+	return []string{protocol.StatusNeedsSetup, protocol.StatusBlocked, protocol.StatusFailed}
+}
 
 // describeReadiness checks the readiness model (spec 000 Readiness and
 // Readiness self-check model; spec 002 Readiness state rules).
@@ -26,7 +28,7 @@ func describeReadiness(tc *TestContext) {
 
 		It("blocks launch when a required-tier check fails", tc.Req("READY-REQUIRED-TIER"), func() {
 			r, _ := tc.Readiness(tc.Fixture("readiness-required-fail"), "")
-			Expect(notReady).To(ContainElement(r.Status), "status with a failing required check")
+			Expect(notReady()).To(ContainElement(r.Status), "status with a failing required check")
 			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
 			tc.Reading("failing required readiness check", r.Status)
 		})
@@ -58,7 +60,7 @@ func describeReadiness(tc *TestContext) {
 		It("keeps an app whose required secret is not configured from ready, naming the secret", tc.Req("READY-SECRETS"), func() {
 			dir := tc.Fixture("secret-required-app")
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady).To(ContainElement(r.Status), "status without the required secret")
+			Expect(notReady()).To(ContainElement(r.Status), "status without the required secret")
 			Expect(string(raw)).To(ContainSubstring("provider_api_key"), "readiness must name the missing secret")
 			tc.Configure(tc.WithSecret())
 			r, _ = tc.Readiness(dir, "")
@@ -71,7 +73,7 @@ func describeReadiness(tc *TestContext) {
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status with every capability enabled")
 			tc.Configure(tc.withCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady).To(ContainElement(r.Status), "status with lime.ui disabled")
+			Expect(notReady()).To(ContainElement(r.Status), "status with lime.ui disabled")
 			Expect(string(raw)).To(ContainSubstring("lime.ui"), "readiness must name the missing capability")
 		})
 
@@ -79,7 +81,7 @@ func describeReadiness(tc *TestContext) {
 			dir := tc.Fixture("capability-app")
 			tc.Configure(tc.withCapabilityDisabled("lime.agent"))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(notReady).To(ContainElement(chat.Status), "entry chat needs lime.agent, which is disabled")
+			Expect(notReady()).To(ContainElement(chat.Status), "entry chat needs lime.agent, which is disabled")
 			Expect(string(raw)).To(ContainSubstring("lime.agent"), "entry readiness must name the missing capability")
 			page, _ := tc.Readiness(dir, "home_page")
 			Expect([]string{protocol.StatusReady, protocol.StatusReadyDegraded}).To(ContainElement(page.Status),

@@ -74,7 +74,7 @@ func cmdLevels(c *cli, args []string) int {
 	fmt.Fprintln(c.stdout, "\nREQUIREMENTS")
 	for _, r := range cat.ForLevels(ids) {
 		fmt.Fprintf(c.stdout, "\n%s [%s] %s\n", r.ID, r.Strength, r.Title)
-		fmt.Fprintf(c.stdout, "  levels: %s\n", strings.Join(cat.LevelLabels(r), " "))
+		fmt.Fprintf(c.stdout, "  levels: %s and every level above (cumulative)\n", strings.Join(r.Levels, ", "))
 		fmt.Fprintf(c.stdout, "  cites:  %s\n", r.Clause)
 		for _, s := range cov.specs[r.ID] {
 			fmt.Fprintf(c.stdout, "  spec:   %s\n", s)

@@ -50,13 +50,19 @@ func loadPackage(c *cli, cmd, dir string) (*agentpkg.Package, int) {
 	return p, -1
 }
 
+// printFindings prints one line per finding, naming the file and field
+// (findings of drivers/agentpkg already start with them).
 func printFindings(c *cli, fs []protocol.Finding) {
 	for _, f := range fs {
-		loc := f.File
-		if f.Field != "" {
-			loc += ": field " + f.Field
+		msg := f.Message
+		if f.File != "" && !strings.HasPrefix(msg, f.File) {
+			loc := f.File
+			if f.Field != "" {
+				loc += ": field " + f.Field
+			}
+			msg = loc + ": " + msg
 		}
-		fmt.Fprintf(c.stderr, "%s: %s: %s [%s]\n", f.Severity, loc, f.Message, f.Code)
+		fmt.Fprintf(c.stderr, "%s: %s [%s]\n", f.Severity, msg, f.Code)
 	}
 }
 

@@ -23,11 +23,13 @@ const (
 	MethodShutdownHint = "host/shutdown"
 )
 
-// Reserved names of later methods; a v1 host answers them with
-// CodeMethodNotFound until it implements them.
-var ReservedMethods = []string{
-	"app/launch", "app/invoke", "app/observe", "app/disable", "app/enable",
-	"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
+// ReservedMethods lists the names of later methods; a v1 host answers them
+// with CodeMethodNotFound until it implements them.
+func ReservedMethods() []string {
+	return []string{
+		"app/launch", "app/invoke", "app/observe", "app/disable", "app/enable",
+		"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
+	}
 }
 
 // Error codes. The JSON-RPC 2.0 codes keep their meaning; the -320xx range
@@ -53,8 +55,8 @@ type ErrorData struct {
 	Findings []Finding `json:"findings,omitempty"`
 }
 
-// Host kinds a hello may report.
-var HostKinds = []string{"electron", "tauri", "runtime-backed", "web", "reference"}
+// HostKinds lists the kinds a hello may report.
+func HostKinds() []string { return []string{"electron", "tauri", "runtime-backed", "web", "reference"} }
 
 // HelloParams opens a session.
 type HelloParams struct {
