@@ -131,6 +131,14 @@ func faultProbes() map[string]probe {
 			return x.verify(pkg(t, "tiny-app", map[string]string{"a.txt": "a\n", "a/b.txt": "b\n"}), nil).PackageHash
 		},
 		"ignore-signature-file": verifyProbe(map[string]string{"app.signature.yaml": "signature:\n  manifest:\n    hash: sha256:" + strings.Repeat("1", 64) + "\n"}, nil),
+		"ignore-host-version":   verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  lime:\n    appRuntime: \">=2.0.0\"\n"))}, nil),
+		"trust-self-declared-verified": func(t *testing.T, x *harness) string {
+			p, err := x.project(app(t, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return raw(p["publisher"])
+		},
 		"ignore-version-ranges": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: \">=2.0.0\"\n"))}, nil),
 		"allow-parent-refs":     verifyProbe(map[string]string{"APP.md": manifest(withDefaults("changelog: ../outside.md\n"))}, nil),
 		"follow-escaping-links": func(t *testing.T, x *harness) string {

@@ -130,6 +130,12 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		delete(q.Manifest, "displayName")
 		delete(q.Manifest, "publisher")
 	}
+	// fault: ignore-host-version — requires.lime (the app runtime range) is never read.
+	if req, ok := q.Manifest["requires"].(map[string]any); ok && h.faults.Has("ignore-host-version") {
+		req = maps.Clone(req)
+		delete(req, "lime")
+		q.Manifest["requires"] = req
+	}
 	// fault: hash-full-path-sort — packageHash is computed over files sorted by full path.
 	if h.faults.Has("hash-full-path-sort") {
 		sum, err := fullPathSortHash(q.Dir, q.Files)

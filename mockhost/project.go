@@ -55,7 +55,7 @@ func projectionFaults() []string {
 	return []string{
 		"projection-random-id", "projection-timestamp",
 		"projection-absolute-path", "provenance-missing-on-entry", "projection-embeds-secrets",
-		"projection-drops-permissions",
+		"projection-drops-permissions", "trust-self-declared-verified",
 	}
 }
 
@@ -104,6 +104,12 @@ func (h *Host) distortProjection(raw json.RawMessage, dir string) (json.RawMessa
 	if h.faults.Has("projection-embeds-secrets") {
 		cfg, _ := h.config()
 		embedSecrets(proj, cfg.Secrets)
+	}
+	// fault: trust-self-declared-verified — the manifest's own publisher.verified is shown as the registry's word.
+	if h.faults.Has("trust-self-declared-verified") {
+		if pub, ok := proj["publisher"].(map[string]any); ok {
+			pub["verified"] = true
+		}
 	}
 	// fault: projection-drops-permissions — permissions and policy prompts are left out.
 	if h.faults.Has("projection-drops-permissions") {

@@ -62,6 +62,14 @@ func describeCatalog(tc *TestContext) {
 			Expect(pub).To(HaveKeyWithValue("publisherId", wantPub["publisherId"]), "catalog card publisher.publisherId")
 		})
 
+		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED"), func() {
+			proj := DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher")))
+			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": mapOf(proj["app"])["publisher"]} {
+				Expect(mapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
+					"%s.verified is true though only the app declared it (no registry verified it)", where)
+			}
+		})
+
 		It("never projects legacy entry kinds home and scene of a 0.10.0 manifest as current kinds", tc.Req("CAT-LEGACY-KINDS"), func() {
 			dir := tc.Fixture("legacy-entry-kinds")
 			refused, said := tc.VerifyRefuses(dir, nil)

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
 )
 
 // describeVerification checks package verification (spec 000, Package
@@ -58,6 +59,21 @@ func describeVerification(tc *TestContext) {
 			Expect(refused).To(BeTrue(), "a signature file disagreeing with APP.md verified: %s", said)
 			good := tc.Fixture("full-app")
 			Expect(tc.Verify(good, tc.ReleaseOf(good)).OK).To(BeTrue(), "a package with a matching signature file must verify")
+		})
+
+		It("refuses or blocks an app whose requires.lime range the host's app runtime does not satisfy, naming it", tc.Req("VERIFY-HOST-VERSION"), func() {
+			dir := tc.Fixture("incompatible-host-version")
+			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
+			if refused {
+				Expect(said).To(ContainSubstring("appRuntime"), "the refusal must name requires.lime.appRuntime")
+				tc.Reading("incompatible host version", "refused at verification")
+				return
+			}
+			r, raw := tc.Readiness(dir, "")
+			Expect(r.Status).To(Equal(protocol.StatusBlocked),
+				"an app requiring appRuntime >=2.0.0 verified and is not blocked: %s", raw)
+			Expect(string(raw)).To(ContainSubstring("appRuntime"), "readiness must name requires.lime.appRuntime")
+			tc.Reading("incompatible host version", "verified, blocked in readiness")
 		})
 
 		It("fails a package whose capability version ranges the host does not satisfy, naming the capability", tc.Req("VERIFY-COMPATIBILITY"), func() {

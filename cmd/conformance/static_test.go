@@ -23,6 +23,7 @@ func invalidFixtures() map[string][2]string {
 		"malformed-yaml":               {"APP.md", "line 3"},
 		"signature-mismatch":           {"app.signature.yaml", "field signature.manifest.hash"},
 		"incompatible-capability":      {"APP.md", "field requires.capabilities.lime.agent"},
+		"incompatible-host-version":    {"APP.md", "field requires.lime.appRuntime"},
 	}
 }
 

@@ -24,6 +24,7 @@ const (
 	CodeManifestHashMismatch          = "manifest-hash-mismatch"
 	CodeSignatureManifestHashMismatch = "signature-manifest-hash-mismatch"
 	CodeIncompatibleCapability        = "incompatible-capability"
+	CodeIncompatibleHostVersion       = "incompatible-host-version"
 )
 
 // Codes lists every finding code this package emits.
@@ -34,6 +35,6 @@ func Codes() []string {
 		CodeUnsupportedManifestVersion, CodeLegacyEntryKind, CodePathEscapesPackage,
 		CodeSymlinkEscapesPackage, CodeDanglingSymlink, CodeSymlinkCycle, CodeSpecialFile,
 		CodeTooManyFiles, CodeFileTooLarge, CodePackageHashMismatch, CodeManifestHashMismatch,
-		CodeSignatureManifestHashMismatch, CodeIncompatibleCapability,
+		CodeSignatureManifestHashMismatch, CodeIncompatibleCapability, CodeIncompatibleHostVersion,
 	}
 }

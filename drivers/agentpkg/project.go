@@ -119,6 +119,12 @@ func (pj projector) build(prof Profile) map[string]any {
 			out[k] = pj.stamp(obj)
 		}
 	}
+	// publisher.verified is host-decided: written by the registry after
+	// verification, ignored if self-declared (spec 000, Identity and
+	// presentation). No registry vouches here, so it is never projected.
+	if pub, ok := out["publisher"].(map[string]any); ok {
+		delete(pub, "verified")
+	}
 	for _, k := range []string{"triggers", "skills"} {
 		if obj, ok := m[k].(map[string]any); ok {
 			out[k] = obj

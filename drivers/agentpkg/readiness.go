@@ -49,6 +49,7 @@ func Readiness(p *Package, env Env) protocol.ReadinessResult {
 	r := readiness{p: p, env: env}
 	common := r.lifecycle()
 	common = append(common, r.manifestErrors()...)
+	common = append(common, r.hostVersions()...)
 	secrets := r.secrets()
 	tiers := r.tiers()
 	shared := func(caps []rcheck) []rcheck {

@@ -95,6 +95,24 @@ func (r readiness) capabilities(reqs []CapabilityRequirement) []rcheck {
 	return out
 }
 
+// hostVersions checks requires.lime ranges (the host's app runtime version):
+// an incompatible host is blocked, since no setup action fixes it (spec 002,
+// Readiness state rules: blocked "is incompatible").
+func (r readiness) hostVersions() []rcheck {
+	var out []rcheck
+	for _, req := range RequiredHostVersions(r.p.Manifest) {
+		problem := hostVersionProblem(req, r.env.Capabilities)
+		if problem == "" {
+			continue
+		}
+		out = append(out, rcheck{effect: hard, check: protocol.ReadinessCheck{Severity: SeverityError,
+			Kind: "host_version", Key: req.Name, Required: true, Blocking: true, Code: CodeIncompatibleHostVersion,
+			Message: problem}, action: &protocol.SetupAction{Key: "host-version:" + req.Name, Kind: "external",
+			Target: req.Name, Title: "Use a host whose " + req.Name + " satisfies " + req.Range}})
+	}
+	return out
+}
+
 // secrets checks every required secret slot is configured.
 func (r readiness) secrets() []rcheck {
 	list, _ := r.p.Manifest["secrets"].([]any)

@@ -69,3 +69,48 @@ func capabilityProblem(req CapabilityRequirement, caps map[string]protocol.Capab
 	}
 	return "", false
 }
+
+// RequiredHostVersions lists requires.lime (host component -> version range,
+// e.g. appRuntime: ">=0.3.0 <1.0.0"), sorted by name (spec 000, Capability
+// SDK: "Apps must declare capability and version requirements before install").
+func RequiredHostVersions(manifest map[string]any) []CapabilityRequirement {
+	req, _ := manifest["requires"].(map[string]any)
+	lime, _ := req["lime"].(map[string]any)
+	out := make([]CapabilityRequirement, 0, len(lime))
+	for name, r := range lime {
+		s, _ := r.(string)
+		if r != nil && s == "" {
+			s = fmt.Sprint(r)
+		}
+		out = append(out, CapabilityRequirement{Name: name, Range: strings.TrimSpace(s)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// hostVersionProblem checks one requires.lime range against the host: the
+// profile entry "lime.<name>" when the host reports one, else (for
+// appRuntime) the standard version the host implements.
+func hostVersionProblem(req CapabilityRequirement, caps map[string]protocol.Capability) string {
+	if anyVersion(req.Range) {
+		return ""
+	}
+	version := ""
+	if c, ok := caps["lime."+req.Name]; ok {
+		version = c.Version
+	} else if req.Name == "appRuntime" {
+		version = StandardVersion
+	}
+	if version == "" {
+		return "" // a component the host does not version: nothing to compare
+	}
+	con, err := semver.NewConstraint(req.Range)
+	if err != nil {
+		return fmt.Sprintf("requires.lime.%s has an unreadable version range %q", req.Name, req.Range)
+	}
+	v, err := semver.NewVersion(version)
+	if err != nil || !con.Check(v) {
+		return fmt.Sprintf("the host's %s is version %s; the app requires %s", req.Name, version, req.Range)
+	}
+	return ""
+}

@@ -47,6 +47,12 @@ func Verify(p *Package, rel *protocol.Release, caps map[string]protocol.Capabili
 					"requires.capabilities."+req.Name, "%s", problem))
 			}
 		}
+		for _, req := range RequiredHostVersions(p.Manifest) {
+			if problem := hostVersionProblem(req, caps); problem != "" {
+				out = append(out, finding(CodeIncompatibleHostVersion, SeverityError, sourceOf(p, "requires"),
+					"requires.lime."+req.Name, "%s", problem))
+			}
+		}
 	}
 	return out
 }
