@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/conformance
 REPORT    ?= conformance-report
 TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
-STATICCHECK_VERSION ?= 2025.1.1
+STATICCHECK_VERSION ?= v0.8.2
 
 .PHONY: all build certify test unit suites selftest lint deps chromium clean
 
@@ -21,7 +21,7 @@ certify: build
 ## test: unit tests (with fuzz seeds and the report page in headless
 ## Chromium), the suites over the in-process and the stdio transport, and
 ## selftest (the kill matrix over every mockhost fault).
-test: deps build unit suites selftest
+test: deps build unit lint suites selftest
 
 unit:
 	$(GO) vet ./...
@@ -38,7 +38,6 @@ selftest: build
 	./$(BIN) selftest
 
 lint:
-	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 ## deps: Debian's chromium for the report page test (never a downloaded browser).

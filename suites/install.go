@@ -11,20 +11,29 @@ import (
 // Package signing; spec 002, Cleanup and checklist; spec 003, Channels and pins).
 func describeInstall(tc *TestContext) {
 	Describe("Installable: install and uninstall", func() {
-		It("never installs a package that fails verification", tc.Req("INSTALL-VERIFY-FIRST"), func() {
-			dir := tc.Fixture("full-app")
-			rel := tc.ReleaseOf(dir)
-			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
-			var res protocol.InstallResult
-			err := tc.Call(protocol.MethodInstall, protocol.InstallParams{
-				Path: dir, Release: rel, Consent: protocol.Consent{Granted: true, By: "user"},
-			}, &res)
-			tc.resources.TrackApp(res.App.AppID)
-			_, isHostErr := HostErrorCode(protocol.MethodInstall, err)
-			Expect(isHostErr).To(BeTrue(), "app/install of a package changed after hashing succeeded")
-			_, listed := FindApp(tc.List(), "full-app")
-			Expect(listed).To(BeFalse(), "a package that failed verification is listed as installed")
-		})
+		DescribeTable("never installs a package that fails verification",
+			func(fixture string, spoil func(dir string)) {
+				dir := tc.Fixture(fixture)
+				rel := tc.ReleaseOf(dir)
+				if spoil != nil {
+					spoil(dir)
+				}
+				var res protocol.InstallResult
+				err := tc.Call(protocol.MethodInstall, protocol.InstallParams{
+					Path: dir, Release: rel, Consent: protocol.Consent{Granted: true, By: "user"},
+				}, &res)
+				tc.resources.TrackApp(res.App.AppID)
+				_, isHostErr := HostErrorCode(protocol.MethodInstall, err)
+				Expect(isHostErr).To(BeTrue(), "app/install of %s succeeded", fixture)
+				_, listed := FindApp(tc.List(), fixture)
+				Expect(listed).To(BeFalse(), "a package that failed verification is listed as installed")
+			},
+			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", func(dir string) {
+				AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			}),
+			// Capability negotiation happens at install too (spec 000, Capability SDK).
+			Entry("a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), "incompatible-capability", nil),
+		)
 
 		It("installs only after user, tenant or workspace consent", tc.Req("INSTALL-CONSENT"), func() {
 			dir := tc.Fixture("minimal-app")
