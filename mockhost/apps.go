@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -32,7 +33,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
 	}
 	findings := h.installFindings(p, params.Release)
-	if hasError(findings) {
+	if agentpkg.HasErrors(findings) {
 		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
 			fmt.Sprintf("package %s failed verification, nothing was installed: %s", params.Path, firstError(findings)),
 			protocol.ErrorData{Findings: findings})

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -25,30 +26,12 @@ const (
 	Kind    = "reference"
 )
 
-// capabilityVersion is the version of every capability in the profile.
-const capabilityVersion = "0.10.0"
-
-// defaultCapabilities names the capabilities of the reference profile.
-func defaultCapabilities() []string {
-	return []string{
-		"lime.ui", "lime.storage", "lime.files", "lime.agent", "lime.knowledge", "lime.tools",
-		"lime.artifacts", "lime.workflow", "lime.policy", "lime.evidence", "lime.secrets",
-		"lime.cloudSession", "lime.modelSettings", "lime.events",
-	}
-}
-
 // claimedLevels are the levels the reference host claims in hello.
 func claimedLevels() []string { return []string{"catalog", "installable", "desktop-p0"} }
 
 // DefaultProfile returns the reference capability profile: every capability
 // of the Capability SDK at 0.10.0, enabled.
-func DefaultProfile() map[string]protocol.Capability {
-	p := map[string]protocol.Capability{}
-	for _, c := range defaultCapabilities() {
-		p[c] = protocol.Capability{Version: capabilityVersion, Enabled: true}
-	}
-	return p
-}
+func DefaultProfile() map[string]protocol.Capability { return agentpkg.FullProfile() }
 
 // Host is one reference host: installed apps, retained data and
 // configuration in memory, app data folders in a temp dir it owns.

@@ -24,8 +24,8 @@ func TestHelloShape(t *testing.T) {
 	if got.ProtocolVersion != protocol.Version {
 		t.Errorf("protocolVersion = %q", got.ProtocolVersion)
 	}
-	if len(got.Capabilities) != 14 {
-		t.Errorf("%d capabilities, want 14", len(got.Capabilities))
+	if want := len(agentpkg.SDKCapabilities()); len(got.Capabilities) != want {
+		t.Errorf("%d capabilities, want every SDK capability (%d)", len(got.Capabilities), want)
 	}
 	for name, c := range got.Capabilities {
 		if c != (protocol.Capability{Version: "0.10.0", Enabled: true}) {

@@ -82,16 +82,6 @@ func (h *Host) filter(fs []protocol.Finding, st stage) []protocol.Finding {
 	return out
 }
 
-// hasError reports whether any finding has error severity.
-func hasError(fs []protocol.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == agentpkg.SeverityError {
-			return true
-		}
-	}
-	return false
-}
-
 // firstError is the message of the first error finding, for error texts.
 func firstError(fs []protocol.Finding) string {
 	for _, f := range fs {

@@ -27,7 +27,7 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 		return protocol.ProjectResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
 	}
-	if hasError(p.Findings) {
+	if agentpkg.HasErrors(p.Findings) {
 		return protocol.ProjectResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s is invalid: %s", params.Path, firstError(p.Findings)), protocol.ErrorData{Findings: p.Findings})
 	}

@@ -15,12 +15,12 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 		return protocol.VerifyResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if p == nil {
-		return protocol.VerifyResult{OK: !hasError(loadFindings), Findings: loadFindings}, nil
+		return protocol.VerifyResult{OK: !agentpkg.HasErrors(loadFindings), Findings: loadFindings}, nil
 	}
 	findings := h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify)
 	name, version := identity(p)
 	return protocol.VerifyResult{
-		OK:           !hasError(findings),
+		OK:           !agentpkg.HasErrors(findings),
 		AppName:      name,
 		AppVersion:   version,
 		PackageHash:  p.PackageHash,

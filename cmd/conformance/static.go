@@ -80,8 +80,8 @@ func cmdValidate(c *cli, args []string) int {
 	}
 	// Validation plus what can be verified without a release: the signature
 	// file's manifest hash and capability ranges against the standard profile.
-	findings := agentpkg.Verify(p, nil, defaultProfile())
-	ok := !hasError(findings)
+	findings := agentpkg.Verify(p, nil, agentpkg.FullProfile())
+	ok := !agentpkg.HasErrors(findings)
 	if *asJSON {
 		out := protocol.VerifyResult{OK: ok, AppName: str(p.Manifest["name"]), AppVersion: str(p.Manifest["version"]),
 			PackageHash: p.PackageHash, ManifestHash: p.ManifestHash, Findings: findings}
@@ -117,7 +117,7 @@ func cmdProject(c *cli, args []string) int {
 		printFindings(c, p.Findings)
 		return exitFailed
 	}
-	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: defaultProfile()})
+	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance project: %v\n", err)
 		return exitFailed
@@ -153,7 +153,7 @@ func cmdReadiness(c *cli, args []string) int {
 	if p == nil {
 		return code
 	}
-	caps := defaultProfile()
+	caps := agentpkg.FullProfile()
 	for _, d := range disabled {
 		caps[d] = protocol.Capability{Version: caps[d].Version, Enabled: false}
 	}
@@ -167,27 +167,6 @@ func cmdReadiness(c *cli, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// defaultProfile is the capability profile the static tools assume: every
-// lime.* capability of the standard at its current version.
-func defaultProfile() map[string]protocol.Capability {
-	caps := map[string]protocol.Capability{}
-	for _, n := range []string{"lime.ui", "lime.storage", "lime.files", "lime.agent", "lime.knowledge", "lime.tools",
-		"lime.artifacts", "lime.workflow", "lime.policy", "lime.evidence", "lime.secrets", "lime.cloudSession",
-		"lime.modelSettings", "lime.branding", "lime.billing", "lime.appUpdates", "lime.events"} {
-		caps[n] = protocol.Capability{Version: agentpkg.StandardVersion, Enabled: true}
-	}
-	return caps
-}
-
-func hasError(fs []protocol.Finding) bool {
-	for _, f := range fs {
-		if f.Severity == "error" {
-			return true
-		}
-	}
-	return false
 }
 
 func printJSON(c *cli, v any) {

@@ -132,7 +132,7 @@ type Package struct {
 
 // Valid reports whether the package has no error-severity finding.
 func (p *Package) Valid() bool {
-	return !hasErrors(p.Findings)
+	return !HasErrors(p.Findings)
 }
 
 // Errors returns the error-severity findings.
@@ -163,7 +163,8 @@ func (e *PackageError) Error() string {
 	return strings.Join(msgs, "; ")
 }
 
-func hasErrors(fs []Finding) bool {
+// HasErrors reports whether any finding has error severity.
+func HasErrors(fs []Finding) bool {
 	for _, f := range fs {
 		if f.Severity == SeverityError {
 			return true

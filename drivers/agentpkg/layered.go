@@ -68,7 +68,7 @@ func (m *merger) frontmatter(raw []byte) {
 	}
 	doc, fs := parseYAML(fm.yaml, ManifestFile, fm.lineOffset, m.opts, "")
 	m.add(fs...)
-	if hasErrors(fs) {
+	if HasErrors(fs) {
 		return
 	}
 	m.lines[ManifestFile] = doc.lines
@@ -99,7 +99,7 @@ func (m *merger) layered(lf layeredFile) {
 	// field paths are recorded relative to the manifest.
 	doc, fs := parseYAML(raw, lf.Path, 0, m.opts, "")
 	m.add(fs...)
-	if hasErrors(fs) || doc.value == nil {
+	if HasErrors(fs) || doc.value == nil {
 		return
 	}
 	value, wrapped := unwrap(lf, doc.value)

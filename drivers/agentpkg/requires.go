@@ -9,6 +9,26 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
+// SDKCapabilities lists the Lime capabilities of the Capability SDK (spec
+// 000, Capability SDK table), the profile a full host offers.
+func SDKCapabilities() []string {
+	return []string{
+		"lime.ui", "lime.storage", "lime.files", "lime.agent", "lime.knowledge", "lime.tools",
+		"lime.artifacts", "lime.workflow", "lime.policy", "lime.evidence", "lime.secrets",
+		"lime.cloudSession", "lime.modelSettings", "lime.branding", "lime.billing", "lime.appUpdates",
+		"lime.events",
+	}
+}
+
+// FullProfile is every SDK capability at the standard's version, enabled.
+func FullProfile() map[string]protocol.Capability {
+	p := map[string]protocol.Capability{}
+	for _, c := range SDKCapabilities() {
+		p[c] = protocol.Capability{Version: StandardVersion, Enabled: true}
+	}
+	return p
+}
+
 // CapabilityRequirement is one entry of requires.capabilities.
 type CapabilityRequirement struct {
 	Name  string
