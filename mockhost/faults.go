@@ -25,6 +25,8 @@ func Faults() []Fault {
 			Description: "hello reports protocol version 0 and an unknown host kind"},
 		{Name: "reset-keeps-apps", Breaks: []string{"PROTO-RESET"},
 			Description: "host/reset forgets configuration but keeps installed apps"},
+		{Name: "lenient-params", Breaks: []string{"PROTO-ERRORS"},
+			Description: "params are not checked: a call missing a required member runs with it empty instead of getting -32602"},
 		{Name: "unknown-method-null", Breaks: []string{"PROTO-ERRORS"},
 			Description: "unknown methods are answered with a null result instead of -32601"},
 

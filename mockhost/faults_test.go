@@ -105,6 +105,9 @@ func faultProbes() map[string]probe {
 			x.must(protocol.MethodReset, nil, nil)
 			return raw(x.list().Apps)
 		},
+		"lenient-params": func(t *testing.T, x *harness) string {
+			return fmt.Sprint(x.call(protocol.MethodVerify, map[string]any{}, nil))
+		},
 		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/launch", nil, nil)) },
 		"name-from-directory": func(t *testing.T, x *harness) string {
 			return verdict(x.verify(pkg(t, "some-folder", map[string]string{}), nil))

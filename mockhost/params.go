@@ -18,6 +18,13 @@ import (
 // or null params decode as {} when optional. Without schemas the decoding
 // itself is strict.
 func (h *Host) decodeParams(method string, raw *json.RawMessage, v any, optional bool) *jsonrpc2.Error {
+	// fault: lenient-params — params are decoded as they come: missing members stay empty, unknown ones are ignored.
+	if h.faults.Has("lenient-params") {
+		if raw != nil {
+			_ = json.Unmarshal(*raw, v)
+		}
+		return nil
+	}
 	if h.schemas == nil {
 		return decodeStrict(method, raw, v, optional)
 	}

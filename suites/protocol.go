@@ -49,11 +49,16 @@ func describeProtocol(tc *TestContext) {
 			}
 		})
 
-		It("answers missing params with -32602", tc.Req("PROTO-ERRORS"), func() {
-			err := tc.Call(protocol.MethodVerify, map[string]any{}, &json.RawMessage{})
-			code, isHostErr := HostErrorCode(protocol.MethodVerify, err)
-			Expect(isHostErr).To(BeTrue(), "package/verify without a path must be answered with an error")
-			Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams))
-		})
+		DescribeTable("answers missing or mistyped params with -32602",
+			func(method string, params map[string]any) {
+				err := tc.Call(method, params, &json.RawMessage{})
+				code, isHostErr := HostErrorCode(method, err)
+				Expect(isHostErr).To(BeTrue(), "%s with params %v must be answered with an error", method, params)
+				Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams), "%s with params %v", method, params)
+			},
+			Entry("package/verify without a path", tc.Req("PROTO-ERRORS"), protocol.MethodVerify, map[string]any{}),
+			Entry("app/install with consent as a string", tc.Req("PROTO-ERRORS"), protocol.MethodInstall,
+				map[string]any{"path": "/nonexistent/package", "consent": "yes"}),
+		)
 	})
 }
