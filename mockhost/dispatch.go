@@ -77,7 +77,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
 			return nil, e, false
 		}
-		if e := requireString(req.Method, "path", p.Path); e != nil {
+		if e := h.requireString(req.Method, "path", p.Path); e != nil {
 			return nil, e, false
 		}
 		r, e := h.install(p)
@@ -88,7 +88,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
 			return nil, e, false
 		}
-		if e := requireString(req.Method, "appId", p.AppID); e != nil {
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
 			return nil, e, false
 		}
 		r, e := h.uninstall(p)
@@ -154,7 +154,7 @@ func (h *Host) decodePackageParams(method string, raw *json.RawMessage, p *proto
 	if e := h.decodeParams(method, raw, p, false); e != nil {
 		return e
 	}
-	return requireString(method, "path", p.Path)
+	return h.requireString(method, "path", p.Path)
 }
 
 // hello is the host's self-description.

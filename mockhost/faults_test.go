@@ -133,6 +133,24 @@ func faultProbes() map[string]probe {
 		"hash-full-path-sort": func(t *testing.T, x *harness) string {
 			return x.verify(pkg(t, "tiny-app", map[string]string{"a.txt": "a\n", "a/b.txt": "b\n"}), nil).PackageHash
 		},
+		"appmd-optional": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			if err := os.Remove(filepath.Join(dir, "APP.md")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# not an app\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return verdict(x.verify(dir, nil))
+		},
+		"line-subset-yaml": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("metadata:\n\t- tabbed: [unclosed\n"))}, nil),
+		"skip-unreadable-files": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")); err != nil {
+				t.Fatal(err)
+			}
+			return verdict(x.verify(dir, nil))
+		},
 		"ignore-signature-file": verifyProbe(map[string]string{"app.signature.yaml": "signature:\n  manifest:\n    hash: sha256:" + strings.Repeat("1", 64) + "\n"}, nil),
 		"ignore-host-version":   verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  lime:\n    appRuntime: \">=2.0.0\"\n"))}, nil),
 		"trust-self-declared-verified": func(t *testing.T, x *harness) string {
@@ -205,6 +223,9 @@ func faultProbes() map[string]probe {
 			func(p map[string]any) string { return fmt.Sprint(p["permissions"] != nil) }),
 		"exec-worker-on-project": workerProbe(func(x *harness, dir string) error {
 			return x.call(protocol.MethodProject, protocol.PackageParams{Path: dir}, nil)
+		}),
+		"exec-worker-on-verify": workerProbe(func(x *harness, dir string) error {
+			return x.call(protocol.MethodVerify, protocol.PackageParams{Path: dir}, nil)
 		}),
 		"exec-worker-on-readiness": workerProbe(func(x *harness, dir string) error {
 			_, err := x.readiness(protocol.ReadinessParams{Path: dir})

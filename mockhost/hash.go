@@ -24,6 +24,10 @@ func fullPathSortHash(dir string, files []agentpkg.File) (string, error) {
 		paths[i] = f.Path
 	}
 	slices.Sort(paths)
+	return hashFiles(dir, paths)
+}
+
+func hashFiles(dir string, paths []string) (string, error) {
 	h := sha256.New()
 	for _, rel := range paths {
 		if err := hashOne(h, dir, rel); err != nil {

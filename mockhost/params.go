@@ -114,9 +114,10 @@ func jsonKind(k string) string {
 	}
 }
 
-// requireString is -32602 when a required string member is empty.
-func requireString(method, field, value string) *jsonrpc2.Error {
-	if strings.TrimSpace(value) == "" {
+// requireString is -32602 when a required string member is empty (not
+// checked at all under lenient-params, see decodeParams).
+func (h *Host) requireString(method, field, value string) *jsonrpc2.Error {
+	if strings.TrimSpace(value) == "" && !h.faults.Has("lenient-params") {
 		return invalidParams(method, field, "is required")
 	}
 	return nil

@@ -18,6 +18,8 @@ func (h *Host) loadOptions() agentpkg.LoadOptions {
 	o.IgnoreLayeredFiles = h.faults.Has("ignore-layered-files")
 	// fault: frontmatter-wins — frontmatter beats an independent file that disagrees.
 	o.FrontmatterWins = h.faults.Has("frontmatter-wins")
+	// fault: skip-unreadable-files — dangling links, link cycles and special files are left out silently.
+	o.SkipUnreadable = h.faults.Has("skip-unreadable-files")
 	// fault: follow-escaping-links — symlinks are followed wherever they point.
 	o.FollowEscapingLinks = h.faults.Has("follow-escaping-links")
 	// fault: no-yaml-limits — YAML is parsed without size, depth, alias or UTF-8 checks.
@@ -43,6 +45,9 @@ func (h *Host) dropFinding(f protocol.Finding, st stage) bool {
 	case agentpkg.CodeMissingField, agentpkg.CodeNoFrontmatter:
 		// fault: accept-missing-required — APP.md without frontmatter or required fields is accepted.
 		return h.faults.Has("accept-missing-required")
+	case agentpkg.CodeMissingFile:
+		// fault: appmd-optional — a folder without APP.md is still taken for an app.
+		return f.File == agentpkg.ManifestFile && h.faults.Has("appmd-optional")
 	case agentpkg.CodeUnsupportedManifestVersion:
 		// fault: accept-any-manifest-version — any manifestVersion is accepted.
 		return h.faults.Has("accept-any-manifest-version")
@@ -111,6 +116,11 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		q.Manifest = map[string]any{}
 	}
 	q.Findings = h.filter(p.Findings, stageLoad)
+	// fault: line-subset-yaml — a frontmatter YAML cannot parse is re-read line by line and taken as it comes.
+	if h.faults.Has("line-subset-yaml") && hasYAMLError(p.Findings) {
+		q.Manifest = lineSubsetFrontmatter(q.Dir)
+		q.Findings = []protocol.Finding{}
+	}
 	// fault: name-from-directory — the app's identity is the folder name, not APP.md's name.
 	if h.faults.Has("name-from-directory") {
 		q.Manifest["name"] = filepath.Base(q.Dir)

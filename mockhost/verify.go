@@ -17,16 +17,21 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 	if p == nil {
 		return protocol.VerifyResult{OK: !agentpkg.HasErrors(loadFindings), Findings: loadFindings}, nil
 	}
+	// fault: exec-worker-on-verify — verification runs the package's worker as an install self-test.
+	if h.faults.Has("exec-worker-on-verify") {
+		runWorker(p)
+	}
 	findings := h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify)
 	name, version := identity(p)
-	return protocol.VerifyResult{
+	res := protocol.VerifyResult{
 		OK:           !agentpkg.HasErrors(findings),
 		AppName:      name,
 		AppVersion:   version,
 		PackageHash:  p.PackageHash,
 		ManifestHash: p.ManifestHash,
 		Findings:     findings,
-	}, nil
+	}
+	return res, nil
 }
 
 // installFindings are the findings that decide app/install: Verify's (the

@@ -33,25 +33,21 @@ func describeVerification(tc *TestContext) {
 			Expect(refused).To(BeTrue(), "a wrong manifestHash verified: %s", said)
 		})
 
-		DescribeTable("computes packageHash and manifestHash as the standard's tooling does",
-			func(fixture string, derive func(dir string)) {
-				dir := tc.Fixture(fixture)
-				if derive != nil {
-					derive(dir)
-				}
+		// One check over three packages: the tricky names are where hosts
+		// go wrong; the minimal and full apps show the common case agrees.
+		It("computes packageHash and manifestHash as the standard's tooling does", tc.Req("VERIFY-HASH-ALGORITHM"), func() {
+			tricky := tc.Fixture("hash-tricky-names")
+			// Names whose per-folder order differs from full-path and UTF-8
+			// order are in the fixture; .git and node_modules must be skipped.
+			WriteFile(tricky, ".git/HEAD", []byte("ref: refs/heads/main\n"))
+			WriteFile(tricky, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
+			for _, dir := range []string{tc.Fixture("minimal-app"), tc.Fixture("full-app"), tricky} {
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
-				Expect(got.PackageHash).To(Equal(want.PackageHash), "packageHash of %s", fixture)
-				Expect(got.ManifestHash).To(Equal(want.ManifestHash), "manifestHash of %s", fixture)
-			},
-			Entry("a minimal app", tc.Req("VERIFY-HASH-ALGORITHM"), "minimal-app", nil),
-			Entry("a full app", tc.Req("VERIFY-HASH-ALGORITHM"), "full-app", nil),
-			Entry("names whose per-folder order differs from full-path and UTF-8 order, with .git and node_modules",
-				tc.Req("VERIFY-HASH-ALGORITHM"), "hash-tricky-names", func(dir string) {
-					WriteFile(dir, ".git/HEAD", []byte("ref: refs/heads/main\n"))
-					WriteFile(dir, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
-				}),
-		)
+				Expect(got.PackageHash).To(Equal(want.PackageHash), "packageHash of %s", filepath.Base(dir))
+				Expect(got.ManifestHash).To(Equal(want.ManifestHash), "manifestHash of %s", filepath.Base(dir))
+			}
+		})
 
 		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
 			dir := tc.Fixture("signature-mismatch")

@@ -108,6 +108,7 @@ type LoadOptions struct {
 	IgnoreLayeredFiles  bool // do not load app.*.yaml; evals/*.yaml still load (a fault)
 	FrontmatterWins     bool // frontmatter beats independent files (a fault)
 	SkipUTF8Check       bool // accept non-UTF-8 manifests (part of the no-yaml-limits fault)
+	SkipUnreadable      bool // leave dangling links, link cycles and special files out of the package silently (a fault)
 }
 
 // File is one hashed file of a package.

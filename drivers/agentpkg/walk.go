@@ -121,8 +121,14 @@ func (w *walker) entry(abs, rel string, depth int) error {
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		if abs, fi, err = w.resolveLink(abs, rel); err != nil {
+			if w.opts.SkipUnreadable && isUnreadable(err) {
+				return nil
+			}
 			return err
 		}
+	}
+	if w.opts.SkipUnreadable && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil
 	}
 	switch {
 	case fi.Mode().IsRegular():
@@ -222,4 +228,19 @@ func displayRel(rel string) string {
 		return "."
 	}
 	return rel
+}
+
+// isUnreadable reports walk errors that SkipUnreadable passes over: links
+// that dangle or loop (never links that leave the package).
+func isUnreadable(err error) bool {
+	var pe *PackageError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	for _, f := range pe.Findings {
+		if f.Code != CodeDanglingSymlink && f.Code != CodeSymlinkCycle {
+			return false
+		}
+	}
+	return len(pe.Findings) > 0
 }
