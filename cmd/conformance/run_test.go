@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -140,5 +141,44 @@ func TestProgressLinesAgreeWithTheReport(t *testing.T) {
 	}
 	if printed["P0-NO-APP-CODE"] != "FAILED" {
 		t.Errorf("P0-NO-APP-CODE printed %q under exec-worker-on-project", printed["P0-NO-APP-CODE"])
+	}
+}
+
+// TestRunOverTCP certifies `conformance mockhost --tcp` through --host-addr.
+func TestRunOverTCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the harness binary")
+	}
+	bin := buildBinary(t)
+	host := exec.Command(bin, "mockhost", "--tcp", "127.0.0.1:0")
+	stderr, err := host.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := host.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = host.Process.Kill()
+		_ = host.Wait()
+	}()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the listening line: %v", err)
+	}
+	addr := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "listening on"))
+	if !strings.HasPrefix(addr, "127.0.0.1:") {
+		t.Fatalf("mockhost said %q", line)
+	}
+	out := filepath.Join(t.TempDir(), "tcp")
+	if code := runBinary(t, bin, "run", "--quiet", "--host-addr", addr, "--out", out); code != exitOK {
+		t.Fatalf("run over TCP: exit %d", code)
+	}
+	rep, err := reports.Load(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Host.Transport != "tcp" || len(rep.LevelsPassed) != 3 {
+		t.Errorf("transport %q, levels passed %v", rep.Host.Transport, rep.LevelsPassed)
 	}
 }
