@@ -297,3 +297,29 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFaultLivesAtOneMarkedPlace keeps the promise that a reader finds
+// a fault's code by grepping `// fault: NAME`: exactly one such comment per
+// fault in mockhost's sources.
+func TestEveryFaultLivesAtOneMarkedPlace(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	for _, f := range Faults() {
+		if n := strings.Count(src.String(), "// fault: "+f.Name+" "); n != 1 {
+			t.Errorf("fault %s is marked at %d places, want 1", f.Name, n)
+		}
+	}
+}
