@@ -146,7 +146,7 @@ func Faults() []Fault {
 				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE"},
 			Description: "app/readiness never answers"},
 		{Name: "crash-mid-uninstall", Hostile: true,
-			Breaks:      []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
+			Breaks:      []string{"PROTO-RESET", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
 			Description: "the host writes half an answer to app/uninstall and dies"},
 		{Name: "garbage-on-list", Hostile: true,
 			Breaks:      []string{"PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},

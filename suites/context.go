@@ -8,7 +8,6 @@ package suites
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -24,11 +23,9 @@ type Config struct {
 	Levels      []string // level ids to run; their labels form the filter
 	LabelFilter string   // optional extra Ginkgo label filter, ANDed
 	Focus       []string // optional spec text focus
-	CallTimeout time.Duration
 	// WorkDir is a folder the run owns: fixtures are materialized below it.
 	WorkDir    string
 	Transcript *control.Transcript
-	Redactor   *control.Redactor
 	// Progress receives one event per requirement as it settles.
 	Progress func(RequirementSettled)
 	// Log receives Ginkgo's own console output (nil discards it).
@@ -39,10 +36,7 @@ type Config struct {
 
 // DefaultConfig returns a Config with the defaults of this harness version.
 func DefaultConfig() Config {
-	return Config{
-		Catalog:     levels.Default(),
-		CallTimeout: 5 * time.Second,
-	}
+	return Config{Catalog: levels.Default()}
 }
 
 // TestContext is what every spec sees: the configuration, the live host

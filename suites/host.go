@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -40,8 +41,33 @@ func NewCanaries(red *control.Redactor) (Canaries, error) {
 	return c, nil
 }
 
-// All lists every canary value.
-func (c Canaries) All() []string { return []string{c.ProviderKey, c.OtherSecret, c.SessionToken} }
+// named pairs each canary with what it stands for, for failure messages
+// that must never quote the value itself.
+func (c Canaries) named() map[string]string {
+	return map[string]string{
+		"the secret provider_api_key": c.ProviderKey,
+		"the secret unrelated_token":  c.OtherSecret,
+		"the session token cloud":     c.SessionToken,
+	}
+}
+
+// ExpectNoCanary fails the spec when raw carries any planted secret or
+// session-token value. The message names the secret, never its value, so
+// the report does not publish it.
+func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
+	ginkgo.GinkgoHelper()
+	var leaked []string
+	for name, v := range tc.Config.Canaries.named() {
+		if v != "" && strings.Contains(string(raw), v) {
+			leaked = append(leaked, name)
+		}
+	}
+	if len(leaked) > 0 {
+		sort.Strings(leaked)
+		ginkgo.Fail(fmt.Sprintf("%s carries the value of %s, which the host holds and must never reveal",
+			what, strings.Join(leaked, " and ")))
+	}
+}
 
 // Fixed ids the harness configures; the clock is fixed so that lifecycle
 // dates in fixtures read the same on every run.
@@ -127,7 +153,14 @@ func (tc *TestContext) VerifyRefuses(dir string, rel *protocol.Release) (bool, s
 	var res protocol.VerifyResult
 	err := tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &res)
 	if code, ok := HostErrorCode(protocol.MethodVerify, err); ok {
-		return code == protocol.CodePackageInvalid || code == protocol.CodeVerificationFailed, err.Error()
+		said := err.Error()
+		// The findings of an error refusal travel in error.data.
+		var he *control.HostError
+		var data protocol.ErrorData
+		if errors.As(err, &he) && len(he.Data) > 0 && json.Unmarshal(he.Data, &data) == nil {
+			said += "; " + describeFindings(data.Findings)
+		}
+		return code == protocol.CodePackageInvalid || code == protocol.CodeVerificationFailed, said
 	}
 	return !res.OK, describeFindings(res.Findings)
 }
@@ -163,15 +196,27 @@ func (tc *TestContext) List() protocol.ListResult {
 	return res
 }
 
-// Install installs a package with consent and tracks it for cleanup.
+// TryInstall asks for an install, with the user's consent or without any,
+// tracks whatever the host installed for cleanup, and returns its answer.
+func (tc *TestContext) TryInstall(dir string, rel *protocol.Release, consent bool) (protocol.InstalledApp, error) {
+	c := protocol.Consent{Granted: consent}
+	if consent {
+		c.By = "user"
+	}
+	var res protocol.InstallResult
+	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: rel, Consent: c}, &res)
+	tc.resources.TrackApp(res.App.AppID)
+	return res.App, err
+}
+
+// Install installs a package with consent and fails the spec if the host refuses.
 func (tc *TestContext) Install(dir string, rel *protocol.Release) protocol.InstalledApp {
 	ginkgo.GinkgoHelper()
-	var res protocol.InstallResult
-	tc.MustCall(protocol.MethodInstall, protocol.InstallParams{
-		Path: dir, Release: rel, Consent: protocol.Consent{Granted: true, By: "user"},
-	}, &res)
-	tc.resources.TrackApp(res.App.AppID)
-	return res.App
+	app, err := tc.TryInstall(dir, rel, true)
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("%s failed: %v", protocol.MethodInstall, err))
+	}
+	return app
 }
 
 // Uninstall removes an app.
@@ -215,16 +260,4 @@ func describeFindings(fs []protocol.Finding) string {
 		parts = append(parts, fmt.Sprintf("%s %s (%s): %s", f.Severity, f.Code, strings.TrimSpace(loc), f.Message))
 	}
 	return strings.Join(parts, "; ")
-}
-
-// HasFinding reports whether any error finding has one of the codes.
-func HasFinding(fs []protocol.Finding, codes ...string) bool {
-	for _, f := range fs {
-		for _, c := range codes {
-			if f.Code == c {
-				return true
-			}
-		}
-	}
-	return false
 }

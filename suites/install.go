@@ -18,11 +18,7 @@ func describeInstall(tc *TestContext) {
 				if spoil != nil {
 					spoil(dir)
 				}
-				var res protocol.InstallResult
-				err := tc.Call(protocol.MethodInstall, protocol.InstallParams{
-					Path: dir, Release: rel, Consent: protocol.Consent{Granted: true, By: "user"},
-				}, &res)
-				tc.resources.TrackApp(res.App.AppID)
+				_, err := tc.TryInstall(dir, rel, true)
 				_, isHostErr := HostErrorCode(protocol.MethodInstall, err)
 				Expect(isHostErr).To(BeTrue(), "app/install of %s succeeded", fixture)
 				_, listed := FindApp(tc.List(), fixture)
@@ -37,11 +33,7 @@ func describeInstall(tc *TestContext) {
 
 		It("installs only after user, tenant or workspace consent", tc.Req("INSTALL-CONSENT"), func() {
 			dir := tc.Fixture("minimal-app")
-			var res protocol.InstallResult
-			err := tc.Call(protocol.MethodInstall, protocol.InstallParams{
-				Path: dir, Release: tc.ReleaseOf(dir), Consent: protocol.Consent{Granted: false},
-			}, &res)
-			tc.resources.TrackApp(res.App.AppID)
+			_, err := tc.TryInstall(dir, tc.ReleaseOf(dir), false)
 			code, isHostErr := HostErrorCode(protocol.MethodInstall, err)
 			Expect(isHostErr).To(BeTrue(), "app/install without consent succeeded")
 			Expect(code).To(BeEquivalentTo(protocol.CodeConsentRequired), "error code of an install without consent")
@@ -55,8 +47,8 @@ func describeInstall(tc *TestContext) {
 			app := tc.Install(dir, rel)
 			row, listed := FindApp(tc.List(), app.AppID)
 			Expect(listed).To(BeTrue(), "the installed app is not listed")
-			Expect(row.PackageHash).To(Equal(rel.PackageHash), "installed packageHash")
-			Expect(row.ManifestHash).To(Equal(rel.ManifestHash), "installed manifestHash")
+			Expect(row.PackageHash).To(EqualFold(rel.PackageHash), "installed packageHash")
+			Expect(row.ManifestHash).To(EqualFold(rel.ManifestHash), "installed manifestHash")
 			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), "installed version")
 		})
 

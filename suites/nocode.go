@@ -23,9 +23,15 @@ func describeNoCodeExecution(tc *TestContext) {
 		DescribeTable("leaves the package's worker unexecuted",
 			func(step func(tc *TestContext, dir string)) {
 				dir := tc.Fixture("sentinel-worker")
+				// The worker also marks a place outside the package, so that a
+				// host running it from its own copy of the package is caught too.
+				outside := filepath.Join(filepath.Dir(dir), sentinelFile)
+				AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
 				step(tc, dir)
-				_, err := os.Stat(filepath.Join(dir, sentinelFile))
-				Expect(os.IsNotExist(err)).To(BeTrue(), "the package's worker ran: %s appeared in the package", sentinelFile)
+				for _, p := range []string{filepath.Join(dir, sentinelFile), outside} {
+					_, err := os.Stat(p)
+					Expect(os.IsNotExist(err)).To(BeTrue(), "the package's worker ran: it created %s", filepath.Base(p))
+				}
 			},
 			Entry("during package/verify", tc.Req("P0-NO-APP-CODE"), func(tc *TestContext, dir string) {
 				tc.Verify(dir, nil)

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 )
@@ -93,4 +95,10 @@ func ContainsAny(text string, needles ...string) bool {
 		}
 	}
 	return false
+}
+
+// EqualFold matches a string equal to want up to case: hex digests may be
+// written in either case.
+func EqualFold(want string) types.GomegaMatcher {
+	return WithTransform(strings.ToLower, Equal(strings.ToLower(want)))
 }

@@ -11,8 +11,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/reports"
@@ -51,6 +53,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		}
 		for _, r := range s.Readings {
 			topic, reading, _ := strings.Cut(r, ": ")
+			reading = clip(reading, maxReading)
 			if !seenReading[r] {
 				seenReading[r] = true
 				readings = append(readings, reports.Reading{Topic: topic, Reading: reading})
@@ -79,7 +82,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := in.result.Hello
+	h := clipHello(in.result.Hello)
 	rep := &reports.Report{
 		Format:   reports.FormatVersion,
 		Harness:  reports.Harness{Name: "agentapp-conformance", Version: harnessVersion, Commit: vcsRevision()},
@@ -185,4 +188,42 @@ func vcsRevision() string {
 		rev += "+dirty"
 	}
 	return rev
+}
+
+// Host-controlled text lands in the report; these caps keep a hostile host
+// from making the report unwritable or unreadable (report.json keeps failure
+// messages whole; the predicate caps them itself).
+const (
+	maxHostField  = 256
+	maxReading    = 1024
+	maxLevelClaim = 32
+)
+
+// clip cuts s to at most n bytes on a rune boundary, saying so.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// clipHello caps what the host said about itself.
+func clipHello(h protocol.HelloResult) protocol.HelloResult {
+	h.Host.Name = clip(h.Host.Name, maxHostField)
+	h.Host.Version = clip(h.Host.Version, maxHostField)
+	h.Host.Kind = clip(h.Host.Kind, maxHostField)
+	h.ProtocolVersion = clip(h.ProtocolVersion, maxHostField)
+	if len(h.Levels) > maxLevelClaim {
+		h.Levels = h.Levels[:maxLevelClaim]
+	}
+	levels := make([]string, len(h.Levels))
+	for i, l := range h.Levels {
+		levels[i] = clip(l, maxHostField)
+	}
+	h.Levels = levels
+	return h
 }

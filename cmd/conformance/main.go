@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// Exit codes shared by every command (docs/cli.md).
+// Exit codes shared by every command (README.md; verify's in docs/report-format.md).
 const (
 	exitOK       = 0
 	exitFailed   = 1 // a requested level failed, a regression, a surviving fault

@@ -9,16 +9,6 @@ import (
 	"github.com/agentapp/conformance/mockhost"
 )
 
-// faultFlags collects repeated --fault flags.
-type faultFlags []string
-
-func (f *faultFlags) String() string { return strings.Join(*f, ",") }
-
-func (f *faultFlags) Set(v string) error {
-	*f = append(*f, v)
-	return nil
-}
-
 // cmdMockhost runs the reference host on stdio or a loopback TCP address,
 // optionally with faults switched on.
 func cmdMockhost(c *cli, args []string) int {
@@ -27,20 +17,18 @@ func cmdMockhost(c *cli, args []string) int {
 	stdio := fl.Bool("stdio", false, "serve one session on stdin/stdout")
 	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
 	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
-	var faults faultFlags
+	var faults multiFlag
 	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
 	fl.Usage = func() {
 		fmt.Fprintln(c.stderr, "usage: conformance mockhost (--stdio | --tcp ADDR | --list-faults) [--fault NAME]...")
 		fl.PrintDefaults()
 	}
-	if err := fl.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
+	pos, code := parseArgs(fl, args)
+	if code >= 0 {
+		return code
 	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(c.stderr, "conformance mockhost: unexpected argument %q\n", fl.Arg(0))
+	if len(pos) > 0 {
+		fmt.Fprintf(c.stderr, "conformance mockhost: unexpected argument %q\n", pos[0])
 		fl.Usage()
 		return exitUsage
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -135,11 +136,9 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	}
 	defer closeHost()
 
-	log, err := os.Create(filepath.Join(o.out, "ginkgo.log"))
-	if err != nil {
-		return nil, fmt.Errorf("creating ginkgo.log: %w", err)
-	}
-	defer log.Close()
+	// Ginkgo's console output quotes failure messages; it is kept in memory
+	// and written redacted, like everything else the report publishes.
+	var log bytes.Buffer
 
 	cfg := suites.DefaultConfig()
 	cfg.Catalog = cat
@@ -147,12 +146,10 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Levels = want
 	cfg.LabelFilter = o.labelFilter
 	cfg.Focus = o.focus
-	cfg.CallTimeout = o.callTimeout
 	cfg.WorkDir = work
 	cfg.Transcript = transcript
-	cfg.Redactor = red
 	cfg.Canaries = canaries
-	cfg.Log = log
+	cfg.Log = &log
 	p := newProgress(c.stdout, cat, o.quiet)
 	cfg.Progress = p.settled
 
@@ -168,6 +165,10 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	if err := tf.Sync(); err != nil {
 		return nil, fmt.Errorf("writing transcript: %w", err)
 	}
+	if err := os.WriteFile(filepath.Join(o.out, "ginkgo.log"), red.Redact(log.Bytes()), 0o644); err != nil {
+		return nil, fmt.Errorf("writing ginkgo.log: %w", err)
+	}
+	redactOutcomes(res, red)
 
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
@@ -191,6 +192,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 func connectorFor(o *runOptions, faults mockhost.FaultSet, stderr io.Writer) (control.Connector, string, func(), error) {
 	opts := control.DefaultOptions()
 	opts.CallTimeout = o.callTimeout
+	opts.HarnessVersion = harnessVersion
 	switch {
 	case o.hostCmd != "":
 		return control.StdioConnector(o.hostCmd, stderr, opts), "stdio", func() {}, nil
@@ -200,4 +202,19 @@ func connectorFor(o *runOptions, faults mockhost.FaultSet, stderr io.Writer) (co
 	h := mockhost.New(faults)
 	conn := control.PipeConnector(func(rwc io.ReadWriteCloser) { _ = h.Serve(rwc) }, opts)
 	return conn, "in-process", func() { _ = h.Close() }, nil
+}
+
+// redactOutcomes removes planted secret values (and the work folder) from
+// everything a spec reported: a leaking host's answer may be quoted in a
+// failure message, and the report is published.
+func redactOutcomes(res *suites.Result, red *control.Redactor) {
+	clean := func(s string) string { return string(red.Redact([]byte(s))) }
+	for i := range res.Specs {
+		s := &res.Specs[i]
+		s.Failure = clean(s.Failure)
+		s.Location = clean(s.Location)
+		for j := range s.Readings {
+			s.Readings[j] = clean(s.Readings[j])
+		}
+	}
 }

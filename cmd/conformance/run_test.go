@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -180,5 +181,43 @@ func TestRunOverTCP(t *testing.T) {
 	}
 	if rep.Host.Transport != "tcp" || len(rep.LevelsPassed) != 3 {
 		t.Errorf("transport %q, levels passed %v", rep.Host.Transport, rep.LevelsPassed)
+	}
+}
+
+// TestLeakedSecretsNeverReachTheReport runs against a host that leaks the
+// planted secrets: the leak must fail its specs, and no file of the report
+// may carry a canary value.
+func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the harness binary")
+	}
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "r")
+	if code := runBinary(t, bin, "run", "--quiet", "--out", out,
+		"--fault", "projection-embeds-secrets", "--fault", "readiness-echoes-secret"); code != exitFailed {
+		t.Fatalf("exit %d, want %d", code, exitFailed)
+	}
+	canary := regexp.MustCompile(`canary-[0-9a-f]{32}`)
+	files, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(out, f.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if canary.Match(b) {
+			t.Errorf("%s carries a planted secret value", f.Name())
+		}
+	}
+	rep, err := reports.Load(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Requirements {
+		if (r.ID == "PROJ-NO-SECRETS" || r.ID == "READY-NO-SECRET-LEAK") && r.Outcome != reports.Failed {
+			t.Errorf("%s is %s against a leaking host", r.ID, r.Outcome)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package agentpkg
 
 import (
+	"slices"
 	"time"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -40,8 +41,8 @@ type rcheck struct {
 // ready-degraded; an unknown check kind is a non-blocking warning. A past
 // deprecatedAt warns without blocking; a past endOfLifeAt blocks and names
 // supportWindow.supersededBy. With env.Entry set the answer is for that
-// entry, whose requiredCapabilities replace the app-wide requires.capabilities;
-// without it, Entries lists every entry's status.
+// entry, whose requiredCapabilities must be available besides the app-wide
+// requires.capabilities; without it, Entries lists every entry's status.
 func Readiness(p *Package, env Env) protocol.ReadinessResult {
 	if env.Now.IsZero() {
 		env.Now = time.Now()
@@ -169,23 +170,14 @@ func findEntry(m map[string]any, key string) (map[string]any, bool) {
 // entryRequirements are an entry's requiredCapabilities, with the app's
 // ranges for them; an entry that declares none inherits the app's list.
 func entryRequirements(m map[string]any, e map[string]any) []CapabilityRequirement {
-	names, ok := e["requiredCapabilities"].([]any)
-	if !ok {
-		return RequiredCapabilities(m)
-	}
-	ranges := map[string]string{}
-	for _, r := range RequiredCapabilities(m) {
-		ranges[r.Name] = r.Range
-	}
-	var out []CapabilityRequirement
+	out := RequiredCapabilities(m)
+	names, _ := e["requiredCapabilities"].([]any)
 	for _, n := range names {
-		if s, ok := n.(string); ok {
-			rng := ranges[s]
-			if rng == "" {
-				rng = "current"
-			}
-			out = append(out, CapabilityRequirement{Name: s, Range: rng})
+		s, ok := n.(string)
+		if !ok || slices.ContainsFunc(out, func(r CapabilityRequirement) bool { return r.Name == s }) {
+			continue
 		}
+		out = append(out, CapabilityRequirement{Name: s, Range: "current"})
 	}
 	return out
 }

@@ -117,10 +117,16 @@ func TestReadinessSecrets(t *testing.T) {
 func TestReadinessCapabilities(t *testing.T) {
 	p := fixture(t, "capability-app")
 	e := env()
+	e.Capabilities["lime.ui"] = protocol.Capability{Version: StandardVersion, Enabled: false}
+	if r := Readiness(p, e); r.Status != protocol.StatusNeedsSetup || actionKinds(r)["lime.ui"] != "open-settings" {
+		t.Fatalf("app with lime.ui (required app-wide) disabled: %+v", r)
+	}
+	e.Capabilities["lime.ui"] = protocol.Capability{Version: StandardVersion, Enabled: true}
+	// lime.agent is needed by the chat entry only: the app stays launchable.
 	e.Capabilities["lime.agent"] = protocol.Capability{Version: StandardVersion, Enabled: false}
 	r := Readiness(p, e)
-	if r.Status != protocol.StatusNeedsSetup || actionKinds(r)["lime.agent"] != "open-settings" {
-		t.Fatalf("app with lime.agent disabled: %+v", r)
+	if r.Status != protocol.StatusReady {
+		t.Fatalf("app with lime.agent (chat only) disabled: %+v", r)
 	}
 	got := map[string]string{}
 	for _, er := range r.Entries {

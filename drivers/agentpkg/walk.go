@@ -77,6 +77,7 @@ type walker struct {
 	files  []File
 	total  int64
 	active []string // resolved directories being walked, for cycle detection
+	visits int      // folders visited, links included
 }
 
 func (w *walker) fail(code, rel, format string, args ...any) error {
@@ -86,6 +87,13 @@ func (w *walker) fail(code, rel, format string, args ...any) error {
 func (w *walker) walkDir(abs, rel string, depth int) error {
 	if depth > maxWalkDepth {
 		return w.fail(CodeSymlinkCycle, rel, "directories nest deeper than %d levels", maxWalkDepth)
+	}
+	// Links that stay inside the package are walked as their targets, so
+	// folders linking to each other can multiply the walk without a cycle:
+	// every folder visit counts against the file limit too.
+	w.visits++
+	if w.visits > w.lim.MaxFiles {
+		return w.fail(CodeTooManyFiles, rel, "the walk visits more than %d folders (links inside the package multiply it)", w.lim.MaxFiles)
 	}
 	w.active = append(w.active, abs)
 	defer func() { w.active = w.active[:len(w.active)-1] }()

@@ -1,6 +1,8 @@
 package agentpkg
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -245,5 +247,32 @@ func TestWalkLimits(t *testing.T) {
 	}
 	if _, _, err := HashPackage(filepath.Join(dir, "missing"), LoadOptions{}); err == nil {
 		t.Error("a missing folder hashed")
+	}
+}
+
+// TestLinksInsideThePackageCannotMultiplyTheWalk: folders that each link
+// twice to the next would make 2^40 visits; the walk must refuse quickly.
+func TestLinksInsideThePackageCannotMultiplyTheWalk(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "APP.md"), []byte("---\nname: x\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 40
+	for i := 0; i < n; i++ {
+		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("d%d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < n-1; i++ {
+		for _, l := range []string{"a", "b"} {
+			if err := os.Symlink(filepath.Join(dir, fmt.Sprintf("d%d", i+1)), filepath.Join(dir, fmt.Sprintf("d%d", i), l)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, _, err := HashPackage(dir, LoadOptions{})
+	var pe *PackageError
+	if !errors.As(err, &pe) || pe.Findings[0].Code != CodeTooManyFiles {
+		t.Fatalf("want a too-many-files refusal, got %v", err)
 	}
 }

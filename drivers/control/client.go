@@ -96,7 +96,7 @@ func connect(ctx context.Context, tr transport, t *Transcript, opts Options, sch
 	c := &Client{tr: tr, opts: opts, schemas: schemas}
 	c.codec = newCodec(opts.MaxFrameBytes, t, t.openConn())
 	stream := jsonrpc2.NewBufferedStream(tr, c.codec)
-	c.conn = jsonrpc2.NewConn(context.Background(), stream, jsonrpc2.AsyncHandler(refuseHandler{}),
+	c.conn = jsonrpc2.NewConn(context.Background(), stream, refuseHandler{},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
 	raw, err := c.call(ctx, protocol.MethodHello, protocol.HelloParams{
 		HarnessName: HarnessName, HarnessVersion: opts.HarnessVersion, ProtocolVersion: protocol.Version,
@@ -119,7 +119,10 @@ func connect(ctx context.Context, tr transport, t *Transcript, opts Options, sch
 	return c, nil
 }
 
-// refuseHandler answers requests from the host: the harness serves no methods.
+// refuseHandler answers requests from the host: the harness serves no
+// methods. It runs in the read loop (not async), so a host that floods
+// requests and never reads the replies stalls its own answers, which then
+// time out, instead of growing goroutines in the harness.
 type refuseHandler struct{}
 
 func (refuseHandler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {

@@ -16,20 +16,40 @@ const maxRecorded = 64 << 10
 // ways, written as JSON Lines as frames pass (docs/host-control-protocol.md,
 // "Transcript"). A nil *Transcript records nothing.
 type Transcript struct {
-	mu    sync.Mutex
-	enc   *json.Encoder
-	red   *Redactor
-	seq   int
-	conns int
-	spec  string
-	err   error
+	mu      sync.Mutex
+	enc     *json.Encoder
+	red     *Redactor
+	seq     int
+	conns   int
+	spec    string
+	err     error
+	written int64 // bytes of JSONL written so far
+	dropped int   // frames counted but not written past maxTranscriptBytes
+}
+
+// maxTranscriptBytes caps transcript.jsonl: past it, frames still count
+// (their sequence numbers advance) but are not written, so a host that
+// floods notifications cannot fill the disk. A final line says how many.
+const maxTranscriptBytes = 256 << 20
+
+// countingWriter counts the bytes the encoder writes.
+type countingWriter struct {
+	w io.Writer
+	n *int64
+}
+
+func (c countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	*c.n += int64(n)
+	return n, err
 }
 
 // NewTranscript writes JSONL lines to w, redacting red's secrets (red may be nil).
 func NewTranscript(w io.Writer, red *Redactor) *Transcript {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return &Transcript{enc: enc, red: red}
+	t := &Transcript{red: red}
+	t.enc = json.NewEncoder(countingWriter{w: w, n: &t.written})
+	t.enc.SetEscapeHTML(false)
+	return t
 }
 
 // SetSpec tags the frames recorded after this call with the spec name.
@@ -134,6 +154,14 @@ func (t *Transcript) record(r frameRecord) {
 	l.Seq = t.seq
 	l.Spec = t.spec
 	l.Time = time.Now().UTC().Format(time.RFC3339Nano)
+	if t.written >= maxTranscriptBytes {
+		if t.dropped == 0 {
+			_ = t.enc.Encode(line{Seq: l.Seq, Time: l.Time, Spec: l.Spec, Conn: l.Conn,
+				Note: fmt.Sprintf("transcript reached %d bytes; later frames are counted, not written", maxTranscriptBytes)})
+		}
+		t.dropped++
+		return
+	}
 	if err := t.enc.Encode(l); err != nil && t.err == nil {
 		t.err = fmt.Errorf("writing transcript line %d: %w", l.Seq, err)
 	}
