@@ -66,6 +66,8 @@ func Faults() []Fault {
 			Description: "verification runs the package's worker as an install self-test"},
 		{Name: "line-subset-yaml", Breaks: []string{"PKG-HOSTILE-YAML"},
 			Description: "a frontmatter that YAML cannot parse is re-read line by line, as the reference CLI's home-made reader does, and accepted"},
+		{Name: "hash-through-links", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
+			Description: "the package is hashed, links followed outside it, before the containment check refuses it"},
 		{Name: "skip-unreadable-files", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
 			Description: "dangling links, link cycles and special files are left out of the package silently instead of refusing it"},
 		{Name: "ignore-version-ranges", Breaks: []string{"VERIFY-COMPATIBILITY"},

@@ -144,6 +144,17 @@ func faultProbes() map[string]probe {
 			return verdict(x.verify(dir, nil))
 		},
 		"line-subset-yaml": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("metadata:\n\t- tabbed: [unclosed\n"))}, nil),
+		"hash-through-links": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			outside := filepath.Join(t.TempDir(), "secret.txt")
+			if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+				t.Fatal(err)
+			}
+			return x.verify(dir, nil).PackageHash
+		},
 		"skip-unreadable-files": func(t *testing.T, x *harness) string {
 			dir := app(t, "")
 			if err := os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")); err != nil {

@@ -15,7 +15,12 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 		return protocol.VerifyResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if p == nil {
-		return protocol.VerifyResult{OK: !agentpkg.HasErrors(loadFindings), Findings: loadFindings}, nil
+		res := protocol.VerifyResult{OK: !agentpkg.HasErrors(loadFindings), Findings: loadFindings}
+		// fault: hash-through-links — the package is hashed, links followed wherever they point, before the containment check refuses it.
+		if h.faults.Has("hash-through-links") {
+			res.PackageHash, _, _ = agentpkg.HashPackage(params.Path, agentpkg.LoadOptions{FollowEscapingLinks: true})
+		}
+		return res, nil
 	}
 	// fault: exec-worker-on-verify — verification runs the package's worker as an install self-test.
 	if h.faults.Has("exec-worker-on-verify") {

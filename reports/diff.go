@@ -1,15 +1,11 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
-
-	intoto "github.com/in-toto/attestation/go/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/agentapp/conformance/levels"
 )
@@ -87,35 +83,13 @@ func ParseForDiff(data []byte) (*DiffInput, error) {
 // reportFromStatement reads the predicate of a conformance statement,
 // checked against the predicate schema.
 func reportFromStatement(payload []byte) (*Report, error) {
-	if !utf8.Valid(payload) {
-		return nil, fmt.Errorf("statement is not UTF-8")
-	}
-	st := &intoto.Statement{}
-	if err := protojson.Unmarshal(payload, st); err != nil {
-		return nil, fmt.Errorf("not an in-toto statement: %w", err)
-	}
-	if err := st.Validate(); err != nil {
-		return nil, fmt.Errorf("in-toto statement: %w", err)
-	}
-	if st.GetPredicateType() != PredicateType {
-		return nil, fmt.Errorf("predicateType is %q; diff reads %q", st.GetPredicateType(), PredicateType)
-	}
-	raw, err := rawPredicate(payload)
-	if err != nil {
-		return nil, err
-	}
 	s, err := compilePredicateSchema()
 	if err != nil {
 		return nil, err
 	}
-	if err := validatePredicateJSON(s, raw); err != nil {
+	_, p, err := decodeStatement(payload, s)
+	if err != nil {
 		return nil, err
-	}
-	p := &Predicate{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(p); err != nil {
-		return nil, fmt.Errorf("predicate: %w", err)
 	}
 	if err := CheckOutcomes(p.Results()); err != nil {
 		return nil, fmt.Errorf("predicate: %w", err)

@@ -171,34 +171,45 @@ func keyNames(ks []*Key) string {
 
 // parseStatement reads the in-toto statement and its predicate.
 func (v *Verifier) parseStatement(payload []byte) (*intoto.Statement, *Predicate, error) {
-	if !utf8.Valid(payload) {
-		return nil, nil, verr(KindMalformed, "payload is not UTF-8")
-	}
-	st := &intoto.Statement{}
-	if err := protojson.Unmarshal(payload, st); err != nil {
-		return nil, nil, verr(KindMalformed, "payload is not an in-toto statement: %w", err)
-	}
-	if err := st.Validate(); err != nil {
-		return nil, nil, verr(KindMalformed, "in-toto statement: %w", err)
-	}
-	if st.GetType() != intoto.StatementTypeUri {
-		return nil, nil, verr(KindMalformed, "statement _type is %q, expected %q", st.GetType(), intoto.StatementTypeUri)
-	}
-	if st.GetPredicateType() != PredicateType {
-		return nil, nil, verr(KindMalformed, "predicateType is %q; this verifier reads %q", st.GetPredicateType(), PredicateType)
-	}
-	raw, err := rawPredicate(payload)
+	st, p, err := decodeStatement(payload, v.schema)
 	if err != nil {
 		return nil, nil, verr(KindMalformed, "%w", err)
 	}
-	if err := validatePredicateJSON(v.schema, raw); err != nil {
-		return nil, nil, verr(KindMalformed, "%w", err)
+	return st, p, nil
+}
+
+// decodeStatement reads a conformance statement: UTF-8, a valid in-toto
+// Statement v1 of our predicate type, whose predicate matches the schema
+// and decodes strictly. verify and diff both read statements through it.
+func decodeStatement(payload []byte, schema *jsonschema.Schema) (*intoto.Statement, *Predicate, error) {
+	if !utf8.Valid(payload) {
+		return nil, nil, fmt.Errorf("payload is not UTF-8")
+	}
+	st := &intoto.Statement{}
+	if err := protojson.Unmarshal(payload, st); err != nil {
+		return nil, nil, fmt.Errorf("payload is not an in-toto statement: %w", err)
+	}
+	if err := st.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("in-toto statement: %w", err)
+	}
+	if st.GetType() != intoto.StatementTypeUri {
+		return nil, nil, fmt.Errorf("statement _type is %q, expected %q", st.GetType(), intoto.StatementTypeUri)
+	}
+	if st.GetPredicateType() != PredicateType {
+		return nil, nil, fmt.Errorf("predicateType is %q; this harness reads %q", st.GetPredicateType(), PredicateType)
+	}
+	raw, err := rawPredicate(payload)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := validatePredicateJSON(schema, raw); err != nil {
+		return nil, nil, err
 	}
 	p := &Predicate{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(p); err != nil {
-		return nil, nil, verr(KindMalformed, "predicate: %w", err)
+		return nil, nil, fmt.Errorf("predicate: %w", err)
 	}
 	return st, p, nil
 }

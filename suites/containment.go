@@ -9,6 +9,9 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
 )
 
 // describeContainment checks that a host never reads outside the package
@@ -29,6 +32,7 @@ func describeContainment(tc *TestContext) {
 				Expect(refused).To(BeTrue(), "the package was accepted: %s", said)
 				if secret != "" {
 					Expect(said).NotTo(ContainSubstring(secret), "the host read a file outside the package")
+					expectOutsideNotHashed(tc, dir)
 				}
 			},
 			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS"), plantEscapingLink),
@@ -98,4 +102,19 @@ func rewriteAppMD(dir string, edit func([]byte) []byte) {
 	md, err := os.ReadFile(p)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(p, edit(md), 0o644)).To(Succeed())
+}
+
+// expectOutsideNotHashed fails when the host's verdict carries the package
+// hash computed through the escaping link: then it read the file outside,
+// even though it refused the package afterwards.
+func expectOutsideNotHashed(tc *TestContext, dir string) {
+	GinkgoHelper()
+	followed, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{FollowEscapingLinks: true})
+	Expect(err).NotTo(HaveOccurred(), "harness hashing through the link")
+	var res protocol.VerifyResult
+	if tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir}, &res) != nil {
+		return // an error refusal carries no hash
+	}
+	Expect(strings.EqualFold(res.PackageHash, followed)).To(BeFalse(),
+		"the host hashed the file the link points to outside the package")
 }
