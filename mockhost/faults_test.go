@@ -145,15 +145,7 @@ func faultProbes() map[string]probe {
 		},
 		"line-subset-yaml": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("metadata:\n\t- tabbed: [unclosed\n"))}, nil),
 		"hash-through-links": func(t *testing.T, x *harness) string {
-			dir := app(t, "")
-			outside := filepath.Join(t.TempDir(), "secret.txt")
-			if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
-				t.Fatal(err)
-			}
-			return x.verify(dir, nil).PackageHash
+			return x.verify(appWithOutsideLink(t), nil).PackageHash
 		},
 		"skip-unreadable-files": func(t *testing.T, x *harness) string {
 			dir := app(t, "")
@@ -174,15 +166,7 @@ func faultProbes() map[string]probe {
 		"ignore-version-ranges": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: \">=2.0.0\"\n"))}, nil),
 		"allow-parent-refs":     verifyProbe(map[string]string{"APP.md": manifest(withDefaults("changelog: ../outside.md\n"))}, nil),
 		"follow-escaping-links": func(t *testing.T, x *harness) string {
-			dir := app(t, "")
-			outside := filepath.Join(t.TempDir(), "secret.txt")
-			if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
-				t.Fatal(err)
-			}
-			return verdict(x.verify(dir, nil))
+			return verdict(x.verify(appWithOutsideLink(t), nil))
 		},
 		"no-yaml-limits": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("deep: " + strings.Repeat("[", 80) + strings.Repeat("]", 80) + "\n"))}, nil),
 		"install-skips-verification": func(t *testing.T, x *harness) string {
@@ -333,4 +317,18 @@ func TestEveryFaultLivesAtOneMarkedPlace(t *testing.T) {
 			t.Errorf("fault %s is marked at %d places, want 1", f.Name, n)
 		}
 	}
+}
+
+// appWithOutsideLink is a tiny app with link.txt pointing outside it.
+func appWithOutsideLink(t *testing.T) string {
+	t.Helper()
+	dir := app(t, "")
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
