@@ -210,7 +210,7 @@ func strengthOf(cat *levels.Catalog, r RequirementResult) string {
 func failureMessage(r RequirementResult) string {
 	for _, s := range r.Specs {
 		if (s.Outcome == Failed || s.Outcome == Skipped) && s.Failure != nil && s.Failure.Message != "" {
-			return truncateUTF8(firstLine(s.Failure.Message), 200)
+			return TruncateUTF8(firstLine(s.Failure.Message), 200)
 		}
 	}
 	return r.Reason

@@ -108,15 +108,15 @@ func BuildPredicate(r *Report, cat *levels.Catalog) (*Predicate, error) {
 		for _, s := range specs {
 			ps := PredicateSpec{Name: s.Name, Outcome: s.Outcome, DurationMs: s.DurationMs}
 			if s.Failure != nil {
-				ps.Failure = &Failure{Message: truncateUTF8(s.Failure.Message, maxPredicateText),
-					Location: truncateUTF8(s.Failure.Location, maxPredicateLocation)}
+				ps.Failure = &Failure{Message: TruncateUTF8(s.Failure.Message, maxPredicateText),
+					Location: TruncateUTF8(s.Failure.Location, maxPredicateLocation)}
 			}
 			pr.Specs = append(pr.Specs, ps)
 		}
 		if pr.Outcome == Skipped && pr.Reason == "" {
 			pr.Reason = skipReason(specs)
 		}
-		pr.Reason = truncateUTF8(pr.Reason, maxPredicateText)
+		pr.Reason = TruncateUTF8(pr.Reason, maxPredicateText)
 		p.Requirements = append(p.Requirements, pr)
 	}
 	p.Requirements = nonNil(p.Requirements)

@@ -120,7 +120,7 @@ func formatLine(tl transcriptLine) string {
 	} else if len(tl.Frame) > 0 {
 		b.WriteString(" " + string(tl.Frame))
 	}
-	return truncateUTF8(strings.ToValidUTF8(b.String(), "\uFFFD"), excerptLineBytes)
+	return TruncateUTF8(strings.ToValidUTF8(b.String(), "\uFFFD"), excerptLineBytes)
 }
 
 func (e *Excerpt) add(line string) {
@@ -138,8 +138,8 @@ func (e *Excerpt) add(line string) {
 	e.Lines = append(e.Lines, line)
 }
 
-// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncateUTF8(s string, n int) string {
+// TruncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
+func TruncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

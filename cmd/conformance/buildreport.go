@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -53,7 +52,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		}
 		for _, r := range s.Readings {
 			topic, reading, _ := strings.Cut(r, ": ")
-			reading = clip(reading, maxReading)
+			reading = reports.TruncateUTF8(reading, maxReading)
 			if !seenReading[r] {
 				seenReading[r] = true
 				readings = append(readings, reports.Reading{Topic: topic, Reading: reading})
@@ -199,30 +198,18 @@ const (
 	maxLevelClaim = 32
 )
 
-// clip cuts s to at most n bytes on a rune boundary, saying so.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // clipHello caps what the host said about itself.
 func clipHello(h protocol.HelloResult) protocol.HelloResult {
-	h.Host.Name = clip(h.Host.Name, maxHostField)
-	h.Host.Version = clip(h.Host.Version, maxHostField)
-	h.Host.Kind = clip(h.Host.Kind, maxHostField)
-	h.ProtocolVersion = clip(h.ProtocolVersion, maxHostField)
+	h.Host.Name = reports.TruncateUTF8(h.Host.Name, maxHostField)
+	h.Host.Version = reports.TruncateUTF8(h.Host.Version, maxHostField)
+	h.Host.Kind = reports.TruncateUTF8(h.Host.Kind, maxHostField)
+	h.ProtocolVersion = reports.TruncateUTF8(h.ProtocolVersion, maxHostField)
 	if len(h.Levels) > maxLevelClaim {
 		h.Levels = h.Levels[:maxLevelClaim]
 	}
 	levels := make([]string, len(h.Levels))
 	for i, l := range h.Levels {
-		levels[i] = clip(l, maxHostField)
+		levels[i] = reports.TruncateUTF8(l, maxHostField)
 	}
 	h.Levels = levels
 	return h

@@ -30,9 +30,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildBinary builds the conformance command once per test binary run.
+// buildBinary builds the conformance command once per test binary run. The
+// tests that run it as a child process are the only ones -short leaves out.
 func buildBinary(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: builds and runs the harness binary")
+	}
 	builtBinary.once.Do(func() {
 		dir, err := os.MkdirTemp("", "conformance-bin-")
 		if err != nil {
@@ -81,9 +85,6 @@ func processesRunning(t *testing.T, bin string) []int {
 // with a failed level, the report must say what was observed, and no child
 // process or temp file may remain.
 func TestHostileHostsFailTheCheckAtHandAndLeaveNothingBehind(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the harness binary")
-	}
 	bin := buildBinary(t)
 	cases := []struct {
 		fault, requirement, says string

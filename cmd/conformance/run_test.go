@@ -73,9 +73,6 @@ func loadPredicate(t *testing.T, dir string) any {
 // against the embedded mockhost: the signed predicate must be the same but
 // for times and durations, and report.json must pass every judged level.
 func TestTwoRunsGivePredicatesThatDifferOnlyInTimes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the harness binary")
-	}
 	bin := buildBinary(t)
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	for _, out := range []string{a, b} {
@@ -111,9 +108,6 @@ func BenchmarkDesktopP0Run(b *testing.B) {
 // requirement settles against report.json, under a fault that fails only
 // the second of a table's specs.
 func TestProgressLinesAgreeWithTheReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the harness binary")
-	}
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
 	stdout, err := exec.Command(bin, "run", "--fault", "exec-worker-on-project", "--out", out).Output()
@@ -147,9 +141,6 @@ func TestProgressLinesAgreeWithTheReport(t *testing.T) {
 
 // TestRunOverTCP certifies `conformance mockhost --tcp` through --host-addr.
 func TestRunOverTCP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the harness binary")
-	}
 	bin := buildBinary(t)
 	host := exec.Command(bin, "mockhost", "--tcp", "127.0.0.1:0")
 	stderr, err := host.StderrPipe()
@@ -188,9 +179,6 @@ func TestRunOverTCP(t *testing.T) {
 // planted secrets: the leak must fail its specs, and no file of the report
 // may carry a canary value.
 func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the harness binary")
-	}
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
 	if code := runBinary(t, bin, "run", "--quiet", "--out", out,
