@@ -34,11 +34,27 @@ type Level struct {
 // Strength of a requirement.
 type Strength string
 
-// Strengths. A failed Should is a warning and never fails a level.
+// Strengths, as the standard states them (never raised by the harness). A
+// failed Should or May is a warning and never fails a level.
 const (
 	Must    Strength = "must"
 	MustNot Strength = "must-not"
 	Should  Strength = "should"
+	May     Strength = "may"
+)
+
+// Binding reports whether a failure of this strength fails a level.
+func (s Strength) Binding() bool { return s == Must || s == MustNot }
+
+// Kind says what a requirement binds: the standard, or the host control
+// protocol the harness speaks (a precondition of judging, not a clause of
+// the standard: a host that breaks it cannot be judged, it is not failed).
+type Kind string
+
+// Kinds of requirement.
+const (
+	StandardRule Kind = "standard"
+	Precondition Kind = "protocol-precondition"
 )
 
 // Source says which text a clause comes from.
@@ -74,7 +90,30 @@ type Requirement struct {
 	// Levels lists, per family, the lowest level that requires it.
 	Levels []string
 	Clause Clause
+	// Kind is StandardRule unless set; PROTO- requirements are Preconditions.
+	Kind Kind
+	// Reading names the row of docs/decisions.md when the check rests on a
+	// reading of the harness where the texts leave details open.
+	Reading string
+	// Refusal says what the check rests on when it rests on the host
+	// refusing something the spec planted: a package refused (at verify or
+	// install) or a not-ready readiness status. A host that refuses or
+	// accepts those regardless of what was planted must pass none of these
+	// (selftest proves it with mockhost's indiscriminate faults).
+	Refusal []RefusalKind
 }
+
+// RefusalKind is what a refusal-based check needs the host to refuse.
+type RefusalKind string
+
+// Refusal kinds.
+const (
+	RefusesPackage RefusalKind = "package"   // package/verify or app/install refuses
+	NotReady       RefusalKind = "readiness" // app/readiness answers a not-ready status
+)
+
+// IsPrecondition reports whether r is a rule of the control protocol.
+func (r Requirement) IsPrecondition() bool { return r.Kind == Precondition }
 
 // Catalog is the immutable set of levels and requirements.
 type Catalog struct {
@@ -110,9 +149,19 @@ func New(ls []Level, rs []Requirement) (*Catalog, error) {
 			return nil, fmt.Errorf("requirement %q: title, clause file and quote are required", r.ID)
 		}
 		switch r.Strength {
-		case Must, MustNot, Should:
+		case Must, MustNot, Should, May:
 		default:
-			return nil, fmt.Errorf("requirement %q: strength %q is not must, must-not or should", r.ID, r.Strength)
+			return nil, fmt.Errorf("requirement %q: strength %q is not must, must-not, should or may", r.ID, r.Strength)
+		}
+		switch r.Kind {
+		case "":
+			rs[i].Kind = StandardRule
+		case StandardRule, Precondition:
+		default:
+			return nil, fmt.Errorf("requirement %q: kind %q is not %s or %s", r.ID, r.Kind, StandardRule, Precondition)
+		}
+		if (r.Clause.Source == ProtocolText) != (rs[i].Kind == Precondition) {
+			return nil, fmt.Errorf("requirement %q: a protocol clause and the precondition kind go together", r.ID)
 		}
 		if len(r.Levels) == 0 {
 			return nil, fmt.Errorf("requirement %q: no level", r.ID)

@@ -57,7 +57,7 @@ func TestNewRejectsInconsistentCatalogs(t *testing.T) {
 	good := Requirement{ID: "X", Title: "t", Strength: Must, Levels: []string{"catalog"}, Clause: Clause{File: "f", Quote: "q"}}
 	cases := map[string]Requirement{
 		"unknown level": {ID: "X", Title: "t", Strength: Must, Levels: []string{"nope"}, Clause: good.Clause},
-		"bad strength":  {ID: "X", Title: "t", Strength: "may", Levels: good.Levels, Clause: good.Clause},
+		"bad strength":  {ID: "X", Title: "t", Strength: "shall", Levels: good.Levels, Clause: good.Clause},
 		"no quote":      {ID: "X", Title: "t", Strength: Must, Levels: good.Levels, Clause: Clause{File: "f"}},
 		"two of family": {ID: "X", Title: "t", Strength: Must, Levels: []string{"catalog", "installable"}, Clause: good.Clause},
 		"no level":      {ID: "X", Title: "t", Strength: Must, Clause: good.Clause},

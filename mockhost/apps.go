@@ -20,7 +20,7 @@ const dataScope = "app-namespace"
 // signing and revocation: "Block install and alert on any failure").
 func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *jsonrpc2.Error) {
 	// fault: install-without-consent — a missing consent does not stop the install.
-	if !params.Consent.Granted && !h.faults.Has("install-without-consent") {
+	if !params.Consent.Granted && !h.faults.Has("install-without-consent") && !h.faults.Has("accept-everything") {
 		return protocol.InstallResult{}, rpcError(protocol.CodeConsentRequired,
 			fmt.Sprintf("installing %s needs user, tenant or workspace consent (params.consent.granted is false)", params.Path), nil)
 	}
@@ -29,6 +29,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if p == nil {
+		loadFindings = h.judged(nil, loadFindings)
 		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentapp/conformance/levels"
 )
 
 // Fault is a switch that makes mockhost break one requirement the way a real
@@ -15,6 +17,11 @@ type Fault struct {
 	Breaks      []string
 	// Hostile faults attack the harness itself (hang, crash, garbage, flood).
 	Hostile bool
+	// Indiscriminate lists the refusals this fault gives, or withholds,
+	// whatever the spec planted: under it no requirement whose check rests
+	// on a refusal of those kinds (levels.Requirement.Refusal) may pass, and
+	// selftest proves it.
+	Indiscriminate []levels.RefusalKind
 }
 
 // Faults returns every fault, sorted by name.
@@ -114,7 +121,8 @@ func Faults() []Fault {
 		// Readiness.
 		{Name: "readiness-nonstandard-status",
 			Breaks: []string{"READY-STATUS", "READY-CAPABILITIES", "READY-DEPRECATED", "READY-END-OF-LIFE",
-				"READY-NO-SECRET-LEAK", "READY-PER-ENTRY", "READY-SECRETS", "P0-NO-APP-CODE"},
+				"READY-PER-ENTRY", "READY-SECRETS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER",
+				"READY-PERFORMANCE-TIER", "VERIFY-HOST-VERSION"},
 			Description: "a ready app is reported as status \"ok\", outside the standard's vocabulary (every answer that would say ready fails its schema)"},
 		{Name: "required-tier-ignored", Breaks: []string{"READY-REQUIRED-TIER"},
 			Description: "failing required checks are reported as warnings and the app as ready-degraded"},
@@ -141,14 +149,45 @@ func Faults() []Fault {
 		{Name: "readiness-echoes-secret", Breaks: []string{"READY-NO-SECRET-LEAK"},
 			Description: "readiness messages quote the configured secret value"},
 
+		// Refusing or accepting for the wrong reason: the positive controls and
+		// the rule that a refusal names what was planted must catch these.
+		{Name: "refuse-without-entries", Breaks: []string{
+			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-MANIFEST-VERSION", "INSTALL-CONSENT", "PKG-HOSTILE-YAML",
+			"PKG-NO-ESCAPING-LINKS", "PROTO-RESET", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED", "UNINSTALL-KEEP-DATA",
+			"VERIFY-MANIFEST-HASH"},
+			Description: "a package that declares no entries is refused (finding no-entries), whatever else is wrong with it"},
+		{Name: "refuse-unrelated-finding", Indiscriminate: everyRefusal(), Breaks: []string{
+			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE", "CAT-LEGACY-KINDS",
+			"CAT-MANIFEST-VERSION", "CAT-METADATA", "CAT-PUBLISHER-VERIFIED", "INSTALL-CONSENT", "INSTALL-PINNED",
+			"INSTALL-VERIFY-FIRST", "PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "PROJ-CONTENTS",
+			"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROTO-RESET", "READY-CAPABILITIES", "READY-DEPRECATED",
+			"READY-END-OF-LIFE", "READY-PER-ENTRY", "READY-PERFORMANCE-TIER", "READY-RECOMMENDED-TIER", "READY-REQUIRED-TIER",
+			"READY-SECRETS", "READY-SETUP-ACTIONS", "READY-STATUS", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED",
+			"UNINSTALL-KEEP-DATA", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION", "VERIFY-MANIFEST-HASH",
+			"VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE"},
+			Description: "every package is refused, and every readiness blocked, always for the same unrelated reason (an unsupported license)"},
+		{Name: "accept-everything", Indiscriminate: everyRefusal(), Breaks: []string{
+			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LEGACY-KINDS", "CAT-MANIFEST-VERSION", "INSTALL-CONSENT",
+			"INSTALL-VERIFY-FIRST", "PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "READY-CAPABILITIES",
+			"READY-DEPRECATED", "READY-END-OF-LIFE", "READY-PER-ENTRY", "READY-RECOMMENDED-TIER", "READY-REQUIRED-TIER",
+			"READY-SECRETS", "READY-SETUP-ACTIONS", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION", "VERIFY-MANIFEST-HASH",
+			"VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE"},
+			Description: "nothing is checked: every package verifies, installs (with or without consent) and projects as it comes, and is always ready"},
+		{Name: "not-installed-not-ready", Indiscriminate: []levels.RefusalKind{levels.NotReady}, Breaks: []string{
+			"READY-CAPABILITIES", "READY-DEPRECATED", "READY-END-OF-LIFE", "READY-PER-ENTRY", "READY-PERFORMANCE-TIER",
+			"READY-RECOMMENDED-TIER", "READY-REQUIRED-TIER", "READY-SECRETS", "READY-SETUP-ACTIONS", "READY-STATUS",
+			"VERIFY-HOST-VERSION"},
+			Description: "readiness of a package that is not installed is needs-setup \"not installed\", whatever its own checks say"},
+
 		// Hostile hosts: the harness must fail the check at hand, record it and go on.
 		{Name: "hang-on-readiness", Hostile: true,
 			Breaks: []string{"READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
 				"READY-SETUP-ACTIONS", "READY-END-OF-LIFE", "READY-DEPRECATED", "READY-SECRETS", "READY-CAPABILITIES",
-				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE"},
+				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE", "VERIFY-HOST-VERSION"},
 			Description: "app/readiness never answers"},
 		{Name: "crash-mid-uninstall", Hostile: true,
-			Breaks:      []string{"PROTO-RESET", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
+			Breaks: []string{"PROTO-RESET", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED",
+				"INSTALL-CONSENT", "INSTALL-VERIFY-FIRST"},
 			Description: "the host writes half an answer to app/uninstall and dies"},
 		{Name: "garbage-on-list", Hostile: true,
 			Breaks:      []string{"PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED"},
@@ -160,6 +199,10 @@ func Faults() []Fault {
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
+}
+
+func everyRefusal() []levels.RefusalKind {
+	return []levels.RefusalKind{levels.RefusesPackage, levels.NotReady}
 }
 
 // FaultSet is the set of faults a mockhost runs with.

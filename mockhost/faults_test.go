@@ -227,6 +227,10 @@ func faultProbes() map[string]probe {
 			return err
 		}),
 		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
+		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
+		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
+		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"not-installed-not-ready":      readyProbe("", nil, nil, nil, "", "", status),
 		"required-tier-ignored":        readyProbe("", readinessYAML("required"), nil, nil, "", "", status),
 		"recommended-tier-blocks":      readyProbe("", readinessYAML("recommended"), nil, nil, "", "", status),
 		"performance-tier-blocks":      readyProbe("", readinessYAML("performance"), nil, nil, "", "", status),

@@ -27,9 +27,9 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 		return protocol.ProjectResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
 	}
-	if agentpkg.HasErrors(p.Findings) {
+	if fs := h.judged(p, p.Findings); agentpkg.HasErrors(fs) {
 		return protocol.ProjectResult{}, rpcError(protocol.CodePackageInvalid,
-			fmt.Sprintf("package %s is invalid: %s", params.Path, firstError(p.Findings)), protocol.ErrorData{Findings: p.Findings})
+			fmt.Sprintf("package %s is invalid: %s", params.Path, firstError(fs)), protocol.ErrorData{Findings: fs})
 	}
 	// fault: exec-worker-on-project — the package's worker is run to discover its routes.
 	if h.faults.Has("exec-worker-on-project") {

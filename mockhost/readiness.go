@@ -59,6 +59,7 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	} else {
 		res = agentpkg.Readiness(p, env)
 	}
+	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)
 	return res, nil
 }

@@ -15,6 +15,7 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 		return protocol.VerifyResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if p == nil {
+		loadFindings = h.judged(nil, loadFindings)
 		res := protocol.VerifyResult{OK: !agentpkg.HasErrors(loadFindings), Findings: loadFindings}
 		// fault: hash-through-links — the package is hashed, links followed wherever they point, before the containment check refuses it.
 		if h.faults.Has("hash-through-links") {
@@ -26,7 +27,7 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 	if h.faults.Has("exec-worker-on-verify") {
 		runWorker(p)
 	}
-	findings := h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify)
+	findings := h.judged(p, h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify))
 	name, version := identity(p)
 	res := protocol.VerifyResult{
 		OK:           !agentpkg.HasErrors(findings),
@@ -44,7 +45,7 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
 	// fault: install-skips-verification — app/install never checks hashes, signature or compatibility.
 	if h.faults.Has("install-skips-verification") {
-		return h.filter(p.Findings, stageInstall)
+		return h.judged(p, h.filter(p.Findings, stageInstall))
 	}
-	return h.filter(agentpkg.Verify(p, rel, h.profile()), stageInstall)
+	return h.judged(p, h.filter(agentpkg.Verify(p, rel, h.profile()), stageInstall))
 }

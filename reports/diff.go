@@ -91,7 +91,7 @@ func reportFromStatement(payload []byte) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckOutcomes(p.Results()); err != nil {
+	if err := CheckOutcomes(p.Requirements); err != nil {
 		return nil, fmt.Errorf("predicate: %w", err)
 	}
 	return p.Report(), nil
@@ -99,12 +99,12 @@ func reportFromStatement(payload []byte) (*Report, error) {
 
 // Change is one requirement whose outcome differs between two runs.
 type Change struct {
-	ID       string `json:"id"`
-	Title    string `json:"title"`
-	Strength string `json:"strength"`
-	Old      string `json:"old"` // "" when the requirement appeared
-	New      string `json:"new"` // "" when it vanished
-	Message  string `json:"message,omitempty"`
+	ID       string  `json:"id"`
+	Title    string  `json:"title"`
+	Strength string  `json:"strength"`
+	Old      Outcome `json:"old"` // "" when the requirement appeared
+	New      Outcome `json:"new"` // "" when it vanished
+	Message  string  `json:"message,omitempty"`
 }
 
 // DiffResult lists what changed from an old run to a new one.
@@ -153,7 +153,7 @@ func Diff(old, new *Report, cat *levels.Catalog) (*DiffResult, error) {
 		case !ok:
 			d.Appeared = append(d.Appeared, c)
 		case o.Outcome == n.Outcome:
-		case o.Outcome == Passed && (n.Outcome == Failed || c.Strength != string(levels.Should)):
+		case o.Outcome == Passed && (n.Outcome == Failed || levels.Strength(c.Strength).Binding()):
 			c.Old = o.Outcome
 			d.Regressed = append(d.Regressed, c)
 		case n.Outcome == Passed:
@@ -205,11 +205,11 @@ func strengthOf(cat *levels.Catalog, r RequirementResult) string {
 	return r.Strength
 }
 
-// failureMessage is the first line of the first failed or skipped spec's
-// message, cut to 200 bytes.
+// failureMessage is the first line of the message of the first spec whose
+// outcome is the requirement's, cut to 200 bytes.
 func failureMessage(r RequirementResult) string {
 	for _, s := range r.Specs {
-		if (s.Outcome == Failed || s.Outcome == Skipped) && s.Failure != nil && s.Failure.Message != "" {
+		if s.Outcome != Passed && s.Outcome == r.Outcome && s.Failure != nil && s.Failure.Message != "" {
 			return TruncateUTF8(firstLine(s.Failure.Message), 200)
 		}
 	}
@@ -222,7 +222,7 @@ func (d *DiffResult) WriteText(w io.Writer) error {
 	section := func(title string, cs []Change) {
 		fmt.Fprintf(&b, "%s (%d)\n", title, len(cs))
 		for _, c := range cs {
-			old, new := c.Old, c.New
+			old, new := string(c.Old), string(c.New)
 			if old == "" {
 				old = "absent"
 			}

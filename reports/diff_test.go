@@ -10,14 +10,14 @@ import (
 func changeIDs(cs []Change) string {
 	ids := make([]string, len(cs))
 	for i, c := range cs {
-		ids[i] = c.ID + ":" + c.Old + ">" + c.New
+		ids[i] = c.ID + ":" + string(c.Old) + ">" + string(c.New)
 	}
 	return strings.Join(ids, ",")
 }
 
 func TestDiff(t *testing.T) {
 	old := testReport(t, 0)
-	setSpec(t, old, "READY-STATUS", Failed, "was broken")
+	setSpec(t, old, "READY-CAPABILITIES", Failed, "was broken")
 	setSpec(t, old, "PROJ-CONTENTS", Skipped, "no services")
 	new := testReport(t, 5)
 	setSpec(t, new, "VERIFY-PACKAGE-HASH", Failed, "accepted a changed file\nmore")
@@ -35,7 +35,7 @@ func TestDiff(t *testing.T) {
 	}
 	for what, got := range map[string][2]string{
 		"regressed": {changeIDs(d.Regressed), "VERIFY-PACKAGE-HASH:passed>failed,READY-SECRETS:passed>skipped"},
-		"recovered": {changeIDs(d.Recovered), "READY-STATUS:failed>passed"},
+		"recovered": {changeIDs(d.Recovered), "READY-CAPABILITIES:failed>passed"},
 		"changed":   {changeIDs(d.Changed), "PROJ-CONTENTS:skipped>failed"},
 		"appeared":  {changeIDs(d.Appeared), "X-NEW:>passed"},
 		"vanished":  {changeIDs(d.Vanished), "PROTO-ERRORS:passed>"},
@@ -69,7 +69,7 @@ func TestDiff(t *testing.T) {
 	if changeIDs(back.Recovered) != "VERIFY-PACKAGE-HASH:failed>passed,READY-SECRETS:skipped>passed" {
 		t.Errorf("reverse recovered %q", changeIDs(back.Recovered))
 	}
-	if changeIDs(back.Regressed) != "READY-STATUS:passed>failed" {
+	if changeIDs(back.Regressed) != "READY-CAPABILITIES:passed>failed" {
 		t.Errorf("reverse regressed %q", changeIDs(back.Regressed))
 	}
 	// The same run twice: nothing.
@@ -116,7 +116,7 @@ func TestDiffShould(t *testing.T) {
 // diff reads report.json, envelopes and unsigned statements alike.
 func TestParseForDiffInputs(t *testing.T) {
 	r := testReport(t, 0)
-	setSpec(t, r, "READY-STATUS", Failed, "broken")
+	setSpec(t, r, "READY-CAPABILITIES", Failed, "broken")
 	rj, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ func testReport(tb testing.TB, jitter int64) *Report {
 	tb.Helper()
 	cat := levels.Default()
 	start := testStart.Add(time.Duration(jitter) * time.Minute)
-	r := &Report{
-		Format:      FormatVersion,
+	r := &Report{Format: FormatVersion, Results: Results{
+		Run:         RunStatus{Status: RunComplete},
 		Harness:     Harness{Name: "agentapp-conformance", Version: "0.1.0", Commit: "0123456789abcdef"},
 		Standard:    Standard{Name: "agentapp", Version: "0.10.0"},
 		Host:        Host{Name: "agentapp-mockhost", Version: "0.1.0", Kind: "reference", ProtocolVersion: "1", Transport: "in-process"},
@@ -38,10 +38,10 @@ func testReport(tb testing.TB, jitter int64) *Report {
 		Fixtures:    []Digest{{Name: "platform-conformance/basic", SHA256: sha("basic")}, {Name: "platform-conformance/layered", SHA256: sha("layered")}},
 		FixtureSet:  "sha256:" + sha("fixture-set"),
 		Readings:    []Reading{{Topic: "knowledge-binding", Reading: "blocked"}},
-	}
+	}}
 	seq := 1
 	for i, cr := range cat.Requirements() {
-		rr := RequirementResult{ID: cr.ID, Title: cr.Title, Strength: string(cr.Strength), Levels: cr.Levels, Clause: ClauseOf(cr.Clause)}
+		rr := RequirementResult{ID: cr.ID, Title: cr.Title, Strength: string(cr.Strength), Kind: string(cr.Kind), Levels: cr.Levels, Clause: ClauseOf(cr.Clause)}
 		n := 1
 		if i%2 == 0 {
 			n = 2
@@ -69,18 +69,13 @@ func sha(s string) string {
 
 func recompute(tb testing.TB, r *Report) {
 	tb.Helper()
-	for i := range r.Requirements {
-		r.Requirements[i].Outcome = RequirementOutcome(r.Requirements[i].Specs)
-	}
-	ls, err := ComputeLevels(levels.Default(), r.Requested, r.Requirements)
-	if err != nil {
+	if err := Settle(&r.Results, levels.Default()); err != nil {
 		tb.Fatal(err)
 	}
-	r.Levels, r.LevelsPassed = ls, PassedLevels(ls)
 }
 
 // setSpec sets the outcome of a requirement's first spec and recomputes.
-func setSpec(tb testing.TB, r *Report, id, outcome, msg string) {
+func setSpec(tb testing.TB, r *Report, id string, outcome Outcome, msg string) {
 	tb.Helper()
 	for i := range r.Requirements {
 		if r.Requirements[i].ID == id {

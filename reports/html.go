@@ -86,13 +86,7 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		CSP:      "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src data:",
 		Signed:   opts.Signed,
 	}
-	requested, err := orderLevels(cat, r.Requested)
-	if err != nil {
-		return fmt.Errorf("report.html: levelsRequested: %w", err)
-	}
-	if page.Levels, err = ComputeLevels(cat, requested, r.Requirements); err != nil {
-		return fmt.Errorf("report.html: %w", err)
-	}
+	page.Levels = r.Levels
 	page.Groups = groupByLevel(cat, r, opts.Excerpts)
 	for _, g := range page.Groups {
 		for _, rq := range g.Requirements {

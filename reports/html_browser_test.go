@@ -73,7 +73,7 @@ func TestHTMLInChromium(t *testing.T) {
 	r := testReport(t, 0)
 	r.Host.Name = `<script>alert("x")</script>mockhost`
 	r.Environment.Browser = "chromium (test)"
-	setSpec(t, r, "READY-STATUS", Failed, `readiness status was "okay"; expected one of ready, needs-setup`)
+	setSpec(t, r, "READY-CAPABILITIES", Failed, `readiness status was "okay"; expected one of ready, needs-setup`)
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
 	writeTranscript(t, dir, r)
@@ -159,7 +159,7 @@ func TestHTMLInChromium(t *testing.T) {
 		}
 		return n
 	}
-	want := map[string]int{}
+	want := map[Outcome]int{}
 	for _, rr := range r.Requirements {
 		want[rr.Outcome]++
 	}
@@ -187,8 +187,8 @@ func TestHTMLInChromium(t *testing.T) {
 	if got := text("#host"); !strings.Contains(got, `<script>alert("x")</script>mockhost`) {
 		t.Errorf("host name shows as %q, want the hostile name as text", got)
 	}
-	if got := text(`article[data-requirement="READY-STATUS"] .failure`); !strings.Contains(got, `readiness status was "okay"`) || !strings.Contains(got, "app/list") {
-		t.Errorf("READY-STATUS failure shows %q, want its message and transcript excerpt", got)
+	if got := text(`article[data-requirement="READY-CAPABILITIES"] .failure`); !strings.Contains(got, `readiness status was "okay"`) || !strings.Contains(got, "app/list") {
+		t.Errorf("READY-CAPABILITIES failure shows %q, want its message and transcript excerpt", got)
 	}
 
 	png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))

@@ -13,10 +13,10 @@ func TestHTMLEscapesAndSelfContained(t *testing.T) {
 	r := testReport(t, 0)
 	r.Host.Name = `<script>alert("name")</script>`
 	r.Host.Version = `1.0" onmouseover="alert(1)`
-	setSpec(t, r, "READY-STATUS", Failed, `</pre><img src="https://evil.example/x.png">`)
+	setSpec(t, r, "READY-CAPABILITIES", Failed, `</pre><img src="https://evil.example/x.png">`)
 	ex := map[[2]int]*Excerpt{}
 	for _, rr := range r.Requirements {
-		if rr.ID == "READY-STATUS" {
+		if rr.ID == "READY-CAPABILITIES" {
 			ex[rr.Specs[0].Exchanges] = &Excerpt{From: 1, To: 2, Lines: []string{`#1 conn 1 recv {"x":"<script>bad()</script>"}`}}
 		}
 	}

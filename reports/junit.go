@@ -145,7 +145,7 @@ func WriteJUnit(w io.Writer, r *Report, cat *levels.Catalog) error {
 			suite.Failures++
 		case Skipped, NotRun:
 			if msg == "" {
-				msg = js.spec.Outcome
+				msg = string(js.spec.Outcome)
 			}
 			c.Skipped = &junitMessage{Message: msg}
 			suite.Skipped++

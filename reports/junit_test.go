@@ -9,7 +9,7 @@ import (
 
 func TestJUnit(t *testing.T) {
 	r := testReport(t, 0)
-	setSpec(t, r, "READY-STATUS", Failed, "status was okay\nsecond line <b>")
+	setSpec(t, r, "READY-CAPABILITIES", Failed, "status was okay\nsecond line <b>")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "host has no projection of services")
 	// One spec that serves two requirements.
 	shared := r.Requirements[1].Specs[0]
@@ -55,9 +55,9 @@ func TestJUnit(t *testing.T) {
 		if c.Name == shared.Name && len(reqs) != 2 {
 			t.Errorf("shared spec lists requirements %v, want two", reqs)
 		}
-		if strings.Contains(c.Name, "[READY-STATUS]") && strings.HasSuffix(c.Name, "spec 1 of "+r.Requirements[findReq(r, "READY-STATUS")].Title) {
-			if c.Failure == nil || c.Failure.Message != "status was okay" || !strings.Contains(c.Failure.Body, "Readiness may return ready") {
-				t.Errorf("failure of READY-STATUS: %+v", c.Failure)
+		if strings.Contains(c.Name, "[READY-CAPABILITIES]") && strings.HasSuffix(c.Name, "spec 1 of "+r.Requirements[findReq(r, "READY-CAPABILITIES")].Title) {
+			if c.Failure == nil || c.Failure.Message != "status was okay" || !strings.Contains(c.Failure.Body, "Run readiness before execution") {
+				t.Errorf("failure of READY-CAPABILITIES: %+v", c.Failure)
 			}
 		}
 	}

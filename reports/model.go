@@ -4,28 +4,42 @@ package reports
 
 import "time"
 
-// FormatVersion is the version of report.json's format.
-const FormatVersion = "agentapp-conformance/report/v1"
+// FormatVersion is the version of report.json's format. v2 brought the
+// outcome lattice (outcome.go) and the run status.
+const FormatVersion = "agentapp-conformance/report/v2"
 
-// Outcomes of a spec or a requirement. A requirement's outcome is the worst
-// of its specs' outcomes: failed > skipped > passed; not-run when no spec ran.
+// Verdict is a level's verdict, decided by ComputeLevels alone.
+type Verdict string
+
+// Level verdicts, worst first after not-judged (docs/report-format.md "Level
+// verdicts"). Only failed says the host broke the standard.
 const (
-	Passed  = "passed"
-	Failed  = "failed"
-	Skipped = "skipped"
-	NotRun  = "not-run"
+	LevelNotJudged   Verdict = "not-judged"  // this harness version cannot judge the level
+	LevelFailed      Verdict = "failed"      // a must / must-not of the standard failed
+	LevelInterrupted Verdict = "interrupted" // the run was stopped before the level settled
+	LevelError       Verdict = "error"       // a binding requirement could not be judged
+	LevelIncomplete  Verdict = "incomplete"  // a binding requirement was skipped or not run
+	LevelPassed      Verdict = "passed"      // every binding requirement passed
 )
 
-// Level verdicts.
+// Run statuses: how the run ended.
 const (
-	LevelPassed    = "passed"
-	LevelFailed    = "failed"
-	LevelNotJudged = "not-judged"
+	RunComplete        = "complete"
+	RunInterrupted     = "interrupted"
+	RunHostUnreachable = "host-unreachable"
 )
 
-// Report is report.json.
+// Report is report.json: the results plus what only the local report carries.
 type Report struct {
-	Format       string              `json:"format"`
+	Format string `json:"format"`
+	Results
+	Transcript TranscriptRef `json:"transcript"`
+}
+
+// Results is the one model of a run's outcomes and verdicts. report.json
+// carries it whole; the signed predicate is the same value (Predicate).
+// Outcomes and verdicts are decided once (Settle); every writer renders it.
+type Results struct {
 	Harness      Harness             `json:"harness"`
 	Standard     Standard            `json:"standard"`
 	Host         Host                `json:"host"`
@@ -33,14 +47,27 @@ type Report struct {
 	StartedAt    time.Time           `json:"startedAt"`
 	FinishedAt   time.Time           `json:"finishedAt"`
 	DurationMs   int64               `json:"durationMs"`
+	Run          RunStatus           `json:"run"`
 	Requested    []string            `json:"levelsRequested"`
 	LevelsPassed []string            `json:"levelsPassed"`
 	Levels       []LevelResult       `json:"levels"`
 	Requirements []RequirementResult `json:"requirements"`
 	Fixtures     []Digest            `json:"fixtures"`
 	FixtureSet   string              `json:"fixtureSetDigest"`
-	Transcript   TranscriptRef       `json:"transcript"`
 	Readings     []Reading           `json:"readings,omitempty"`
+}
+
+// RunStatus says how the run ended and what it selected.
+type RunStatus struct {
+	// Status is complete, interrupted (a signal stopped it) or
+	// host-unreachable (the host could not be reached twice in a row).
+	Status string `json:"status"`
+	// Reason says why a run did not complete, in the user's terms.
+	Reason string `json:"reason,omitempty"`
+	// Focus and LabelFilter are the selection the user asked for; with
+	// either, unselected requirements are not-run and their levels incomplete.
+	Focus       []string `json:"focus,omitempty"`
+	LabelFilter string   `json:"labelFilter,omitempty"`
 }
 
 // Harness identifies the tool that produced the report.
@@ -77,17 +104,22 @@ type Environment struct {
 }
 
 // LevelResult is the verdict on one level, derived from requirement outcomes.
+// The counts are of requirements by outcome; Warnings counts failed should
+// and may requirements (also counted in Failed).
 type LevelResult struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Family   string `json:"family"`
-	Verdict  string `json:"verdict"`
-	Reason   string `json:"reason,omitempty"`
-	Passed   int    `json:"passed"`
-	Failed   int    `json:"failed"`
-	Warnings int    `json:"warnings"`
-	Skipped  int    `json:"skipped"`
-	NotRun   int    `json:"notRun"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Family      string  `json:"family"`
+	Verdict     Verdict `json:"verdict"`
+	Reason      string  `json:"reason,omitempty"`
+	Passed      int     `json:"passed"`
+	Failed      int     `json:"failed"`
+	Warnings    int     `json:"warnings"`
+	Errors      int     `json:"errors"`
+	Blocked     int     `json:"blocked"`
+	Interrupted int     `json:"interrupted"`
+	Skipped     int     `json:"skipped"`
+	NotRun      int     `json:"notRun"`
 }
 
 // Clause is the text a requirement cites.
@@ -100,20 +132,24 @@ type Clause struct {
 
 // RequirementResult is one requirement's outcome and evidence.
 type RequirementResult struct {
-	ID       string       `json:"id"`
-	Title    string       `json:"title"`
-	Strength string       `json:"strength"`
-	Levels   []string     `json:"levels"`
-	Clause   Clause       `json:"clause"`
-	Outcome  string       `json:"outcome"`
-	Reason   string       `json:"reason,omitempty"`
-	Specs    []SpecResult `json:"specs"`
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Strength string   `json:"strength"`
+	Kind     string   `json:"kind"`
+	Levels   []string `json:"levels"`
+	Clause   Clause   `json:"clause"`
+	// Reading names the docs/decisions.md row the check rests on, when it
+	// rests on a reading of the harness rather than on the clause alone.
+	Reading string       `json:"reading,omitempty"`
+	Outcome Outcome      `json:"outcome"`
+	Reason  string       `json:"reason,omitempty"`
+	Specs   []SpecResult `json:"specs"`
 }
 
 // SpecResult is one Ginkgo spec's outcome.
 type SpecResult struct {
 	Name       string   `json:"name"`
-	Outcome    string   `json:"outcome"`
+	Outcome    Outcome  `json:"outcome"`
 	Failure    *Failure `json:"failure,omitempty"`
 	DurationMs int64    `json:"durationMs"`
 	// Exchanges are the transcript sequence numbers [from, to] of the

@@ -201,44 +201,35 @@ const (
 )
 
 // TestResult maps the predicate onto in-toto's test-result predicate, with
-// requirement ids as test names:
+// requirement ids as test names, by each requirement's effect (EffectOf):
 //   - passedTests: requirements that passed;
-//   - failedTests: must / must-not requirements that failed, and those that
-//     were skipped or not run while counting for a requested level (they fail
-//     that level, ComputeLevels);
-//   - warnedTests: failed should requirements, and skipped or not-run
-//     requirements that fail no requested level.
+//   - failedTests: binding requirements of the standard that failed (the
+//     host broke the clause);
+//   - warnedTests: every other requirement that did not pass: a failed
+//     should or may, and those not judged (error, blocked, interrupted,
+//     skipped, not-run, a broken protocol precondition).
 //
 // result is PASSED when every requested level passed and nothing warned,
 // WARNED when every requested level passed with warnings, FAILED otherwise.
+// It renders the predicate's verdicts; it decides none.
 func TestResult(p *Predicate, cat *levels.Catalog) (*trv0.TestResult, error) {
-	inRequested := map[string]bool{}
-	for _, r := range cat.ForLevels(p.Requested) {
-		inRequested[r.ID] = true
-	}
 	tr := &trv0.TestResult{}
 	for _, r := range p.Requirements {
-		strength := r.Strength
-		if cr, ok := cat.Requirement(r.ID); ok {
-			strength = string(cr.Strength)
+		cr, ok := cat.Requirement(r.ID)
+		if !ok {
+			cr = levels.Requirement{ID: r.ID, Strength: levels.Strength(r.Strength)}
 		}
-		switch {
-		case r.Outcome == Passed:
+		switch EffectOf(cr, r.Outcome) {
+		case EffectPass:
 			tr.PassedTests = append(tr.PassedTests, r.ID)
-		case strength == string(levels.Should):
-			tr.WarnedTests = append(tr.WarnedTests, r.ID)
-		case r.Outcome == Failed || inRequested[r.ID]:
+		case EffectFail:
 			tr.FailedTests = append(tr.FailedTests, r.ID)
 		default:
 			tr.WarnedTests = append(tr.WarnedTests, r.ID)
 		}
 	}
-	computed, err := ComputeLevels(cat, p.Requested, p.Results())
-	if err != nil {
-		return nil, fmt.Errorf("computing level verdicts: %w", err)
-	}
-	allPassed := len(computed) > 0
-	for _, l := range computed {
+	allPassed := len(p.Levels) > 0
+	for _, l := range p.Levels {
 		if l.Verdict != LevelPassed {
 			allPassed = false
 		}

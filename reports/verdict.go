@@ -8,34 +8,88 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// RequirementOutcome folds spec outcomes into the requirement's outcome:
-// failed if any spec failed, else skipped if any was skipped, else passed;
-// not-run when there is no spec result.
-func RequirementOutcome(specs []SpecResult) string {
-	if len(specs) == 0 {
-		return NotRun
+// RequirementOutcome folds spec outcomes into the requirement's outcome: the
+// worst of them (Worst); not-run when no spec reported.
+func RequirementOutcome(specs []SpecResult) Outcome {
+	os := make([]Outcome, len(specs))
+	for i, s := range specs {
+		os[i] = s.Outcome
 	}
-	out := Passed
-	for _, s := range specs {
-		switch s.Outcome {
-		case Failed:
-			return Failed
-		case Skipped:
-			out = Skipped
-		case NotRun:
-			if out == Passed {
-				out = NotRun
+	return Worst(os...)
+}
+
+// Settle decides, once, every requirement's outcome from its specs and every
+// requested level's verdict from the requirements, and records them in r.
+// Writers render what Settle decided; verify recomputes it to check a claim.
+func Settle(r *Results, cat *levels.Catalog) error {
+	if cat == nil {
+		cat = levels.Default()
+	}
+	for i := range r.Requirements {
+		rr := &r.Requirements[i]
+		if rr.Kind == "" {
+			rr.Kind = string(levels.StandardRule)
+			if cr, ok := cat.Requirement(rr.ID); ok {
+				rr.Kind = string(cr.Kind)
 			}
 		}
+		if len(rr.Specs) > 0 {
+			rr.Outcome = RequirementOutcome(rr.Specs)
+		} else if !rr.Outcome.Valid() || rr.Outcome.Judged() || rr.Outcome == Error || rr.Outcome == Blocked {
+			rr.Outcome = NotRun
+		}
+		if rr.Reason == "" {
+			rr.Reason = requirementReason(*rr)
+		}
 	}
-	return out
+	if err := CheckOutcomes(r.Requirements); err != nil {
+		return err
+	}
+	requested, err := orderLevels(cat, r.Requested)
+	if err != nil {
+		return fmt.Errorf("levelsRequested: %w", err)
+	}
+	r.Requested = requested
+	lv, err := ComputeLevels(cat, requested, r.Requirements)
+	if err != nil {
+		return fmt.Errorf("computing level verdicts: %w", err)
+	}
+	r.Levels = nonNil(lv)
+	r.LevelsPassed = PassedLevels(lv)
+	return nil
+}
+
+// requirementReason says why a requirement did not pass: the first line of
+// the message of its first spec with the requirement's outcome.
+func requirementReason(r RequirementResult) string {
+	if r.Outcome == Passed {
+		return ""
+	}
+	for _, s := range r.Specs {
+		if s.Outcome == r.Outcome && s.Failure != nil && strings.TrimSpace(s.Failure.Message) != "" {
+			return firstLine(strings.TrimSpace(s.Failure.Message))
+		}
+	}
+	if len(r.Specs) == 0 {
+		return "no spec of this requirement ran"
+	}
+	return string(r.Outcome) + " (the spec gave no reason)"
 }
 
 // ComputeLevels derives every requested level's verdict from requirement
-// outcomes alone. A level passes when the harness can judge it and every
-// must / must-not requirement counting for it passed; a failed should is a
-// warning. Requirements are looked up in the catalog, never trusted from the
-// report, so a report cannot pass a level by mislabelling a requirement.
+// outcomes alone (EffectOf decides what each outcome does):
+//
+//	not-judged   the harness cannot judge the level (levels.CanJudge)
+//	failed       a must / must-not of the standard failed
+//	interrupted  otherwise, a binding requirement was interrupted
+//	error        otherwise, one could not be judged (error, blocked, or a
+//	             protocol precondition the host broke)
+//	incomplete   otherwise, one was skipped or not run
+//	passed       every binding requirement passed (a failed should or may
+//	             is a warning)
+//
+// Requirements are looked up in the catalog, never trusted from the report,
+// so a report cannot pass a level by mislabelling a requirement.
 func ComputeLevels(cat *levels.Catalog, requested []string, reqs []RequirementResult) ([]LevelResult, error) {
 	byID := map[string]RequirementResult{}
 	for _, r := range reqs {
@@ -51,53 +105,64 @@ func ComputeLevels(cat *levels.Catalog, requested []string, reqs []RequirementRe
 			return nil, fmt.Errorf("unknown level %q", id)
 		}
 		lr := LevelResult{ID: l.ID, Name: l.Name, Family: string(l.Family)}
-		var failed, missing []string
+		by := map[Effect][]string{}
 		for _, r := range cat.ForLevels([]string{id}) {
-			rr, ok := byID[r.ID]
 			outcome := NotRun
-			if ok {
+			if rr, ok := byID[r.ID]; ok {
 				outcome = rr.Outcome
 			}
-			switch outcome {
-			case Passed:
-				lr.Passed++
-			case Failed:
-				if r.Strength == levels.Should {
-					lr.Warnings++
-				} else {
-					lr.Failed++
-					failed = append(failed, r.ID)
-				}
-			case Skipped:
-				lr.Skipped++
-				if r.Strength != levels.Should {
-					missing = append(missing, r.ID)
-				}
-			default:
-				lr.NotRun++
-				if r.Strength != levels.Should {
-					missing = append(missing, r.ID)
-				}
-			}
+			lr.count(outcome, r.Strength.Binding())
+			e := EffectOf(r, outcome)
+			by[e] = append(by[e], r.ID)
 		}
-		switch {
-		case !cat.CanJudge(id):
-			lr.Verdict = LevelNotJudged
-			lr.Reason = "this harness version does not cover every requirement of " + l.Name + " or a level below it"
-		case len(failed) > 0:
-			lr.Verdict = LevelFailed
-			sort.Strings(failed)
-			lr.Reason = "failed: " + strings.Join(failed, ", ")
-		case len(missing) > 0:
-			lr.Verdict = LevelFailed
-			sort.Strings(missing)
-			lr.Reason = "not run or skipped: " + strings.Join(missing, ", ")
-		default:
-			lr.Verdict = LevelPassed
-		}
+		lr.Verdict, lr.Reason = levelVerdict(cat.CanJudge(id), l.Name, by)
 		out = append(out, lr)
 	}
 	return out, nil
+}
+
+func (lr *LevelResult) count(o Outcome, binding bool) {
+	switch o {
+	case Passed:
+		lr.Passed++
+	case Failed:
+		lr.Failed++
+		if !binding {
+			lr.Warnings++
+		}
+	case Error:
+		lr.Errors++
+	case Blocked:
+		lr.Blocked++
+	case Interrupted:
+		lr.Interrupted++
+	case Skipped:
+		lr.Skipped++
+	default:
+		lr.NotRun++
+	}
+}
+
+// levelVerdict is the one place a level verdict is decided.
+func levelVerdict(judgeable bool, name string, by map[Effect][]string) (Verdict, string) {
+	list := func(e Effect) string {
+		ids := append([]string(nil), by[e]...)
+		sort.Strings(ids)
+		return strings.Join(ids, ", ")
+	}
+	switch {
+	case !judgeable:
+		return LevelNotJudged, "this harness version does not cover every requirement of " + name + " or a level below it"
+	case len(by[EffectFail]) > 0:
+		return LevelFailed, "failed: " + list(EffectFail)
+	case len(by[EffectStopped]) > 0:
+		return LevelInterrupted, "the run was interrupted during: " + list(EffectStopped)
+	case len(by[EffectUnjudged]) > 0:
+		return LevelError, "could not be judged: " + list(EffectUnjudged)
+	case len(by[EffectMissing]) > 0:
+		return LevelIncomplete, "skipped or not run: " + list(EffectMissing)
+	}
+	return LevelPassed, ""
 }
 
 // PassedLevels lists the ids of passed levels.
@@ -109,6 +174,49 @@ func PassedLevels(ls []LevelResult) []string {
 		}
 	}
 	return out
+}
+
+// CheckOutcomes checks that every requirement's outcome follows from its
+// specs (RequirementOutcome); a requirement without specs is not-run,
+// skipped or interrupted. It also rejects duplicate ids and words outside
+// the lattice.
+func CheckOutcomes(reqs []RequirementResult) error {
+	seen := map[string]bool{}
+	for i, r := range reqs {
+		if r.ID == "" {
+			return fmt.Errorf("requirements[%d]: id is empty", i)
+		}
+		if seen[r.ID] {
+			return fmt.Errorf("requirements[%d]: requirement %s appears twice", i, r.ID)
+		}
+		seen[r.ID] = true
+		if !r.Outcome.Valid() {
+			return fmt.Errorf("requirements[%d] (%s): outcome %q is not one of %s", i, r.ID, r.Outcome, outcomeWords())
+		}
+		for j, s := range r.Specs {
+			if !s.Outcome.Valid() {
+				return fmt.Errorf("requirements[%d] (%s): specs[%d]: outcome %q is not one of %s", i, r.ID, j, s.Outcome, outcomeWords())
+			}
+		}
+		if len(r.Specs) == 0 {
+			if r.Outcome.Judged() || r.Outcome == Error || r.Outcome == Blocked {
+				return fmt.Errorf("requirement %s claims %s but no spec ran for it", r.ID, r.Outcome)
+			}
+			continue
+		}
+		if want := RequirementOutcome(r.Specs); r.Outcome != want {
+			return fmt.Errorf("requirement %s claims %s but its specs say %s", r.ID, r.Outcome, want)
+		}
+	}
+	return nil
+}
+
+func outcomeWords() string {
+	var ws []string
+	for _, o := range Outcomes() {
+		ws = append(ws, string(o))
+	}
+	return strings.Join(ws, ", ")
 }
 
 // ClauseOf converts a catalog clause.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -114,9 +113,11 @@ func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 		return nil, err
 	}
 	res := &Verified{KeyIDs: keyIDs, Subjects: st.GetSubject(), Predicate: p, Levels: computed}
-	results := p.Results()
+	if len(v.opts.RequireLevels) > 0 && p.Run.Status != RunComplete {
+		return res, verr(KindLevel, "the run did not complete (%s: %s), so it certifies no level", p.Run.Status, p.Run.Reason)
+	}
 	for _, id := range v.opts.RequireLevels {
-		ls, err := ComputeLevels(v.opts.Catalog, []string{id}, results)
+		ls, err := ComputeLevels(v.opts.Catalog, []string{id}, p.Requirements)
 		if err != nil {
 			return nil, verr(KindMalformed, "computing level %s: %w", id, err)
 		}
@@ -127,7 +128,7 @@ func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 		if l.Verdict != LevelPassed {
 			why := l.Reason
 			if why == "" {
-				why = l.Verdict
+				why = string(l.Verdict)
 			}
 			return res, verr(KindLevel, "required level %s did not pass: %s", id, why)
 		}
@@ -227,51 +228,12 @@ func rawPredicate(payload []byte) ([]byte, error) {
 	return st.Predicate, nil
 }
 
-// checkVerdicts recomputes every verdict from requirement outcomes and
-// refuses a predicate whose claims disagree (KindLevel).
+// checkVerdicts recomputes every verdict from spec outcomes and refuses a
+// predicate whose claims disagree (KindLevel).
 func checkVerdicts(cat *levels.Catalog, p *Predicate) ([]LevelResult, error) {
-	results := p.Results()
-	if err := CheckOutcomes(results); err != nil {
-		return nil, verr(KindLevel, "predicate refused: %w", err)
-	}
-	for _, id := range p.Requested {
-		if _, ok := cat.Level(id); !ok {
-			return nil, verr(KindMalformed, "levelsRequested: unknown level %q", id)
-		}
-	}
-	computed, err := ComputeLevels(cat, p.Requested, results)
+	computed, err := CheckVerdicts(cat, &p.Results)
 	if err != nil {
-		return nil, verr(KindMalformed, "computing level verdicts: %w", err)
-	}
-	claimed := map[string]string{}
-	for _, l := range p.Levels {
-		if _, dup := claimed[l.ID]; dup {
-			return nil, verr(KindMalformed, "levels: level %s appears twice", l.ID)
-		}
-		claimed[l.ID] = l.Verdict
-	}
-	for _, l := range computed {
-		c, ok := claimed[l.ID]
-		if !ok {
-			return nil, verr(KindLevel, "predicate refused: requested level %s has no verdict", l.ID)
-		}
-		if c != l.Verdict {
-			return nil, verr(KindLevel, "predicate refused: it claims level %s %s, but its requirement outcomes make it %s (%s)", l.ID, c, l.Verdict, l.Reason)
-		}
-		delete(claimed, l.ID)
-	}
-	if len(claimed) > 0 {
-		extra := make([]string, 0, len(claimed))
-		for id := range claimed {
-			extra = append(extra, id)
-		}
-		sort.Strings(extra)
-		return nil, verr(KindLevel, "predicate refused: levels %s have a verdict but were not requested", strings.Join(extra, ", "))
-	}
-	want := PassedLevels(computed)
-	if strings.Join(want, ",") != strings.Join(p.LevelsPassed, ",") {
-		return nil, verr(KindLevel, "predicate refused: levelsPassed is [%s], but requirement outcomes pass [%s]",
-			strings.Join(p.LevelsPassed, ", "), strings.Join(want, ", "))
+		return nil, verr(KindLevel, "predicate refused: %w", err)
 	}
 	return computed, nil
 }

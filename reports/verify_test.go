@@ -19,14 +19,14 @@ func TestVerifyRefusesClaimsOutcomesDoNotSupport(t *testing.T) {
 	pub := []*Key{publicOnly(t, k)}
 	r := testReport(t, 0)
 	r.Transcript = TranscriptRef{SHA256: sha("t")}
-	setSpec(t, r, "READY-STATUS", Failed, "status was \"okay\"")
+	setSpec(t, r, "READY-CAPABILITIES", Failed, "status was \"okay\"")
 
 	honest, err := BuildPredicate(r, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(strings.Join(honest.LevelsPassed, ","), "desktop-p0") {
-		t.Fatal("desktop-p0 passed with READY-STATUS failed")
+		t.Fatal("desktop-p0 passed with READY-CAPABILITIES failed")
 	}
 	lies := map[string]func(p *Predicate){
 		"level verdict says passed": func(p *Predicate) {
@@ -42,13 +42,13 @@ func TestVerifyRefusesClaimsOutcomesDoNotSupport(t *testing.T) {
 		},
 		"requirement says passed over a failed spec": func(p *Predicate) {
 			for i := range p.Requirements {
-				if p.Requirements[i].ID == "READY-STATUS" {
+				if p.Requirements[i].ID == "READY-CAPABILITIES" {
 					p.Requirements[i].Outcome = Passed
 				}
 			}
 		},
 		"requirement passed without specs": func(p *Predicate) {
-			p.Requirements[0].Specs = []PredicateSpec{}
+			p.Requirements[0].Specs = []SpecResult{}
 		},
 		"a level passes that was not judged": func(p *Predicate) {
 			for i := range p.Levels {
@@ -232,14 +232,14 @@ func TestHostileHostStillSignsAndVerifies(t *testing.T) {
 	r.Host.Name = strings.Repeat("n", 5000) + "\u202e<script>"
 	r.Host.Version = "1.0 \"beta\""
 	r.Host.LevelsClaimed = []string{"Desktop P0", "ALL OF THEM", strings.Repeat("x", 2000)}
-	setSpec(t, r, "READY-STATUS", Failed, strings.Repeat("a host said: ", 20000))
+	setSpec(t, r, "READY-CAPABILITIES", Failed, strings.Repeat("a host said: ", 20000))
 	env := signedEnvelope(t, r, k)
 	v, err := VerifyEnvelope(context.Background(), env, VerifyOptions{Keys: []*Key{publicOnly(t, k)}, Host: HostIdentity(r.Host)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, rq := range v.Predicate.Requirements {
-		if rq.ID == "READY-STATUS" {
+		if rq.ID == "READY-CAPABILITIES" {
 			if m := rq.Specs[0].Failure.Message; len(m) > maxPredicateText+64 || !strings.Contains(m, "more bytes") {
 				t.Errorf("failure message of %d bytes in the predicate", len(m))
 			}

@@ -47,7 +47,8 @@ type Written struct {
 // without), junit.xml and report.html into dir. transcript.jsonl must
 // already be there: WriteAll digests it into r.Transcript and takes the
 // excerpts report.html shows from it. It fills r.Host.ArtifactDigest from
-// HostArtifact and recomputes r.Levels and r.LevelsPassed from requirement
+// HostArtifact. r must be settled (Settle): WriteAll decides no outcome or
+// verdict, and refuses a report whose verdicts do not follow from its
 // outcomes, so every file agrees with what verify recomputes.
 func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 	var w Written
@@ -73,7 +74,7 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 	var ranges [][2]int
 	for _, rr := range r.Requirements {
 		for _, s := range rr.Specs {
-			if s.Outcome == Failed {
+			if s.Outcome != Passed {
 				ranges = append(ranges, s.Exchanges)
 			}
 		}
@@ -86,11 +87,6 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 	if r.Format == "" {
 		r.Format = FormatVersion
 	}
-	if r.Levels, err = ComputeLevels(cat, r.Requested, r.Requirements); err != nil {
-		return w, fmt.Errorf("computing level verdicts: %w", err)
-	}
-	r.LevelsPassed = PassedLevels(r.Levels)
-
 	st, err := BuildStatements(r, cat)
 	if err != nil {
 		return w, fmt.Errorf("building the attestation: %w", err)

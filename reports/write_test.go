@@ -24,7 +24,7 @@ func fileNames(paths []string) []string {
 func TestWriteAllUnsigned(t *testing.T) {
 	dir := t.TempDir()
 	r := testReport(t, 0)
-	setSpec(t, r, "READY-STATUS", Failed, "readiness status was \"okay\", expected ready")
+	setSpec(t, r, "READY-CAPABILITIES", Failed, "readiness status was \"okay\", expected ready")
 	writeTranscript(t, dir, r)
 	w, err := WriteAll(dir, r, WriteOptions{})
 	if err != nil {
@@ -59,7 +59,7 @@ func TestWriteAllUnsigned(t *testing.T) {
 	}
 	var ex [2]int
 	for _, rr := range r.Requirements {
-		if rr.ID == "READY-STATUS" {
+		if rr.ID == "READY-CAPABILITIES" {
 			ex = rr.Specs[0].Exchanges
 		}
 	}

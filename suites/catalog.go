@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,28 +22,52 @@ func describeCatalog(tc *TestContext) {
 		})
 
 		It("does not take a folder without APP.md for an app, and says APP.md is missing", tc.Req("CAT-DISCOVER-APPMD"), func() {
-			refused, said := tc.VerifyRefuses(tc.Fixture("no-appmd"), nil)
-			Expect(refused).To(BeTrue(), "a folder without APP.md was accepted: %s", said)
-			Expect(said).To(ContainSubstring("APP.md"), "the refusal must name APP.md")
+			dir := tc.Fixture("minimal-app")
+			tc.ExpectVerifies(dir, nil)
+			Expect(os.Remove(filepath.Join(dir, "APP.md"))).To(Succeed())
+			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a folder without APP.md", File: "APP.md"})
 		})
 
-		DescribeTable("rejects APP.md without frontmatter or a required field, naming what is missing",
-			func(fixture string, names []string) {
-				refused, said := tc.VerifyRefuses(tc.Fixture(fixture), nil)
-				Expect(refused).To(BeTrue(), "%s was accepted: %s", fixture, said)
-				for _, n := range names {
-					Expect(said).To(ContainSubstring(n), "the refusal must name %s", n)
-				}
+		It("rejects APP.md without frontmatter, saying so", tc.Req("CAT-FRONTMATTER-REQUIRED"), func() {
+			dir := tc.Fixture("minimal-app")
+			tc.ExpectVerifies(dir, nil)
+			rewriteAppMD(dir, func(md []byte) []byte {
+				_, body, _ := strings.Cut(strings.TrimPrefix(string(md), "---\n"), "\n---\n")
+				return []byte(body)
+			})
+			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "an APP.md without frontmatter",
+				Codes: []string{"no-frontmatter"}, File: "APP.md", Field: "frontmatter"})
+		})
+
+		// Each required field, missing in turn, on the package just accepted.
+		DescribeTable("rejects APP.md missing a required field, naming the field",
+			func(field string) {
+				dir := tc.Fixture("minimal-app")
+				tc.ExpectVerifies(dir, nil)
+				DropField(dir, field)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "APP.md without " + field, File: "APP.md", Field: field})
 			},
-			Entry("no frontmatter", tc.Req("CAT-FRONTMATTER-REQUIRED"), "no-frontmatter", []string{"frontmatter"}),
-			Entry("description and appType missing", tc.Req("CAT-FRONTMATTER-REQUIRED"), "missing-required-fields", []string{"description", "appType"}),
+			Entry("name", tc.Req("CAT-FRONTMATTER-REQUIRED"), "name"),
+			Entry("description", tc.Req("CAT-FRONTMATTER-REQUIRED"), "description"),
+			Entry("version", tc.Req("CAT-FRONTMATTER-REQUIRED"), "version"),
+			Entry("status", tc.Req("CAT-FRONTMATTER-REQUIRED"), "status"),
+			Entry("appType", tc.Req("CAT-FRONTMATTER-REQUIRED"), "appType"),
 		)
 
-		It("rejects a manifestVersion the standard does not know", tc.Req("CAT-MANIFEST-VERSION"), func() {
-			refused, said := tc.VerifyRefuses(tc.Fixture("unsupported-manifest-version"), nil)
-			Expect(refused).To(BeTrue(), "manifestVersion 9.0.0 was accepted: %s", said)
-			Expect(said).To(ContainSubstring("manifestVersion"), "the refusal must name manifestVersion")
-		})
+		// Both sides of the boundary: 0.3.0 to 0.10.0 are known; just
+		// outside them, and far outside, are not.
+		DescribeTable("rejects a manifestVersion the standard does not know",
+			func(version string) {
+				dir := tc.Fixture("minimal-app")
+				tc.ExpectVerifies(dir, nil)
+				SetField(dir, "manifestVersion", version)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "manifestVersion " + version,
+					Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"})
+			},
+			Entry("9.0.0", tc.Req("CAT-MANIFEST-VERSION"), "9.0.0"),
+			Entry("0.11.0, just above the newest", tc.Req("CAT-MANIFEST-VERSION"), "0.11.0"),
+			Entry("0.2.0, just below the oldest", tc.Req("CAT-MANIFEST-VERSION"), "0.2.0"),
+		)
 
 		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA"), func() {
 			dir := tc.Fixture("full-app")
@@ -72,9 +98,16 @@ func describeCatalog(tc *TestContext) {
 
 		It("never projects legacy entry kinds home and scene of a 0.10.0 manifest as current kinds", tc.Req("CAT-LEGACY-KINDS"), func() {
 			dir := tc.Fixture("legacy-entry-kinds")
-			refused, said := tc.VerifyRefuses(dir, nil)
-			if refused {
-				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "rejected: "+said)
+			// Control: the same package with its legacy kinds made current
+			// is accepted, so a refusal below can only be about them.
+			twin := tc.CopyPackage(dir)
+			ReplaceIn(twin, "APP.md", "kind: home", "kind: page")
+			ReplaceIn(twin, "APP.md", "kind: scene", "kind: page")
+			tc.ExpectVerifies(twin, nil)
+			if r := tc.VerifyRefusal(dir, nil); r.Refused {
+				tc.ExpectRefused(r, Planted{What: "the legacy entry kinds home and scene",
+					Codes: []string{"legacy-entry-kind"}, Field: "entries"})
+				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "rejected")
 				return
 			}
 			// Accepted: every home or scene entry must be left out or marked

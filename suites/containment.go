@@ -18,59 +18,77 @@ import (
 // and survives hostile manifests (SPEC-NOTES, Symlinks; guide clauses).
 func describeContainment(tc *TestContext) {
 	Describe("Installable: the package is a closed box", func() {
-		It("rejects references that climb out of the package, naming the field", tc.Req("PKG-NO-PARENT-REFS"), func() {
-			refused, said := tc.VerifyRefuses(tc.Fixture("parent-ref"), nil)
-			Expect(refused).To(BeTrue(), "a package referring to ../ paths was accepted: %s", said)
-			Expect(ContainsAny(said, "runtimePackage", "persona")).To(BeTrue(), "the refusal must name the field: %s", said)
-		})
+		// Each reference field in turn, on the package just accepted.
+		DescribeTable("rejects references that climb out of the package, naming the field",
+			func(inside, outside, field string) {
+				dir := tc.Fixture("parent-ref")
+				ReplaceIn(dir, "APP.md", "path: ../../outside-ui", "path: dist/ui")
+				ReplaceIn(dir, "APP.md", "persona: ../secrets.md", "persona: persona.md")
+				WriteFile(dir, "dist/ui/index.html", []byte("<!doctype html><title>ui</title>\n"))
+				WriteFile(dir, "persona.md", []byte("# persona\n"))
+				tc.ExpectVerifies(dir, nil)
+				ReplaceIn(dir, "APP.md", inside, outside)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "the reference " + outside,
+					Codes: []string{"path-escapes-package"}, File: "APP.md", Field: field, Name: field})
+			},
+			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/ui", "path: ../../outside-ui", "runtimePackage"),
+			Entry("an entry's persona", tc.Req("PKG-NO-PARENT-REFS"), "persona: persona.md", "persona: ../secrets.md", "persona"),
+		)
 
-		DescribeTable("rejects links that leave the package, dangle or loop, and special files, and never reads them",
-			func(plant func(tc *TestContext, dir string) string) {
+		DescribeTable("rejects links that leave the package, dangle or loop, and special files, naming them, and never reads them",
+			func(plant func(tc *TestContext, dir string) (path, secret string)) {
 				dir := tc.Fixture("minimal-app")
-				secret := plant(tc, dir)
-				refused, said := tc.VerifyRefuses(dir, nil)
-				Expect(refused).To(BeTrue(), "the package was accepted: %s", said)
+				tc.ExpectVerifies(dir, nil)
+				path, secret := plant(tc, dir)
+				r := tc.VerifyRefusal(dir, nil)
+				tc.ExpectRefused(r, Planted{What: path, File: path})
 				if secret != "" {
-					Expect(said).NotTo(ContainSubstring(secret), "the host read a file outside the package")
+					Expect(r.String()).NotTo(ContainSubstring(secret), "the host quoted the file outside the package")
 					expectOutsideNotHashed(tc, dir)
 				}
 			},
 			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS"), plantEscapingLink),
-			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) string {
+			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
 				mustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
-				return ""
+				return "assets-dangling", ""
 			}),
-			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) string {
+			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
 				mustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
 				mustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
-				return ""
+				return "loop-a", ""
 			}),
-			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) string {
+			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
 				Expect(syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644)).To(Succeed())
-				return ""
+				return "pipe", ""
 			}),
 		)
 
 		DescribeTable("rejects hostile manifests and keeps answering",
-			func(fixture string, derive func(dir string)) {
-				dir := tc.Fixture(fixture)
+			func(hostile string, derive func(dir string)) {
+				dir := tc.Fixture("minimal-app")
+				tc.ExpectVerifies(dir, nil)
+				if hostile != "" {
+					md, err := os.ReadFile(filepath.Join(tc.Fixture(hostile), "APP.md"))
+					if err != nil {
+						errorf("reading the APP.md of %s: %v", hostile, err)
+					}
+					WriteFile(dir, "APP.md", md)
+				}
 				if derive != nil {
 					derive(dir)
 				}
-				refused, said := tc.VerifyRefuses(dir, nil)
-				Expect(refused).To(BeTrue(), "a hostile manifest was accepted: %s", said)
-				Expect(said).To(ContainSubstring("APP.md"), "the refusal must name the file")
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a hostile APP.md", File: "APP.md"})
 				Expect(tc.Verify(tc.Fixture("minimal-app"), nil).OK).To(BeTrue(), "the host must keep answering after a hostile manifest")
 			},
 			Entry("an alias bomb", tc.Req("PKG-HOSTILE-YAML"), "alias-bomb", nil),
 			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML"), "deep-nesting", nil),
 			Entry("malformed YAML", tc.Req("PKG-HOSTILE-YAML"), "malformed-yaml", nil),
-			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML"), "minimal-app", func(dir string) {
+			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML"), "", func(dir string) {
 				rewriteAppMD(dir, func(md []byte) []byte {
 					return bytes.Replace(md, []byte("description: "), []byte("description: \xff\xfe "), 1)
 				})
 			}),
-			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML"), "minimal-app", func(dir string) {
+			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML"), "", func(dir string) {
 				rewriteAppMD(dir, func(md []byte) []byte {
 					pad := "metadata:\n  padding: \"" + strings.Repeat("x", 8<<20) + "\"\n"
 					return bytes.Replace(md, []byte("---\n"), []byte("---\n"+pad), 1)
@@ -81,14 +99,14 @@ func describeContainment(tc *TestContext) {
 }
 
 // plantEscapingLink links assets/leak.txt to a canary file outside the package.
-func plantEscapingLink(tc *TestContext, dir string) string {
+func plantEscapingLink(tc *TestContext, dir string) (string, string) {
 	GinkgoHelper()
 	outside := filepath.Join(filepath.Dir(dir), "outside-secret.txt")
 	secret := "outside-content-" + tc.Config.Canaries.OtherSecret
 	Expect(os.WriteFile(outside, []byte(secret), 0o644)).To(Succeed())
 	Expect(os.MkdirAll(filepath.Join(dir, "assets"), 0o755)).To(Succeed())
 	mustSymlink(outside, filepath.Join(dir, "assets", "leak.txt"))
-	return secret
+	return "assets/leak.txt", secret
 }
 
 func mustSymlink(target, link string) {

@@ -7,6 +7,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/onsi/ginkgo/v2"
@@ -32,7 +33,14 @@ type Config struct {
 	Log interface{ Write([]byte) (int, error) }
 	// Canaries are the secret values planted with host/configure.
 	Canaries Canaries
+	// Unreachable is told, once, why the run gave up on the host: it could
+	// not be reached (or reset) twice in a row.
+	Unreachable func(reason string)
 }
+
+// unreachableAfter is how many specs in a row may fail to reach or reset
+// the host before the run stops trying: every later spec is an error at once.
+const unreachableAfter = 2
 
 // DefaultConfig returns a Config with the defaults of this harness version.
 func DefaultConfig() Config {
@@ -47,6 +55,14 @@ type TestContext struct {
 	client    *control.Client
 	resources *Resources
 	plan      *plan
+
+	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
+	phase     phase
+	phaseWhat string
+	// misses counts specs in a row whose setup could not reach the host;
+	// gaveUp is why the run stopped trying ("" while it tries).
+	misses int
+	gaveUp string
 }
 
 // area declares the specs of one concern.
@@ -102,11 +118,18 @@ func (tc *TestContext) Host() *control.Client { return tc.client }
 // per-call timeout on top.
 func (tc *TestContext) ctx() context.Context { return context.Background() }
 
-// beforeEach gives every spec a live connection and a fresh, configured host.
+// beforeEach gives every spec a live connection and a fresh, configured
+// host. What it needs of the host are the control protocol's own rules, so
+// a host that breaks them leaves the spec an error, never a failure; a host
+// that cannot be reached twice in a row is not tried again.
 func (tc *TestContext) beforeEach() {
+	tc.phase, tc.phaseWhat = judging, ""
 	tc.resources = newResources(tc)
 	if tc.Config.Transcript != nil {
 		tc.Config.Transcript.SetSpec(ginkgo.CurrentSpecReport().FullText())
+	}
+	if tc.gaveUp != "" {
+		tc.Errorf("not attempted: %s", tc.gaveUp)
 	}
 	if tc.client == nil || !tc.client.Alive() {
 		if tc.client != nil {
@@ -115,12 +138,37 @@ func (tc *TestContext) beforeEach() {
 		tc.client = nil
 		c, err := tc.Config.Connector.Connect(context.Background(), tc.Config.Transcript)
 		if err != nil {
-			ginkgo.Fail(fmt.Sprintf("cannot reach the host (%s): %v", tc.Config.Connector.Describe(), err))
+			tc.missed(fmt.Sprintf("cannot reach the host (%s): %v", tc.Config.Connector.Describe(), err))
 		}
 		tc.client = c
 	}
-	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
-	tc.Configure(tc.DefaultConfigure())
+	err := tc.client.Call(tc.ctx(), protocol.MethodReset, struct{}{}, &protocol.OK{})
+	var he *control.HostError
+	switch {
+	case errors.As(err, &he):
+		tc.Errorf("the host refused host/reset, which every check needs (docs/host-control-protocol.md): %s", describeHostError(he))
+	case err != nil:
+		tc.missed(fmt.Sprintf("the host did not reset: %v", err))
+	}
+	tc.misses = 0
+	err = tc.client.Call(tc.ctx(), protocol.MethodConfigure, tc.DefaultConfigure(), &protocol.OK{})
+	if err != nil {
+		tc.Errorf("the host did not accept host/configure, which every check needs: %v", err)
+	}
+}
+
+// missed ends the spec as an error because its setup could not use the
+// host, and gives up on the host after unreachableAfter misses in a row.
+func (tc *TestContext) missed(reason string) {
+	ginkgo.GinkgoHelper()
+	tc.misses++
+	if tc.misses >= unreachableAfter && tc.gaveUp == "" {
+		tc.gaveUp = fmt.Sprintf("the host could not be reached %d times in a row; last: %s", tc.misses, reason)
+		if tc.Config.Unreachable != nil {
+			tc.Config.Unreachable(reason)
+		}
+	}
+	tc.Errorf("%s", reason)
 }
 
 func (tc *TestContext) afterEach() {

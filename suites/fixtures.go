@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -18,7 +17,7 @@ func (tc *TestContext) scratch() string {
 	ginkgo.GinkgoHelper()
 	dir, err := os.MkdirTemp(tc.Config.WorkDir, "spec-")
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("making a scratch folder: %v", err))
+		errorf("making a scratch folder: %v", err)
 	}
 	tc.resources.TrackDir(dir)
 	return dir
@@ -30,7 +29,7 @@ func (tc *TestContext) Fixture(name string) string {
 	ginkgo.GinkgoHelper()
 	dir, err := platformconformance.Materialize(name, tc.scratch())
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("materializing fixture %s: %v", name, err))
+		errorf("materializing fixture %s: %v", name, err)
 	}
 	return dir
 }
@@ -41,7 +40,7 @@ func (tc *TestContext) FixtureAs(name, folder string) string {
 	dir := tc.Fixture(name)
 	renamed := filepath.Join(filepath.Dir(dir), folder)
 	if err := os.Rename(dir, renamed); err != nil {
-		ginkgo.Fail(fmt.Sprintf("renaming fixture %s: %v", name, err))
+		errorf("renaming fixture %s: %v", name, err)
 	}
 	return renamed
 }
@@ -53,11 +52,11 @@ func (tc *TestContext) ReleaseOf(dir string) *protocol.Release {
 	ginkgo.GinkgoHelper()
 	ph, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("harness could not hash %s: %v", dir, err))
+		errorf("harness could not hash %s: %v", dir, err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "APP.md"))
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("harness could not read APP.md of %s: %v", dir, err))
+		errorf("harness could not read APP.md of %s: %v", dir, err)
 	}
 	return &protocol.Release{
 		AppID:        filepath.Base(dir),
@@ -72,10 +71,10 @@ func WriteFile(dir, rel string, data []byte) {
 	ginkgo.GinkgoHelper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		ginkgo.Fail(fmt.Sprintf("making folder for %s: %v", rel, err))
+		errorf("making folder for %s: %v", rel, err)
 	}
 	if err := os.WriteFile(p, data, 0o644); err != nil {
-		ginkgo.Fail(fmt.Sprintf("writing %s: %v", rel, err))
+		errorf("writing %s: %v", rel, err)
 	}
 }
 
@@ -85,10 +84,10 @@ func AppendFile(dir, rel string, data []byte) {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("opening %s: %v", rel, err))
+		errorf("opening %s: %v", rel, err)
 	}
 	defer f.Close()
 	if _, err := f.Write(data); err != nil {
-		ginkgo.Fail(fmt.Sprintf("appending to %s: %v", rel, err))
+		errorf("appending to %s: %v", rel, err)
 	}
 }

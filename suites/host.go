@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -53,7 +55,8 @@ func (c Canaries) named() map[string]string {
 
 // ExpectNoCanary fails the spec when raw carries any planted secret or
 // session-token value. The message names the secret, never its value, so
-// the report does not publish it.
+// the report does not publish it. A leak is evidence whatever phase the
+// spec is in: it always fails.
 func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	ginkgo.GinkgoHelper()
 	var leaked []string
@@ -64,8 +67,11 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	}
 	if len(leaked) > 0 {
 		sort.Strings(leaked)
-		ginkgo.Fail(fmt.Sprintf("%s carries the value of %s, which the host holds and must never reveal",
-			what, strings.Join(leaked, " and ")))
+		prev := tc.phase
+		tc.phase = judging
+		defer func() { tc.phase = prev }()
+		tc.Failf("%s carries the value of %s, which the host holds and must never reveal",
+			what, strings.Join(leaked, " and "))
 	}
 }
 
@@ -93,9 +99,12 @@ func (tc *TestContext) DefaultConfigure() protocol.ConfigureParams {
 	}
 }
 
-// Configure sends host/configure and fails the spec if the host refuses.
+// Configure sends host/configure; a host that refuses it blocks the spec.
 func (tc *TestContext) Configure(p protocol.ConfigureParams) {
-	tc.MustCall(protocol.MethodConfigure, p, &protocol.OK{})
+	ginkgo.GinkgoHelper()
+	tc.Precondition("host/configure is accepted", func() {
+		tc.MustCall(protocol.MethodConfigure, p, &protocol.OK{})
+	})
 }
 
 // WithSecret returns the default configuration plus the provider_api_key secret.
@@ -105,7 +114,8 @@ func (tc *TestContext) WithSecret() protocol.ConfigureParams {
 	return p
 }
 
-// Call sends one request and returns the host's error, if any.
+// Call sends one request and decodes the result into result (a
+// *json.RawMessage keeps the answer as sent).
 func (tc *TestContext) Call(method string, params, result any) error {
 	if tc.client == nil {
 		return errors.New("no connection to the host")
@@ -113,18 +123,41 @@ func (tc *TestContext) Call(method string, params, result any) error {
 	return tc.client.Call(tc.ctx(), method, params, result)
 }
 
-// MustCall sends one request and fails the spec, naming the method, if the
-// host does not answer with a result.
+// ExpectNoCanaryIn calls method and fails the spec when anything the host
+// answers carries a planted secret: the result as sent, even one that fails
+// its schema, or the message and data of an error answer. The search needs
+// no parsed value, so an answer of the wrong shape is still searched; only
+// no answer at all is an error.
+func (tc *TestContext) ExpectNoCanaryIn(what, method string, params any) json.RawMessage {
+	ginkgo.GinkgoHelper()
+	var raw json.RawMessage
+	err := tc.Call(method, params, &raw)
+	tc.ExpectNoCanary(what, raw)
+	var he *control.HostError
+	var te *control.TransportError
+	switch {
+	case errors.As(err, &he):
+		tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
+	case errors.As(err, &te) && te.Kind == control.KindSchema:
+	case err != nil:
+		tc.Errorf("no usable answer to %s: %v", method, err)
+	}
+	return raw
+}
+
+// MustCall sends one request and ends the spec, naming the method, when the
+// host does not answer with a usable result (failCall decides how).
 func (tc *TestContext) MustCall(method string, params, result any) {
 	ginkgo.GinkgoHelper()
 	if err := tc.Call(method, params, result); err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s failed: %v", method, err))
+		tc.failCall(method, err)
 	}
 }
 
-// HostErrorCode returns the JSON-RPC error code of err when the host answered
-// with an error, and fails the spec when it did not answer at all.
-func HostErrorCode(method string, err error) (int64, bool) {
+// HostErrorCode returns the JSON-RPC error code of err when the host
+// answered with an error; when the host gave no usable answer at all, the
+// spec ends as error.
+func (tc *TestContext) HostErrorCode(method string, err error) (int64, bool) {
 	ginkgo.GinkgoHelper()
 	if err == nil {
 		return 0, false
@@ -133,7 +166,7 @@ func HostErrorCode(method string, err error) (int64, bool) {
 	if errors.As(err, &he) {
 		return he.Code, true
 	}
-	ginkgo.Fail(fmt.Sprintf("%s: %v", method, err))
+	tc.Errorf("no usable answer to %s: %v", method, err)
 	return 0, false
 }
 
@@ -145,34 +178,147 @@ func (tc *TestContext) Verify(dir string, rel *protocol.Release) protocol.Verify
 	return res
 }
 
-// VerifyRefuses runs package/verify and reports whether the host refused the
-// package, either as a verdict (ok false) or with a package-invalid error.
-// It returns what the host said, for failure messages.
-func (tc *TestContext) VerifyRefuses(dir string, rel *protocol.Release) (bool, string) {
+// ExpectVerifies is the positive control of a refusal check: the untouched
+// package, in this session, verifies. When it does not, the spec is blocked.
+func (tc *TestContext) ExpectVerifies(dir string, rel *protocol.Release) {
+	ginkgo.GinkgoHelper()
+	tc.Precondition("the untouched package verifies", func() {
+		v := tc.Verify(dir, rel)
+		if !v.OK {
+			tc.Blockedf("the untouched package %s did not verify: %s", filepath.Base(dir), describeFindings(v.Findings))
+		}
+	})
+}
+
+// Refusal is the host's answer to a package the spec spoiled.
+type Refusal struct {
+	Refused  bool
+	Code     int64 // the JSON-RPC error code of an error-form refusal
+	Message  string
+	Findings []protocol.Finding
+}
+
+// String renders what the host said, for failure messages.
+func (r Refusal) String() string {
+	s := describeFindings(r.Findings)
+	if r.Code != 0 {
+		s = fmt.Sprintf("error %d %s; %s", r.Code, r.Message, s)
+	}
+	return s
+}
+
+// Planted is what a spec planted in a package. A refusal counts only when
+// it names it: a finding with one of the codes, or one naming the file and
+// field (for an error answer without findings: its message naming them);
+// with Name set, that finding must also name it (in its field or message).
+type Planted struct {
+	What  string   // for messages: "the symlink assets/leak.txt"
+	Codes []string // finding codes that name it
+	File  string   // the file, relative to the package root
+	Field string   // the field, or part of it; "" for the file alone
+	Name  string   // a name the finding must carry too, e.g. "lime.agent"
+}
+
+// NamedBy reports whether the refusal names what was planted.
+func (p Planted) NamedBy(r Refusal) bool {
+	for _, f := range r.Findings {
+		if p.locates(f) && (p.Name == "" || strings.Contains(f.Field+" "+f.Message, p.Name)) {
+			return true
+		}
+	}
+	if len(r.Findings) == 0 && r.Code != 0 {
+		for _, part := range []string{p.File, p.Field, p.Name} {
+			if !strings.Contains(r.Message, part) {
+				return false
+			}
+		}
+		return p.File != "" || p.Field != "" || p.Name != ""
+	}
+	return false
+}
+
+// locates reports whether finding f points at what was planted.
+func (p Planted) locates(f protocol.Finding) bool {
+	switch {
+	case slices.Contains(p.Codes, f.Code):
+		return true
+	case p.File != "":
+		return filepath.ToSlash(f.File) == p.File && (p.Field == "" || strings.Contains(f.Field, p.Field))
+	case p.Field != "":
+		return strings.Contains(f.Field, p.Field)
+	}
+	return false
+}
+
+// VerifyRefusal runs package/verify on a spoiled package and returns the
+// host's answer: refused as a verdict (ok false) or with a package-invalid
+// or verification-failed error, findings from error.data.
+func (tc *TestContext) VerifyRefusal(dir string, rel *protocol.Release) Refusal {
 	ginkgo.GinkgoHelper()
 	var res protocol.VerifyResult
 	err := tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &res)
-	if code, ok := HostErrorCode(protocol.MethodVerify, err); ok {
-		said := err.Error()
-		// The findings of an error refusal travel in error.data.
+	if code, ok := tc.HostErrorCode(protocol.MethodVerify, err); ok {
 		var he *control.HostError
-		var data protocol.ErrorData
-		if errors.As(err, &he) && len(he.Data) > 0 && json.Unmarshal(he.Data, &data) == nil {
-			said += "; " + describeFindings(data.Findings)
-		}
-		return code == protocol.CodePackageInvalid || code == protocol.CodeVerificationFailed, said
+		errors.As(err, &he)
+		refused := code == protocol.CodePackageInvalid || code == protocol.CodeVerificationFailed
+		return Refusal{Refused: refused, Code: code, Message: he.Message, Findings: findingsOfError(he)}
 	}
-	return !res.OK, describeFindings(res.Findings)
+	return Refusal{Refused: !res.OK, Findings: res.Findings}
 }
 
-// Project runs package/project and returns the raw projection bytes.
+// ExpectRefused fails the spec unless the host refused the spoiled package
+// naming what the spec planted: any refusal is not enough.
+func (tc *TestContext) ExpectRefused(r Refusal, p Planted) {
+	ginkgo.GinkgoHelper()
+	if !r.Refused {
+		tc.Failf("the host accepted the package with %s planted in it; it answered: %s", p.What, r)
+	}
+	if !p.NamedBy(r) {
+		tc.Failf("the host refused the package, but not for %s, which the spec planted: it named %s; expected a finding %s",
+			p.What, r, p.expectation())
+	}
+}
+
+func (p Planted) expectation() string {
+	var parts []string
+	if len(p.Codes) > 0 {
+		parts = append(parts, "with code "+strings.Join(p.Codes, " or "))
+	}
+	if p.File != "" || p.Field != "" {
+		loc := strings.TrimSpace(p.File + " " + p.Field)
+		parts = append(parts, "naming "+loc)
+	}
+	s := strings.Join(parts, ", or ")
+	if p.Name != "" {
+		s += " that names " + p.Name
+	}
+	return s
+}
+
+// findingsOfError reads the findings an error answer carries in error.data.
+func findingsOfError(he *control.HostError) []protocol.Finding {
+	if he == nil || len(he.Data) == 0 {
+		return nil
+	}
+	var data protocol.ErrorData
+	if json.Unmarshal(he.Data, &data) != nil {
+		return nil
+	}
+	return data.Findings
+}
+
+// Project runs package/project on a valid package and returns the raw
+// projection. A host that will not project it leaves nothing to judge: the
+// spec is blocked, never failed, whatever clause it checks.
 func (tc *TestContext) Project(dir string) json.RawMessage {
 	ginkgo.GinkgoHelper()
 	var res protocol.ProjectResult
-	tc.MustCall(protocol.MethodProject, protocol.PackageParams{Path: dir}, &res)
-	if !res.OK {
-		ginkgo.Fail(fmt.Sprintf("package/project refused a valid package: %s", describeFindings(res.Findings)))
-	}
+	tc.Precondition("the host projects the valid package "+filepath.Base(dir), func() {
+		tc.MustCall(protocol.MethodProject, protocol.PackageParams{Path: dir}, &res)
+		if !res.OK {
+			tc.Blockedf("package/project refused it: %s", describeFindings(res.Findings))
+		}
+	})
 	return res.Projection
 }
 
@@ -183,9 +329,25 @@ func (tc *TestContext) Readiness(dir, entry string) (protocol.ReadinessResult, j
 	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{Path: dir, Entry: entry}, &raw)
 	var res protocol.ReadinessResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		ginkgo.Fail(fmt.Sprintf("app/readiness answer does not decode: %v", err))
+		tc.Errorf("the app/readiness answer does not decode: %v", err)
 	}
 	return res, raw
+}
+
+// ExpectReady is the positive control of a readiness check: the package
+// with every check satisfied is ready (or the statuses allowed) in this
+// session. When it is not, the spec is blocked.
+func (tc *TestContext) ExpectReady(what, dir, entry string, allowed ...string) {
+	ginkgo.GinkgoHelper()
+	if len(allowed) == 0 {
+		allowed = []string{protocol.StatusReady}
+	}
+	tc.Precondition(what, func() {
+		r, raw := tc.Readiness(dir, entry)
+		if !slices.Contains(allowed, r.Status) {
+			tc.Blockedf("status %q, expected %s: %s", r.Status, strings.Join(allowed, " or "), raw)
+		}
+	})
 }
 
 // List runs app/list.
@@ -199,6 +361,7 @@ func (tc *TestContext) List() protocol.ListResult {
 // TryInstall asks for an install, with the user's consent or without any,
 // tracks whatever the host installed for cleanup, and returns its answer.
 func (tc *TestContext) TryInstall(dir string, rel *protocol.Release, consent bool) (protocol.InstalledApp, error) {
+	ginkgo.GinkgoHelper()
 	c := protocol.Consent{Granted: consent}
 	if consent {
 		c.By = "user"
@@ -209,13 +372,18 @@ func (tc *TestContext) TryInstall(dir string, rel *protocol.Release, consent boo
 	return res.App, err
 }
 
-// Install installs a package with consent and fails the spec if the host refuses.
+// Install installs a package with consent, as a precondition: a host that
+// refuses blocks the spec.
 func (tc *TestContext) Install(dir string, rel *protocol.Release) protocol.InstalledApp {
 	ginkgo.GinkgoHelper()
-	app, err := tc.TryInstall(dir, rel, true)
-	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s failed: %v", protocol.MethodInstall, err))
-	}
+	var app protocol.InstalledApp
+	tc.Precondition("the package "+filepath.Base(dir)+" installs", func() {
+		var err error
+		app, err = tc.TryInstall(dir, rel, true)
+		if err != nil {
+			tc.failCall(protocol.MethodInstall, err)
+		}
+	})
 	return app
 }
 

@@ -1,9 +1,12 @@
 package suites
 
 import (
+	"errors"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -11,34 +14,67 @@ import (
 // Package signing; spec 002, Cleanup and checklist; spec 003, Channels and pins).
 func describeInstall(tc *TestContext) {
 	Describe("Installable: install and uninstall", func() {
+		// What package/verify must refuse, app/install must refuse too, with
+		// the error code the protocol names for it (-32002).
 		DescribeTable("never installs a package that fails verification",
-			func(fixture string, spoil func(dir string)) {
+			func(fixture string, relax, spoil func(dir string), rehash bool, planted Planted) {
 				dir := tc.Fixture(fixture)
+				if relax != nil {
+					relax(dir)
+				}
 				rel := tc.ReleaseOf(dir)
-				if spoil != nil {
-					spoil(dir)
+				tc.Precondition("the untouched package installs", func() {
+					app := tc.Install(dir, rel)
+					tc.Uninstall(app.AppID, false)
+				})
+				spoil(dir)
+				if rehash { // the registry published the spoiled package: only its contents can tell
+					rel = tc.ReleaseOf(dir)
 				}
 				_, err := tc.TryInstall(dir, rel, true)
-				_, isHostErr := HostErrorCode(protocol.MethodInstall, err)
-				Expect(isHostErr).To(BeTrue(), "app/install of %s succeeded", fixture)
-				_, listed := FindApp(tc.List(), fixture)
-				Expect(listed).To(BeFalse(), "a package that failed verification is listed as installed")
+				code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
+				if !isHostErr {
+					tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
+				}
+				if _, listed := FindApp(tc.List(), fixture); listed {
+					tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
+				}
+				var he *control.HostError
+				errors.As(err, &he)
+				r := Refusal{Refused: code == protocol.CodeVerificationFailed, Code: code, Message: he.Message, Findings: findingsOfError(he)}
+				if !r.Refused {
+					tc.Failf("app/install refused %s with error %d %s; the protocol names -32002 (verification failed) for it",
+						planted.What, code, he.Message)
+				}
+				tc.ExpectRefused(r, planted)
 			},
-			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", func(dir string) {
-				AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
-			}),
+			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
+				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
+				Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
 			// Capability negotiation happens at install too (spec 000, Capability SDK).
-			Entry("a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), "incompatible-capability", nil),
+			Entry("a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), "incompatible-capability",
+				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, `lime.agent: "*"`) },
+				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: "*"`, `lime.agent: ">=9.0.0"`) }, true,
+				Planted{What: "lime.agent >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: "lime.agent"}),
 		)
 
 		It("installs only after user, tenant or workspace consent", tc.Req("INSTALL-CONSENT"), func() {
 			dir := tc.Fixture("minimal-app")
+			tc.Precondition("the same package installs with the user's consent", func() {
+				tc.Uninstall(tc.Install(dir, tc.ReleaseOf(dir)).AppID, false)
+			})
 			_, err := tc.TryInstall(dir, tc.ReleaseOf(dir), false)
-			code, isHostErr := HostErrorCode(protocol.MethodInstall, err)
-			Expect(isHostErr).To(BeTrue(), "app/install without consent succeeded")
-			Expect(code).To(BeEquivalentTo(protocol.CodeConsentRequired), "error code of an install without consent")
-			_, listed := FindApp(tc.List(), "minimal-app")
-			Expect(listed).To(BeFalse(), "an app installed without consent is listed")
+			code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
+			if !isHostErr {
+				tc.Failf("app/install without consent succeeded")
+			}
+			if code != protocol.CodeConsentRequired {
+				tc.Failf("app/install without consent was refused with error %d; the protocol names %d (consent required) for it",
+					code, protocol.CodeConsentRequired)
+			}
+			if _, listed := FindApp(tc.List(), "minimal-app"); listed {
+				tc.Failf("an app installed without consent is listed")
+			}
 		})
 
 		It("records exactly which package it installed", tc.Req("INSTALL-PINNED"), func() {

@@ -18,8 +18,7 @@ func describeLifecycleReadiness(tc *TestContext) {
 	Describe("Desktop P0: lifecycle dates in readiness", func() {
 		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE"), func() {
 			dir := tc.Fixture("end-of-life-app")
-			before, _ := tc.Readiness(dir, "")
-			Expect(before.Status).NotTo(Equal(protocol.StatusBlocked), "blocked before its endOfLifeAt (clock %s)", DefaultClock)
+			tc.ExpectReady("the app is launchable before its endOfLifeAt", dir, "", launchable()...)
 			tc.Configure(tc.withClock(afterEveryFixtureDate))
 			after, raw := tc.Readiness(dir, "")
 			Expect(after.Status).To(Equal(protocol.StatusBlocked), "status past endOfLifeAt (clock %s)", afterEveryFixtureDate)
@@ -29,8 +28,9 @@ func describeLifecycleReadiness(tc *TestContext) {
 
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED"), func() {
 			dir := tc.Fixture("deprecated-app")
-			before, _ := tc.Readiness(dir, "")
-			Expect(mentionsDeprecation(before)).To(BeFalse(), "deprecation warning before deprecatedAt (clock %s)", DefaultClock)
+			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", launchable()...)
+			before, raw := tc.Readiness(dir, "")
+			Expect(mentionsDeprecation(before)).To(BeFalse(), "deprecation warning before deprecatedAt (clock %s): %s", DefaultClock, raw)
 			tc.Configure(tc.withClock(afterEveryFixtureDate))
 			after, raw := tc.Readiness(dir, "")
 			Expect(launchable()).To(ContainElement(after.Status),

@@ -1,12 +1,14 @@
 package suites
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 
+	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -20,28 +22,34 @@ const sentinelFile = "SENTINEL-EXECUTED"
 // before app code executes").
 func describeNoCodeExecution(tc *TestContext) {
 	Describe("Desktop P0: no package code runs", func() {
+		// The evidence is the sentinel, not the answer: a host that refuses
+		// the package, or answers in the wrong shape, is still judged.
 		DescribeTable("leaves the package's worker unexecuted",
-			func(step func(tc *TestContext, dir string)) {
+			func(method string, params func(dir string) any) {
 				dir := tc.Fixture("sentinel-worker")
 				// The worker also marks a place outside the package, so that a
 				// host running it from its own copy of the package is caught too.
 				outside := filepath.Join(filepath.Dir(dir), sentinelFile)
 				AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
-				step(tc, dir)
+				var raw json.RawMessage
+				err := tc.Call(method, params(dir), &raw)
 				for _, p := range []string{filepath.Join(dir, sentinelFile), outside} {
-					_, err := os.Stat(p)
-					Expect(os.IsNotExist(err)).To(BeTrue(), "the package's worker ran: it created %s", filepath.Base(p))
+					if _, serr := os.Stat(p); !os.IsNotExist(serr) {
+						tc.Failf("the package's worker ran during %s: it created %s", method, filepath.Base(p))
+					}
+				}
+				var he *control.HostError
+				var te *control.TransportError
+				if err != nil && !errors.As(err, &he) && !(errors.As(err, &te) && te.Kind == control.KindSchema) {
+					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the worker would have run: %v", method, err)
 				}
 			},
-			Entry("during package/verify", tc.Req("P0-NO-APP-CODE"), func(tc *TestContext, dir string) {
-				tc.Verify(dir, nil)
-			}),
-			Entry("during package/project", tc.Req("P0-NO-APP-CODE"), func(tc *TestContext, dir string) {
-				tc.Project(dir)
-			}),
-			Entry("during app/readiness", tc.Req("P0-NO-APP-CODE"), func(tc *TestContext, dir string) {
-				tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{Path: dir}, &protocol.ReadinessResult{})
-			}),
+			Entry("during package/verify", tc.Req("P0-NO-APP-CODE"), protocol.MethodVerify,
+				func(dir string) any { return protocol.PackageParams{Path: dir} }),
+			Entry("during package/project", tc.Req("P0-NO-APP-CODE"), protocol.MethodProject,
+				func(dir string) any { return protocol.PackageParams{Path: dir} }),
+			Entry("during app/readiness", tc.Req("P0-NO-APP-CODE"), protocol.MethodReadiness,
+				func(dir string) any { return protocol.ReadinessParams{Path: dir} }),
 		)
 	})
 }

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -18,7 +17,7 @@ func (tc *TestContext) Oracle(dir string) *agentpkg.Package {
 	ginkgo.GinkgoHelper()
 	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("harness could not load %s: %v", dir, err))
+		errorf("harness could not load %s: %v", dir, err)
 	}
 	return p
 }
@@ -31,7 +30,7 @@ func DecodeObject(what string, raw []byte) Object {
 	ginkgo.GinkgoHelper()
 	var o Object
 	if err := json.Unmarshal(raw, &o); err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s is not a JSON object: %v", what, err))
+		errorf("%s is not a JSON object: %v", what, err)
 	}
 	return o
 }
@@ -45,13 +44,13 @@ func Objects(o Object, key string) []Object {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		ginkgo.Fail(fmt.Sprintf("projection member %q is %T, not an array", key, v))
+		errorf("projection member %q is %T, not an array", key, v)
 	}
 	out := make([]Object, 0, len(arr))
 	for i, e := range arr {
 		m, ok := e.(map[string]any)
 		if !ok {
-			ginkgo.Fail(fmt.Sprintf("projection %s[%d] is %T, not an object", key, i, e))
+			errorf("projection %s[%d] is %T, not an object", key, i, e)
 		}
 		out = append(out, m)
 	}

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
 )
 
 // provenanceSections are the projection members whose every element is a
@@ -71,7 +72,7 @@ func describeProjection(tc *TestContext) {
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS"), func() {
 			tc.Configure(tc.WithSecret())
 			for _, f := range []string{"full-app", "secret-required-app"} {
-				tc.ExpectNoCanary("the projection of "+f, tc.Project(tc.Fixture(f)))
+				tc.ExpectNoCanaryIn("the projection of "+f, protocol.MethodProject, protocol.PackageParams{Path: tc.Fixture(f)})
 			}
 		})
 

@@ -42,7 +42,7 @@ func describeProtocol(tc *TestContext) {
 
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
 			err := tc.Call("conformance/no-such-method", struct{}{}, &json.RawMessage{})
-			code, isHostErr := HostErrorCode("conformance/no-such-method", err)
+			code, isHostErr := tc.HostErrorCode("conformance/no-such-method", err)
 			Expect(isHostErr).To(BeTrue(), "an unknown method must be answered with an error, not a result")
 			Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound))
 		})
@@ -50,7 +50,7 @@ func describeProtocol(tc *TestContext) {
 		It("answers a reserved, not yet implemented method with -32601", tc.Req("PROTO-ERRORS"), func() {
 			for _, m := range []string{"app/launch", "app/rollback"} {
 				err := tc.Call(m, struct{}{}, &json.RawMessage{})
-				code, isHostErr := HostErrorCode(m, err)
+				code, isHostErr := tc.HostErrorCode(m, err)
 				Expect(isHostErr).To(BeTrue(), "%s must be answered with an error until the host implements it", m)
 				Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound), m)
 			}
@@ -59,7 +59,7 @@ func describeProtocol(tc *TestContext) {
 		DescribeTable("answers missing or mistyped params with -32602",
 			func(method string, params map[string]any) {
 				err := tc.Call(method, params, &json.RawMessage{})
-				code, isHostErr := HostErrorCode(method, err)
+				code, isHostErr := tc.HostErrorCode(method, err)
 				Expect(isHostErr).To(BeTrue(), "%s with params %v must be answered with an error", method, params)
 				Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams), "%s with params %v", method, params)
 			},

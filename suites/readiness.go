@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -29,24 +30,38 @@ func describeReadiness(tc *TestContext) {
 			Expect(r.OK).To(BeTrue(), "ok")
 		})
 
-		It("blocks launch when a required-tier check fails", tc.Req("READY-REQUIRED-TIER"), func() {
-			r, _ := tc.Readiness(tc.Fixture("readiness-required-fail"), "")
-			Expect(notReady()).To(ContainElement(r.Status), "status with a failing required check")
+		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER"), func() {
+			dir := tc.Fixture("readiness-required-fail")
+			twin := tc.CopyPackage(dir)
+			DropReadinessCheck(twin, "brand_guidelines")
+			tc.ExpectReady("the same package without the failing required check is ready", twin, "")
+			r, raw := tc.Readiness(dir, "")
+			Expect(notReady()).To(ContainElement(r.Status), "status with a failing required check: %s", raw)
 			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
+			if !namesFailingCheck(r, "brand_guidelines") {
+				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
+			}
 			tc.Reading("failing required readiness check", r.Status)
 		})
 
 		It("warns but allows launch when a recommended-tier check fails", tc.Req("READY-RECOMMENDED-TIER"), func() {
-			r, raw := tc.Readiness(tc.Fixture("readiness-recommended-fail"), "")
-			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check")
+			dir := tc.Fixture("readiness-recommended-fail")
+			twin := tc.CopyPackage(dir)
+			DropReadinessCheck(twin, "product_catalog")
+			tc.ExpectReady("the same package without the failing recommended check is ready", twin, "")
+			r, raw := tc.Readiness(dir, "")
+			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check: %s", raw)
 			Expect(r.OK).To(BeTrue(), "ok with a failing recommended check")
 			Expect(hasWarning(r)).To(BeTrue(), "no warning for the failing recommended check: %s", raw)
 		})
 
 		It("only informs when a performance-tier check fails", tc.Req("READY-PERFORMANCE-TIER"), func() {
-			r, _ := tc.Readiness(tc.Fixture("readiness-performance-fail"), "")
-			Expect(launchable()).To(ContainElement(r.Status),
-				"status with a failing performance check")
+			dir := tc.Fixture("readiness-performance-fail")
+			twin := tc.CopyPackage(dir)
+			DropReadinessCheck(twin, "usage_history")
+			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", launchable()...)
+			r, raw := tc.Readiness(dir, "")
+			Expect(launchable()).To(ContainElement(r.Status), "status with a failing performance check: %s", raw)
 		})
 
 		DescribeTable("surfaces failures with setupActions pointing to a fix flow",
@@ -62,40 +77,45 @@ func describeReadiness(tc *TestContext) {
 
 		It("keeps an app whose required secret is not configured from ready, naming the secret", tc.Req("READY-SECRETS"), func() {
 			dir := tc.Fixture("secret-required-app")
-			r, raw := tc.Readiness(dir, "")
-			Expect(notReady()).To(ContainElement(r.Status), "status without the required secret")
-			Expect(string(raw)).To(ContainSubstring("provider_api_key"), "readiness must name the missing secret")
 			tc.Configure(tc.WithSecret())
-			r, _ = tc.Readiness(dir, "")
-			Expect(r.Status).To(Equal(protocol.StatusReady), "status once the secret is configured")
+			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
+			tc.Configure(tc.DefaultConfigure())
+			r, raw := tc.Readiness(dir, "")
+			Expect(notReady()).To(ContainElement(r.Status), "status without the required secret: %s", raw)
+			if !namesFailingCheck(r, "provider_api_key") {
+				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
+			}
 		})
 
 		It("keeps an app from ready when the host profile lacks a required capability, naming it", tc.Req("READY-CAPABILITIES"), func() {
 			dir := tc.Fixture("capability-app")
-			r, _ := tc.Readiness(dir, "")
-			Expect(r.Status).To(Equal(protocol.StatusReady), "status with every capability enabled")
+			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
 			tc.Configure(tc.withCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady()).To(ContainElement(r.Status), "status with lime.ui disabled")
-			Expect(string(raw)).To(ContainSubstring("lime.ui"), "readiness must name the missing capability")
+			Expect(notReady()).To(ContainElement(r.Status), "status with lime.ui disabled: %s", raw)
+			if !namesFailingCheck(r, "lime.ui") {
+				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
+			}
 		})
 
 		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY"), func() {
 			dir := tc.Fixture("capability-app")
+			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.withCapabilityDisabled("lime.agent"))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(notReady()).To(ContainElement(chat.Status), "entry chat needs lime.agent, which is disabled")
-			Expect(string(raw)).To(ContainSubstring("lime.agent"), "entry readiness must name the missing capability")
-			page, _ := tc.Readiness(dir, "home_page")
+			Expect(notReady()).To(ContainElement(chat.Status), "entry chat needs lime.agent, which is disabled: %s", raw)
+			if !namesFailingCheck(chat, "lime.agent") {
+				tc.Failf("entry chat is %s but its readiness names no failing check for lime.agent: %s", chat.Status, raw)
+			}
+			page, raw := tc.Readiness(dir, "home_page")
 			Expect(launchable()).To(ContainElement(page.Status),
-				"entry home_page needs only lime.ui and must stay launchable")
+				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
 		})
 
 		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK"), func() {
 			tc.Configure(tc.WithSecret())
 			for _, f := range []string{"secret-required-app", "full-app", "readiness-required-fail"} {
-				_, raw := tc.Readiness(tc.Fixture(f), "")
-				tc.ExpectNoCanary("readiness of "+f, raw)
+				tc.ExpectNoCanaryIn("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
 			}
 		})
 	})
@@ -105,6 +125,39 @@ func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigurePar
 	p := tc.DefaultConfigure()
 	p.Capabilities = map[string]protocol.Capability{name: {Version: "0.10.0", Enabled: false}}
 	return p
+}
+
+// namesFailingCheck reports whether a not-ready answer names what the spec
+// planted where a failure is stated: a failing (error-severity, blocking or
+// required) check, a blocker, or a setup action. A name that appears only in
+// passing checks does not count.
+func namesFailingCheck(r protocol.ReadinessResult, name string) bool {
+	has := func(s string) bool { return strings.Contains(s, name) }
+	for _, c := range r.Checks {
+		if (c.Severity == "error" || c.Blocking) && (has(c.Key) || has(c.Message) || has(c.Code)) {
+			return true
+		}
+	}
+	for _, checks := range r.Tiers {
+		for _, c := range checks {
+			if (c.Severity == "error" || c.Blocking) && (has(c.Key) || has(c.Message)) {
+				return true
+			}
+		}
+	}
+	for _, b := range r.Blockers {
+		if has(b) {
+			return true
+		}
+	}
+	for _, e := range r.Entries {
+		for _, b := range e.Blockers {
+			if has(b) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasWarning reports whether a readiness answer carries a warning.

@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2"
-
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -71,6 +69,6 @@ func (r *Resources) Cleanup() {
 	}
 	r.steps = nil
 	if len(errs) > 0 {
-		ginkgo.Fail("cleanup failed: " + strings.Join(errs, "; "))
+		errorf("cleanup failed: %s", strings.Join(errs, "; "))
 	}
 }

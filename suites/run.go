@@ -4,24 +4,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/formatter"
 	"github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/reports"
 )
 
 // SpecOutcome is one spec's result.
 type SpecOutcome struct {
 	Name         string
 	Requirements []string
-	Outcome      string // passed | failed | skipped
+	Outcome      reports.Outcome
 	Failure      string
 	Location     string
 	Duration     time.Duration
@@ -33,7 +40,7 @@ type SpecOutcome struct {
 // RequirementSettled is emitted once all of a requirement's specs ran.
 type RequirementSettled struct {
 	ID      string
-	Outcome string
+	Outcome reports.Outcome
 	Failure string
 }
 
@@ -44,6 +51,10 @@ type Result struct {
 	HelloErr error
 	// Connected is false when the host could never be reached.
 	Connected bool
+	// Unreachable says why the run gave up on the host ("" when it did not).
+	Unreachable string
+	// Interrupted names the signal that stopped the run ("" when none did).
+	Interrupted string
 }
 
 // SpecInfo describes a declared spec (from a dry run).
@@ -83,12 +94,35 @@ func Run(cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("label filter %q: %w", filter, err)
 	}
 
-	tc := newTestContext(cfg)
 	res := &Result{}
+	unreachable := cfg.Unreachable
+	cfg.Unreachable = func(reason string) {
+		res.Unreachable = reason
+		if unreachable != nil {
+			unreachable(reason)
+		}
+	}
+	tc := newTestContext(cfg)
 	col := newCollector(tc, res)
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)
 	defer tc.close()
+
+	// Ginkgo stops the run on SIGINT / SIGTERM (it aborts the running spec,
+	// cleans up and skips the rest); the run records that it happened.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var sigMu sync.Mutex
+	go func() {
+		for sig := range sigs {
+			sigMu.Lock()
+			if res.Interrupted == "" {
+				res.Interrupted = sig.String()
+			}
+			sigMu.Unlock()
+		}
+	}()
 
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
 	suiteCfg.RandomSeed = 1
@@ -104,13 +138,21 @@ func Run(cfg Config) (*Result, error) {
 	if cfg.Log != nil {
 		log = cfg.Log
 	}
-	// Suite setup: Ginkgo writes its console report to formatter's writer
-	// and Gomega reports through Ginkgo's Fail.
+	// Suite setup: Ginkgo writes its console report to formatter's writer;
+	// Gomega reports through the context's fail handler (outcome.go), and
+	// prints values whole: a hash cut in the middle helps nobody.
 	formatter.ColorableStdOut = log
-	gomega.RegisterFailHandler(ginkgo.Fail)
+	gomega.RegisterFailHandler(tc.gomegaFail)
+	format.MaxLength = 0
+	format.TruncatedDiff = false
 
 	ginkgo.RunSpecs(&failRecorder{}, "Agent App host conformance", suiteCfg, repCfg)
-	col.finish()
+	signal.Stop(sigs)
+	close(sigs)
+	sigMu.Lock()
+	interrupted := res.Interrupted
+	sigMu.Unlock()
+	col.finish(interrupted != "")
 	return res, nil
 }
 
@@ -189,22 +231,9 @@ func (c *collector) afterEach(r types.SpecReport) {
 	}
 	ids := c.requirementIDs(r.Labels())
 	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
-	switch {
-	case r.State.Is(types.SpecStatePassed):
-		o.Outcome = "passed"
-	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
-		o.Outcome = "skipped"
-		o.Failure = r.FailureMessage()
-		if o.Failure == "" {
-			o.Failure = "not selected by the label filter"
-		}
-	default:
-		o.Outcome = "failed"
-		o.Failure = strings.TrimSpace(r.FailureMessage())
-		if o.Failure == "" {
-			o.Failure = r.State.String()
-		}
-		o.Location = r.FailureLocation().String()
+	o.Outcome, o.Failure = specOutcome(r)
+	if o.Outcome != reports.Passed && o.Outcome != reports.NotRun && o.Outcome != reports.Skipped {
+		o.Location = relativeLocation(r.FailureLocation().String())
 	}
 	for _, e := range r.ReportEntries {
 		if e.Name == "reading" {
@@ -226,7 +255,7 @@ func (c *collector) afterEach(r types.SpecReport) {
 		if !c.wanted[id] || c.settled[id] {
 			continue
 		}
-		if w, ok := c.worst[id]; !ok || rank(o.Outcome) > rank(w.Outcome) {
+		if w, ok := c.worst[id]; !ok || reports.Worst(w.Outcome, o.Outcome) != w.Outcome {
 			c.worst[id] = o
 		}
 		c.remaining[id]--
@@ -245,8 +274,9 @@ func (c *collector) settle(id string) {
 	c.tc.Config.Progress(RequirementSettled{ID: id, Outcome: w.Outcome, Failure: w.Failure})
 }
 
-// finish settles requirements whose specs did not all report (filtered out).
-func (c *collector) finish() {
+// finish settles requirements whose specs did not all report (filtered
+// out, or never reached because the run was interrupted).
+func (c *collector) finish(interrupted bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.initialized {
@@ -261,20 +291,68 @@ func (c *collector) finish() {
 	sort.Strings(ids)
 	for _, id := range ids {
 		if _, ok := c.worst[id]; !ok {
-			c.worst[id] = SpecOutcome{Outcome: "not-run", Failure: "no spec ran"}
+			why := "no spec of it was selected"
+			if interrupted {
+				why = "the run was interrupted before its specs ran"
+			}
+			c.worst[id] = SpecOutcome{Outcome: reports.NotRun, Failure: why}
 		}
 		c.settle(id)
 	}
 }
 
-func rank(outcome string) int {
-	switch outcome {
-	case "failed":
-		return 3
-	case "skipped":
-		return 2
-	case "not-run":
-		return 1
+// specOutcome decides a spec's outcome from Ginkgo's report: the outcome
+// entry a failure left (outcome.go) wins; a plain failure is failed; a spec
+// Ginkgo did not run (filtered out, or skipped after an interrupt) without
+// a reason of the spec's own is not-run.
+func specOutcome(r types.SpecReport) (reports.Outcome, string) {
+	msg := strings.TrimSpace(r.FailureMessage())
+	switch {
+	case r.State.Is(types.SpecStatePassed):
+		return reports.Passed, ""
+	case r.State.Is(types.SpecStateInterrupted):
+		if msg == "" {
+			msg = "interrupted by a signal while this spec ran"
+		}
+		return reports.Interrupted, msg
+	case r.State.Is(types.SpecStateSkipped | types.SpecStatePending):
+		if msg == "" {
+			return reports.NotRun, "not selected (--focus, --label-filter) or not reached"
+		}
+		return reports.Skipped, msg
+	case r.State.Is(types.SpecStateTimedout | types.SpecStatePanicked | types.SpecStateAborted):
+		if msg == "" {
+			msg = r.State.String()
+		}
+		return reports.Error, fmt.Sprintf("the harness could not finish this spec (%s): %s", r.State, msg)
 	}
-	return 0
+	if msg == "" {
+		msg = r.State.String()
+	}
+	for _, e := range r.ReportEntries {
+		if e.Name == outcomeEntry {
+			if o := reports.Outcome(e.Value.String()); o.Valid() {
+				return o, msg
+			}
+		}
+	}
+	return reports.Failed, msg
+}
+
+// moduleRoot is the folder this package's module was built from; failure
+// locations are made relative to it, so a report carries no absolute path
+// of the machine that built the harness.
+func moduleRoot() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return ""
+	}
+	return filepath.Dir(filepath.Dir(file)) + string(filepath.Separator)
+}
+
+func relativeLocation(loc string) string {
+	if root := moduleRoot(); root != "" {
+		loc = strings.ReplaceAll(loc, root, "")
+	}
+	return strings.ReplaceAll(loc, "github.com/agentapp/conformance/", "")
 }

@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,20 +19,20 @@ func describeVerification(tc *TestContext) {
 		It("fails a package whose files changed after hashing", tc.Req("VERIFY-PACKAGE-HASH"), func() {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
-			Expect(tc.Verify(dir, rel).OK).To(BeTrue(), "the untouched package must verify against its own release")
+			tc.ExpectVerifies(dir, rel)
 			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
-			refused, said := tc.VerifyRefuses(dir, rel)
-			Expect(refused).To(BeTrue(), "a package changed after hashing verified: %s", said)
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
+				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 		})
 
 		It("fails a package whose APP.md does not match the expected manifestHash", tc.Req("VERIFY-MANIFEST-HASH"), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)
-			Expect(tc.Verify(dir, rel).OK).To(BeTrue(), "the untouched package must verify against its own release")
+			tc.ExpectVerifies(dir, rel)
 			rel.ManifestHash = agentpkg.HashManifest([]byte("another APP.md"))
 			rel.PackageHash = ""
-			refused, said := tc.VerifyRefuses(dir, rel)
-			Expect(refused).To(BeTrue(), "a wrong manifestHash verified: %s", said)
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a release naming another manifestHash",
+				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
 		})
 
 		// One check over three packages: the tricky names are where hosts
@@ -52,34 +54,61 @@ func describeVerification(tc *TestContext) {
 		})
 
 		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
-			dir := tc.Fixture("signature-mismatch")
-			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
-			Expect(refused).To(BeTrue(), "a signature file disagreeing with APP.md verified: %s", said)
-			good := tc.Fixture("full-app")
-			Expect(tc.Verify(good, tc.ReleaseOf(good)).OK).To(BeTrue(), "a package with a matching signature file must verify")
+			dir := tc.Fixture("full-app")
+			tc.ExpectVerifies(dir, tc.ReleaseOf(dir))
+			rewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md")))
+			// The release is of the package as it now is: only the
+			// signature file can tell.
+			tc.ExpectRefused(tc.VerifyRefusal(dir, tc.ReleaseOf(dir)), Planted{What: "a signature file naming another manifest hash",
+				Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"})
 		})
 
-		It("refuses or blocks an app whose requires.lime range the host's app runtime does not satisfy, naming it", tc.Req("VERIFY-HOST-VERSION"), func() {
-			dir := tc.Fixture("incompatible-host-version")
-			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
-			if refused {
-				Expect(said).To(ContainSubstring("appRuntime"), "the refusal must name requires.lime.appRuntime")
-				tc.Reading("incompatible host version", "refused at verification")
-				return
-			}
-			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(Equal(protocol.StatusBlocked),
-				"an app requiring appRuntime >=2.0.0 verified and is not blocked: %s", raw)
-			Expect(string(raw)).To(ContainSubstring("appRuntime"), "readiness must name requires.lime.appRuntime")
-			tc.Reading("incompatible host version", "verified, blocked in readiness")
-		})
+		// Both sides of the range boundary: the host's own version of
+		// requires.lime.appRuntime is accepted, just above it is not.
+		DescribeTable("refuses or blocks an app whose requires.lime range the host's app runtime does not satisfy, naming it",
+			func(planted string) {
+				dir := tc.Fixture("incompatible-host-version")
+				const original = `appRuntime: ">=2.0.0 <3.0.0"`
+				ReplaceIn(dir, "APP.md", original, `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`)
+				tc.ExpectVerifies(dir, nil)
+				tc.ExpectReady("the same package with a range the host satisfies is ready", dir, "")
+				ReplaceIn(dir, "APP.md", `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`, `appRuntime: "`+planted+`"`)
+				if r := tc.VerifyRefusal(dir, nil); r.Refused {
+					tc.ExpectRefused(r, Planted{What: "requires.lime.appRuntime " + planted,
+						Codes: []string{"incompatible-host-version"}, Field: "appRuntime", Name: "appRuntime"})
+					tc.Reading("incompatible host version", "refused at verification")
+					return
+				}
+				r, raw := tc.Readiness(dir, "")
+				if r.Status != protocol.StatusBlocked {
+					tc.Failf("an app requiring appRuntime %s verified and readiness is %q, not blocked: %s", planted, r.Status, raw)
+				}
+				if !namesFailingCheck(r, "appRuntime") {
+					tc.Failf("readiness is blocked but names no failing check for requires.lime.appRuntime: %s", raw)
+				}
+				tc.Reading("incompatible host version", "verified, blocked in readiness")
+			},
+			Entry("far above: >=2.0.0 <3.0.0", tc.Req("VERIFY-HOST-VERSION"), ">=2.0.0 <3.0.0"),
+			Entry("just above the host's version", tc.Req("VERIFY-HOST-VERSION"), ">"+agentpkg.StandardVersion),
+		)
 
-		It("fails a package whose capability version ranges the host does not satisfy, naming the capability", tc.Req("VERIFY-COMPATIBILITY"), func() {
-			dir := tc.Fixture("incompatible-capability")
-			refused, said := tc.VerifyRefuses(dir, tc.ReleaseOf(dir))
-			Expect(refused).To(BeTrue(), "lime.agent >=9.0.0 verified on a host offering an older lime.agent: %s", said)
-			Expect(said).To(ContainSubstring("lime.agent"), "the refusal must name the capability")
-		})
+		DescribeTable("fails a package whose capability version ranges the host does not satisfy, naming the capability",
+			func(above func(v string) string) {
+				v := tc.Host().Hello().Capabilities["lime.agent"].Version
+				if v == "" {
+					tc.Blockedf("the host's hello names no version of lime.agent, so no range can be set against it")
+				}
+				dir := tc.Fixture("incompatible-capability")
+				ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, `lime.agent: ">=`+v+`"`)
+				tc.ExpectVerifies(dir, nil)
+				planted := above(v)
+				ReplaceIn(dir, "APP.md", `lime.agent: ">=`+v+`"`, `lime.agent: "`+planted+`"`)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "requires.capabilities lime.agent " + planted,
+					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: "lime.agent"})
+			},
+			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY"), func(string) string { return ">=9.0.0" }),
+			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY"), func(v string) string { return ">" + v }),
+		)
 	})
 }
 
@@ -96,4 +125,18 @@ func tamperTarget(tc *TestContext, dir string) string {
 	}
 	Fail("fixture has no file besides APP.md to tamper with")
 	return ""
+}
+
+// rewriteSignatureHash makes app.signature.yaml name another manifest hash.
+func rewriteSignatureHash(dir, hash string) {
+	GinkgoHelper()
+	b, err := os.ReadFile(filepath.Join(dir, "app.signature.yaml"))
+	if err != nil {
+		errorf("reading app.signature.yaml: %v", err)
+	}
+	re := regexp.MustCompile(`hash: sha256:[0-9a-f]{64}`)
+	if !re.Match(b) {
+		errorf("fixture sanity: app.signature.yaml names no manifest hash")
+	}
+	WriteFile(dir, "app.signature.yaml", re.ReplaceAll(b, []byte("hash: "+hash)))
 }

@@ -32,6 +32,9 @@ type reportInput struct {
 	transport string
 	faults    []string
 	work      string
+	// focus and labelFilter are the user's selection, recorded in the report.
+	focus       []string
+	labelFilter string
 }
 
 // buildReport turns spec outcomes into report.json's model: every
@@ -44,7 +47,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		sr := reports.SpecResult{
 			Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges,
 		}
-		if s.Outcome == reports.Failed || s.Outcome == reports.Skipped {
+		if s.Outcome != reports.Passed && s.Failure != "" {
 			sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}
 		}
 		for _, id := range s.Requirements {
@@ -64,26 +67,21 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		specs := bySpecReq[r.ID]
 		sort.SliceStable(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 		rr := reports.RequirementResult{
-			ID: r.ID, Title: r.Title, Strength: string(r.Strength), Levels: append([]string(nil), r.Levels...),
-			Clause: reports.ClauseOf(r.Clause), Outcome: reports.RequirementOutcome(specs), Specs: specs,
+			ID: r.ID, Title: r.Title, Strength: string(r.Strength), Kind: string(r.Kind),
+			Levels: append([]string(nil), r.Levels...), Clause: reports.ClauseOf(r.Clause), Reading: r.Reading,
+			Specs: specs,
 		}
 		if rr.Specs == nil {
 			rr.Specs = []reports.SpecResult{}
 		}
-		rr.Reason = requirementReason(rr)
 		reqs = append(reqs, rr)
-	}
-	lv, err := reports.ComputeLevels(in.catalog, in.levels, reqs)
-	if err != nil {
-		return nil, fmt.Errorf("computing level verdicts: %w", err)
 	}
 	fixtures, set, err := fixtureDigests(in.work)
 	if err != nil {
 		return nil, err
 	}
 	h := clipHello(in.result.Hello)
-	rep := &reports.Report{
-		Format:   reports.FormatVersion,
+	rep := &reports.Report{Format: reports.FormatVersion, Results: reports.Results{
 		Harness:  reports.Harness{Name: "agentapp-conformance", Version: harnessVersion, Commit: vcsRevision()},
 		Standard: reports.Standard{Name: agentpkg.Standard, Version: agentpkg.StandardVersion},
 		Host: reports.Host{
@@ -94,13 +92,15 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		StartedAt:    in.started,
 		FinishedAt:   in.finished,
 		DurationMs:   in.finished.Sub(in.started).Milliseconds(),
+		Run:          runStatus(in),
 		Requested:    in.levels,
-		LevelsPassed: reports.PassedLevels(lv),
-		Levels:       lv,
 		Requirements: reqs,
 		Fixtures:     fixtures,
 		FixtureSet:   set,
 		Readings:     readings,
+	}}
+	if err := reports.Settle(&rep.Results, in.catalog); err != nil {
+		return nil, fmt.Errorf("settling outcomes: %w", err)
 	}
 	// A host that could not be reached, or whose hello named nothing, still
 	// gets a report: its subject must name something.
@@ -116,18 +116,18 @@ func buildReport(in reportInput) (*reports.Report, error) {
 	return rep, nil
 }
 
-func requirementReason(r reports.RequirementResult) string {
-	switch r.Outcome {
-	case reports.NotRun:
-		return "no spec of this requirement ran"
-	case reports.Failed, reports.Skipped:
-		for _, s := range r.Specs {
-			if s.Outcome == r.Outcome && s.Failure != nil {
-				return firstLine(s.Failure.Message)
-			}
-		}
+// runStatus says how the run ended and what it selected.
+func runStatus(in reportInput) reports.RunStatus {
+	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter}
+	switch {
+	case in.result.Interrupted != "":
+		st.Status = reports.RunInterrupted
+		st.Reason = "interrupted by " + in.result.Interrupted
+	case in.result.Unreachable != "":
+		st.Status = reports.RunHostUnreachable
+		st.Reason = in.result.Unreachable
 	}
-	return ""
+	return st
 }
 
 func firstLine(s string) string {

@@ -20,6 +20,14 @@ const (
 	exitBadSig   = 4 // verify: signature does not verify with the key
 	exitSubject  = 5 // verify: subject does not match --host / --artifact
 	exitNotLevel = 6 // verify: a required level did not pass
+	// run: no level failed, but the host could not be judged (an error or
+	// blocked requirement, a broken protocol precondition, an unreachable host).
+	exitNotJudged = 7
+	// run: no level failed or was unjudgeable, but requirements were not run
+	// (--focus, --label-filter) or the level is beyond this harness version.
+	exitIncomplete = 8
+	// run: SIGINT or SIGTERM stopped the run (128 + SIGINT, as shells report it).
+	exitInterrupted = 130
 )
 
 // cli carries what a command may touch; commands take no global state.

@@ -31,8 +31,8 @@ func (p *progress) settled(e suites.RequirementSettled) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, _ := p.cat.Requirement(e.ID)
-	mark := strings.ToUpper(e.Outcome)
-	if e.Outcome == reports.Failed && r.Strength == levels.Should {
+	mark := strings.ToUpper(string(e.Outcome))
+	if reports.EffectOf(r, e.Outcome) == reports.EffectWarn {
 		mark = "WARN"
 	}
 	fmt.Fprintf(p.w, "%-7s %-24s %s\n", mark, e.ID, r.Title)

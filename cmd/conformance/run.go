@@ -94,12 +94,37 @@ func cmdRun(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
 		return exitHarness
 	}
+	return exitCodeOf(rep)
+}
+
+// exitCodeOf turns a settled report into the run's exit code: interrupted
+// first, then a violated clause, then what could not be judged, then what
+// was not run. Only exitFailed says the host broke the standard.
+func exitCodeOf(rep *reports.Report) int {
+	if rep.Run.Status == reports.RunInterrupted {
+		return exitInterrupted
+	}
+	worst := exitOK
 	for _, l := range rep.Levels {
-		if l.Verdict != reports.LevelPassed {
+		code := exitOK
+		switch l.Verdict {
+		case reports.LevelFailed:
 			return exitFailed
+		case reports.LevelInterrupted:
+			code = exitInterrupted
+		case reports.LevelError:
+			code = exitNotJudged
+		case reports.LevelIncomplete, reports.LevelNotJudged:
+			code = exitIncomplete
+		}
+		if worst == exitOK || (code != exitOK && code < worst) {
+			worst = code
 		}
 	}
-	return exitOK
+	if rep.Run.Status == reports.RunHostUnreachable && worst == exitOK {
+		worst = exitNotJudged
+	}
+	return worst
 }
 
 // certify runs the suites against the host and writes the report.
@@ -152,6 +177,9 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Log = &log
 	p := newProgress(c.stdout, cat, o.quiet)
 	cfg.Progress = p.settled
+	cfg.Unreachable = func(reason string) {
+		fmt.Fprintf(c.stderr, "conformance run: giving up on the host: %s\n", reason)
+	}
 
 	if !o.quiet {
 		fmt.Fprintf(c.stdout, "certifying %s at %s\n", connector.Describe(), strings.Join(want, ", "))
@@ -172,7 +200,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
-		transport: transport, faults: faults.Names(), work: work,
+		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
 	})
 	if err != nil {
 		return nil, err

@@ -10,11 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
 )
@@ -85,6 +87,7 @@ func cmdSelftest(c *cli, args []string) int {
 	}
 	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time\n", len(faults), *transport, *jobs)
 	runCases(c, cases, root, *transport, *callTimeout, *jobs)
+	cat := levels.Default()
 	bad := printKillMatrix(c.stdout, cases)
 	checks := len(cases)
 	if len(only) == 0 {
@@ -101,12 +104,57 @@ func cmdSelftest(c *cli, args []string) int {
 			fmt.Fprintln(c.stdout, "every spec failed under at least one fault")
 		}
 	}
+	// Under an indiscriminate fault, no requirement resting on a refusal of
+	// the kinds it gives or withholds regardless of what was planted may pass.
+	for _, k := range cases {
+		if len(k.fault.Indiscriminate) == 0 || k.report == nil {
+			continue
+		}
+		checks++
+		if passed, n := refusalPasses(k, cat); len(passed) > 0 {
+			fmt.Fprintf(c.stdout, "FALSE-PASS  %s: %d requirements rest on a refusal it gives regardless, and these passed: %s\n",
+				k.fault.Name, n, strings.Join(passed, " "))
+			bad++
+		} else {
+			fmt.Fprintf(c.stdout, "no false pass under %s: none of the %d requirements resting on a refusal passed\n", k.fault.Name, n)
+		}
+	}
 	// The closing line CI runners read.
 	fmt.Fprintf(c.stdout, "selftest: %d passed, %d failed\n", checks-bad, bad)
 	if bad > 0 {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// refusalPasses lists the requirements resting on a refusal of a kind the
+// fault gives regardless (levels.Requirement.Refusal) that passed under
+// it, and how many such requirements the run judged.
+func refusalPasses(k *selftestCase, cat *levels.Catalog) (passed []string, n int) {
+	out := map[string]reports.Outcome{}
+	for _, r := range k.report.Requirements {
+		out[r.ID] = r.Outcome
+	}
+	for _, r := range cat.Requirements() {
+		o, ran := out[r.ID]
+		if !ran || !restsOn(r, k.fault.Indiscriminate) {
+			continue
+		}
+		n++
+		if o == reports.Passed {
+			passed = append(passed, r.ID)
+		}
+	}
+	return passed, n
+}
+
+func restsOn(r levels.Requirement, kinds []levels.RefusalKind) bool {
+	for _, k := range r.Refusal {
+		if slices.Contains(kinds, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // unkilledSpecs lists the baseline's specs that no fault run failed.
@@ -179,7 +227,7 @@ func runChild(self, fault, root, transport string, callTimeout time.Duration) (*
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == exitFailed) {
+	if err != nil && !(errors.As(err, &ee) && judgedExit(ee.ExitCode())) {
 		return nil, buf.String(), fmt.Errorf("child run %s: %w", name, err)
 	}
 	rep, lerr := reports.Load(filepath.Join(out, "report.json"))
@@ -316,4 +364,10 @@ func (b *limitedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf)
+}
+
+// judgedExit reports whether a child run's exit code means it wrote a
+// report: a level failed, could not be judged, or was incomplete.
+func judgedExit(code int) bool {
+	return code == exitFailed || code == exitNotJudged || code == exitIncomplete
 }

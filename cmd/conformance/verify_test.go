@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -19,8 +20,8 @@ func sigReport(t *testing.T, failing ...string) *reports.Report {
 	t.Helper()
 	cat := levels.Default()
 	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	r := &reports.Report{
-		Format:      reports.FormatVersion,
+	r := &reports.Report{Format: reports.FormatVersion, Results: reports.Results{
+		Run:         reports.RunStatus{Status: reports.RunComplete},
 		Harness:     reports.Harness{Name: "agentapp-conformance", Version: "0.1.0"},
 		Standard:    reports.Standard{Name: "agentapp", Version: "0.10.0"},
 		Host:        reports.Host{Name: "agentapp-mockhost", Version: "0.1.0", Kind: "reference", ProtocolVersion: "1", Transport: "in-process"},
@@ -28,7 +29,7 @@ func sigReport(t *testing.T, failing ...string) *reports.Report {
 		StartedAt:   start, FinishedAt: start.Add(time.Second), DurationMs: 1000,
 		Requested: []string{"catalog", "installable", "desktop-p0"},
 		Fixtures:  []reports.Digest{},
-	}
+	}}
 	fail := map[string]bool{}
 	for _, id := range failing {
 		fail[id] = true
@@ -43,6 +44,9 @@ func sigReport(t *testing.T, failing ...string) *reports.Report {
 			ID: cr.ID, Title: cr.Title, Strength: string(cr.Strength), Levels: cr.Levels,
 			Clause: reports.ClauseOf(cr.Clause), Outcome: reports.RequirementOutcome(specs), Specs: specs,
 		})
+	}
+	if err := reports.Settle(&r.Results, cat); err != nil {
+		t.Fatal(err)
 	}
 	return r
 }
@@ -86,7 +90,7 @@ func TestVerifyExitCodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := filepath.Join(writeRun(t, sigReport(t), priv, art), reports.EnvelopeFile)
-	failed := filepath.Join(writeRun(t, sigReport(t, "READY-STATUS"), priv, ""), reports.EnvelopeFile)
+	failed := filepath.Join(writeRun(t, sigReport(t, "READY-SECRETS"), priv, ""), reports.EnvelopeFile)
 
 	env, err := os.ReadFile(good)
 	if err != nil {
@@ -94,7 +98,13 @@ func TestVerifyExitCodes(t *testing.T) {
 	}
 	tampered := filepath.Join(t.TempDir(), "tampered.json")
 	bad := append([]byte(nil), env...)
-	bad[len(bad)/2] ^= 0x01
+	// Change one base64 letter of the payload into another: the envelope
+	// stays well-formed, the signature no longer covers it.
+	at := bytes.Index(bad, []byte(`"payload":"`)) + len(`"payload":"`) + 200
+	for bad[at] < 'a' || bad[at] > 'y' {
+		at++
+	}
+	bad[at]++
 	if err := os.WriteFile(tampered, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +132,7 @@ func TestVerifyExitCodes(t *testing.T) {
 		{[]string{"--key", pub, tampered}, exitBadSig, ""},
 		{[]string{"--key", pub, good, "--host", "agentapp-mockhost@9.9.9"}, exitSubject, "wrong subject"},
 		{[]string{"--key", pub, good, "--artifact", other}, exitSubject, "wrong subject"},
-		{[]string{"--key", pub, failed, "--require-level", "desktop-p0"}, exitNotLevel, "READY-STATUS"},
+		{[]string{"--key", pub, failed, "--require-level", "desktop-p0"}, exitNotLevel, "READY-SECRETS"},
 		{[]string{"--key", pub, truncated}, exitHarness, "malformed"},
 		{[]string{"--key", pub, huge}, exitHarness, "over the limit"},
 		{[]string{"--key", pub, filepath.Join(t.TempDir(), "missing.json")}, exitHarness, "missing.json"},

@@ -169,16 +169,19 @@ func (c *Client) Close() error {
 // may be nil, or a *json.RawMessage to keep the answer as sent). The call
 // waits at most Options.CallTimeout or until ctx ends, whichever is first.
 // The result is checked against the method's schema (protocol.Schemas)
-// before it is decoded. Errors are *HostError or *TransportError; after a
+// before it is decoded; a *json.RawMessage result receives the answer even
+// when it fails its schema. Errors are *HostError or *TransportError; after a
 // TransportError of any kind but KindSchema the client is dead.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	raw, err := c.call(ctx, method, params)
-	if err != nil || result == nil {
+	if rm, ok := result.(*json.RawMessage); ok && rm != nil {
+		// Kept even when it fails its schema: checks that need no parsed
+		// value (the secret search) still run on it.
+		*rm = append((*rm)[:0], raw...)
 		return err
 	}
-	if rm, ok := result.(*json.RawMessage); ok {
-		*rm = append((*rm)[:0], raw...)
-		return nil
+	if err != nil || result == nil {
+		return err
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
 		return newTransportError(method, KindSchema, err.Error(),

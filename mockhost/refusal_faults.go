@@ -1,0 +1,64 @@
+package mockhost
+
+import (
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The refusal faults are the ways a real host refuses or accepts packages
+// for the wrong reason. Under them no requirement whose check rests on a
+// refusal may pass (selftest proves it): the positive control on the
+// untouched package, or the rule that a refusal names what was planted,
+// must catch them.
+
+// unrelatedFinding is what a host that refuses for the wrong reason says.
+var unrelatedFinding = protocol.Finding{Code: "unsupported-license", Severity: agentpkg.SeverityError,
+	File: "", Field: "license", Message: "this host accepts no package under this license"}
+
+// noEntriesFinding is what a host that needs entries says of a package without any.
+var noEntriesFinding = protocol.Finding{Code: "no-entries", Severity: agentpkg.SeverityError,
+	File: "", Field: "", Message: "this host shows apps by their entries and cannot take an app without one"}
+
+// judged returns the findings a verdict (package/verify, app/install,
+// package/project) rests on, as a host with the refusal faults reports them.
+// p is nil when the package could not be read.
+func (h *Host) judged(p *agentpkg.Package, fs []protocol.Finding) []protocol.Finding {
+	switch {
+	// fault: accept-everything — packages are taken as they come: verification reports nothing and accepts every package.
+	case h.faults.Has("accept-everything"):
+		return []protocol.Finding{}
+	// fault: refuse-unrelated-finding — every package is refused, always for the same unrelated reason.
+	case h.faults.Has("refuse-unrelated-finding"):
+		return []protocol.Finding{unrelatedFinding}
+	// fault: refuse-without-entries — a package that declares no entries is refused, whatever else is wrong with it.
+	case h.faults.Has("refuse-without-entries") && (p == nil || len(listOf(p.Manifest["entries"])) == 0):
+		return []protocol.Finding{noEntriesFinding}
+	}
+	return fs
+}
+
+// judgedReadiness is where the refusal faults act on readiness: a host
+// that only judges installed apps, one that refuses everything, and one
+// that checks nothing.
+func (h *Host) judgedReadiness(params protocol.ReadinessParams, res *protocol.ReadinessResult) {
+	switch {
+	case h.faults.Has("accept-everything"):
+		*res = protocol.ReadinessResult{OK: true, Status: protocol.StatusReady, App: res.App, Entry: res.Entry, Checks: []protocol.ReadinessCheck{}}
+	case h.faults.Has("refuse-unrelated-finding"):
+		res.OK, res.Status = false, protocol.StatusBlocked
+		res.Blockers = []string{unrelatedFinding.Message}
+		res.Checks = []protocol.ReadinessCheck{{Severity: agentpkg.SeverityError, Kind: "policy", Key: "license",
+			Blocking: true, Message: unrelatedFinding.Message}}
+		res.SetupActions = []protocol.SetupAction{{Key: "license", Title: "Contact your administrator", Kind: "external"}}
+	// fault: not-installed-not-ready — readiness of a package that is not installed is needs-setup "not installed", whatever its checks say.
+	case h.faults.Has("not-installed-not-ready") && params.AppID == "":
+		res.OK, res.Status = false, protocol.StatusNeedsSetup
+		res.Blockers = []string{"the app is not installed"}
+		res.SetupActions = []protocol.SetupAction{{Key: "install", Title: "Install the app", Kind: "open-settings"}}
+	}
+}
+
+func listOf(v any) []any {
+	l, _ := v.([]any)
+	return l
+}

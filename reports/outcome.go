@@ -1,0 +1,109 @@
+package reports
+
+import "github.com/agentapp/conformance/levels"
+
+// Outcome is what one spec, or one requirement, came to. The lattice,
+// worst first (docs/report-format.md "Outcomes"):
+//
+//	failed       the host violated the clause: the spec saw it
+//	error        the harness got no usable answer (timeout, crash,
+//	             malformed frame, an answer the check needs that fails
+//	             its schema): nothing was judged
+//	blocked      a named precondition failed (the positive control on the
+//	             untouched package, an install the spec needs, a package
+//	             the host could not take): nothing was judged
+//	interrupted  the run was stopped while the spec ran
+//	skipped      the spec could not apply here, with a reason
+//	not-run      the spec was not selected (--focus, --label-filter) or
+//	             the run ended before it
+//	passed       the spec saw the behaviour it names
+//
+// Only failed says the host broke the standard.
+type Outcome string
+
+// The outcomes.
+const (
+	Failed      Outcome = "failed"
+	Error       Outcome = "error"
+	Blocked     Outcome = "blocked"
+	Interrupted Outcome = "interrupted"
+	Skipped     Outcome = "skipped"
+	NotRun      Outcome = "not-run"
+	Passed      Outcome = "passed"
+)
+
+// Outcomes lists every outcome, worst first.
+func Outcomes() []Outcome {
+	return []Outcome{Failed, Error, Blocked, Interrupted, Skipped, NotRun, Passed}
+}
+
+// severity ranks an outcome: higher is worse; -1 for unknown words.
+func (o Outcome) severity() int {
+	all := Outcomes()
+	for i, x := range all {
+		if x == o {
+			return len(all) - i
+		}
+	}
+	return -1
+}
+
+// Valid reports whether o is an outcome of the lattice.
+func (o Outcome) Valid() bool { return o.severity() >= 0 }
+
+// Judged reports whether the harness reached a verdict on the clause:
+// passed or failed.
+func (o Outcome) Judged() bool { return o == Passed || o == Failed }
+
+// Worst folds outcomes: the worst of them; not-run when there is none.
+// This is the one place a requirement's outcome is decided from its specs'.
+func Worst(os ...Outcome) Outcome {
+	if len(os) == 0 {
+		return NotRun
+	}
+	w := Passed
+	for _, o := range os {
+		if o.severity() > w.severity() {
+			w = o
+		}
+	}
+	return w
+}
+
+// Effect is what a requirement's outcome does to the levels it counts for.
+type Effect string
+
+// Effects.
+const (
+	EffectPass     Effect = "pass"     // passed
+	EffectFail     Effect = "fail"     // a binding standard requirement failed: the level fails
+	EffectWarn     Effect = "warn"     // a should or may failed: a warning, never a failure
+	EffectUnjudged Effect = "unjudged" // not judged (error, blocked, a broken protocol precondition, ...)
+	EffectMissing  Effect = "missing"  // skipped or not run: the level is incomplete
+	EffectStopped  Effect = "stopped"  // interrupted
+	EffectNone     Effect = "none"     // a should or may that was not judged: no effect
+)
+
+// EffectOf decides what requirement r's outcome o does to a level. A failed
+// protocol precondition does not fail a level (the standard does not say
+// so); it leaves the level unjudged.
+func EffectOf(r levels.Requirement, o Outcome) Effect {
+	binding := r.Strength.Binding()
+	switch {
+	case o == Passed:
+		return EffectPass
+	case o == Failed && r.IsPrecondition():
+		return EffectUnjudged
+	case o == Failed && binding:
+		return EffectFail
+	case o == Failed:
+		return EffectWarn
+	case !binding:
+		return EffectNone
+	case o == Interrupted:
+		return EffectStopped
+	case o == Skipped || o == NotRun:
+		return EffectMissing
+	}
+	return EffectUnjudged
+}

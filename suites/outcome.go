@@ -1,0 +1,142 @@
+package suites
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/reports"
+)
+
+// A spec ends in one of the outcomes of reports.Outcome. A plain failure
+// (a Gomega assertion, ginkgo.Fail) is `failed`: the spec saw the host break
+// the clause. Whether a failure is instead `blocked` or `error` is decided
+// here alone, and travels to the collector as a report entry.
+
+// outcomeEntry names the report entry that carries a non-failed outcome.
+const outcomeEntry = "outcome"
+
+// phase says what the spec is doing, and so what a failure in it means.
+type phase int
+
+const (
+	// judging: a failure is evidence that the host broke the clause.
+	judging phase = iota
+	// precondition: the positive control on the untouched package, or a
+	// step the spec needs (an install, a configuration). A failure means
+	// nothing could be judged: blocked.
+	precondition
+)
+
+// Precondition runs step as a named precondition of the spec: the positive
+// control on the same package first, or an install the spec needs. When it
+// fails, the spec is blocked, naming what, and judges nothing.
+func (tc *TestContext) Precondition(what string, step func()) {
+	ginkgo.GinkgoHelper()
+	prev, prevWhat := tc.phase, tc.phaseWhat
+	tc.phase, tc.phaseWhat = precondition, what
+	defer func() { tc.phase, tc.phaseWhat = prev, prevWhat }()
+	step()
+}
+
+// fail ends the spec with outcome o. Only this function and gomegaFail end
+// a spec, so the outcome of every failure is decided in one place.
+func (tc *TestContext) fail(o reports.Outcome, msg string) {
+	ginkgo.GinkgoHelper()
+	if o == reports.Failed && tc.phase == precondition {
+		o = reports.Blocked
+	}
+	if o == reports.Blocked && tc.phaseWhat != "" {
+		msg = fmt.Sprintf("precondition %q failed, so nothing was judged: %s", tc.phaseWhat, msg)
+	}
+	if o != reports.Failed {
+		ginkgo.AddReportEntry(outcomeEntry, string(o))
+	}
+	ginkgo.Fail(msg)
+}
+
+// gomegaFail is Gomega's fail handler: an assertion that fails is a
+// violation while judging, and blocks the spec in a precondition.
+func (tc *TestContext) gomegaFail(message string, callerSkip ...int) {
+	skip := 1
+	if len(callerSkip) > 0 {
+		skip += callerSkip[0]
+	}
+	msg := cleanMessage(message)
+	if tc.phase == precondition {
+		ginkgo.AddReportEntry(outcomeEntry, string(reports.Blocked))
+		msg = fmt.Sprintf("precondition %q failed, so nothing was judged: %s", tc.phaseWhat, msg)
+	}
+	ginkgo.Fail(msg, skip)
+}
+
+// errorf ends the spec as error where no context is at hand: the harness's
+// own trouble (a fixture it cannot write) or a host answer of a shape the
+// check cannot use.
+func errorf(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	ginkgo.AddReportEntry(outcomeEntry, string(reports.Error))
+	ginkgo.Fail(fmt.Sprintf(format, args...))
+}
+
+// Failf ends the spec as failed: the host broke the clause.
+func (tc *TestContext) Failf(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	tc.fail(reports.Failed, fmt.Sprintf(format, args...))
+}
+
+// Blockedf ends the spec as blocked: a named precondition failed.
+func (tc *TestContext) Blockedf(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	tc.fail(reports.Blocked, fmt.Sprintf(format, args...))
+}
+
+// Errorf ends the spec as error: the harness got no usable answer.
+func (tc *TestContext) Errorf(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	tc.fail(reports.Error, fmt.Sprintf(format, args...))
+}
+
+// failCall ends the spec for a call to method that did not give the result
+// the spec needs. No usable answer (timeout, crash, malformed frame, an
+// answer that fails its schema) is an error; a host that says it cannot
+// take the package (-32006 unsupported) blocks the spec; any other error
+// answer fails it while judging and blocks it in a precondition.
+func (tc *TestContext) failCall(method string, err error) {
+	ginkgo.GinkgoHelper()
+	var he *control.HostError
+	if errors.As(err, &he) {
+		if he.Code == protocol.CodeUnsupported {
+			tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, describeHostError(he))
+		}
+		tc.Failf("%s was answered with an error where a result was expected: %s", method, describeHostError(he))
+	}
+	tc.Errorf("no usable answer to %s: %v", method, err)
+}
+
+// describeHostError renders a host's error answer with the findings of its data.
+func describeHostError(he *control.HostError) string {
+	s := fmt.Sprintf("%d %s", he.Code, he.Message)
+	if fs := findingsOfError(he); len(fs) > 0 {
+		s += "; " + describeFindings(fs)
+	}
+	return s
+}
+
+// cleanMessage removes what Gomega adds that says nothing to a host
+// engineer: the boolean a BeTrue / BeFalse matcher saw.
+func cleanMessage(m string) string {
+	for _, noise := range []string{
+		"\nExpected\n    <bool>: false\nto be true",
+		"\nExpected\n    <bool>: true\nto be false",
+		"Expected\n    <bool>: false\nto be true",
+		"Expected\n    <bool>: true\nto be false",
+	} {
+		m = strings.Replace(m, noise, "", 1)
+	}
+	return strings.TrimSpace(m)
+}

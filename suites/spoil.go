@@ -1,0 +1,133 @@
+package suites
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+// Spoilers: each changes one thing of a package the spec has just shown to
+// be accepted, so that a refusal can only be about that one thing.
+
+// SetField sets a top-level frontmatter field of APP.md (a line `key: ...`
+// at no indent), adding it when absent.
+func SetField(dir, key, value string) {
+	ginkgo.GinkgoHelper()
+	editFrontmatter(dir, func(lines []string) []string {
+		for i, l := range lines {
+			if strings.HasPrefix(l, key+":") {
+				lines[i] = key + ": " + value
+				return lines
+			}
+		}
+		return append(lines, key+": "+value)
+	})
+}
+
+// DropField removes a top-level frontmatter field of APP.md and the
+// indented lines under it.
+func DropField(dir, key string) {
+	ginkgo.GinkgoHelper()
+	editFrontmatter(dir, func(lines []string) []string {
+		var out []string
+		dropping, found := false, false
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, key+":"):
+				dropping, found = true, true
+				continue
+			case dropping && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "-")):
+				continue
+			}
+			dropping = false
+			out = append(out, l)
+		}
+		if !found {
+			errorf("fixture sanity: APP.md of %s has no field %s", filepath.Base(dir), key)
+		}
+		return out
+	})
+}
+
+// ReplaceIn replaces the first occurrence of old in a package file.
+func ReplaceIn(dir, rel, old, new string) {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		errorf("reading %s: %v", rel, err)
+	}
+	if !bytes.Contains(b, []byte(old)) {
+		errorf("fixture sanity: %s of %s does not contain %q", rel, filepath.Base(dir), old)
+	}
+	WriteFile(dir, rel, bytes.Replace(b, []byte(old), []byte(new), 1))
+}
+
+// editFrontmatter rewrites the frontmatter lines of APP.md.
+func editFrontmatter(dir string, edit func([]string) []string) {
+	ginkgo.GinkgoHelper()
+	rewriteAppMD(dir, func(md []byte) []byte {
+		s := string(md)
+		if !strings.HasPrefix(s, "---\n") {
+			errorf("fixture sanity: APP.md of %s has no frontmatter", filepath.Base(dir))
+		}
+		end := strings.Index(s[4:], "\n---\n")
+		if end < 0 {
+			errorf("fixture sanity: APP.md of %s has an unterminated frontmatter", filepath.Base(dir))
+		}
+		lines := strings.Split(s[4:4+end], "\n")
+		return []byte("---\n" + strings.Join(edit(lines), "\n") + s[4+end:])
+	})
+}
+
+// DropReadinessCheck removes, from every tier of evals/readiness.yaml, the
+// checks whose fields name name (a template, a capability, a check key).
+func DropReadinessCheck(dir, name string) {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(dir, "evals", "readiness.yaml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		errorf("reading evals/readiness.yaml: %v", err)
+	}
+	var doc struct {
+		Readiness map[string][]map[string]any `yaml:"readiness"`
+	}
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		errorf("fixture sanity: evals/readiness.yaml: %v", err)
+	}
+	dropped := 0
+	for tier, checks := range doc.Readiness {
+		var keep []map[string]any
+		for _, c := range checks {
+			if c["template"] == name || c["capability"] == name || c["check"] == name {
+				dropped++
+				continue
+			}
+			keep = append(keep, c)
+		}
+		doc.Readiness[tier] = keep
+	}
+	if dropped == 0 {
+		errorf("fixture sanity: no readiness check of %s names %s", filepath.Base(dir), name)
+	}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		errorf("encoding evals/readiness.yaml: %v", err)
+	}
+	WriteFile(dir, "evals/readiness.yaml", out)
+}
+
+// CopyPackage copies the package in dir to a fresh folder with the same
+// name and returns it: a twin to spoil while dir stays untouched.
+func (tc *TestContext) CopyPackage(dir string) string {
+	ginkgo.GinkgoHelper()
+	twin := filepath.Join(tc.scratch(), filepath.Base(dir))
+	if err := os.CopyFS(twin, os.DirFS(dir)); err != nil {
+		errorf("copying %s: %v", filepath.Base(dir), err)
+	}
+	return twin
+}
