@@ -33,7 +33,7 @@ func describeLifecycleReadiness(tc *TestContext) {
 			Expect(mentionsDeprecation(before)).To(BeFalse(), "deprecation warning before deprecatedAt (clock %s): %s", DefaultClock, raw)
 			tc.Configure(tc.withClock(afterEveryFixtureDate))
 			after, raw := tc.Readiness(dir, "")
-			Expect(launchable()).To(ContainElement(after.Status),
+			Expect(after.Status).To(BeElementOf(launchable()),
 				"a deprecated app must not be blocked")
 			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning past deprecatedAt: %s", raw)
 		})

@@ -3,6 +3,7 @@ package suites
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -127,16 +128,34 @@ func describeHostError(he *control.HostError) string {
 	return s
 }
 
-// cleanMessage removes what Gomega adds that says nothing to a host
-// engineer: the boolean a BeTrue / BeFalse matcher saw.
+// cleanMessage turns a Gomega failure into words for a host engineer. Specs
+// pass the host's value to Expect and the harness's expectation to the
+// matcher, so Gomega's "Expected <value> to <match> <value>" reads as what
+// the host answered and what the harness expected; the Go type annotations
+// and the booleans of BeTrue / BeFalse say nothing and go.
 func cleanMessage(m string) string {
 	for _, noise := range []string{
-		"\nExpected\n    <bool>: false\nto be true",
-		"\nExpected\n    <bool>: true\nto be false",
 		"Expected\n    <bool>: false\nto be true",
 		"Expected\n    <bool>: true\nto be false",
 	} {
 		m = strings.Replace(m, noise, "", 1)
 	}
-	return strings.TrimSpace(m)
+	lines := strings.Split(strings.TrimSpace(m), "\n")
+	for i, l := range lines {
+		switch {
+		case l == "Expected":
+			lines[i] = "the host answered:"
+		case strings.HasPrefix(l, "to ") || strings.HasPrefix(l, "not to "):
+			lines[i] = "where the harness expected it " + l + ":"
+		default:
+			lines[i] = typeAnnotation.ReplaceAllString(l, "$1")
+			if typeAnnotation.MatchString(l) && strings.TrimSpace(lines[i]) == "" {
+				lines[i] += `"" (empty)`
+			}
+		}
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
+
+// typeAnnotation is Gomega's "<type>: " before a formatted value.
+var typeAnnotation = regexp.MustCompile(`^(\s*)<[^<>]*(?:<[^<>]*>[^<>]*)*>:? ?`)

@@ -17,7 +17,7 @@ func describeProtocol(tc *TestContext) {
 			Expect(tc.Host().HelloErr()).NotTo(HaveOccurred(), "the hello answer must match its schema")
 			h := tc.Host().Hello()
 			Expect(h.ProtocolVersion).To(Equal(protocol.Version), "protocol version")
-			Expect(protocol.HostKinds()).To(ContainElement(h.Host.Kind), "host kind")
+			Expect(h.Host.Kind).To(BeElementOf(protocol.HostKinds()), "host kind")
 			Expect(h.Host.Name).NotTo(BeEmpty(), "host name")
 			Expect(h.Host.Version).NotTo(BeEmpty(), "host version")
 			Expect(h.Capabilities).NotTo(BeEmpty(), "capability profile")

@@ -36,7 +36,7 @@ func describeReadiness(tc *TestContext) {
 			DropReadinessCheck(twin, "brand_guidelines")
 			tc.ExpectReady("the same package without the failing required check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady()).To(ContainElement(r.Status), "status with a failing required check: %s", raw)
+			Expect(r.Status).To(BeElementOf(notReady()), "status with a failing required check: %s", raw)
 			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
 			if !namesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
@@ -61,7 +61,7 @@ func describeReadiness(tc *TestContext) {
 			DropReadinessCheck(twin, "usage_history")
 			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", launchable()...)
 			r, raw := tc.Readiness(dir, "")
-			Expect(launchable()).To(ContainElement(r.Status), "status with a failing performance check: %s", raw)
+			Expect(r.Status).To(BeElementOf(launchable()), "status with a failing performance check: %s", raw)
 		})
 
 		DescribeTable("surfaces failures with setupActions pointing to a fix flow",
@@ -81,7 +81,7 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
 			tc.Configure(tc.DefaultConfigure())
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady()).To(ContainElement(r.Status), "status without the required secret: %s", raw)
+			Expect(r.Status).To(BeElementOf(notReady()), "status without the required secret: %s", raw)
 			if !namesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
@@ -92,7 +92,7 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
 			tc.Configure(tc.withCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(notReady()).To(ContainElement(r.Status), "status with lime.ui disabled: %s", raw)
+			Expect(r.Status).To(BeElementOf(notReady()), "status with lime.ui disabled: %s", raw)
 			if !namesFailingCheck(r, "lime.ui") {
 				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
 			}
@@ -103,12 +103,12 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.withCapabilityDisabled("lime.agent"))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(notReady()).To(ContainElement(chat.Status), "entry chat needs lime.agent, which is disabled: %s", raw)
+			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat needs lime.agent, which is disabled: %s", raw)
 			if !namesFailingCheck(chat, "lime.agent") {
 				tc.Failf("entry chat is %s but its readiness names no failing check for lime.agent: %s", chat.Status, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(launchable()).To(ContainElement(page.Status),
+			Expect(page.Status).To(BeElementOf(launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
 		})
 

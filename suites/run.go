@@ -118,7 +118,10 @@ func Run(cfg Config) (*Result, error) {
 		for sig := range sigs {
 			sigMu.Lock()
 			if res.Interrupted == "" {
-				res.Interrupted = sig.String()
+				res.Interrupted = "SIGINT"
+				if sig == syscall.SIGTERM {
+					res.Interrupted = "SIGTERM"
+				}
 			}
 			sigMu.Unlock()
 		}
@@ -153,6 +156,13 @@ func Run(cfg Config) (*Result, error) {
 	interrupted := res.Interrupted
 	sigMu.Unlock()
 	col.finish(interrupted != "")
+	if interrupted != "" {
+		for i := range res.Specs {
+			if res.Specs[i].Outcome == reports.NotRun {
+				res.Specs[i].Failure = "not reached: the run was interrupted by " + interrupted
+			}
+		}
+	}
 	return res, nil
 }
 

@@ -6,6 +6,7 @@
 package control
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -304,6 +305,11 @@ func (c *Client) describe(fe *frameError, method string) *TransportError {
 		return newTransportError(method, KindOversize, fe.detail,
 			fmt.Sprintf("host sent a %d-byte frame for %s; the limit is %d", fe.size, method, fe.limit), fe)
 	case KindMalformed:
+		if len(fe.stray) > 0 {
+			return newTransportError(method, KindMalformed, fe.detail,
+				fmt.Sprintf("the host wrote %s where the answer to %s was due: that is not a Content-Length frame (the protocol channel, stdout for a stdio host, carries frames only; write logs to stderr)",
+					quoteStart(bytes.TrimRight(fe.stray, "\r\n")), method), fe)
+		}
 		return newTransportError(method, KindMalformed, fe.detail,
 			fmt.Sprintf("answer to %s %s: %s", method, fe.what, fe.detail), fe)
 	}

@@ -94,7 +94,7 @@ func TestFailures(t *testing.T) {
 		{"garbage-on-list", protocol.MethodList, nil, KindMalformed,
 			map[string]string{"": "answer to app/list is not JSON: invalid character 'x' looking for beginning of value"}, false},
 		{"unframed-on-list", protocol.MethodList, nil, KindMalformed,
-			map[string]string{"": `answer to app/list is not a Content-Length frame: it starts with "{\"jsonrpc\"`}, false},
+			map[string]string{"": `the host wrote "{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{\"apps\":[],\"retained\":[]}}" where the answer to app/list was due: that is not a Content-Length frame`}, false},
 		{"long-header", protocol.MethodList, nil, KindMalformed,
 			map[string]string{"": "answer to app/list is not a Content-Length frame: a header line is longer than"}, false},
 		{"flood-on-project", protocol.MethodProject, protocol.PackageParams{Path: "/tmp/p"}, KindOversize,
@@ -199,7 +199,7 @@ func TestConnectFailures(t *testing.T) {
 	_, err := StdioConnector("echo starting >&2; exit 7", io.Discard, fast).Connect(ctx, nil)
 	var te *TransportError
 	if !errors.As(err, &te) || te.Kind != KindClosed ||
-		!strings.HasPrefix(err.Error(), "host process exited with status 7 while answering conformance/hello") {
+		!strings.HasPrefix(err.Error(), `host process exited with status 7 (its last line on stderr: "starting") while answering conformance/hello`) {
 		t.Errorf("exiting host: %v", err)
 	}
 	_, err = StdioConnector("exec sleep 30", io.Discard, fast).Connect(ctx, nil)

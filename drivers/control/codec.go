@@ -23,6 +23,9 @@ type frameError struct {
 	size   int64  // announced frame size (oversize, cut short)
 	got    int64  // body bytes received before the stream ended (cut short)
 	limit  int64  // the frame size limit (oversize)
+	// stray is what the host wrote where a frame header was due, when that
+	// was not a header at all (a log line on stdout, say).
+	stray []byte
 }
 
 func (e *frameError) Error() string { return e.detail }
@@ -48,7 +51,9 @@ func readFrame(r *bufio.Reader, limit int64) (body, seen []byte, err error) {
 	}
 	if !isTokenByte(first[0]) {
 		seen, _ = r.Peek(min(r.Buffered(), 256))
-		return nil, seen, malformed(notFrame, "it starts with %s; every frame needs a Content-Length header", quoteStart(seen))
+		fe := malformed(notFrame, "it starts with %s; every frame needs a Content-Length header", quoteStart(seen))
+		fe.stray = append([]byte(nil), seen...)
+		return nil, seen, fe
 	}
 	var header []byte
 	length := int64(-1)
@@ -63,7 +68,11 @@ func readFrame(r *bufio.Reader, limit int64) (body, seen []byte, err error) {
 		case len(header) > maxHeaderBytes:
 			return nil, header, malformed(notFrame, "the header section is longer than %d bytes", maxHeaderBytes)
 		case !bytes.HasSuffix(ln, []byte("\r\n")):
-			return nil, header, malformed(notFrame, "header line %s does not end in CRLF", quoteStart(ln))
+			fe := malformed(notFrame, "header line %s does not end in CRLF", quoteStart(ln))
+			if !bytes.Contains(ln, []byte(":")) {
+				fe.stray = append([]byte(nil), ln...)
+			}
+			return nil, header, fe
 		}
 		ln = ln[:len(ln)-2]
 		if len(ln) == 0 {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -60,6 +61,9 @@ type stdioTransport struct {
 	exited     chan struct{} // closed once the host is reaped
 	waitErr    error         // set before exited closes
 	stderrDone chan struct{}
+	// lastWords keeps the end of what the host wrote on stderr, so that a
+	// host that dies says why in the harness's message ("sh: my-host: not found").
+	lastWords tail
 
 	closeOnce, stopOnce sync.Once
 	stopErr             error
@@ -127,6 +131,7 @@ func (s *stdioTransport) copyStderr(w io.Writer) {
 	for {
 		n, err := s.stderr.Read(buf)
 		if n > 0 {
+			s.lastWords.add(buf[:n])
 			if keep := min(int64(n), stderrCapBytes-written); keep > 0 {
 				_, _ = w.Write(buf[:keep])
 				written += keep
@@ -161,17 +166,56 @@ func (s *stdioTransport) exitNote(wait time.Duration) string {
 	case <-time.After(wait):
 		return ""
 	}
+	note := "host process exited with status 0"
 	var ee *exec.ExitError
-	if errors.As(s.waitErr, &ee) {
+	switch {
+	case errors.As(s.waitErr, &ee):
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return fmt.Sprintf("host process was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+			note = fmt.Sprintf("host process was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())
+		} else {
+			note = fmt.Sprintf("host process exited with status %d", ee.ExitCode())
 		}
-		return fmt.Sprintf("host process exited with status %d", ee.ExitCode())
+	case s.waitErr != nil:
+		note = fmt.Sprintf("host process ended (%v)", s.waitErr)
 	}
-	if s.waitErr != nil {
-		return fmt.Sprintf("host process ended (%v)", s.waitErr)
+	// Give the stderr reader a moment to take the host's last words.
+	select {
+	case <-s.stderrDone:
+	case <-time.After(100 * time.Millisecond):
 	}
-	return "host process exited with status 0"
+	if last := s.lastWords.lastLine(); last != "" {
+		note += fmt.Sprintf(" (its last line on stderr: %q)", last)
+	}
+	return note
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 1 << 10
+
+func (t *tail) add(p []byte) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - tailBytes; over > 0 {
+		t.buf = t.buf[over:]
+	}
+}
+
+// lastLine is the last non-empty line kept, cut to 200 bytes.
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimRight(string(t.buf), "\r\n"), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 200 {
+		last = last[:200] + "..."
+	}
+	return strings.ToValidUTF8(last, "?")
 }
 
 // terminate stops the host: with graceful, it sees end of input and gets the

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// TestAnInterruptedRunSaysSoEverywhere stops a run with SIGINT while the
+// host hangs on a spec. The run must still write its report, and every part
+// of it must say the run was interrupted: the spec at hand is interrupted
+// (never blamed on the host), the rest not-run, no level passes that the
+// run did not finish, the exit code is the interrupted one, and verify
+// refuses the signed report for any required level.
+func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
+	bin := buildBinary(t)
+	priv, pub := keygen(t, reports.Ed25519)
+	out := filepath.Join(t.TempDir(), "report")
+	cmd := exec.Command(bin, "run", "--out", out, "--call-timeout", "60s", "--sign-key", priv,
+		"--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The readiness specs come after the install specs: once those have
+	// settled, the run is (or soon will be) hanging on app/readiness.
+	var console strings.Builder
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		console.WriteString(lines.Text() + "\n")
+		if strings.Contains(lines.Text(), "UNINSTALL-ISOLATED") {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stdout)
+	console.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("want exit %d (interrupted), got %v\n%s", exitInterrupted, err, console.String())
+	}
+	if !strings.Contains(console.String(), "interrupted") {
+		t.Errorf("the console does not say the run was interrupted:\n%s", console.String())
+	}
+	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Run.Status != reports.RunInterrupted || !strings.Contains(rep.Run.Reason, "SIGINT") {
+		t.Errorf("run = %+v, want interrupted by SIGINT", rep.Run)
+	}
+	count := map[reports.Outcome]int{}
+	for _, r := range rep.Requirements {
+		count[r.Outcome]++
+		if r.Outcome == reports.Failed {
+			t.Errorf("%s is failed: an interrupted spec blames nobody", r.ID)
+		}
+	}
+	if count[reports.Interrupted] == 0 || count[reports.NotRun] == 0 {
+		t.Errorf("outcomes %v: want the spec at hand interrupted and those never reached not-run", count)
+	}
+	for _, l := range rep.Levels {
+		if l.Verdict == reports.LevelPassed && l.NotRun+l.Interrupted > 0 {
+			t.Errorf("level %s passed though the run stopped before it settled", l.ID)
+		}
+	}
+	env := filepath.Join(out, reports.EnvelopeFile)
+	code, _, errs := cliRun(t, "verify", "--key", pub, env, "--require-level", "catalog")
+	if code != exitNotLevel || !strings.Contains(errs, "did not complete") {
+		t.Errorf("verify --require-level of an interrupted run: exit %d, %s; want %d saying it did not complete", code, errs, exitNotLevel)
+	}
+	if code, _, errs := cliRun(t, "verify", "--key", pub, env); code != exitOK {
+		t.Errorf("verify of the interrupted run's signature alone: exit %d, %s", code, errs)
+	}
+}
