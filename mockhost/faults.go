@@ -173,6 +173,10 @@ func Faults() []Fault {
 			"READY-SECRETS", "READY-SETUP-ACTIONS", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION", "VERIFY-MANIFEST-HASH",
 			"VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE"},
 			Description: "nothing is checked: every package verifies, installs (with or without consent) and projects as it comes, and is always ready"},
+		{Name: "vague-refusals", Breaks: []string{"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LEGACY-KINDS", "CAT-MANIFEST-VERSION", "INSTALL-VERIFY-FIRST", "PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION", "VERIFY-MANIFEST-HASH", "VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE"},
+			Description: "every refusal says only \"the package failed verification\": no finding code, file or field names the cause"},
+		{Name: "vague-readiness", Breaks: []string{"READY-CAPABILITIES", "READY-PER-ENTRY", "READY-REQUIRED-TIER", "READY-SECRETS"},
+			Description: "a not-ready answer names no failing check: a single blocker says setup is incomplete"},
 		{Name: "not-installed-not-ready", Indiscriminate: []levels.RefusalKind{levels.NotReady}, Breaks: []string{
 			"READY-CAPABILITIES", "READY-DEPRECATED", "READY-END-OF-LIFE", "READY-PER-ENTRY", "READY-PERFORMANCE-TIER",
 			"READY-RECOMMENDED-TIER", "READY-REQUIRED-TIER", "READY-SECRETS", "READY-SETUP-ACTIONS", "READY-STATUS",

@@ -230,6 +230,8 @@ func faultProbes() map[string]probe {
 		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
 		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"vague-refusals":               verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"vague-readiness":              readyProbe(secretSlot, nil, nil, nil, "", "", func(r protocol.ReadinessResult) string { return raw(r.Blockers) }),
 		"not-installed-not-ready":      readyProbe("", nil, nil, nil, "", "", status),
 		"required-tier-ignored":        readyProbe("", readinessYAML("required"), nil, nil, "", "", status),
 		"recommended-tier-blocks":      readyProbe("", readinessYAML("recommended"), nil, nil, "", "", status),

@@ -33,9 +33,16 @@ func (h *Host) judged(p *agentpkg.Package, fs []protocol.Finding) []protocol.Fin
 	// fault: refuse-without-entries — a package that declares no entries is refused, whatever else is wrong with it.
 	case h.faults.Has("refuse-without-entries") && (p == nil || len(listOf(p.Manifest["entries"])) == 0):
 		return []protocol.Finding{noEntriesFinding}
+	// fault: vague-refusals — a refusal says only that the package failed verification, never what or where.
+	case h.faults.Has("vague-refusals") && agentpkg.HasErrors(fs):
+		return []protocol.Finding{vagueFinding}
 	}
 	return fs
 }
+
+// vagueFinding is all a host with vague refusals says of any failure.
+var vagueFinding = protocol.Finding{Code: "verification-failed", Severity: agentpkg.SeverityError,
+	Message: "the package failed verification"}
 
 // judgedReadiness is where the refusal faults act on readiness: a host
 // that only judges installed apps, one that refuses everything, and one
@@ -50,6 +57,10 @@ func (h *Host) judgedReadiness(params protocol.ReadinessParams, res *protocol.Re
 		res.Checks = []protocol.ReadinessCheck{{Severity: agentpkg.SeverityError, Kind: "policy", Key: "license",
 			Blocking: true, Message: unrelatedFinding.Message}}
 		res.SetupActions = []protocol.SetupAction{{Key: "license", Title: "Contact your administrator", Kind: "external"}}
+	// fault: vague-readiness — a not-ready answer names no failing check: one blocker says setup is incomplete.
+	case h.faults.Has("vague-readiness") && !res.OK:
+		res.Checks, res.Tiers, res.Entries = []protocol.ReadinessCheck{}, nil, nil
+		res.Blockers = []string{"setup is incomplete"}
 	// fault: not-installed-not-ready — readiness of a package that is not installed is needs-setup "not installed", whatever its checks say.
 	case h.faults.Has("not-installed-not-ready") && params.AppID == "":
 		res.OK, res.Status = false, protocol.StatusNeedsSetup

@@ -2,10 +2,12 @@ package suites
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -36,9 +38,14 @@ func NewCanaries(red *control.Redactor) (Canaries, error) {
 		*p = "canary-" + hex.EncodeToString(b)
 	}
 	if red != nil {
-		red.Add(c.ProviderKey, "canary-provider-key")
-		red.Add(c.OtherSecret, "canary-other-secret")
-		red.Add(c.SessionToken, "canary-session-token")
+		// Every form a leak may take is redacted from what the report
+		// publishes, not only the value as it is.
+		for v, label := range map[string]string{c.ProviderKey: "canary-provider-key",
+			c.OtherSecret: "canary-other-secret", c.SessionToken: "canary-session-token"} {
+			for _, f := range canaryForms(v) {
+				red.Add(f.text, label)
+			}
+		}
 	}
 	return c, nil
 }
@@ -61,8 +68,8 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	ginkgo.GinkgoHelper()
 	var leaked []string
 	for name, v := range tc.Config.Canaries.named() {
-		if v != "" && strings.Contains(string(raw), v) {
-			leaked = append(leaked, name)
+		if form := findCanary(raw, v); form != "" {
+			leaked = append(leaked, name+" ("+form+")")
 		}
 	}
 	if len(leaked) > 0 {
@@ -73,6 +80,44 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 		tc.Failf("%s carries the value of %s, which the host holds and must never reveal",
 			what, strings.Join(leaked, " and "))
 	}
+}
+
+// canaryForm is one way a host may carry a secret value.
+type canaryForm struct{ name, text string }
+
+// canaryForms lists the forms of v a leak may take: as it is, hex-encoded,
+// base64-encoded (standard or URL alphabet, at each of the three alignments
+// a value can take inside a longer encoded text: only the characters that
+// depend on v alone) and URL-escaped.
+func canaryForms(v string) []canaryForm {
+	forms := []canaryForm{
+		{"as it is", v},
+		{"hex-encoded", hex.EncodeToString([]byte(v))},
+		{"hex-encoded", strings.ToUpper(hex.EncodeToString([]byte(v)))},
+		{"URL-escaped", url.QueryEscape(v)},
+	}
+	for pad := 0; pad < 3; pad++ {
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			e := enc.EncodeToString(append(make([]byte, pad), v...))
+			lead := (pad*8 + 5) / 6
+			forms = append(forms, canaryForm{"base64-encoded", e[lead : len(e)-4]})
+		}
+	}
+	return forms
+}
+
+// findCanary says in which form raw carries the secret value v; "" when
+// in none.
+func findCanary(raw []byte, v string) string {
+	if v == "" {
+		return ""
+	}
+	for _, f := range canaryForms(v) {
+		if strings.Contains(string(raw), f.text) {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // Fixed ids the harness configures; the clock is fixed so that lifecycle

@@ -1,6 +1,12 @@
 package suites
 
-import "testing"
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"strings"
+	"testing"
+)
 
 // Gomega's failure text becomes what the host answered and what the
 // harness expected, values whole, without Go type annotations.
@@ -34,5 +40,35 @@ func TestFailureLocationsAreRelative(t *testing.T) {
 	}
 	if got := relativeLocation("github.com/agentapp/conformance/suites/verify.go:51"); got != "suites/verify.go:51" {
 		t.Errorf("trimpath form: got %q", got)
+	}
+}
+
+// A planted secret is found however the host encodes it, wherever it
+// stands in a longer text; a text without it is clean.
+func TestFindCanaryInEveryForm(t *testing.T) {
+	v := "canary-00112233445566778899aabbccddeeff"
+	for pad := 0; pad < 3; pad++ {
+		prefix := strings.Repeat("x", pad)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
+			blob := enc.EncodeToString([]byte(prefix + "token=" + v + "&more"))
+			if findCanary([]byte(`{"data":"`+blob+`"}`), v) != "base64-encoded" {
+				t.Errorf("base64 at offset %d not found in %s", pad, blob)
+			}
+		}
+	}
+	for form, text := range map[string]string{
+		"as it is":    "Bearer " + v,
+		"hex-encoded": "0x" + hex.EncodeToString([]byte(v)),
+	} {
+		if got := findCanary([]byte(text), v); got != form {
+			t.Errorf("%q: found %q, want %q", text, got, form)
+		}
+	}
+	odd := "canary/with space"
+	if got := findCanary([]byte("https://x.example/?k="+url.QueryEscape(odd)), odd); got != "URL-escaped" {
+		t.Errorf("URL-escaped value: found %q", got)
+	}
+	if got := findCanary([]byte(`{"secret":"provider_api_key","configured":true}`), v); got != "" {
+		t.Errorf("a clean answer reads as a leak (%s)", got)
 	}
 }
