@@ -242,6 +242,21 @@ func faultProbes() map[string]probe {
 		"ignore-end-of-life": readyProbe("endOfLifeAt: 2030-01-01T00:00:00Z\n", nil, nil, nil, "2031-01-01T00:00:00Z", "", status),
 		"hide-superseded-by": readyProbe("endOfLifeAt: 2030-01-01T00:00:00Z\nsupportWindow:\n  supersededBy: 2.0.0\n", nil, nil, nil,
 			"2031-01-01T00:00:00Z", "", func(r protocol.ReadinessResult) string { return r.SupersededBy + raw(r.Checks) }),
+		"projection-cache-by-path": func(t *testing.T, x *harness) string {
+			dir := app(t, "")
+			if _, err := x.project(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "extra.txt"), []byte("changed\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p, err := x.project(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return raw(p["provenance"])
+		},
+		"lifecycle-by-day":       readyProbe("endOfLifeAt: 2030-01-01T00:00:00Z\n", nil, nil, nil, "2030-01-01T00:00:01Z", "", status),
 		"ignore-clock-override":  readyProbe("endOfLifeAt: 2999-01-01T00:00:00Z\n", nil, nil, nil, "3000-01-01T00:00:00Z", "", status),
 		"deprecated-blocks":      readyProbe("deprecatedAt: 2020-01-01T00:00:00Z\n", nil, nil, nil, "2021-01-01T00:00:00Z", "", status),
 		"ignore-missing-secrets": readyProbe(secretSlot, nil, nil, nil, "", "", status),

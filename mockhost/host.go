@@ -47,6 +47,9 @@ type Host struct {
 	tmpDir   string
 	seq      int
 	sessions map[*session]struct{}
+	// projected keeps projections by package path (used only by the
+	// projection-cache-by-path fault).
+	projected sync.Map
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).

@@ -47,6 +47,12 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 	if raw, err = h.distortProjection(raw, p.Dir); err != nil {
 		return protocol.ProjectResult{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("projecting %s: %v", params.Path, err), nil)
 	}
+	// fault: projection-cache-by-path — projections are kept by package path, so a package changed in place keeps its old hashes.
+	if h.faults.Has("projection-cache-by-path") {
+		if old, seen := h.projected.LoadOrStore(params.Path, raw); seen {
+			raw = old.(json.RawMessage)
+		}
+	}
 	return protocol.ProjectResult{OK: true, Projection: raw, Findings: p.Findings}, nil
 }
 

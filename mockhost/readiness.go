@@ -75,6 +75,10 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 	if h.faults.Has("ignore-clock-override") {
 		env.Now = time.Now()
 	}
+	// fault: lifecycle-by-day — lifecycle dates are compared by calendar day, so a date takes effect a day late.
+	if h.faults.Has("lifecycle-by-day") {
+		env.Now = env.Now.UTC().Truncate(24 * time.Hour)
+	}
 	// fault: ignore-capability-profile — readiness judges against the full reference profile.
 	if h.faults.Has("ignore-capability-profile") {
 		env.Capabilities = DefaultProfile()

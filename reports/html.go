@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,15 +20,19 @@ var reportTemplate string
 //go:embed html/report.css
 var reportCSS string
 
-// htmlRequirement is one row of report.html.
+// htmlRequirement is one card of report.html.
 type htmlRequirement struct {
 	RequirementResult
+	Anchor    string   // the card's id: "req-" and the requirement id
 	AllLevels []string // the levels that introduce it, one per family
-	Failures  []htmlFailure
+	Effect    string   // what a failure does when it is not a level failure
+	Details   []htmlDetail
 }
 
-type htmlFailure struct {
+// htmlDetail is one spec that did not pass, with what it observed.
+type htmlDetail struct {
 	Spec     string
+	Outcome  Outcome
 	Message  string
 	Location string
 	Excerpt  *Excerpt
@@ -35,20 +40,27 @@ type htmlFailure struct {
 
 type htmlGroup struct {
 	ID, Name     string
+	Verdict      Verdict // "" for the group of other requirements
 	Requirements []htmlRequirement
 }
 
-type htmlCounts struct {
-	Total, Passed, Failed, Skipped, NotRun int
+// htmlCount is the number of requirements with one outcome.
+type htmlCount struct {
+	Outcome Outcome
+	Label   string
+	N       int
 }
 
 type htmlPage struct {
 	R        *Report
 	Started  string
 	Finished string
+	Stopped  bool // the run did not complete
 	Levels   []LevelResult
+	Summary  []htmlRequirement // every requirement that did not pass, worst first
 	Groups   []htmlGroup
-	Counts   htmlCounts
+	Total    int
+	Counts   []htmlCount // every outcome of the lattice, worst first
 	CSS      template.CSS
 	CSP      string
 	Signed   string
@@ -65,15 +77,16 @@ type HTMLOptions struct {
 
 // WriteHTML renders report.html: one self-contained page, no script, no
 // external resource (its Content-Security-Policy forbids every fetch), every
-// host-controlled string escaped by html/template.
+// host-controlled string escaped by html/template. It renders r's settled
+// outcomes and verdicts (Settle) and decides none. The page opens with what
+// did not pass, worst first, each linking to its card; the cards follow,
+// grouped under the levels the run requested.
 func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	cat := opts.Catalog
 	if cat == nil {
 		cat = levels.Default()
 	}
-	t, err := template.New("report").Funcs(template.FuncMap{
-		"lower": strings.ToLower,
-	}).Parse(reportTemplate)
+	t, err := template.New("report").Parse(reportTemplate)
 	if err != nil {
 		return fmt.Errorf("report.html template: %w", err)
 	}
@@ -82,64 +95,91 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		R:        r,
 		Started:  r.StartedAt.UTC().Format(time.RFC3339),
 		Finished: r.FinishedAt.UTC().Format(time.RFC3339),
+		Stopped:  r.Run.Status != RunComplete,
+		Levels:   r.Levels,
 		CSS:      template.CSS(reportCSS),
 		CSP:      "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src data:",
 		Signed:   opts.Signed,
 	}
-	page.Levels = r.Levels
 	page.Groups = groupByLevel(cat, r, opts.Excerpts)
+	n := map[Outcome]int{}
 	for _, g := range page.Groups {
 		for _, rq := range g.Requirements {
-			page.Counts.Total++
-			switch rq.Outcome {
-			case Passed:
-				page.Counts.Passed++
-			case Failed:
-				page.Counts.Failed++
-			case Skipped:
-				page.Counts.Skipped++
-			default:
-				page.Counts.NotRun++
+			page.Total++
+			n[rq.Outcome]++
+			if rq.Outcome != Passed {
+				page.Summary = append(page.Summary, rq)
 			}
 		}
 	}
+	rank := map[Outcome]int{}
+	for i, o := range Outcomes() {
+		rank[o] = i
+		page.Counts = append(page.Counts, htmlCount{Outcome: o, Label: strings.ReplaceAll(string(o), "-", " "), N: n[o]})
+	}
+	// Worst first; among failures, those that fail a level before warnings
+	// and broken preconditions; otherwise in catalog order.
+	sort.SliceStable(page.Summary, func(i, j int) bool {
+		a, b := page.Summary[i], page.Summary[j]
+		if rank[a.Outcome] != rank[b.Outcome] {
+			return rank[a.Outcome] < rank[b.Outcome]
+		}
+		return a.Effect == "" && b.Effect != ""
+	})
 	if err := t.Execute(w, page); err != nil {
 		return fmt.Errorf("writing report.html: %w", err)
 	}
 	return nil
 }
 
-// groupByLevel groups requirements under the first level they name (the
-// level that introduces them), levels in catalog order; requirements the
-// catalog does not know go last.
+// groupByLevel groups requirements under the requested levels, in
+// r.Requested order (catalog order): each under the first requested level it
+// counts for (levels.Catalog.InLevel); requirements that count for none, or
+// that the catalog does not know, go last. Within a group, requirements are
+// in catalog order.
 func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []htmlGroup {
-	idx := map[string]int{}
+	verdict := map[string]Verdict{}
+	for _, l := range r.Levels {
+		verdict[l.ID] = l.Verdict
+	}
 	var groups []htmlGroup
-	for _, l := range cat.Levels() {
-		idx[l.ID] = len(groups)
-		groups = append(groups, htmlGroup{ID: l.ID, Name: l.Name})
+	var ids []string
+	for _, id := range r.Requested {
+		l, ok := cat.Level(id)
+		if !ok {
+			continue
+		}
+		ids = append(ids, id)
+		groups = append(groups, htmlGroup{ID: l.ID, Name: l.Name, Verdict: verdict[l.ID]})
 	}
 	other := htmlGroup{ID: "other", Name: "Other requirements"}
 	for _, rr := range orderRequirements(cat, r.Requirements) {
-		hr := htmlRequirement{RequirementResult: rr, AllLevels: rr.Levels}
-		first := ""
+		hr := htmlRequirement{RequirementResult: rr, Anchor: requirementAnchor(rr.ID), AllLevels: rr.Levels}
+		g := -1
 		if cr, ok := cat.Requirement(rr.ID); ok {
 			hr.AllLevels = cr.Levels
-			first = cr.Levels[0]
+			if rr.Outcome == Failed {
+				hr.Effect = failureNote(EffectOf(cr, rr.Outcome))
+			}
+			for i, id := range ids {
+				if cat.InLevel(cr, id) {
+					g = i
+					break
+				}
+			}
 		}
 		for _, s := range rr.Specs {
-			if s.Outcome != Failed {
+			if s.Outcome == Passed {
 				continue
 			}
-			f := htmlFailure{Spec: s.Name}
+			d := htmlDetail{Spec: s.Name, Outcome: s.Outcome, Excerpt: ex[s.Exchanges]}
 			if s.Failure != nil {
-				f.Message, f.Location = s.Failure.Message, s.Failure.Location
+				d.Message, d.Location = s.Failure.Message, s.Failure.Location
 			}
-			f.Excerpt = ex[s.Exchanges]
-			hr.Failures = append(hr.Failures, f)
+			hr.Details = append(hr.Details, d)
 		}
-		if i, ok := idx[first]; ok {
-			groups[i].Requirements = append(groups[i].Requirements, hr)
+		if g >= 0 {
+			groups[g].Requirements = append(groups[g].Requirements, hr)
 		} else {
 			other.Requirements = append(other.Requirements, hr)
 		}
@@ -151,4 +191,34 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 		}
 	}
 	return out
+}
+
+// failureNote says what a failed requirement does when it does not fail
+// its levels.
+func failureNote(e Effect) string {
+	switch e {
+	case EffectWarn:
+		return "warning: a should or may never fails a level"
+	case EffectUnjudged:
+		return "a protocol precondition: its failure leaves the levels unjudged (error), not failed"
+	}
+	return ""
+}
+
+// requirementAnchor is the id of a requirement's card: "req-" and the id,
+// with any byte outside [A-Za-z0-9.-] written as _ and two hex digits, so
+// the link and its target agree whatever the id holds.
+func requirementAnchor(id string) string {
+	var b strings.Builder
+	b.WriteString("req-")
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.':
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "_%02x", c)
+		}
+	}
+	return b.String()
 }

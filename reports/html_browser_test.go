@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/agentapp/conformance/levels"
 )
 
 // chromiumPath finds Debian's chromium (or $CHROMIUM). Without it the test
@@ -65,17 +67,28 @@ func (b *browserLog) listen(ev any) {
 }
 
 // report.html in a real headless Chromium: it loads with no console error
-// or exception, fetches nothing but itself, shows the report's counts, and
-// a screenshot is saved.
+// or exception and fetches nothing but itself; it opens with what did not
+// pass, worst first, each entry a working link to its card; a Desktop P0 run
+// is sectioned by Desktop P0 alone; messages keep their lines in monospace;
+// the counts cover the whole lattice; an interrupted run says so; and a
+// screenshot is saved.
 func TestHTMLInChromium(t *testing.T) {
 	exe := chromiumPath(t)
 	dir := t.TempDir()
 	r := testReport(t, 0)
+	r.Requested = []string{"desktop-p0"}
 	r.Host.Name = `<script>alert("x")</script>mockhost`
 	r.Environment.Browser = "chromium (test)"
-	setSpec(t, r, "READY-CAPABILITIES", Failed, `readiness status was "okay"; expected one of ready, needs-setup`)
+	r.Run = RunStatus{Status: RunInterrupted, Reason: "interrupted by interrupt"}
+	const diff = "readiness status was \"okay\"; expected one of ready, needs-setup\n  -want: ready\n  +got:  okay"
+	setSpec(t, r, "READY-CAPABILITIES", Failed, diff)
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
+	setSpec(t, r, "INSTALL-PINNED", Failed, "the installed app records no packageHash")
+	setSpec(t, r, "CAT-METADATA", Error, "timeout after 10s waiting for app/list")
+	setSpec(t, r, "READY-SECRETS", Blocked, "positive control failed: the untouched package was not ready")
+	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
+	setSpec(t, r, "UNINSTALL-KEEP-DATA", NotRun, "not selected by --focus")
 	writeTranscript(t, dir, r)
 	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
 		t.Fatal(err)
@@ -160,25 +173,49 @@ func TestHTMLInChromium(t *testing.T) {
 		return n
 	}
 	want := map[Outcome]int{}
+	notPassed, inP0 := 0, 0
+	cat := levels.Default()
 	for _, rr := range r.Requirements {
 		want[rr.Outcome]++
+		if rr.Outcome != Passed {
+			notPassed++
+		}
+		if cr, ok := cat.Requirement(rr.ID); ok && cat.InLevel(cr, "desktop-p0") {
+			inP0++
+		}
 	}
-	for sel, n := range map[string]int{
-		"#count-total": len(r.Requirements), "#count-passed": want[Passed], "#count-failed": want[Failed],
-		"#count-skipped": want[Skipped], "#count-not-run": want[NotRun],
-	} {
-		if got := text(sel); got != fmt.Sprint(n) {
-			t.Errorf("%s shows %q, want %d", sel, got, n)
+	// (d) Every outcome of the lattice is counted.
+	if got := text("#count-total"); got != fmt.Sprint(len(r.Requirements)) {
+		t.Errorf("#count-total shows %q, want %d", got, len(r.Requirements))
+	}
+	for _, o := range Outcomes() {
+		if want[o] == 0 {
+			t.Errorf("no requirement is %s: the report must exercise the whole lattice", o)
+		}
+		if got := text("#count-" + string(o)); got != fmt.Sprint(want[o]) {
+			t.Errorf("#count-%s shows %q, want %d", o, got, want[o])
 		}
 	}
 	for sel, n := range map[string]int{
-		"article.req":                           len(r.Requirements),
-		`article.req[data-outcome="failed"]`:    2,
-		"#levels .badge":                        len(r.Requested),
-		`#levels .badge[data-verdict="passed"]`: len(r.LevelsPassed),
-		".failure":                              2,
-		".failure pre.excerpt":                  2,
-		"script":                                0,
+		"article.req":                                 len(r.Requirements),
+		`article.req[data-outcome="failed"]`:          want[Failed],
+		"#levels .badge":                              len(r.Requested),
+		`#levels .badge[data-verdict="failed"]`:       1,
+		"#summary li":                                 notPassed,
+		"#summary a[href]":                            notPassed,
+		".detail":                                     notPassed,
+		".detail pre.message":                         notPassed,
+		".detail pre.excerpt":                         notPassed,
+		"#run-incomplete":                             1,
+		`section.group`:                               2,
+		`section.group[data-group="desktop-p0"]`:      1,
+		`section.group[data-group="other"]`:           1,
+		`section.group[data-group="catalog"]`:         0,
+		`section.group[data-group="installable"]`:     0,
+		`section.group[data-group="desktop-p0"] .req`: inP0,
+		`section.group[data-group="other"] .req`:      len(r.Requirements) - inP0,
+		`section.group[data-group="other"] [data-requirement="INSTALL-PINNED"]`: 1,
+		"script": 0,
 	} {
 		if got := count(sel); got != n {
 			t.Errorf("%d elements match %s, want %d", got, sel, n)
@@ -187,8 +224,58 @@ func TestHTMLInChromium(t *testing.T) {
 	if got := text("#host"); !strings.Contains(got, `<script>alert("x")</script>mockhost`) {
 		t.Errorf("host name shows as %q, want the hostile name as text", got)
 	}
-	if got := text(`article[data-requirement="READY-CAPABILITIES"] .failure`); !strings.Contains(got, `readiness status was "okay"`) || !strings.Contains(got, "app/list") {
-		t.Errorf("READY-CAPABILITIES failure shows %q, want its message and transcript excerpt", got)
+	if got := text("#run-incomplete"); !strings.Contains(got, "did not complete") || !strings.Contains(got, "interrupted by interrupt") {
+		t.Errorf("the banner says %q, want that the run did not complete and why", got)
+	}
+
+	// (a) The summary is worst first, and each entry's link leads to the
+	// card of its requirement, which comes after the summary.
+	order := evalJS[[]string](tctx, t, `Array.from(document.querySelectorAll('#summary li')).map(li => li.dataset.outcome)`)
+	rank := map[Outcome]int{}
+	for i, o := range Outcomes() {
+		rank[o] = i
+	}
+	for i := 1; i < len(order); i++ {
+		if rank[Outcome(order[i])] < rank[Outcome(order[i-1])] {
+			t.Errorf("summary lists %s after %s: %v", order[i], order[i-1], order)
+		}
+	}
+	broken := evalJS[[]string](tctx, t, `Array.from(document.querySelectorAll('#summary a')).filter(a => {
+		const h = a.getAttribute('href'), el = h.startsWith('#') && document.getElementById(h.slice(1));
+		return !el || !el.matches('article.req') || el.dataset.requirement !== a.closest('li').dataset.requirement ||
+			!(a.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING);
+	}).map(a => a.getAttribute('href'))`)
+	if len(broken) > 0 {
+		t.Errorf("summary links with no card after them: %v", broken)
+	}
+	if err := chromedp.Do(tctx, chromedp.Click(chromedp.CSS(`#summary a[href="#req-CAT-METADATA"]`))); err != nil {
+		t.Fatalf("following the summary link: %v", err)
+	}
+	target := evalJS[string](tctx, t, `(document.querySelector(':target') || {}).id || location.hash`)
+	if target != "req-CAT-METADATA" {
+		t.Errorf("the link to CAT-METADATA leads to %q", target)
+	}
+	colours := evalJS[map[string]string](tctx, t, `Object.fromEntries(Array.from(document.querySelectorAll('#summary li')).map(li =>
+		[li.dataset.outcome, getComputedStyle(li.querySelector('.outcome')).backgroundColor]))`)
+	seen := map[string]string{}
+	for o, c := range colours {
+		if other, dup := seen[c]; dup {
+			t.Errorf("outcomes %s and %s look alike (%s)", o, other, c)
+		}
+		seen[c] = o
+	}
+
+	// (c) A multi-line message keeps its lines, in monospace.
+	msg := evalJS[struct{ Text, WhiteSpace, Font string }](tctx, t, `(() => { const p = document.querySelector('#req-READY-CAPABILITIES pre.message'), s = getComputedStyle(p);
+		return {Text: p.textContent, WhiteSpace: s.whiteSpace, Font: s.fontFamily}; })()`)
+	if msg.Text != diff {
+		t.Errorf("READY-CAPABILITIES message shows %q, want %q", msg.Text, diff)
+	}
+	if (msg.WhiteSpace != "pre" && msg.WhiteSpace != "pre-wrap") || !strings.Contains(msg.Font, "monospace") {
+		t.Errorf("the message block has white-space %q, font %q: want whitespace kept, monospace", msg.WhiteSpace, msg.Font)
+	}
+	if got := text(`#req-READY-CAPABILITIES .detail`); !strings.Contains(got, "app/list") {
+		t.Errorf("READY-CAPABILITIES shows %q, want its transcript excerpt", got)
 	}
 
 	png, err := chromedp.Run(tctx, chromedp.FullScreenshot(100))
@@ -224,4 +311,14 @@ func TestHTMLInChromium(t *testing.T) {
 	if len(served) != 1 || served[0] != "/report.html" {
 		t.Errorf("server saw requests %v, want only /report.html", served)
 	}
+}
+
+// evalJS evaluates js in the page and decodes its value.
+func evalJS[T any](ctx context.Context, t *testing.T, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
 }

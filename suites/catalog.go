@@ -3,10 +3,15 @@ package suites
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
 )
 
 // describeCatalog checks discovery through APP.md and the catalog card
@@ -160,5 +165,131 @@ func describeLayering(tc *TestContext) {
 			Expect(keys).To(ContainElement("from_entries_file"), "the independent file's entry")
 			Expect(strings.Join(keys, ",")).NotTo(ContainSubstring("from_frontmatter"), "frontmatter entries must lose to app.entries.yaml")
 		})
+
+		// Precedence for every layered file whose contents a projection
+		// shows: the frontmatter declares the same section with every text
+		// marked, and no mark may reach the projection.
+		DescribeTable("lets every independent file win over the frontmatter",
+			func(file, key string, whole bool) {
+				dir := tc.Fixture("full-app")
+				frontmatterRival(dir, file, key, whole)
+				oracle, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
+				if err != nil || strings.Contains(string(oracle), rivalMark) || !strings.Contains(string(oracle), firstText(dir, file)) {
+					errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
+				}
+				proj := string(tc.Project(dir))
+				if strings.Contains(proj, rivalMark) {
+					tc.Failf("the projection shows the frontmatter's %s (texts marked %q), though %s declares it too and must win", key, rivalMark, file)
+				}
+				if !strings.Contains(proj, firstText(dir, file)) {
+					tc.Blockedf("the projection shows neither the frontmatter's nor %s's %s, so precedence cannot be seen", file, key)
+				}
+			},
+			Entry("app.permissions.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.permissions.yaml", "permissions", false),
+			Entry("app.errors.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.errors.yaml", "errors", false),
+			Entry("app.requirements.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.requirements.yaml", "requirements", true),
+			Entry("app.boundary.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.boundary.yaml", "boundary", true),
+		)
 	})
+}
+
+// rivalMark marks every text of a frontmatter section that an independent
+// file must override.
+const rivalMark = "-from-frontmatter"
+
+// frontmatterRival writes into APP.md's frontmatter the section key that
+// file provides, with every text marked: the same shape, other values.
+func frontmatterRival(dir, file, key string, whole bool) {
+	GinkgoHelper()
+	var doc map[string]any
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil || yaml.Unmarshal(b, &doc) != nil {
+		errorf("fixture sanity: %s of %s is not a YAML mapping (%v)", file, filepath.Base(dir), err)
+	}
+	var section any = doc[key]
+	if whole {
+		section = doc
+	}
+	if section == nil {
+		errorf("fixture sanity: %s has no %s", file, key)
+	}
+	out, err := yaml.Marshal(map[string]any{key: markTexts(section)})
+	if err != nil {
+		errorf("encoding the rival %s: %v", key, err)
+	}
+	editFrontmatter(dir, func(lines []string) []string {
+		var kept []string
+		dropping := false
+		for _, l := range lines {
+			switch {
+			case strings.HasPrefix(l, key+":"):
+				dropping = true
+				continue
+			case dropping && (strings.HasPrefix(l, " ") || strings.HasPrefix(l, "-")):
+				continue
+			}
+			dropping = false
+			kept = append(kept, l)
+		}
+		return append(kept, strings.Split(strings.TrimRight(string(out), "\n"), "\n")...)
+	})
+}
+
+// markTexts returns v with rivalMark after every string.
+func markTexts(v any) any {
+	switch x := v.(type) {
+	case string:
+		return x + rivalMark
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = markTexts(e)
+		}
+		return out
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range x {
+			out[k] = markTexts(e)
+		}
+		return out
+	}
+	return v
+}
+
+// firstText is a text of the file's section that the file alone declares.
+func firstText(dir, file string) string {
+	GinkgoHelper()
+	var doc any
+	b, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil || yaml.Unmarshal(b, &doc) != nil {
+		errorf("fixture sanity: reading %s: %v", file, err)
+	}
+	var walk func(v any) string
+	walk = func(v any) string {
+		switch x := v.(type) {
+		case string:
+			if len(x) > 6 {
+				return x
+			}
+		case []any:
+			for _, e := range x {
+				if s := walk(e); s != "" {
+					return s
+				}
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				if s := walk(x[k]); s != "" {
+					return s
+				}
+			}
+		}
+		return ""
+	}
+	return walk(doc)
 }

@@ -2,10 +2,12 @@ package suites
 
 import (
 	"errors"
+	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -17,7 +19,7 @@ func describeInstall(tc *TestContext) {
 		// What package/verify must refuse, app/install must refuse too, with
 		// the error code the protocol names for it (-32002).
 		DescribeTable("never installs a package that fails verification",
-			func(fixture string, relax, spoil func(dir string), rehash bool, planted Planted) {
+			func(fixture string, relax, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
 				dir := tc.Fixture(fixture)
 				if relax != nil {
 					relax(dir)
@@ -41,20 +43,37 @@ func describeInstall(tc *TestContext) {
 				}
 				var he *control.HostError
 				errors.As(err, &he)
-				r := Refusal{Refused: code == protocol.CodeVerificationFailed, Code: code, Message: he.Message, Findings: findingsOfError(he)}
+				r := Refusal{Refused: slices.Contains(codes, code), Code: code, Message: he.Message, Findings: findingsOfError(he)}
 				if !r.Refused {
-					tc.Failf("app/install refused %s with error %d %s; the protocol names -32002 (verification failed) for it",
-						planted.What, code, he.Message)
+					tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
+						planted.What, code, he.Message, codes)
 				}
 				tc.ExpectRefused(r, planted)
 			},
 			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
 				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
+				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
+			Entry("a package whose app.signature.yaml names another manifest hash", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
+				func(dir string) { rewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
+				[]int64{protocol.CodeVerificationFailed},
+				Planted{What: "a signature file naming another manifest hash", Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"}),
+			Entry("a package with a symlink out of it", tc.Req("INSTALL-VERIFY-FIRST"), "minimal-app", nil,
+				func(dir string) { plantEscapingLink(tc, dir) }, false,
+				[]int64{protocol.CodePackageInvalid},
+				Planted{What: "the symlink assets/leak.txt", File: "assets/leak.txt"}),
+			Entry("a package with a manifestVersion the standard does not know", tc.Req("INSTALL-VERIFY-FIRST"), "minimal-app", nil,
+				// The protocol's codes overlap here: an unknown manifest
+				// version is an invalid manifest (-32001) and a failed
+				// compatibility check (-32002); either names it.
+				func(dir string) { SetField(dir, "manifestVersion", "9.0.0") }, true,
+				[]int64{protocol.CodePackageInvalid, protocol.CodeVerificationFailed},
+				Planted{What: "manifestVersion 9.0.0", Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"}),
 			// Capability negotiation happens at install too (spec 000, Capability SDK).
 			Entry("a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), "incompatible-capability",
 				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, `lime.agent: "*"`) },
 				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: "*"`, `lime.agent: ">=9.0.0"`) }, true,
+				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "lime.agent >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: "lime.agent"}),
 		)
 

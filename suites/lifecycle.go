@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"path/filepath"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -9,19 +11,24 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
-// afterEveryFixtureDate lies after every lifecycle date of the fixtures.
-const afterEveryFixtureDate = "2031-01-01T00:00:00Z"
-
 // describeLifecycleReadiness checks lifecycle dates against the configured
 // clock (spec 000, Metadata lifecycle).
 func describeLifecycleReadiness(tc *TestContext) {
 	Describe("Desktop P0: lifecycle dates in readiness", func() {
+		// Both sides of each date: a second before it, and a second after.
 		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE"), func() {
 			dir := tc.Fixture("end-of-life-app")
-			tc.ExpectReady("the app is launchable before its endOfLifeAt", dir, "", launchable()...)
-			tc.Configure(tc.withClock(afterEveryFixtureDate))
+			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", launchable()...)
+			eol := lifecycleDate(tc, dir, "endOfLifeAt")
+			tc.Configure(tc.withClock(eol.Add(-time.Second).Format(time.RFC3339)))
+			before, raw := tc.Readiness(dir, "")
+			if before.Status == protocol.StatusBlocked {
+				tc.Failf("blocked a second before its endOfLifeAt %s (clock %s); only endOfLifeAt < now blocks: %s",
+					eol.Format(time.RFC3339), eol.Add(-time.Second).Format(time.RFC3339), raw)
+			}
+			tc.Configure(tc.withClock(eol.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(Equal(protocol.StatusBlocked), "status past endOfLifeAt (clock %s)", afterEveryFixtureDate)
+			Expect(after.Status).To(Equal(protocol.StatusBlocked), "status a second past endOfLifeAt (clock %s)", eol.Add(time.Second).Format(time.RFC3339))
 			Expect(after.OK).To(BeFalse(), "ok past endOfLifeAt")
 			Expect(string(raw)).To(ContainSubstring("2.0.0"), "readiness must surface supersededBy 2.0.0")
 		})
@@ -29,15 +36,27 @@ func describeLifecycleReadiness(tc *TestContext) {
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED"), func() {
 			dir := tc.Fixture("deprecated-app")
 			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", launchable()...)
+			dep := lifecycleDate(tc, dir, "deprecatedAt")
+			tc.Configure(tc.withClock(dep.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
-			Expect(mentionsDeprecation(before)).To(BeFalse(), "deprecation warning before deprecatedAt (clock %s): %s", DefaultClock, raw)
-			tc.Configure(tc.withClock(afterEveryFixtureDate))
+			Expect(mentionsDeprecation(before)).To(BeFalse(), "a deprecation warning a second before deprecatedAt %s: %s", dep.Format(time.RFC3339), raw)
+			tc.Configure(tc.withClock(dep.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(BeElementOf(launchable()),
-				"a deprecated app must not be blocked")
-			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning past deprecatedAt: %s", raw)
+			Expect(after.Status).To(BeElementOf(launchable()), "a deprecated app must not be blocked: %s", raw)
+			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning a second past deprecatedAt: %s", raw)
 		})
 	})
+}
+
+// lifecycleDate reads a lifecycle date of the package with the oracle.
+func lifecycleDate(tc *TestContext, dir, field string) time.Time {
+	GinkgoHelper()
+	v, _ := tc.Oracle(dir).Manifest[field].(string)
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		errorf("fixture sanity: %s of %s is %q, not an RFC 3339 time", field, filepath.Base(dir), v)
+	}
+	return t
 }
 
 func (tc *TestContext) withClock(clock string) protocol.ConfigureParams {

@@ -41,6 +41,10 @@ func TestFailureLocationsAreRelative(t *testing.T) {
 	if got := relativeLocation("github.com/agentapp/conformance/suites/verify.go:51"); got != "suites/verify.go:51" {
 		t.Errorf("trimpath form: got %q", got)
 	}
+	log := "In [It] at: /root/go/pkg/mod/github.com/onsi/ginkgo/v2@v2.34.0/table_dsl.go:301 @ 11/22/26"
+	if got := string(StripBuildPaths([]byte(log))); got != "In [It] at: github.com/onsi/ginkgo/v2@v2.34.0/table_dsl.go:301 @ 11/22/26" {
+		t.Errorf("module cache path kept: %q", got)
+	}
 }
 
 // A planted secret is found however the host encodes it, wherever it

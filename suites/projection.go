@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 	"unicode/utf8"
 
@@ -40,8 +42,14 @@ func describeProjection(tc *TestContext) {
 		})
 
 		DescribeTable("puts provenance on every projected object",
-			func(fixture string) {
+			func(fixture string, changed bool) {
 				dir := tc.Fixture(fixture)
+				if changed {
+					// A host that keeps projections by path must notice the
+					// package changed: same size, same name, other bytes.
+					tc.Project(dir)
+					editSameSize(dir, tamperTarget(tc, dir))
+				}
 				pkg := tc.Oracle(dir)
 				want := map[string]any{
 					"appName":         pkg.Manifest["name"],
@@ -65,8 +73,9 @@ func describeProjection(tc *TestContext) {
 					}
 				}
 			},
-			Entry("a full app", tc.Req("PROJ-PROVENANCE"), "full-app"),
-			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE"), "layered-only-app"),
+			Entry("a full app", tc.Req("PROJ-PROVENANCE"), "full-app", false),
+			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE"), "layered-only-app", false),
+			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE"), "full-app", true),
 		)
 
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS"), func() {
@@ -108,7 +117,7 @@ func expectProvenance(where string, got any, want map[string]any) {
 	p, ok := got.(map[string]any)
 	Expect(ok).To(BeTrue(), "%s carries no provenance object", where)
 	for k, v := range want {
-		Expect(p).To(HaveKeyWithValue(k, v), "%s provenance.%s", where, k)
+		Expect(p[k]).To(Equal(v), "%s provenance.%s", where, k)
 	}
 }
 
@@ -126,4 +135,16 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n] + fmt.Sprintf("\n… (%d more bytes)", len(s)-n)
+}
+
+// editSameSize changes one byte of a package file, keeping its size.
+func editSameSize(dir, rel string) {
+	GinkgoHelper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) == 0 {
+		errorf("fixture sanity: %s cannot be edited (%v)", rel, err)
+	}
+	b[len(b)/2] ^= 0x01
+	WriteFile(dir, rel, b)
 }

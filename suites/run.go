@@ -1,12 +1,14 @@
 package suites
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
@@ -361,8 +363,19 @@ func moduleRoot() string {
 }
 
 func relativeLocation(loc string) string {
+	return string(StripBuildPaths([]byte(loc)))
+}
+
+// modCachePath matches a Go module cache folder in a source path.
+var modCachePath = regexp.MustCompile(`/[^\s"'<>]*/pkg/mod/`)
+
+// StripBuildPaths removes the folders of the machine that built the harness
+// from text the report publishes (failure locations, Ginkgo's log): the
+// harness's own source tree and the Go module cache.
+func StripBuildPaths(b []byte) []byte {
 	if root := moduleRoot(); root != "" {
-		loc = strings.ReplaceAll(loc, root, "")
+		b = bytes.ReplaceAll(b, []byte(root), nil)
 	}
-	return strings.ReplaceAll(loc, "github.com/agentapp/conformance/", "")
+	b = modCachePath.ReplaceAll(b, nil)
+	return bytes.ReplaceAll(b, []byte("github.com/agentapp/conformance/"), nil)
 }

@@ -15,13 +15,8 @@ import (
 // "Diff").
 func cmdDiff(c *cli, args []string) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	asJSON := fs.Bool("json", false, "print the differences as JSON")
-	fs.Usage = func() {
-		fmt.Fprintln(c.stderr, "usage: conformance diff [--json] OLD NEW   (each report.json, report.intoto.json or report.statement.json)")
-		fs.PrintDefaults()
-	}
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(c, fs, args)
 	if code >= 0 {
 		return code
 	}

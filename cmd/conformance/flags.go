@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"strings"
 )
 
@@ -12,19 +14,34 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
-// parseArgs parses flags wherever they stand among the positional
-// arguments and returns the positional ones. A code of -1 means go on;
-// otherwise stop with that exit code (0 after -h, 2 on a bad flag, which the
-// flag set has already reported).
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, int) {
-	pos, err := parseInterleaved(fs, args)
+// parseArgs parses a command's flags wherever they stand among the
+// positional arguments and returns the positional ones. A code of -1 means
+// go on; otherwise stop with that exit code: 0 after -h (the usage is on
+// stdout), 2 on a bad flag (one line on stderr naming it).
+func parseArgs(c *cli, fs *flag.FlagSet, args []string) ([]string, int) {
+	pos, err := parseFlags(c, fs, args)
 	switch {
 	case err == nil:
 		return pos, -1
 	case errors.Is(err, flag.ErrHelp):
 		return nil, exitOK
 	}
+	fmt.Fprintf(c.stderr, "conformance %s: %v\n", fs.Name(), err)
 	return nil, exitUsage
+}
+
+// parseFlags parses like parseArgs but leaves a bad flag's error to the
+// caller. It prints the command's usage on stdout for -h and returns
+// flag.ErrHelp. The flag set itself prints nothing: the flag package would
+// print the whole usage after every error.
+func parseFlags(c *cli, fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	pos, err := parseInterleaved(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printCommandUsage(c.stdout, fs)
+	}
+	return pos, err
 }
 
 // parseInterleaved parses flags that may come before, between or after the

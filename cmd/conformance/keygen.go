@@ -13,11 +13,10 @@ import (
 // (PKIX PEM).
 func cmdKeygen(c *cli, args []string) int {
 	fs := flag.NewFlagSet("keygen", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	out := fs.String("out", "", "folder to write conformance.key and conformance.pub into (required)")
 	alg := fs.String("algorithm", reports.Ed25519, "key algorithm: "+reports.Ed25519+" or "+reports.ECDSAP256)
 	force := fs.Bool("force", false, "replace existing key files")
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(c, fs, args)
 	if code >= 0 {
 		return code
 	}

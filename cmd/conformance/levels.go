@@ -42,10 +42,9 @@ func loadCoverage(cat *levels.Catalog) (*coverage, error) {
 
 func cmdLevels(c *cli, args []string) int {
 	fs := flag.NewFlagSet("levels", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	only := multiFlag{}
 	fs.Var(&only, "level", "print only the requirements of this level (repeatable)")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	if _, code := parseArgs(c, fs, args); code >= 0 {
 		return code
 	}
 	cat := levels.Default()
@@ -84,7 +83,16 @@ func cmdLevels(c *cli, args []string) int {
 	return exitOK
 }
 
-func cmdVersion(c *cli, _ []string) int {
+func cmdVersion(c *cli, args []string) int {
+	fs := flag.NewFlagSet("version", flag.ContinueOnError)
+	pos, code := parseArgs(c, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(c.stderr, "conformance version: unexpected argument %q\n", pos[0])
+		return exitUsage
+	}
 	rev := vcsRevision()
 	if rev == "" {
 		rev = "unknown commit"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 )
 
@@ -39,38 +38,42 @@ type cli struct {
 
 type command struct {
 	summary string
-	run     func(c *cli, args []string) int
+	// synopsis follows `conformance NAME` in the usage line: flags and
+	// positional arguments.
+	synopsis string
+	run      func(c *cli, args []string) int
+	// detail, when set, is printed under the summary by -h.
+	detail string
 }
 
 func commands() map[string]command {
 	return map[string]command{
-		"run":       {"certify a host (default: the embedded mockhost) and write the report", cmdRun},
-		"validate":  {"validate an Agent App package folder", cmdValidate},
-		"project":   {"print the deterministic projection of a package", cmdProject},
-		"readiness": {"print the static readiness of a package", cmdReadiness},
-		"levels":    {"print the level and requirement catalog", cmdLevels},
-		"mockhost":  {"run the reference host (stdio or TCP), optionally with faults", cmdMockhost},
-		"selftest":  {"prove the suites kill every mockhost fault (the kill matrix)", cmdSelftest},
-		"keygen":    {"write a signing key pair for reports", cmdKeygen},
-		"verify":    {"verify a signed report offline", cmdVerify},
-		"diff":      {"list requirements that regressed or recovered between two reports", cmdDiff},
-		"version":   {"print the harness version", cmdVersion},
+		"run": {summary: "certify a host (default: the embedded mockhost) and write the report",
+			synopsis: "[flags]", run: cmdRun,
+			detail: "The report replaces --out whole once every file is written; a run that fails\nleaves the previous report untouched, and two runs may not share an --out."},
+		"validate": {summary: "validate an Agent App package folder",
+			synopsis: "[flags] PACKAGE_DIR", run: cmdValidate},
+		"project": {summary: "print the deterministic projection of a package",
+			synopsis: "PACKAGE_DIR", run: cmdProject},
+		"readiness": {summary: "print the static readiness of a package",
+			synopsis: "[flags] PACKAGE_DIR", run: cmdReadiness},
+		"levels": {summary: "print the level and requirement catalog",
+			synopsis: "[flags]", run: cmdLevels},
+		"mockhost": {summary: "run the reference host (stdio or TCP), optionally with faults",
+			synopsis: "(--stdio | --tcp ADDR | --list-faults) [--fault NAME]...", run: cmdMockhost},
+		"selftest": {summary: "prove the suites kill every mockhost fault (the kill matrix)",
+			synopsis: "[flags]", run: cmdSelftest},
+		"keygen": {summary: "write a signing key pair for reports",
+			synopsis: "--out DIR [flags]", run: cmdKeygen},
+		"verify": {summary: "verify a signed report offline",
+			synopsis: "[flags] ENVELOPE", run: cmdVerify,
+			detail: "ENVELOPE is a signed report.intoto.json; --key is required."},
+		"diff": {summary: "list requirements that regressed or recovered between two reports",
+			synopsis: "[flags] OLD NEW", run: cmdDiff,
+			detail: "OLD and NEW are each a report.json, report.intoto.json or report.statement.json.\nExits 1 on a regression."},
+		"version": {summary: "print the harness version", run: cmdVersion},
+		"help":    {summary: "print this list, or a command's usage", synopsis: "[COMMAND]", run: cmdHelp},
 	}
-}
-
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: conformance <command> [flags]")
-	fmt.Fprintln(w, "\ncommands:")
-	cmds := commands()
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
-	}
-	fmt.Fprintln(w, "\nRun `conformance <command> -h` for a command's flags.")
 }
 
 func main() {
@@ -81,17 +84,27 @@ func main() {
 	os.Exit(runMain(&cli{stdout: os.Stdout, stderr: os.Stderr, self: self}, os.Args[1:]))
 }
 
+// runMain dispatches to a command. It never picks one for the user: a bare
+// `conformance` (or flags with no command) prints the command list and
+// exits 2, so a script written for an implicit run fails loudly instead of
+// passing without a report.
 func runMain(c *cli, args []string) int {
 	if len(args) == 0 {
-		return cmdRun(c, nil)
+		fmt.Fprintln(c.stderr, "conformance: no command given (`conformance run` certifies a host)")
+		usage(c.stderr)
+		return exitUsage
 	}
 	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		usage(c.stdout)
+		return exitOK
+	case "-version", "--version":
+		return cmdVersion(c, args[1:])
+	}
 	if strings.HasPrefix(name, "-") {
-		if name == "-h" || name == "--help" || name == "-help" {
-			usage(c.stdout)
-			return exitOK
-		}
-		return cmdRun(c, args)
+		fmt.Fprintf(c.stderr, "conformance: flag %s before a command; did you mean `conformance run %s`?\n", name, strings.Join(args, " "))
+		return exitUsage
 	}
 	cmd, ok := commands()[name]
 	if !ok {

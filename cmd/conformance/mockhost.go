@@ -13,23 +13,17 @@ import (
 // optionally with faults switched on.
 func cmdMockhost(c *cli, args []string) int {
 	fl := flag.NewFlagSet("mockhost", flag.ContinueOnError)
-	fl.SetOutput(c.stderr)
 	stdio := fl.Bool("stdio", false, "serve one session on stdin/stdout")
 	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
 	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
 	var faults multiFlag
 	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
-	fl.Usage = func() {
-		fmt.Fprintln(c.stderr, "usage: conformance mockhost (--stdio | --tcp ADDR | --list-faults) [--fault NAME]...")
-		fl.PrintDefaults()
-	}
-	pos, code := parseArgs(fl, args)
+	pos, code := parseArgs(c, fl, args)
 	if code >= 0 {
 		return code
 	}
 	if len(pos) > 0 {
 		fmt.Fprintf(c.stderr, "conformance mockhost: unexpected argument %q\n", pos[0])
-		fl.Usage()
 		return exitUsage
 	}
 	if *list {
@@ -67,7 +61,7 @@ func cmdMockhost(c *cli, args []string) int {
 		}
 		return exitOK
 	default:
-		fl.Usage()
+		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio, --tcp ADDR or --list-faults (conformance mockhost -h)")
 		return exitUsage
 	}
 }

@@ -7,21 +7,25 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/reports"
 	"github.com/agentapp/conformance/suites"
 )
 
-// progress prints a line per requirement as it settles.
+// progress prints a line per requirement as it settles, and under a
+// requirement that did not pass its whole failure message, redacted like
+// the report: console logs of CI runs are often public.
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
 	cat   *levels.Catalog
 	quiet bool
+	red   *control.Redactor // nil: print messages as they are
 }
 
-func newProgress(w io.Writer, cat *levels.Catalog, quiet bool) *progress {
-	return &progress{w: w, cat: cat, quiet: quiet}
+func newProgress(w io.Writer, cat *levels.Catalog, quiet bool, red *control.Redactor) *progress {
+	return &progress{w: w, cat: cat, quiet: quiet, red: red}
 }
 
 func (p *progress) settled(e suites.RequirementSettled) {
@@ -36,9 +40,32 @@ func (p *progress) settled(e suites.RequirementSettled) {
 		mark = "WARN"
 	}
 	fmt.Fprintf(p.w, "%-7s %-24s %s\n", mark, e.ID, r.Title)
-	if e.Outcome != reports.Passed && e.Failure != "" {
-		fmt.Fprintf(p.w, "        %s\n", truncateLine(firstLine(e.Failure), 200))
+	if e.Outcome != reports.Passed {
+		msg := e.Failure
+		if p.red != nil {
+			msg = string(p.red.Redact([]byte(msg)))
+		}
+		// The whole message, diffs included: it is what a user fixes the host from.
+		fmt.Fprint(p.w, indentLines(msg, "        "))
 	}
+}
+
+// indentLines puts prefix before every non-blank line of s and ends each
+// line with a newline; blank lines stay empty. It returns "" for a blank s.
+func indentLines(s, prefix string) string {
+	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(s, "\n") {
+		if strings.TrimSpace(line) != "" {
+			b.WriteString(prefix)
+			b.WriteString(strings.TrimRight(line, " \t"))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 func truncateLine(s string, n int) string {

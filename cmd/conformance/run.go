@@ -36,19 +36,18 @@ type runOptions struct {
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	o := &runOptions{}
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.StringVar(&o.hostCmd, "host-cmd", "", "start the host under test with this shell command and speak the protocol on its stdin/stdout")
-	fs.StringVar(&o.hostAddr, "host-addr", "", "reach a running host under test at this TCP address (127.0.0.1:PORT)")
-	fs.Var(&o.levels, "level", "level to certify (repeatable; default: every level this harness can judge)")
-	fs.StringVar(&o.labelFilter, "label-filter", "", "extra Ginkgo label filter, e.g. a requirement id")
-	fs.Var(&o.focus, "focus", "run only specs whose text matches this regular expression (repeatable)")
-	fs.StringVar(&o.out, "out", "./conformance-report", "folder to write the report into")
+	fs.StringVar(&o.hostCmd, "host-cmd", "", "start the host under test with this shell `COMMAND` and speak the protocol on its stdin/stdout")
+	fs.StringVar(&o.hostAddr, "host-addr", "", "reach a running host under test at this TCP address `HOST:PORT` (e.g. 127.0.0.1:7000)")
+	fs.Var(&o.levels, "level", "`LEVEL` to certify (repeatable; default: every level this harness can judge)")
+	fs.StringVar(&o.labelFilter, "label-filter", "", "extra Ginkgo label `FILTER`, e.g. a requirement id")
+	fs.Var(&o.focus, "focus", "run only specs whose text matches this `REGEXP` (repeatable)")
+	fs.StringVar(&o.out, "out", "./conformance-report", "`DIR` the report replaces whole when the run ends")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 5*time.Second, "how long the host may take to answer one call")
-	fs.StringVar(&o.signKey, "sign-key", "", "PEM private key (PKCS#8) to sign the report with")
-	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact whose SHA-256 becomes a report subject")
-	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault (repeatable; see `conformance mockhost --list-faults`)")
+	fs.StringVar(&o.signKey, "sign-key", "", "PEM private key `FILE` (PKCS#8) to sign the report with")
+	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
+	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
-	pos, err := parseInterleaved(fs, args)
+	pos, err := parseFlags(c, fs, args)
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +62,9 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	}
 	if o.callTimeout <= 0 {
 		return nil, errors.New("--call-timeout must be positive")
+	}
+	if err := checkRunOptions(o); err != nil {
+		return nil, err
 	}
 	return o, nil
 }
@@ -129,16 +131,18 @@ func exitCodeOf(rep *reports.Report) int {
 
 // certify runs the suites against the host and writes the report.
 func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults mockhost.FaultSet) (*reports.Report, error) {
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
-		return nil, fmt.Errorf("making report folder: %w", err)
+	rd, err := openReportDir(o.out)
+	if err != nil {
+		return nil, err
 	}
+	defer rd.abort() // a run that fails leaves the previous report as it was
 	work, err := os.MkdirTemp("", "agentapp-conformance-")
 	if err != nil {
 		return nil, fmt.Errorf("making work folder: %w", err)
 	}
 	defer os.RemoveAll(work)
 
-	tf, err := os.Create(filepath.Join(o.out, "transcript.jsonl"))
+	tf, err := os.Create(filepath.Join(rd.dir(), "transcript.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("creating transcript: %w", err)
 	}
@@ -175,7 +179,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.Log = &log
-	p := newProgress(c.stdout, cat, o.quiet)
+	p := newProgress(c.stdout, cat, o.quiet, red)
 	cfg.Progress = p.settled
 	cfg.Unreachable = func(reason string) {
 		fmt.Fprintf(c.stderr, "conformance run: giving up on the host: %s\n", reason)
@@ -193,7 +197,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	if err := tf.Sync(); err != nil {
 		return nil, fmt.Errorf("writing transcript: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(o.out, "ginkgo.log"), red.Redact(log.Bytes()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(rd.dir(), "ginkgo.log"), suites.StripBuildPaths(red.Redact(log.Bytes())), 0o644); err != nil {
 		return nil, fmt.Errorf("writing ginkgo.log: %w", err)
 	}
 	redactOutcomes(res, red)
@@ -205,10 +209,13 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	if err != nil {
 		return nil, err
 	}
-	written, err := reports.WriteAll(o.out, rep, reports.WriteOptions{
+	written, err := reports.WriteAll(rd.dir(), rep, reports.WriteOptions{
 		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
 	})
 	if err != nil {
+		return nil, fmt.Errorf("writing report: %w", err)
+	}
+	if err := rd.commit(); err != nil {
 		return nil, fmt.Errorf("writing report: %w", err)
 	}
 	printSummary(c.stdout, rep, o.out, written)

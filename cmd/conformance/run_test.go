@@ -191,6 +191,11 @@ func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Nor a folder of the machine that built the harness.
+	tree, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, f := range files {
 		b, err := os.ReadFile(filepath.Join(out, f.Name()))
 		if err != nil {
@@ -198,6 +203,9 @@ func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
 		}
 		if canary.Match(b) {
 			t.Errorf("%s carries a planted secret value", f.Name())
+		}
+		if strings.Contains(string(b), tree+"/") {
+			t.Errorf("%s carries the build machine's path %s", f.Name(), tree)
 		}
 	}
 	rep, err := reports.Load(filepath.Join(out, "report.json"))

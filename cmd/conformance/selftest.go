@@ -45,7 +45,7 @@ func cmdSelftest(c *cli, args []string) int {
 	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
 	keep := fs.String("keep", "", "keep the children's reports in this folder")
-	if _, code := parseArgs(fs, args); code >= 0 {
+	if _, code := parseArgs(c, fs, args); code >= 0 {
 		return code
 	}
 	if *transport != "stdio" && *transport != "in-process" {
@@ -185,17 +185,29 @@ func unkilledSpecs(cases []*selftestCase) []string {
 	return idle
 }
 
-// runCases runs every case in its own child process, jobs at a time.
+// runCases runs every case in its own child process, jobs at a time, and
+// prints a line per case as its child settles: its kill-matrix status, the
+// fault and how long the child ran.
 func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout time.Duration, jobs int) {
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
+	var mu sync.Mutex // one settled line at a time on stdout
 	for _, k := range cases {
 		wg.Add(1)
 		go func(k *selftestCase) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			start := time.Now()
 			k.report, k.output, k.err = runChild(c.self, k.fault.Name, root, transport, callTimeout)
+			took := time.Since(start).Round(100 * time.Millisecond)
+			name := k.fault.Name
+			if name == "" {
+				name = "(no fault)"
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", judge(k).status, name, took)
 		}(k)
 	}
 	wg.Wait()

@@ -19,7 +19,7 @@ import (
 // packageArg parses flags and the single package folder argument. A code
 // >= 0 means stop with that exit code.
 func packageArg(c *cli, cmd string, fs *flag.FlagSet, args []string) (string, int) {
-	pos, code := parseArgs(fs, args)
+	pos, code := parseArgs(c, fs, args)
 	if code >= 0 {
 		return "", code
 	}
@@ -68,7 +68,6 @@ func printFindings(c *cli, fs []protocol.Finding) {
 
 func cmdValidate(c *cli, args []string) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	asJSON := fs.Bool("json", false, "print the verdict as JSON")
 	dir, code := packageArg(c, "validate", fs, args)
 	if code >= 0 {
@@ -104,7 +103,6 @@ func cmdValidate(c *cli, args []string) int {
 
 func cmdProject(c *cli, args []string) int {
 	fs := flag.NewFlagSet("project", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	dir, code := packageArg(c, "project", fs, args)
 	if code >= 0 {
 		return code
@@ -129,7 +127,6 @@ func cmdProject(c *cli, args []string) int {
 
 func cmdReadiness(c *cli, args []string) int {
 	fs := flag.NewFlagSet("readiness", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	clock := fs.String("clock", "", "RFC 3339 instant to treat as now (default: the wall clock)")
 	entry := fs.String("entry", "", "judge this entry only")
 	secrets := multiFlag{}

@@ -31,17 +31,12 @@ func verifyExit(err error) int {
 // recomputed from requirement outcomes, the subject, the required levels.
 func cmdVerify(c *cli, args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
 	var keys, required multiFlag
-	fs.Var(&keys, "key", "PEM public key (PKIX) the report must be signed with (repeatable: every signature must verify with one of them)")
-	fs.Var(&required, "require-level", "level that must have passed, recomputed from requirement outcomes (repeatable)")
-	host := fs.String("host", "", "NAME@VERSION the report must be about")
-	artifact := fs.String("artifact", "", "host artifact file whose SHA-256 the report's host subject must carry")
-	fs.Usage = func() {
-		fmt.Fprintln(c.stderr, "usage: conformance verify --key PUB ENVELOPE [--require-level L]... [--host NAME@VERSION] [--artifact FILE]")
-		fs.PrintDefaults()
-	}
-	pos, code := parseArgs(fs, args)
+	fs.Var(&keys, "key", "required: PEM public key `FILE` (PKIX) the report must be signed with (repeatable: every signature must verify with one of them)")
+	fs.Var(&required, "require-level", "`LEVEL` that must have passed, recomputed from requirement outcomes (repeatable)")
+	host := fs.String("host", "", "`NAME@VERSION` the report must be about")
+	artifact := fs.String("artifact", "", "host artifact `FILE` whose SHA-256 the report's host subject must carry")
+	pos, code := parseArgs(c, fs, args)
 	if code >= 0 {
 		return code
 	}

@@ -21,50 +21,73 @@ func HashManifest(appMD []byte) string {
 
 // Load reads the package in dir: hashes it, parses APP.md and the layered
 // files, and validates the merged manifest. It returns an error (a
-// *PackageError naming file and field) only when the package cannot be read at
-// all; every other problem is a finding in Package.Findings.
+// *PackageError naming file and field) only when the package cannot be read
+// at all; every other problem is a finding in Package.Findings.
+//
+// A package the walk refuses (escaping, dangling or looping links, special
+// files) cannot be read, but the error lists every refused entry at once and,
+// after them, what the manifest says wrong, so one run shows everything:
+// files the walk refused are never read, and a walk that a limit stopped
+// reports only that.
 func Load(dir string, opts LoadOptions) (*Package, error) {
 	root, err := packageRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	hash, files, err := HashPackage(root, opts)
+	walk, err := walkPackage(root, opts)
 	if err != nil {
 		return nil, err
 	}
+	if walk.stopped || walk.refused(ManifestFile) {
+		return nil, &PackageError{Findings: walk.findings}
+	}
 	raw, err := readPackageFile(root, ManifestFile, opts.Limits.withDefaults().MaxFileBytes)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &PackageError{Findings: []Finding{finding(CodeMissingFile, SeverityError, ManifestFile, "",
-				"the package has no APP.md, the required discovery manifest")}}
-		}
-		return nil, &PackageError{Findings: []Finding{finding(CodeMissingFile, SeverityError, ManifestFile, "",
-			"cannot be read: %v", err)}}
+		return nil, &PackageError{Findings: append(walk.findings, manifestUnreadable(err))}
 	}
 	p := &Package{
 		Dir:          root,
-		Files:        files,
-		PackageHash:  hash,
+		Files:        walk.files,
+		PackageHash:  walk.hash,
 		ManifestHash: HashManifest(raw),
 		Manifest:     map[string]any{},
 		Sources:      map[string]string{},
 	}
-	p.parse(raw, opts)
+	p.parseVetted(raw, opts, walk.refused)
+	if len(walk.findings) > 0 {
+		return nil, &PackageError{Findings: append(walk.findings, p.Findings...)}
+	}
 	return p, nil
+}
+
+// manifestUnreadable is the finding for an APP.md that cannot be read.
+func manifestUnreadable(err error) Finding {
+	if errors.Is(err, fs.ErrNotExist) {
+		return finding(CodeMissingFile, SeverityError, ManifestFile, "",
+			"the package has no APP.md, the required discovery manifest")
+	}
+	return finding(CodeMissingFile, SeverityError, ManifestFile, "", "cannot be read: %v", err)
 }
 
 // parse reads the manifest (APP.md's raw bytes and the layered files below
 // p.Dir) into p.Manifest, p.Sources, p.Body, p.Readiness and p.Signature, and
 // validates it, appending to p.Findings.
 func (p *Package) parse(raw []byte, opts LoadOptions) {
+	p.parseVetted(raw, opts, func(string) bool { return false })
+}
+
+// parseVetted is parse leaving out the layered files refused reports: the
+// walk refused them (or a folder above them), so they are not read.
+func (p *Package) parseVetted(raw []byte, opts LoadOptions, refused func(rel string) bool) {
 	m := &merger{p: p, opts: opts, lines: map[string]map[string]int{}}
 	m.frontmatter(raw)
 	for _, lf := range layeredFiles() {
 		// The ignore-layered-files fault skips app.*.yaml only; evals/ files
 		// stay, so the fault breaks layered loading and nothing else.
-		if !opts.IgnoreLayeredFiles || !strings.HasPrefix(lf.Path, "app.") {
-			m.layered(lf)
+		if refused(lf.Path) || (opts.IgnoreLayeredFiles && strings.HasPrefix(lf.Path, "app.")) {
+			continue
 		}
+		m.layered(lf)
 	}
 	p.Readiness, _ = p.Manifest["readiness"].(map[string]any)
 	p.Signature, _ = p.Manifest["signature"].(map[string]any)

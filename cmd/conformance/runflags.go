@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// checkRunOptions checks the flag values of `conformance run` that would
+// otherwise fail only after specs ran (a signing key, a host artifact, an
+// --out that is not a report folder) or inside Ginkgo (a focus that does not compile panics there). Each error is
+// one line that names its flag.
+func checkRunOptions(o *runOptions) error {
+	if o.signKey != "" {
+		if _, err := reports.LoadPrivateKey(o.signKey); err != nil {
+			return fmt.Errorf("--sign-key: %s", oneLine(err))
+		}
+	}
+	if strings.TrimSpace(o.out) == "" {
+		return errors.New("--out must name a folder")
+	}
+	// Checked again under the lock when the run opens --out (openReportDir).
+	if err := checkReplaceable(o.out); err != nil {
+		return fmt.Errorf("--out %s: %w", o.out, err)
+	}
+	if o.hostArtifact != "" {
+		if err := checkRegularFile(o.hostArtifact); err != nil {
+			return fmt.Errorf("--host-artifact: %w", err)
+		}
+	}
+	if o.hostAddr != "" {
+		if err := checkHostPort(o.hostAddr); err != nil {
+			return fmt.Errorf("--host-addr %q: %w", o.hostAddr, err)
+		}
+	}
+	for _, f := range o.focus {
+		if _, err := regexp.Compile(f); err != nil {
+			return fmt.Errorf("--focus %q: %s", f, oneLine(err))
+		}
+	}
+	if o.labelFilter != "" {
+		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
+			return fmt.Errorf("--label-filter %q: %s", o.labelFilter, labelFilterError(err))
+		}
+	}
+	return nil
+}
+
+// checkRegularFile checks that path names a regular file this process can read.
+func checkRegularFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// checkHostPort checks a HOST:PORT address with a numeric port in 1..65535.
+func checkHostPort(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("want HOST:PORT: %w", err)
+	}
+	if host == "" {
+		return errors.New("want HOST:PORT: the host is missing")
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	if err != nil || n == 0 {
+		return fmt.Errorf("port %q is not a number from 1 to 65535", port)
+	}
+	return nil
+}
+
+// labelFilterError gives the last line of Ginkgo's syntax error, which says
+// what is wrong; the lines above it repeat the filter with terminal markup.
+func labelFilterError(err error) string {
+	var ge types.GinkgoError
+	if errors.As(err, &ge) && ge.Message != "" {
+		msg := strings.TrimSpace(ge.Message)
+		return msg[strings.LastIndex(msg, "\n")+1:]
+	}
+	return oneLine(err)
+}
+
+// oneLine joins a multi-line error message into one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
