@@ -57,6 +57,9 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.verify(p)
+		if u := h.untranslatable(p.Path, e == nil && !r.OK); u != nil {
+			return nil, u, false
+		}
 		return r, e, false
 
 	case protocol.MethodProject:
@@ -70,6 +73,9 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, nil, true
 		}
 		r, e := h.project(p)
+		if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
+			return nil, u, false
+		}
 		return r, e, false
 
 	case protocol.MethodInstall:
@@ -81,6 +87,9 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.install(p)
+		if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
+			return nil, u, false
+		}
 		return r, e, false
 
 	case protocol.MethodUninstall:
@@ -180,12 +189,9 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if e != nil {
 		return e
 	}
-	for name, c := range p.Capabilities {
+	for name := range p.Capabilities {
 		if name == "" {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
-		}
-		if c.Version == "" {
-			return invalidParams(protocol.MethodConfigure, "capabilities."+name+".version", "is required")
 		}
 	}
 	h.mu.Lock()

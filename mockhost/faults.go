@@ -155,6 +155,11 @@ func Faults() []Fault {
 
 		// Refusing or accepting for the wrong reason: the positive controls and
 		// the rule that a refusal names what was planted must catch these.
+		{Name: "refusals-as-unsupported", Breaks: []string{
+			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LEGACY-KINDS", "CAT-MANIFEST-VERSION", "INSTALL-VERIFY-FIRST",
+			"PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION",
+			"VERIFY-MANIFEST-HASH", "VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE"},
+			Description: "a package the host would refuse is answered -32006 (cannot take it in its intake form) instead of being refused"},
 		{Name: "refuse-without-entries", Breaks: []string{
 			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-MANIFEST-VERSION", "INSTALL-CONSENT", "PKG-HOSTILE-YAML",
 			"PKG-NO-ESCAPING-LINKS", "PROTO-RESET", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED", "UNINSTALL-KEEP-DATA",

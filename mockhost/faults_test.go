@@ -231,11 +231,15 @@ func faultProbes() map[string]probe {
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
 		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
 		"vague-refusals":               verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
-		"vague-readiness":              readyProbe(secretSlot, nil, nil, nil, "", "", func(r protocol.ReadinessResult) string { return raw(r.Blockers) }),
-		"not-installed-not-ready":      readyProbe("", nil, nil, nil, "", "", status),
-		"required-tier-ignored":        readyProbe("", readinessYAML("required"), nil, nil, "", "", status),
-		"recommended-tier-blocks":      readyProbe("", readinessYAML("recommended"), nil, nil, "", "", status),
-		"performance-tier-blocks":      readyProbe("", readinessYAML("performance"), nil, nil, "", "", status),
+		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
+			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
+			return fmt.Sprint(code(err))
+		},
+		"vague-readiness":         readyProbe(secretSlot, nil, nil, nil, "", "", func(r protocol.ReadinessResult) string { return raw(r.Blockers) }),
+		"not-installed-not-ready": readyProbe("", nil, nil, nil, "", "", status),
+		"required-tier-ignored":   readyProbe("", readinessYAML("required"), nil, nil, "", "", status),
+		"recommended-tier-blocks": readyProbe("", readinessYAML("recommended"), nil, nil, "", "", status),
+		"performance-tier-blocks": readyProbe("", readinessYAML("performance"), nil, nil, "", "", status),
 		"omit-setup-actions": readyProbe(secretSlot, nil, nil, nil, "", "", func(r protocol.ReadinessResult) string {
 			return raw(r.SetupActions)
 		}),

@@ -174,3 +174,17 @@ func TestReadinessEndOfLifeByClock(t *testing.T) {
 func hasCode(fs []protocol.Finding, code string) bool {
 	return slices.ContainsFunc(fs, func(f protocol.Finding) bool { return f.Code == code })
 }
+
+// TestCapabilityWithoutAVersion: host/configure takes a capability offered
+// without a version (docs/host-control-protocol.md, Capability profile); it
+// meets "current" and no SemVer range.
+func TestCapabilityWithoutAVersion(t *testing.T) {
+	x := start(t)
+	x.configure(nil, map[string]protocol.Capability{"lime.agent": {Version: "", Enabled: true}}, "")
+	if r := x.verify(app(t, "requires:\n  capabilities:\n    lime.agent: current\n"), nil); !r.OK {
+		t.Errorf("\"current\" is not met by a capability without a version: %s", verdict(r))
+	}
+	if r := x.verify(app(t, "requires:\n  capabilities:\n    lime.agent: \">=0.10.0\"\n"), nil); r.OK {
+		t.Errorf("a SemVer range is met by a capability without a version: %s", verdict(r))
+	}
+}

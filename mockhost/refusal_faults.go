@@ -3,6 +3,7 @@ package mockhost
 import (
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
 )
 
 // The refusal faults are the ways a real host refuses or accepts packages
@@ -72,4 +73,25 @@ func (h *Host) judgedReadiness(params protocol.ReadinessParams, res *protocol.Re
 func listOf(v any) []any {
 	l, _ := v.([]any)
 	return l
+}
+
+// untranslatable is how a host with the refusals-as-unsupported fault
+// answers a package it would refuse: -32006, "cannot take it in my intake
+// form", so no refusal is ever on record. "Cannot translate" is never a way
+// to refuse a package (docs/host-control-protocol.md, Hosts that do not
+// take folders); the specs that need the refusal are blocked, and a level
+// that needs them cannot pass.
+func (h *Host) untranslatable(path string, refused bool) *jsonrpc2.Error {
+	// fault: refusals-as-unsupported — a package the host would refuse is answered -32006 not-translatable instead.
+	if !refused || !h.faults.Has("refusals-as-unsupported") {
+		return nil
+	}
+	return rpcError(protocol.CodeUnsupported, "this host cannot take "+path+" in its own intake form",
+		protocol.ErrorData{Findings: []protocol.Finding{{Code: "not-translatable", Severity: agentpkg.SeverityError,
+			File: "APP.md", Message: "the intake form has no place for this package"}}})
+}
+
+// refusedWith reports whether e refuses a package (-32001 or -32002).
+func refusedWith(e *jsonrpc2.Error) bool {
+	return e != nil && (e.Code == protocol.CodePackageInvalid || e.Code == protocol.CodeVerificationFailed)
 }

@@ -215,6 +215,25 @@ func (tc *TestContext) HostErrorCode(method string, err error) (int64, bool) {
 	return 0, false
 }
 
+// refusalError returns the host's error answer to a call the spec expects
+// it to refuse, or false when the host gave a result. No usable answer is
+// an error, and -32006 (the host cannot take this package) blocks the spec:
+// neither is a refusal (docs/host-control-protocol.md, "What one answer costs").
+func (tc *TestContext) refusalError(method string, err error) (*control.HostError, bool) {
+	ginkgo.GinkgoHelper()
+	if err == nil {
+		return nil, false
+	}
+	var he *control.HostError
+	if !errors.As(err, &he) {
+		tc.Errorf("no usable answer to %s: %v", method, err)
+	}
+	if he.Code == protocol.CodeUnsupported {
+		tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, describeHostError(he))
+	}
+	return he, true
+}
+
 // Verify runs package/verify and returns the verdict.
 func (tc *TestContext) Verify(dir string, rel *protocol.Release) protocol.VerifyResult {
 	ginkgo.GinkgoHelper()
@@ -302,11 +321,9 @@ func (tc *TestContext) VerifyRefusal(dir string, rel *protocol.Release) Refusal 
 	ginkgo.GinkgoHelper()
 	var res protocol.VerifyResult
 	err := tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &res)
-	if code, ok := tc.HostErrorCode(protocol.MethodVerify, err); ok {
-		var he *control.HostError
-		errors.As(err, &he)
-		refused := code == protocol.CodePackageInvalid || code == protocol.CodeVerificationFailed
-		return Refusal{Refused: refused, Code: code, Message: he.Message, Findings: findingsOfError(he)}
+	if he, ok := tc.refusalError(protocol.MethodVerify, err); ok {
+		refused := he.Code == protocol.CodePackageInvalid || he.Code == protocol.CodeVerificationFailed
+		return Refusal{Refused: refused, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
 	}
 	return Refusal{Refused: !res.OK, Findings: res.Findings}
 }

@@ -1,14 +1,12 @@
 package suites
 
 import (
-	"errors"
 	"slices"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
-	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -34,19 +32,17 @@ func describeInstall(tc *TestContext) {
 					rel = tc.ReleaseOf(dir)
 				}
 				_, err := tc.TryInstall(dir, rel, true)
-				code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
+				he, isHostErr := tc.refusalError(protocol.MethodInstall, err)
 				if !isHostErr {
 					tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
 				}
 				if _, listed := FindApp(tc.List(), fixture); listed {
 					tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
 				}
-				var he *control.HostError
-				errors.As(err, &he)
-				r := Refusal{Refused: slices.Contains(codes, code), Code: code, Message: he.Message, Findings: findingsOfError(he)}
+				r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
 				if !r.Refused {
 					tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
-						planted.What, code, he.Message, codes)
+						planted.What, he.Code, he.Message, codes)
 				}
 				tc.ExpectRefused(r, planted)
 			},

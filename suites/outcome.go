@@ -119,6 +119,12 @@ func (tc *TestContext) failCall(method string, err error) {
 	tc.Errorf("no usable answer to %s: %v", method, err)
 }
 
+// hostError returns the host's error answer in err, if err is one.
+func hostError(err error) (*control.HostError, bool) {
+	var he *control.HostError
+	return he, errors.As(err, &he)
+}
+
 // describeHostError renders a host's error answer with the findings of its data.
 func describeHostError(he *control.HostError) string {
 	s := fmt.Sprintf("%d %s", he.Code, he.Message)

@@ -75,6 +75,12 @@ func cmdLevels(c *cli, args []string) int {
 		fmt.Fprintf(c.stdout, "\n%s [%s] %s\n", r.ID, r.Strength, r.Title)
 		fmt.Fprintf(c.stdout, "  levels: %s and every level above (cumulative)\n", strings.Join(r.Levels, ", "))
 		fmt.Fprintf(c.stdout, "  cites:  %s\n", r.Clause)
+		if r.IsPrecondition() {
+			fmt.Fprintln(c.stdout, "  kind:   protocol precondition (a rule of the harness's control protocol, not of the standard)")
+		}
+		if r.Reading != "" {
+			fmt.Fprintf(c.stdout, "  reading: the harness's reading %q (docs/decisions.md)\n", r.Reading)
+		}
 		for _, s := range cov.specs[r.ID] {
 			fmt.Fprintf(c.stdout, "  spec:   %s\n", s)
 		}

@@ -75,13 +75,16 @@ func truncateLine(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// printSummary ends a run: a per-level table and where the report is.
+// printSummary ends a run: how the run ended, a per-level table with every
+// outcome of the lattice, and where the report is.
 func printSummary(w io.Writer, rep *reports.Report, out string, written reports.Written) {
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, runLine(rep.Run))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tWARNINGS\tSKIPPED\tNOT RUN")
+	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN")
 	for _, l := range rep.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict, l.Passed, l.Failed, l.Warnings, l.Skipped, l.NotRun)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict,
+			l.Passed, l.Failed, l.Errors, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun)
 	}
 	_ = tw.Flush()
 	how := rep.Host.Transport
@@ -94,4 +97,24 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 	} else {
 		fmt.Fprintf(w, "report: %s (unsigned: pass --sign-key to sign it)\n", out)
 	}
+}
+
+// runLine says in one line how the run ended and, when it did not complete
+// or judged only a selection, why.
+func runLine(r reports.RunStatus) string {
+	line := "run: " + r.Status
+	if r.Reason != "" {
+		line += ": " + r.Reason
+	}
+	var sel []string
+	if len(r.Focus) > 0 {
+		sel = append(sel, "focus "+strings.Join(r.Focus, ", "))
+	}
+	if r.LabelFilter != "" {
+		sel = append(sel, "label filter "+r.LabelFilter)
+	}
+	if len(sel) > 0 {
+		line += " (selected by " + strings.Join(sel, "; ") + ": the rest is not-run)"
+	}
+	return line
 }

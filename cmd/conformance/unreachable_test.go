@@ -29,8 +29,8 @@ func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "report")
 			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", "1s", "--host-cmd", tc.hostCmd)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
 			var ee *exec.ExitError
 			if !errors.As(err, &ee) || ee.ExitCode() != exitNotJudged {
@@ -38,6 +38,10 @@ func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 			}
 			if !strings.Contains(stderr.String(), "giving up on the host") || !strings.Contains(stderr.String(), tc.says) {
 				t.Errorf("stderr does not say why in the user's terms (%q):\n%s", tc.says, stderr.String())
+			}
+			if !strings.Contains(stdout.String(), "run: host-unreachable: ") || !strings.Contains(stdout.String(), tc.says) ||
+				!strings.Contains(stdout.String(), "ERRORS") {
+				t.Errorf("the summary does not open with how the run ended and count the errors:\n%s", stdout.String())
 			}
 			rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
 			if err != nil {

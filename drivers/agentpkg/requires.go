@@ -115,14 +115,19 @@ func hostVersionProblem(req CapabilityRequirement, caps map[string]protocol.Capa
 	if anyVersion(req.Range) {
 		return ""
 	}
-	version := ""
-	if c, ok := caps["lime."+req.Name]; ok {
+	var version string
+	c, ok := caps["lime."+req.Name]
+	switch {
+	case ok && c.Version == "":
+		// Offered without a version: it meets no range (docs/decisions.md,
+		// "Capabilities without a version").
+		return fmt.Sprintf("the host states no version for its %s; the app requires %s", req.Name, req.Range)
+	case ok:
 		version = c.Version
-	} else if req.Name == "appRuntime" {
+	case req.Name == "appRuntime":
 		version = StandardVersion
-	}
-	if version == "" {
-		return "" // a component the host does not version: nothing to compare
+	default:
+		return "" // a component the host does not report: nothing to compare
 	}
 	con, err := semver.NewConstraint(req.Range)
 	if err != nil {

@@ -106,3 +106,32 @@ func TestVerifyIncludesValidationErrors(t *testing.T) {
 		t.Errorf("codes = %v", codes)
 	}
 }
+
+// TestHostVersionRanges: requires.lime ranges against the host's component
+// versions, with an entry stating no version meeting no range.
+func TestHostVersionRanges(t *testing.T) {
+	req := CapabilityRequirement{Name: "appRuntime", Range: ">=0.3.0 <1.0.0"}
+	for name, tc := range map[string]struct {
+		caps map[string]protocol.Capability
+		ok   bool
+	}{
+		"no entry: the standard version": {map[string]protocol.Capability{}, true},
+		"entry in range":                 {map[string]protocol.Capability{"lime.appRuntime": {Version: "0.5.0", Enabled: true}}, true},
+		"entry just below":               {map[string]protocol.Capability{"lime.appRuntime": {Version: "0.2.9", Enabled: true}}, false},
+		"entry at the exclusive top":     {map[string]protocol.Capability{"lime.appRuntime": {Version: "1.0.0", Enabled: true}}, false},
+		"entry without a version":        {map[string]protocol.Capability{"lime.appRuntime": {Version: "", Enabled: true}}, false},
+		"entry that is not SemVer":       {map[string]protocol.Capability{"lime.appRuntime": {Version: "banana", Enabled: true}}, false},
+	} {
+		if got := hostVersionProblem(req, tc.caps); (got == "") != tc.ok {
+			t.Errorf("%s: problem %q, want satisfied=%v", name, got, tc.ok)
+		}
+	}
+	other := CapabilityRequirement{Name: "shell", Range: ">=2.0.0"}
+	if got := hostVersionProblem(other, map[string]protocol.Capability{}); got != "" {
+		t.Errorf("a component the host does not report is not judged; got %q", got)
+	}
+	if got := hostVersionProblem(CapabilityRequirement{Name: "shell", Range: "*"},
+		map[string]protocol.Capability{"lime.shell": {Version: "", Enabled: true}}); got != "" {
+		t.Errorf("\"*\" asks for no version; got %q", got)
+	}
+}
