@@ -62,6 +62,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	h.apps[name] = a
+	h.paths[name] = p.Dir
 	h.mu.Unlock()
 	return protocol.InstallResult{OK: true, App: a.row}, nil
 }
@@ -180,5 +181,6 @@ func (h *Host) reset() error {
 	}
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
+	h.paths = map[string]string{}
 	return firstErr
 }

@@ -1,12 +1,14 @@
 package mockhost
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -30,6 +32,13 @@ func verdict(r protocol.VerifyResult) string {
 func verifyProbe(files map[string]string, rel *protocol.Release) probe {
 	return func(t *testing.T, x *harness) string {
 		return verdict(x.verify(pkg(t, "tiny-app", files), rel))
+	}
+}
+
+// hashProbe reads the packageHash of a package with the given files.
+func hashProbe(files map[string]string) probe {
+	return func(t *testing.T, x *harness) string {
+		return x.verify(pkg(t, "tiny-app", files), nil).PackageHash
 	}
 }
 
@@ -133,6 +142,10 @@ func faultProbes() map[string]probe {
 		"hash-full-path-sort": func(t *testing.T, x *harness) string {
 			return x.verify(pkg(t, "tiny-app", map[string]string{"a.txt": "a\n", "a/b.txt": "b\n"}), nil).PackageHash
 		},
+		"hash-skips-dotfiles":      hashProbe(map[string]string{".hidden": "h\n"}),
+		"hash-skips-empty-files":   hashProbe(map[string]string{"empty": ""}),
+		"hash-normalises-newlines": hashProbe(map[string]string{"crlf.txt": "a\r\nb\r\n"}),
+		"hash-content-only":        hashProbe(map[string]string{"x.txt": "x\n"}),
 		"appmd-optional": func(t *testing.T, x *harness) string {
 			dir := app(t, "")
 			if err := os.Remove(filepath.Join(dir, "APP.md")); err != nil {
@@ -231,6 +244,24 @@ func faultProbes() map[string]probe {
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
 		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
 		"vague-refusals":               verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"error-data-carries-session": func(t *testing.T, x *harness) string {
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
+				SessionTokens: map[string]string{"cloud": "token-1"}}, nil)
+			_, err := x.install(app(t, ""), nil, false)
+			var he *control.HostError
+			if !errors.As(err, &he) {
+				t.Fatalf("install without consent: %v", err)
+			}
+			return string(he.Data)
+		},
+		"readiness-after-uninstall": func(t *testing.T, x *harness) string {
+			if _, err := x.install(app(t, ""), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app"}, nil)
+			_, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app"})
+			return fmt.Sprint(code(err))
+		},
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

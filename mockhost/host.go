@@ -44,6 +44,9 @@ type Host struct {
 	clock    time.Time // zero: the wall clock
 	apps     map[string]*installedApp
 	retained map[string]string // appId -> data folder kept by uninstall
+	// paths remembers the package each app id was installed from since the
+	// last reset (used only by the readiness-after-uninstall fault).
+	paths    map[string]string
 	tmpDir   string
 	seq      int
 	sessions map[*session]struct{}
@@ -89,6 +92,7 @@ func New(faults FaultSet) *Host {
 		faults:   fs,
 		apps:     map[string]*installedApp{},
 		retained: map[string]string{},
+		paths:    map[string]string{},
 		sessions: map[*session]struct{}{},
 		logw:     io.Discard,
 	}

@@ -188,3 +188,20 @@ func TestCapabilityWithoutAVersion(t *testing.T) {
 		t.Errorf("a SemVer range is met by a capability without a version: %s", verdict(r))
 	}
 }
+
+// TestEmptySecretIsNotConfigured: a required secret configured with an
+// empty value leaves the app needing setup (docs/decisions.md, "A secret
+// configured empty"); any non-empty value satisfies it.
+func TestEmptySecretIsNotConfigured(t *testing.T) {
+	for value, want := range map[string]string{"": protocol.StatusNeedsSetup, "k": protocol.StatusReady} {
+		x := start(t)
+		x.configure(map[string]string{"api_key": value}, nil, "")
+		r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "secrets:\n  - key: api_key\n    required: true\n")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Status != want {
+			t.Errorf("api_key = %q: status %s, want %s", value, r.Status, want)
+		}
+	}
+}

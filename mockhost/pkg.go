@@ -136,9 +136,20 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		delete(req, "lime")
 		q.Manifest["requires"] = req
 	}
-	// fault: hash-full-path-sort — packageHash is computed over files sorted by full path.
-	if h.faults.Has("hash-full-path-sort") {
-		sum, err := fullPathSortHash(q.Dir, q.Files)
+	v := hashVariant{
+		// fault: hash-full-path-sort — packageHash is computed over files sorted by full path.
+		fullPathSort: h.faults.Has("hash-full-path-sort"),
+		// fault: hash-skips-dotfiles — hidden files and folders are left out of packageHash, as a glob leaves them out.
+		skipDotfiles: h.faults.Has("hash-skips-dotfiles"),
+		// fault: hash-skips-empty-files — files with no bytes are left out of packageHash.
+		skipEmpty: h.faults.Has("hash-skips-empty-files"),
+		// fault: hash-normalises-newlines — CRLF line ends are hashed as LF, as a checkout with autocrlf would.
+		lfOnly: h.faults.Has("hash-normalises-newlines"),
+		// fault: hash-content-only — packageHash covers the files' bytes but not their names.
+		contentOnly: h.faults.Has("hash-content-only"),
+	}
+	if v.wrong() {
+		sum, err := v.hash(q.Dir, q.Files)
 		if err != nil {
 			return nil, nil, err
 		}

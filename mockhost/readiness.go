@@ -20,12 +20,18 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	if params.AppID != "" {
 		h.mu.Lock()
 		a, ok := h.apps[params.AppID]
+		gone, wasInstalled := h.paths[params.AppID]
 		h.mu.Unlock()
-		if !ok {
+		switch {
+		case ok:
+			path = a.path
+		// fault: readiness-after-uninstall — readiness of an uninstalled app is still answered from the package it was installed from.
+		case wasInstalled && h.faults.Has("readiness-after-uninstall"):
+			path = gone
+		default:
 			return protocol.ReadinessResult{}, rpcError(protocol.CodeAppNotFound,
 				fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
 		}
-		path = a.path
 	}
 	p, loadFindings, err := h.load(path)
 	if err != nil {
@@ -83,8 +89,12 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 	if h.faults.Has("ignore-capability-profile") {
 		env.Capabilities = DefaultProfile()
 	}
-	for k := range cfg.Secrets {
-		env.Secrets[k] = true
+	// An empty value is no credential: the slot stays unconfigured, and
+	// readiness fails closed (docs/decisions.md, "A secret configured empty").
+	for k, v := range cfg.Secrets {
+		if v != "" {
+			env.Secrets[k] = true
+		}
 	}
 	// fault: ignore-missing-secrets — every secret the package names counts as configured.
 	if h.faults.Has("ignore-missing-secrets") {

@@ -77,7 +77,7 @@ func (s *session) work(ctx context.Context) {
 			continue
 		}
 		if rpcErr != nil {
-			_ = s.conn.ReplyWithError(ctx, req.ID, rpcErr)
+			_ = s.conn.ReplyWithError(ctx, req.ID, s.host.withDebugContext(rpcErr))
 		} else {
 			_ = s.conn.Reply(ctx, req.ID, result)
 		}

@@ -55,6 +55,8 @@ type TestContext struct {
 	client    *control.Client
 	resources *Resources
 	plan      *plan
+	// leaks logs planted secrets seen in any frame the host sent.
+	leaks *leakLog
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase
@@ -81,11 +83,14 @@ func areas() []area {
 		describeInstall,
 		describeReadiness,
 		describeLifecycleReadiness,
+		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
 
 func newTestContext(cfg Config) *TestContext {
-	return &TestContext{Config: cfg, Catalog: cfg.Catalog, plan: newPlan()}
+	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, plan: newPlan(), leaks: newLeakLog(cfg.Canaries)}
+	cfg.Transcript.OnReceive(tc.leaks.observe)
+	return tc
 }
 
 // declare builds the spec tree: one top-level container so that specs run

@@ -39,7 +39,12 @@ func TestEveryJudgedRequirementHasASpecAndAFault(t *testing.T) {
 		if len(f.Breaks) == 0 {
 			t.Errorf("fault %s breaks no requirement", f.Name)
 		}
+		seen := map[string]bool{}
 		for _, id := range f.Breaks {
+			if seen[id] {
+				t.Errorf("fault %s names %s twice", f.Name, id)
+			}
+			seen[id] = true
 			if _, ok := cat.Requirement(id); !ok {
 				t.Errorf("fault %s names unknown requirement %s", f.Name, id)
 			}

@@ -179,11 +179,10 @@ func (tc *TestContext) ExpectNoCanaryIn(what, method string, params any) json.Ra
 	err := tc.Call(method, params, &raw)
 	tc.ExpectNoCanary(what, raw)
 	var he *control.HostError
-	var te *control.TransportError
 	switch {
 	case errors.As(err, &he):
 		tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
-	case errors.As(err, &te) && te.Kind == control.KindSchema:
+	case isSchemaError(err):
 	case err != nil:
 		tc.Errorf("no usable answer to %s: %v", method, err)
 	}
@@ -455,6 +454,35 @@ func (tc *TestContext) Uninstall(appID string, keepData bool) protocol.Uninstall
 	var res protocol.UninstallResult
 	tc.MustCall(protocol.MethodUninstall, protocol.UninstallParams{AppID: appID, KeepData: keepData}, &res)
 	return res
+}
+
+// ExpectGone fails the spec unless nothing of an app uninstalled without
+// keepData is reachable through the protocol: app/list does not show it,
+// and app/readiness and app/uninstall of its id are answered -32004 (app
+// not found), as docs/host-control-protocol.md names for an id that is
+// not installed.
+func (tc *TestContext) ExpectGone(appID string) {
+	ginkgo.GinkgoHelper()
+	if _, listed := FindApp(tc.List(), appID); listed {
+		tc.Failf("app/list still shows %s after its uninstall", appID)
+	}
+	for _, c := range []struct {
+		method string
+		params any
+	}{
+		{protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID}},
+		{protocol.MethodUninstall, protocol.UninstallParams{AppID: appID}},
+	} {
+		var raw json.RawMessage
+		code, isHostErr := tc.HostErrorCode(c.method, tc.Call(c.method, c.params, &raw))
+		if !isHostErr {
+			tc.Failf("%s of %s, uninstalled, was answered as if the app were installed: %s", c.method, appID, raw)
+		}
+		if code != protocol.CodeAppNotFound {
+			tc.Failf("%s of %s, uninstalled, was answered with error %d; the protocol names %d (app not found)",
+				c.method, appID, code, protocol.CodeAppNotFound)
+		}
+	}
 }
 
 // FindApp returns the row of app/list for appID.

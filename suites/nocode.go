@@ -2,13 +2,11 @@ package suites
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -38,9 +36,7 @@ func describeNoCodeExecution(tc *TestContext) {
 						tc.Failf("the package's worker ran during %s: it created %s", method, filepath.Base(p))
 					}
 				}
-				var he *control.HostError
-				var te *control.TransportError
-				if err != nil && !errors.As(err, &he) && !(errors.As(err, &te) && te.Kind == control.KindSchema) {
+				if _, isHostErr := hostError(err); err != nil && !isHostErr && !isSchemaError(err) {
 					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the worker would have run: %v", method, err)
 				}
 			},

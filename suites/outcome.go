@@ -125,6 +125,13 @@ func hostError(err error) (*control.HostError, bool) {
 	return he, errors.As(err, &he)
 }
 
+// isSchemaError reports whether err is an answer that came whole but fails
+// its schema: the raw answer is there for checks that need no parsed value.
+func isSchemaError(err error) bool {
+	var te *control.TransportError
+	return errors.As(err, &te) && te.Kind == control.KindSchema
+}
+
 // describeHostError renders a host's error answer with the findings of its data.
 func describeHostError(he *control.HostError) string {
 	s := fmt.Sprintf("%d %s", he.Code, he.Message)

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,6 +53,38 @@ func describeVerification(tc *TestContext) {
 				Expect(got.ManifestHash).To(EqualFold(want.ManifestHash), "manifestHash of %s", filepath.Base(dir))
 			}
 		})
+
+		// Generated trees: every seed is a package the oracle hashes; the
+		// host must agree on each (failures name the seed).
+		It("computes packageHash as the standard's tooling does on generated package trees", tc.Req("VERIFY-HASH-ALGORITHM"), func() {
+			for seed := uint64(1); seed <= generatedTrees; seed++ {
+				dir := tc.Fixture("minimal-app")
+				plantGeneratedFiles(dir, seed, 12)
+				want := tc.ReleaseOf(dir)
+				got := tc.Verify(dir, nil)
+				Expect(got.PackageHash).To(EqualFold(want.PackageHash), "packageHash of minimal-app with the files of generated tree %d", seed)
+			}
+		})
+
+		DescribeTable("fails a generated package tree changed after hashing",
+			func(change treeChange) {
+				dir := tc.Fixture("minimal-app")
+				planted := plantGeneratedFiles(dir, changedTreeSeed, 12)
+				// The release is the host's own hash of the tree, so that
+				// what is judged is whether the host sees the change, not
+				// whether it hashes as the oracle does (the check above).
+				var rel *protocol.Release
+				tc.Precondition("the host hashes the generated tree", func() {
+					got := tc.Verify(dir, nil)
+					rel = &protocol.Release{PackageHash: got.PackageHash, ManifestHash: got.ManifestHash}
+				})
+				tc.ExpectVerifies(dir, rel)
+				change.apply(dir, planted)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: change.what + " (generated tree " + fmt.Sprint(changedTreeSeed) + ")",
+					Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
+			},
+			treeChangeEntries(tc),
+		)
 
 		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
 			dir := tc.Fixture("full-app")

@@ -25,6 +25,29 @@ type Transcript struct {
 	err     error
 	written int64 // bytes of JSONL written so far
 	dropped int   // frames counted but not written past maxTranscriptBytes
+	// onReceive sees every frame received from the host, as sent.
+	onReceive func(ReceivedFrame)
+}
+
+// ReceivedFrame is one frame the host sent, before redaction: the harness
+// searches it for planted secrets (the recorded copy has them redacted).
+type ReceivedFrame struct {
+	Seq    int    // its line in the transcript
+	Spec   string // the spec that was running
+	Method string // the method it answers, when known
+	Body   []byte
+}
+
+// OnReceive registers fn to see every frame received from the host, as
+// the host sent it. fn runs on the connection's reader: it must be quick
+// and must not call the host.
+func (t *Transcript) OnReceive(fn func(ReceivedFrame)) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.onReceive = fn
 }
 
 // maxTranscriptBytes caps transcript.jsonl: past it, frames still count
@@ -153,6 +176,9 @@ func (t *Transcript) record(r frameRecord) {
 	t.seq++
 	l.Seq = t.seq
 	l.Spec = t.spec
+	if r.dir == "recv" && t.onReceive != nil {
+		t.onReceive(ReceivedFrame{Seq: l.Seq, Spec: l.Spec, Method: r.method, Body: r.body})
+	}
 	l.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	if t.written >= maxTranscriptBytes {
 		if t.dropped == 0 {

@@ -196,3 +196,26 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("recorded as %+v", l)
 	}
 }
+
+// TestOnReceiveSeesWhatTheHostSent: the observer gets every received frame
+// as sent (the harness searches it for secrets) while the recorded copy is
+// redacted; frames the harness sent are not observed.
+func TestOnReceiveSeesWhatTheHostSent(t *testing.T) {
+	var buf bytes.Buffer
+	red := NewRedactor()
+	red.Add("s3cret", "key")
+	tr := NewTranscript(&buf, red)
+	tr.SetSpec("spec A")
+	var seen []ReceivedFrame
+	tr.OnReceive(func(f ReceivedFrame) { seen = append(seen, f) })
+	tr.record(frameRecord{dir: "send", method: "app/list", body: []byte(`{"q":"s3cret"}`)})
+	tr.record(frameRecord{dir: "recv", method: "app/list", body: []byte(`{"a":"s3cret"}`)})
+	tr.record(frameRecord{dir: "recv", body: []byte(`garbage s3cret`), invalid: true})
+	if len(seen) != 2 || seen[0].Seq != 2 || seen[0].Spec != "spec A" || seen[0].Method != "app/list" ||
+		string(seen[0].Body) != `{"a":"s3cret"}` || string(seen[1].Body) != `garbage s3cret` {
+		t.Errorf("observed %+v", seen)
+	}
+	if strings.Contains(buf.String(), "s3cret") {
+		t.Error("the recorded copy carries the secret")
+	}
+}
