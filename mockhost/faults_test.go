@@ -262,6 +262,11 @@ func faultProbes() map[string]probe {
 			_, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app"})
 			return fmt.Sprint(code(err))
 		},
+		"count-bytes-not-characters":    verifyProbe(map[string]string{"APP.md": manifest(withDefaults("shortDescription: " + strings.Repeat("é", 140) + "\n"))}, nil),
+		"no-length-limits":              verifyProbe(map[string]string{"APP.md": manifest(withDefaults("shortDescription: " + strings.Repeat("a", 141) + "\n"))}, nil),
+		"open-vocabularies":             verifyProbe(map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "appType: domain-app", "appType: plugin", 1)}, nil),
+		"only-current-manifest-version": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 0.4.0\n"))}, nil),
+		"allow-bypass-permissions":      verifyProbe(map[string]string{"APP.md": manifest(withDefaults("permissionMode: bypassPermissions\n"))}, nil),
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

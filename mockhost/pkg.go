@@ -66,6 +66,11 @@ func (h *Host) dropFinding(f protocol.Finding, st stage) bool {
 	case agentpkg.CodeSignatureManifestHashMismatch:
 		// fault: ignore-signature-file — app.signature.yaml's manifest hash is never compared by package/verify.
 		return st == stageVerify && h.faults.Has("ignore-signature-file")
+	case agentpkg.CodeInvalidField:
+		return h.dropsFieldRule(f)
+	case agentpkg.CodeBypassPermissions:
+		// fault: allow-bypass-permissions — a manifest declaring bypassPermissions is accepted.
+		return h.faults.Has("allow-bypass-permissions")
 	case agentpkg.CodeIncompatibleCapability:
 		// fault: ignore-version-ranges — package/verify ignores requires.capabilities ranges.
 		return st == stageVerify && h.faults.Has("ignore-version-ranges")
@@ -121,6 +126,7 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		q.Manifest = lineSubsetFrontmatter(q.Dir)
 		q.Findings = []protocol.Finding{}
 	}
+	q.Findings = append(q.Findings, h.manifestRuleFindings(q.Manifest)...)
 	// fault: name-from-directory — the app's identity is the folder name, not APP.md's name.
 	if h.faults.Has("name-from-directory") {
 		q.Manifest["name"] = filepath.Base(q.Dir)

@@ -74,6 +74,53 @@ func describeCatalog(tc *TestContext) {
 			Entry("0.2.0, just below the oldest", tc.Req("CAT-MANIFEST-VERSION"), "0.2.0"),
 		)
 
+		// The other side of that boundary: every version the standard
+		// knows verifies, not only the current one.
+		DescribeTable("accepts every manifestVersion the standard knows",
+			func(version string) {
+				dir := tc.Fixture("minimal-app")
+				SetField(dir, "manifestVersion", version)
+				tc.ExpectAccepted(dir, "manifestVersion "+version)
+			},
+			knownManifestVersionEntries(tc),
+		)
+
+		// Each constraint on both sides of its bound, lengths in characters
+		// (é is two bytes), and the vocabularies value by value.
+		DescribeTable("checks each APP.md field against its constraint",
+			func(field, value string, valid bool) {
+				dir := tc.Fixture("minimal-app")
+				what := describeValue(field, value)
+				if valid {
+					SetField(dir, field, value)
+					tc.ExpectAccepted(dir, what)
+					return
+				}
+				tc.ExpectVerifies(dir, nil)
+				SetField(dir, field, value)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: what, File: "APP.md", Field: field})
+			},
+			fieldConstraintEntries(tc),
+		)
+
+		DescribeTable("does not accept a manifest that declares bypassPermissions",
+			func(file, text, field string) {
+				dir := tc.Fixture("minimal-app")
+				tc.ExpectVerifies(dir, nil)
+				if file == "APP.md" {
+					editFrontmatter(dir, func(lines []string) []string { return append(lines, strings.Split(text, "\n")...) })
+				} else {
+					WriteFile(dir, file, []byte(text+"\n"))
+				}
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "bypassPermissions declared in " + file,
+					Codes: []string{"bypass-permissions"}, File: file, Field: field, Name: "bypassPermissions"})
+			},
+			Entry("as a permission mode in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "APP.md", "permissionMode: bypassPermissions", "permissionMode"),
+			Entry("as a key in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "APP.md", "policy:\n  bypassPermissions: true", "bypassPermissions"),
+			Entry("on a permission in app.permissions.yaml", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "app.permissions.yaml",
+				"permissions:\n  - key: files\n    scope: files\n    mode: bypassPermissions", "permissions"),
+		)
+
 		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA"), func() {
 			dir := tc.Fixture("full-app")
 			want := tc.Oracle(dir).Manifest

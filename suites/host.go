@@ -253,6 +253,16 @@ func (tc *TestContext) ExpectVerifies(dir string, rel *protocol.Release) {
 	})
 }
 
+// ExpectAccepted fails the spec when the host refuses a package the
+// standard allows (what names what the spec set in it): the other side of
+// a boundary, judged, not a positive control.
+func (tc *TestContext) ExpectAccepted(dir, what string) {
+	ginkgo.GinkgoHelper()
+	if r := tc.VerifyRefusal(dir, nil); r.Refused {
+		tc.Failf("the host refused a package with %s, which the standard allows: %s", what, r)
+	}
+}
+
 // Refusal is the host's answer to a package the spec spoiled.
 type Refusal struct {
 	Refused  bool

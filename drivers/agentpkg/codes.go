@@ -25,6 +25,7 @@ const (
 	CodeSignatureManifestHashMismatch = "signature-manifest-hash-mismatch"
 	CodeIncompatibleCapability        = "incompatible-capability"
 	CodeIncompatibleHostVersion       = "incompatible-host-version"
+	CodeBypassPermissions             = "bypass-permissions"
 )
 
 // Codes lists every finding code this package emits.
@@ -36,5 +37,6 @@ func Codes() []string {
 		CodeSymlinkEscapesPackage, CodeDanglingSymlink, CodeSymlinkCycle, CodeSpecialFile,
 		CodeTooManyFiles, CodeFileTooLarge, CodePackageHashMismatch, CodeManifestHashMismatch,
 		CodeSignatureManifestHashMismatch, CodeIncompatibleCapability, CodeIncompatibleHostVersion,
+		CodeBypassPermissions,
 	}
 }

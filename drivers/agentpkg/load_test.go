@@ -109,6 +109,9 @@ func TestValidationFindings(t *testing.T) {
 		"climbing i18n":       {requiredFields + "i18n:\n  translations:\n    en-US: ./locales/../../en.json\n", CodePathEscapesPackage, "i18n.translations.en-US", SeverityError},
 		"climbing lifecycle":  {requiredFields + "lifecycle:\n  install: ../install.sh\n", CodePathEscapesPackage, "lifecycle.install", SeverityError},
 		"missing file":        {requiredFields + "storage:\n  namespace: x\n  schema: ./storage/schema.json\n", CodeMissingFile, "storage.schema", SeverityWarning},
+		"bypass as a value":   {requiredFields + "permissionMode: bypassPermissions\n", CodeBypassPermissions, "permissionMode", SeverityError},
+		"bypass as a key":     {requiredFields + "policy:\n  bypassPermissions: true\n", CodeBypassPermissions, "policy.bypassPermissions", SeverityError},
+		"bypass in a list":    {requiredFields + "permissions:\n  - key: all\n    mode: bypassPermissions\n", CodeBypassPermissions, "permissions[0].mode", SeverityError},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -129,6 +132,24 @@ func TestValidationFindings(t *testing.T) {
 				t.Errorf("Valid() = %v with %v", p.Valid(), p.Findings)
 			}
 		})
+	}
+}
+
+// TestBypassPermissionsInALayeredFile: the declaration is found in the
+// layered file that carries it, and a text that merely mentions the word
+// is not a declaration.
+func TestBypassPermissionsInALayeredFile(t *testing.T) {
+	p := loadTree(t, map[string]string{
+		"APP.md":               minimalAppMD,
+		"app.permissions.yaml": "permissions:\n  - key: files\n    scope: files\n    mode: bypassPermissions\n",
+	}, LoadOptions{})
+	f, ok := hasCode(p.Findings, CodeBypassPermissions)
+	if !ok || f.File != "app.permissions.yaml" || f.Field != "permissions[0].mode" {
+		t.Errorf("findings = %v", p.Findings)
+	}
+	mention := loadTree(t, map[string]string{"APP.md": appMD(requiredFields + "shortDescription: never asks to bypassPermissions\n")}, LoadOptions{})
+	if _, ok := hasCode(mention.Findings, CodeBypassPermissions); ok {
+		t.Errorf("a mention in prose is taken for a declaration: %v", mention.Findings)
 	}
 }
 

@@ -95,6 +95,49 @@ func (v *validator) run() {
 	v.keyedLists()
 	v.readinessTiers()
 	v.paths()
+	v.noBypassPermissions("", v.p.Manifest)
+}
+
+// bypassPermissions is the permission mode no manifest may declare (spec
+// 000, Permission evaluation: "Agent App manifests must not declare
+// bypassPermissions").
+const bypassPermissions = "bypassPermissions"
+
+// noBypassPermissions reports every place in the merged manifest (the
+// frontmatter and the layered files) that declares bypassPermissions: as
+// a key (bypassPermissions: true) or as a value (permissionMode:
+// bypassPermissions). The texts name no field for it, so every place
+// counts (docs/decisions.md, "Declaring bypassPermissions").
+func (v *validator) noBypassPermissions(path string, node any) {
+	join := func(k string) string {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	switch n := node.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(n))
+		for k := range n {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if k == bypassPermissions {
+				v.report(CodeBypassPermissions, SeverityError, join(k), "the manifest declares %s, which no Agent App manifest may", bypassPermissions)
+				continue
+			}
+			v.noBypassPermissions(join(k), n[k])
+		}
+	case []any:
+		for i, e := range n {
+			v.noBypassPermissions(fmt.Sprintf("%s[%d]", path, i), e)
+		}
+	case string:
+		if n == bypassPermissions {
+			v.report(CodeBypassPermissions, SeverityError, path, "%s is %s, which no Agent App manifest may declare", path, bypassPermissions)
+		}
+	}
 }
 
 func enumCheck(values ...string) func(string) string {

@@ -1,0 +1,55 @@
+package mockhost
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The manifest-rule faults: how a real host gets APP.md's field rules
+// wrong (spec 000, Required fields; Version and timeline; Runtime approval).
+
+// fieldLimits are the character limits of APP.md's string fields.
+var fieldLimits = []struct {
+	field string
+	max   int
+}{{"name", 64}, {"description", 1024}, {"displayName", 128}, {"shortDescription", 140}}
+
+// manifestRuleFindings are the findings a host with a manifest-rule fault
+// adds of its own: it refuses what the standard allows.
+func (h *Host) manifestRuleFindings(m map[string]any) []protocol.Finding {
+	var out []protocol.Finding
+	// fault: count-bytes-not-characters — field limits are counted in UTF-8 bytes, so a valid non-ASCII value at the limit is refused.
+	if h.faults.Has("count-bytes-not-characters") {
+		for _, l := range fieldLimits {
+			if s, ok := m[l.field].(string); ok && len(s) > l.max {
+				out = append(out, protocol.Finding{Code: agentpkg.CodeInvalidField, Severity: agentpkg.SeverityError,
+					File: agentpkg.ManifestFile, Field: l.field,
+					Message: fmt.Sprintf("APP.md: field %s: is %d long; at most %d are allowed", l.field, len(s), l.max)})
+			}
+		}
+	}
+	// fault: only-current-manifest-version — any manifestVersion but the current 0.10.0 is refused.
+	if v, ok := m["manifestVersion"].(string); ok && v != agentpkg.StandardVersion && h.faults.Has("only-current-manifest-version") {
+		out = append(out, protocol.Finding{Code: agentpkg.CodeUnsupportedManifestVersion, Severity: agentpkg.SeverityError,
+			File: agentpkg.ManifestFile, Field: "manifestVersion",
+			Message: fmt.Sprintf("APP.md: field manifestVersion: %s is not supported; this host reads %s", v, agentpkg.StandardVersion)})
+	}
+	return out
+}
+
+// dropsFieldRule reports whether a host with a manifest-rule fault does
+// not see an invalid-field finding: it accepts what the standard refuses.
+func (h *Host) dropsFieldRule(f protocol.Finding) bool {
+	switch {
+	// fault: open-vocabularies — status and appType take any value.
+	case f.Field == "status" || f.Field == "appType":
+		return h.faults.Has("open-vocabularies")
+	// fault: no-length-limits — field lengths are never checked.
+	case strings.Contains(f.Message, "characters; at most"):
+		return h.faults.Has("no-length-limits")
+	}
+	return false
+}

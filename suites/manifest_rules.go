@@ -1,0 +1,74 @@
+package suites
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+)
+
+// knownManifestVersionEntries is one entry per manifestVersion the
+// standard knows (spec 000 Version and timeline; the manifest schema's enum).
+func knownManifestVersionEntries(tc *TestContext) []ginkgo.TableEntry {
+	var es []ginkgo.TableEntry
+	for _, v := range agentpkg.KnownManifestVersions() {
+		es = append(es, ginkgo.Entry(v, tc.Req("CAT-MANIFEST-VERSION"), v))
+	}
+	return es
+}
+
+// fieldConstraintEntries are the two sides of every APP.md field
+// constraint (spec 000, Required fields; Identity and presentation): the
+// value at the bound and every vocabulary value verify; one past the bound,
+// an empty value and a value outside the vocabulary do not. Lengths use a
+// two-byte character, so a host counting bytes refuses a valid value.
+func fieldConstraintEntries(tc *TestContext) []ginkgo.TableEntry {
+	req := tc.Req("CAT-FIELD-CONSTRAINTS")
+	var es []ginkgo.TableEntry
+	add := func(field, value string, valid bool) {
+		side := "refused"
+		if valid {
+			side = "accepted"
+		}
+		es = append(es, ginkgo.Entry(describeValue(field, value)+" is "+side, req, field, value, valid))
+	}
+	for _, l := range []struct {
+		field, char string
+		max         int
+	}{{"name", "a", 64}, {"description", "é", 1024}, {"displayName", "é", 128}, {"shortDescription", "é", 140}} {
+		add(l.field, strings.Repeat(l.char, l.max), true)
+		add(l.field, strings.Repeat(l.char, l.max+1), false)
+	}
+	add("description", `""`, false)
+	for _, s := range []string{"draft", "ready", "needs-review", "deprecated", "archived"} {
+		add("status", s, true)
+	}
+	add("status", "published", false)
+	add("status", "Ready", false)
+	for _, t := range []string{"agent-app", "workflow-app", "domain-app", "customer-app", "custom"} {
+		add("appType", t, true)
+	}
+	add("appType", "plugin", false)
+	return es
+}
+
+// describeValue names a field's value for spec names and messages: short
+// values whole, long ones by their length in characters.
+func describeValue(field, value string) string {
+	if n := utf8.RuneCountInString(value); n > 16 {
+		return field + " of " + strconv.Itoa(n) + " characters (" + abbreviate(value) + ")"
+	}
+	return field + " " + value
+}
+
+// abbreviate shortens a long value for a spec name or a message.
+func abbreviate(s string) string {
+	if utf8.RuneCountInString(s) <= 12 {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:3]) + "…" + string(r[len(r)-3:])
+}
