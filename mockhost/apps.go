@@ -44,6 +44,9 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s: APP.md has no name to install it under", params.Path), nil)
 	}
+	if e := h.policyRefusal(name); e != nil {
+		return protocol.InstallResult{}, e
+	}
 	row := protocol.InstalledApp{
 		AppID:        name,
 		Name:         name,

@@ -267,6 +267,31 @@ func faultProbes() map[string]probe {
 		"open-vocabularies":             verifyProbe(map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "appType: domain-app", "appType: plugin", 1)}, nil),
 		"only-current-manifest-version": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 0.4.0\n"))}, nil),
 		"allow-bypass-permissions":      verifyProbe(map[string]string{"APP.md": manifest(withDefaults("permissionMode: bypassPermissions\n"))}, nil),
+		"ignore-tenant-policy": func(t *testing.T, x *harness) string {
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
+				Policy: &protocol.Policy{DeniedApps: []string{"tiny-app"}}}, nil)
+			_, err := x.install(app(t, ""), nil, true)
+			return fmt.Sprint(code(err))
+		},
+		"policy-denies-whole-app": func(t *testing.T, x *harness) string {
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
+				Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"other"}}}}, nil)
+			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, ""), Entry: "main"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status
+		},
+		"ignore-permission-grants": func(t *testing.T, x *harness) string {
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
+				Grants: map[string][]string{"tiny-app": {}}}, nil)
+			r, err := x.readiness(protocol.ReadinessParams{Path: pkg(t, "tiny-app", map[string]string{
+				"app.permissions.yaml": "permissions:\n  - {key: files, scope: filesystem, required: true}\n"})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status
+		},
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

@@ -102,6 +102,8 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 			env.Secrets[k] = true
 		}
 	}
+	name, _ := identity(p)
+	h.applyPolicy(&env, cfg, name)
 	return env
 }
 

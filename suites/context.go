@@ -83,6 +83,7 @@ func areas() []area {
 		describeInstall,
 		describeReadiness,
 		describeLifecycleReadiness,
+		describePolicy,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }

@@ -13,6 +13,12 @@ type Env struct {
 	Capabilities map[string]protocol.Capability // host capability profile
 	Secrets      map[string]bool                // configured secret keys (never values)
 	Entry        string                         // judge this entry only
+	// Granted holds the permission keys granted to the app; nil means the
+	// host grants every permission (nothing to check).
+	Granted map[string]bool
+	// AppDenied and DeniedEntries are what tenant policy does not allow.
+	AppDenied     bool
+	DeniedEntries map[string]bool
 }
 
 // effect is what a check does to the readiness status.
@@ -51,6 +57,8 @@ func Readiness(p *Package, env Env) protocol.ReadinessResult {
 	common := r.lifecycle()
 	common = append(common, r.manifestErrors()...)
 	common = append(common, r.hostVersions()...)
+	common = append(common, r.policy()...)
+	common = append(common, r.permissions()...)
 	secrets := r.secrets()
 	tiers := r.tiers()
 	shared := func(caps []rcheck) []rcheck {
@@ -70,7 +78,7 @@ func Readiness(p *Package, env Env) protocol.ReadinessResult {
 				Message: "the app has no entry " + quote(env.Entry),
 			}}}
 		} else {
-			res = summarize(shared(r.capabilities(entryRequirements(p.Manifest, e))))
+			res = summarize(shared(r.entryChecks(e)))
 		}
 		res.Entry = env.Entry
 	} else {
@@ -146,7 +154,7 @@ func (r readiness) entries(common, secrets []rcheck, tiers map[string][]rcheck) 
 		if key == "" {
 			continue
 		}
-		checks := append(append([]rcheck{}, common...), r.capabilities(entryRequirements(r.p.Manifest, e))...)
+		checks := append(append([]rcheck{}, common...), r.entryChecks(e)...)
 		checks = append(checks, secrets...)
 		for _, t := range ReadinessTiers() {
 			checks = append(checks, tiers[t]...)
@@ -155,6 +163,15 @@ func (r readiness) entries(common, secrets []rcheck, tiers map[string][]rcheck) 
 		out = append(out, protocol.EntryReadiness{Key: key, Status: s.Status, Blockers: s.Blockers})
 	}
 	return out
+}
+
+// entryChecks are the checks of one entry of its own: its capabilities,
+// its permissions and the policy on it.
+func (r readiness) entryChecks(e map[string]any) []rcheck {
+	key, _ := e["key"].(string)
+	out := r.capabilities(entryRequirements(r.p.Manifest, e))
+	out = append(out, r.entryPermissions(e)...)
+	return append(out, r.entryPolicy(key)...)
 }
 
 func findEntry(m map[string]any, key string) (map[string]any, bool) {

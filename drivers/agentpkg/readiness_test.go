@@ -177,3 +177,49 @@ func TestReadinessInvalidPackageBlocked(t *testing.T) {
 		t.Errorf("invalid package: %+v", r)
 	}
 }
+
+// TestReadinessGrantsAndPolicy: a required permission not granted needs
+// setup naming it, an optional one never holds the app back, and no grants
+// stated means nothing is checked; a denied entry is blocked alone, a
+// denied app as a whole.
+func TestReadinessGrantsAndPolicy(t *testing.T) {
+	p := loadTree(t, map[string]string{
+		"APP.md": appMD(requiredFields + "entries:\n  - {key: a, kind: page, title: A, route: /a, permissions: [net]}\n" +
+			"  - {key: b, kind: page, title: B, route: /b}\n"),
+		"app.permissions.yaml": "permissions:\n  - {key: files, scope: filesystem, required: true}\n  - {key: net, scope: network, required: false}\n",
+	}, LoadOptions{})
+	for name, tc := range map[string]struct {
+		granted map[string]bool
+		status  string
+		blocker string
+	}{
+		"no grants stated":     {nil, protocol.StatusReady, ""},
+		"required granted":     {map[string]bool{"files": true}, protocol.StatusReady, ""},
+		"required not granted": {map[string]bool{"net": true}, protocol.StatusNeedsSetup, "permission_granted:files"},
+		"nothing granted":      {map[string]bool{}, protocol.StatusNeedsSetup, "permission_granted:files"},
+	} {
+		e := env()
+		e.Granted = tc.granted
+		r := Readiness(p, e)
+		if r.Status != tc.status || (tc.blocker != "" && !slices.Contains(r.Blockers, tc.blocker)) {
+			t.Errorf("%s: status %s blockers %v, want %s with %q", name, r.Status, r.Blockers, tc.status, tc.blocker)
+		}
+	}
+	e := env()
+	e.Granted = map[string]bool{"files": true}
+	e.Entry = "a"
+	if r := Readiness(p, e); r.Status != protocol.StatusNeedsSetup {
+		t.Errorf("entry a needs net, not granted: status %s", r.Status)
+	}
+	e = env()
+	e.DeniedEntries = map[string]bool{"a": true}
+	r := Readiness(p, e)
+	if r.Status != protocol.StatusReady || len(r.Entries) != 2 || r.Entries[0].Status != protocol.StatusBlocked || r.Entries[1].Status != protocol.StatusReady {
+		t.Errorf("a denied entry blocks itself only: app %s, entries %+v", r.Status, r.Entries)
+	}
+	e = env()
+	e.AppDenied = true
+	if r := Readiness(p, e); r.Status != protocol.StatusBlocked || !slices.Contains(r.Blockers, "policy:demo-app") {
+		t.Errorf("a denied app: status %s, blockers %v", r.Status, r.Blockers)
+	}
+}

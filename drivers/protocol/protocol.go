@@ -47,6 +47,7 @@ const (
 	CodeAppNotFound        = -32004 // no installed app with that id
 	CodeNotConfigured      = -32005 // a method needed host/configure first
 	CodeUnsupported        = -32006 // the host does not implement this optional feature
+	CodePolicyDenied       = -32007 // tenant or workspace policy does not allow it
 )
 
 // ErrorData is the `data` member of a protocol error: findings that name the
@@ -96,19 +97,33 @@ type OK struct {
 // and session tokens are canaries: the harness plants random values and looks
 // for them wherever the app or the projection could see them.
 type ConfigureParams struct {
-	Profile       string                `json:"profile,omitempty"`
-	TenantID      string                `json:"tenantId"`
-	WorkspaceID   string                `json:"workspaceId"`
-	UserID        string                `json:"userId"`
-	Secrets       map[string]string     `json:"secrets,omitempty"`
-	SessionTokens map[string]string     `json:"sessionTokens,omitempty"`
-	Policy        map[string]any        `json:"policy,omitempty"`
-	Capabilities  map[string]Capability `json:"capabilities,omitempty"`
-	RegistryURL   string                `json:"registryUrl,omitempty"`
-	AppServerURL  string                `json:"appServerUrl,omitempty"`
+	Profile       string            `json:"profile,omitempty"`
+	TenantID      string            `json:"tenantId"`
+	WorkspaceID   string            `json:"workspaceId"`
+	UserID        string            `json:"userId"`
+	Secrets       map[string]string `json:"secrets,omitempty"`
+	SessionTokens map[string]string `json:"sessionTokens,omitempty"`
+	Policy        *Policy           `json:"policy,omitempty"`
+	// Grants lists, per app name, the permission keys the user or admin
+	// granted. Absent: the host's own grants (not judged); present: an
+	// app not named has none.
+	Grants       map[string][]string   `json:"grants,omitempty"`
+	Capabilities map[string]Capability `json:"capabilities,omitempty"`
+	RegistryURL  string                `json:"registryUrl,omitempty"`
+	AppServerURL string                `json:"appServerUrl,omitempty"`
 	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
 	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
 	Clock string `json:"clock,omitempty"`
+}
+
+// Policy is the tenant policy the host applies (spec 003, Distribution
+// flow: install only after consent and policy pass; spec 000, Readiness:
+// policy allows the requested entry).
+type Policy struct {
+	// DeniedApps are app names the policy does not allow.
+	DeniedApps []string `json:"deniedApps,omitempty"`
+	// DeniedEntries lists, per app name, entry keys the policy does not allow.
+	DeniedEntries map[string][]string `json:"deniedEntries,omitempty"`
 }
 
 // Release carries the expected identity of a package the way a registry's

@@ -1,0 +1,54 @@
+package mockhost
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Tenant policy and permission grants, as host/configure states them
+// (docs/host-control-protocol.md, "Tenant policy and permission grants").
+
+// applyPolicy adds what tenant policy and the grants say of app name to a
+// readiness environment (spec 000, Readiness: "required permissions are
+// granted", "policy allows the requested entry").
+func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name string) {
+	if cfg.Grants != nil {
+		env.Granted = map[string]bool{}
+		for _, k := range cfg.Grants[name] {
+			env.Granted[k] = true
+		}
+	}
+	// fault: ignore-permission-grants — required permissions count as granted whatever the grants say.
+	if h.faults.Has("ignore-permission-grants") {
+		env.Granted = nil
+	}
+	// fault: ignore-tenant-policy — tenant policy is never read, at install or in readiness.
+	if cfg.Policy == nil || h.faults.Has("ignore-tenant-policy") {
+		return
+	}
+	env.AppDenied = slices.Contains(cfg.Policy.DeniedApps, name)
+	env.DeniedEntries = map[string]bool{}
+	for _, k := range cfg.Policy.DeniedEntries[name] {
+		env.DeniedEntries[k] = true
+	}
+	// fault: policy-denies-whole-app — an app with one denied entry is denied as a whole.
+	if len(env.DeniedEntries) > 0 && h.faults.Has("policy-denies-whole-app") {
+		env.AppDenied = true
+	}
+}
+
+// policyRefusal is app/install's answer for an app tenant policy denies
+// (spec 003, Distribution flow: install only after consent and policy pass).
+func (h *Host) policyRefusal(name string) *jsonrpc2.Error {
+	cfg, _ := h.config()
+	if cfg.Policy == nil || !slices.Contains(cfg.Policy.DeniedApps, name) || h.faults.Has("ignore-tenant-policy") {
+		return nil
+	}
+	return rpcError(protocol.CodePolicyDenied, fmt.Sprintf("tenant policy does not allow app %q; nothing was installed", name),
+		protocol.ErrorData{Findings: []protocol.Finding{{Code: "policy-denied", Severity: agentpkg.SeverityError,
+			File: agentpkg.ManifestFile, Field: "name", Message: fmt.Sprintf("tenant policy denies app %q", name)}}})
+}

@@ -1,0 +1,96 @@
+package suites
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// describePolicy checks tenant policy and permission grants, as
+// host/configure states them (spec 003, Distribution flow; spec 000,
+// Readiness).
+func describePolicy(tc *TestContext) {
+	Describe("Installable: tenant policy", func() {
+		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL"), func() {
+			dir := tc.Fixture("minimal-app")
+			rel := tc.ReleaseOf(dir)
+			tc.Precondition("the app installs with no policy set", func() {
+				tc.Uninstall(tc.Install(dir, rel).AppID, false)
+			})
+			// The other side first: a policy that names another app does
+			// not stop this one.
+			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: []string{"another-app"}}))
+			app, err := tc.TryInstall(dir, rel, true)
+			if err != nil {
+				tc.Failf("app/install of minimal-app was refused under a policy that denies only another-app: %v", err)
+			}
+			tc.Uninstall(app.AppID, false)
+			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: []string{"minimal-app"}}))
+			_, err = tc.TryInstall(dir, rel, true)
+			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			if !refused {
+				tc.Failf("app/install of minimal-app succeeded though tenant policy denies it")
+			}
+			if _, listed := FindApp(tc.List(), "minimal-app"); listed {
+				tc.Failf("an app tenant policy denies is listed as installed")
+			}
+			if he.Code != protocol.CodePolicyDenied {
+				tc.Failf("app/install of an app policy denies was answered with error %d %s; the protocol names %d (denied by policy)",
+					he.Code, he.Message, protocol.CodePolicyDenied)
+			}
+			if !strings.Contains(describeHostError(he), "minimal-app") {
+				tc.Failf("the policy refusal does not name the app it denies: %s", describeHostError(he))
+			}
+		})
+	})
+
+	Describe("Desktop P0: policy and permissions in readiness", func() {
+		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY"), func() {
+			dir := tc.Fixture("capability-app")
+			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
+			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
+			chat, raw := tc.Readiness(dir, "chat")
+			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat, which tenant policy denies: %s", raw)
+			if !namesFailingCheck(chat, "chat") {
+				tc.Failf("entry chat is %s but its readiness names no failing check for the policy on it: %s", chat.Status, raw)
+			}
+			page, raw := tc.Readiness(dir, "home_page")
+			Expect(page.Status).To(BeElementOf(launchable()), "entry home_page, which the policy does not name: %s", raw)
+		})
+
+		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS"), func() {
+			dir := tc.Fixture("minimal-app")
+			WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
+				"  - {key: files_rw, scope: filesystem, access: read-write, required: true, reason: Reads the workspace}\n"+
+				"  - {key: net_fetch, scope: network, access: read, required: false, reason: Fetches previews}\n"))
+			tc.Configure(tc.withGrants("minimal-app", "files_rw", "net_fetch"))
+			tc.ExpectReady("the app is ready with both permissions granted", dir, "")
+			tc.Configure(tc.withGrants("minimal-app", "files_rw"))
+			r, raw := tc.Readiness(dir, "")
+			Expect(r.Status).To(BeElementOf(launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
+			tc.Configure(tc.withGrants("minimal-app", "net_fetch"))
+			r, raw = tc.Readiness(dir, "")
+			Expect(r.Status).To(BeElementOf(notReady()), "status without the required permission files_rw: %s", raw)
+			if !namesFailingCheck(r, "files_rw") {
+				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
+			}
+		})
+	})
+}
+
+// withPolicy is the default configuration under a tenant policy.
+func (tc *TestContext) withPolicy(p protocol.Policy) protocol.ConfigureParams {
+	c := tc.DefaultConfigure()
+	c.Policy = &p
+	return c
+}
+
+// withGrants is the default configuration with app granted exactly keys.
+func (tc *TestContext) withGrants(app string, keys ...string) protocol.ConfigureParams {
+	c := tc.DefaultConfigure()
+	c.Grants = map[string][]string{app: keys}
+	return c
+}
