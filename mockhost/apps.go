@@ -1,6 +1,7 @@
 package mockhost
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -56,6 +57,9 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		PackageHash:  p.PackageHash,
 		ManifestHash: p.ManifestHash,
 		State:        "installed",
+	}
+	if row.Registered, err = h.registrations(p); err != nil {
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	dataDir, carried, err := h.dataDirFor(name)
 	if err != nil {
@@ -186,4 +190,27 @@ func (h *Host) reset() error {
 	h.retained = map[string]string{}
 	h.paths = map[string]string{}
 	return firstErr
+}
+
+// registrations are the projected objects install registers into the
+// host's catalogs (spec 000, Runtime contract 4), by catalog.
+func (h *Host) registrations(p *agentpkg.Package) (map[string][]string, error) {
+	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: h.profile()})
+	if err != nil {
+		return nil, fmt.Errorf("projecting %s to register it: %w", p.Dir, err)
+	}
+	var proj map[string]any
+	if err := json.Unmarshal(raw, &proj); err != nil {
+		return nil, fmt.Errorf("reading the projection of %s: %w", p.Dir, err)
+	}
+	reg := agentpkg.CatalogKeys(proj)
+	// fault: register-entries-only — install registers the app's entries and nothing else (no permissions, tools, knowledge ...).
+	if h.faults.Has("register-entries-only") {
+		entries, ok := reg["entries"]
+		reg = map[string][]string{}
+		if ok {
+			reg["entries"] = entries
+		}
+	}
+	return reg, nil
 }

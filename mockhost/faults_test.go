@@ -292,6 +292,13 @@ func faultProbes() map[string]probe {
 			}
 			return r.Status
 		},
+		"register-entries-only": func(t *testing.T, x *harness) string {
+			if _, err := x.install(pkg(t, "tiny-app", map[string]string{
+				"app.permissions.yaml": "permissions:\n  - {key: files, scope: filesystem}\n"}), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			return raw(x.list().Apps[0].Registered)
+		},
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

@@ -104,6 +104,28 @@ func describeInstall(tc *TestContext) {
 			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), "installed version")
 		})
 
+		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS"), func() {
+			dir := tc.Fixture("full-app")
+			want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
+			app := tc.Install(dir, tc.ReleaseOf(dir))
+			row, listed := FindApp(tc.List(), app.AppID)
+			if !listed {
+				tc.Blockedf("app/list does not show %s after its app/install", app.AppID)
+			}
+			if row.Registered == nil {
+				tc.Errorf("app/list gives no registered catalogs for %s, so what install registered cannot be seen (docs/host-control-protocol.md, app/list)", app.AppID)
+			}
+			for _, catalog := range agentpkg.RegisteredCatalogs() {
+				got, wanted := row.Registered[catalog], want[catalog]
+				if missing := without(wanted, got); len(missing) > 0 {
+					tc.Failf("install did not register %s %v of %s into the host's catalog (registered: %v)", catalog, missing, app.AppID, got)
+				}
+				if extra := without(got, wanted); len(extra) > 0 {
+					tc.Failf("install registered %s %v for %s, which its projection does not hold", catalog, extra, app.AppID)
+				}
+			}
+		})
+
 		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA"), func() {
 			dir := tc.Fixture("minimal-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir))
@@ -149,4 +171,15 @@ func describeInstall(tc *TestContext) {
 			Expect(after).To(Equal(before), "uninstalling %s changed %s", appA.AppID, appB.AppID)
 		})
 	})
+}
+
+// without lists the members of a that b lacks.
+func without(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

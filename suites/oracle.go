@@ -22,6 +22,17 @@ func (tc *TestContext) Oracle(dir string) *agentpkg.Package {
 	return p
 }
 
+// OracleProjection is the harness's own projection of the package at dir
+// under the full capability profile, decoded.
+func (tc *TestContext) OracleProjection(dir string) Object {
+	ginkgo.GinkgoHelper()
+	raw, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
+	if err != nil {
+		errorf("harness could not project %s: %v", dir, err)
+	}
+	return DecodeObject("the harness's projection", raw)
+}
+
 // Object is a decoded JSON object.
 type Object = map[string]any
 

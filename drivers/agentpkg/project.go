@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -284,4 +285,32 @@ func canonicalJSON(v any) (json.RawMessage, error) {
 		return nil, fmt.Errorf("encoding projection: %w", err)
 	}
 	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n")), nil
+}
+
+// RegisteredCatalogs are the host catalogs install registers projected
+// objects into, named by their projection key (spec 000, Runtime contract
+// 4: "register entries, UI, storage, services, skills, knowledge, tools,
+// artifacts, evals, and permissions into host catalogs"). UI and storage
+// are one object each, not keyed lists, and are not listed here.
+func RegisteredCatalogs() []string {
+	return []string{"entries", "services", "skillRefs", "knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
+}
+
+// CatalogKeys lists, per registered catalog, the keys of the objects a
+// projection puts in it, sorted; catalogs the projection leaves empty are
+// left out.
+func CatalogKeys(projection map[string]any) map[string][]string {
+	out := map[string][]string{}
+	for _, c := range RegisteredCatalogs() {
+		list, _ := projection[c].([]any)
+		for _, item := range list {
+			if o, ok := item.(map[string]any); ok {
+				if k, ok := o["key"].(string); ok && k != "" {
+					out[c] = append(out[c], k)
+				}
+			}
+		}
+		slices.Sort(out[c])
+	}
+	return out
 }

@@ -115,17 +115,26 @@ func (r readiness) hostVersions() []rcheck {
 
 // secrets checks every required secret slot is configured.
 func (r readiness) secrets() []rcheck {
-	list, _ := r.p.Manifest["secrets"].([]any)
 	var out []rcheck
-	for _, item := range list {
-		s, _ := item.(map[string]any)
-		key, _ := s["key"].(string)
-		if req, _ := s["required"].(bool); key == "" || !req {
-			continue
-		}
+	for _, key := range requiredKeys(r.p.Manifest["secrets"]) {
 		out = append(out, r.secretCheck(key, "", true, true))
 	}
 	return out
+}
+
+// requiredKeys lists the keys of the items of a manifest list (secrets,
+// permissions) marked required: true.
+func requiredKeys(v any) []string {
+	list, _ := v.([]any)
+	var keys []string
+	for _, item := range list {
+		m, _ := item.(map[string]any)
+		key, _ := m["key"].(string)
+		if req, _ := m["required"].(bool); key != "" && req {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }
 
 func (r readiness) secretCheck(key, tier string, required, blocker bool) rcheck {

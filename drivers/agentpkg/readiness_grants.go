@@ -12,14 +12,8 @@ func (r readiness) permissions() []rcheck {
 	if r.env.Granted == nil {
 		return nil
 	}
-	list, _ := r.p.Manifest["permissions"].([]any)
 	var out []rcheck
-	for _, item := range list {
-		pm, _ := item.(map[string]any)
-		key, _ := pm["key"].(string)
-		if req, _ := pm["required"].(bool); key == "" || !req {
-			continue
-		}
+	for _, key := range requiredKeys(r.p.Manifest["permissions"]) {
 		out = append(out, r.permissionCheck(key))
 	}
 	return out

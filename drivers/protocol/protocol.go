@@ -194,6 +194,9 @@ type InstalledApp struct {
 	ManifestHash string `json:"manifestHash"`
 	State        string `json:"state"` // installed | disabled
 	HasData      bool   `json:"hasData"`
+	// Registered lists, per host catalog, the keys of the app's projected
+	// objects registered in it (agentpkg.RegisteredCatalogs).
+	Registered map[string][]string `json:"registered,omitempty"`
 }
 
 // InstallResult answers app/install.
