@@ -299,6 +299,15 @@ func faultProbes() map[string]probe {
 			}
 			return raw(x.list().Apps[0].Registered)
 		},
+		"ignore-availability": func(t *testing.T, x *harness) string {
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
+				Available: map[string][]string{"tools": {}}}, nil)
+			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "toolRefs:\n  - {key: pdf, required: true}\n")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status
+		},
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

@@ -22,6 +22,19 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 			env.Granted[k] = true
 		}
 	}
+	if cfg.Available != nil {
+		env.Available = map[string]map[string]bool{}
+		for kind, keys := range cfg.Available {
+			env.Available[kind] = map[string]bool{}
+			for _, k := range keys {
+				env.Available[kind][k] = true
+			}
+		}
+	}
+	// fault: ignore-availability — required tools, skills and evals count as available whatever the host has.
+	if h.faults.Has("ignore-availability") {
+		env.Available = nil
+	}
 	// fault: ignore-permission-grants — required permissions count as granted whatever the grants say.
 	if h.faults.Has("ignore-permission-grants") {
 		env.Granted = nil

@@ -84,6 +84,7 @@ func areas() []area {
 		describeReadiness,
 		describeLifecycleReadiness,
 		describePolicy,
+		describeAvailability,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }

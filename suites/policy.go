@@ -81,6 +81,47 @@ func describePolicy(tc *TestContext) {
 	})
 }
 
+// describeAvailability checks required tools, skills and evals against
+// what the host has (spec 000, Readiness).
+func describeAvailability(tc *TestContext) {
+	Describe("Desktop P0: tools, skills and evals in readiness", func() {
+		// One kind at a time: the required item is named, the optional one
+		// is left out of what the host has and must not hold the app back.
+		DescribeTable("keeps an app whose required item is not available from ready, naming it, and not for an optional one",
+			func(kind, list, field string) {
+				dir := tc.Fixture("minimal-app")
+				editFrontmatter(dir, func(lines []string) []string {
+					return append(lines, list+":",
+						"  - {"+field+": needed_one, required: true}",
+						"  - {"+field+": optional_one, required: false}")
+				})
+				tc.Configure(tc.withAvailable(kind, "needed_one", "optional_one"))
+				tc.ExpectReady("the app is ready with both available", dir, "")
+				tc.Configure(tc.withAvailable(kind, "needed_one"))
+				r, raw := tc.Readiness(dir, "")
+				Expect(r.Status).To(BeElementOf(launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
+				tc.Configure(tc.withAvailable(kind, "optional_one"))
+				r, raw = tc.Readiness(dir, "")
+				Expect(r.Status).To(BeElementOf(notReady()), "status without the required %s needed_one: %s", list, raw)
+				if !namesFailingCheck(r, "needed_one") {
+					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
+				}
+			},
+			Entry("a tool (toolRefs)", tc.Req("READY-AVAILABILITY"), "tools", "toolRefs", "key"),
+			Entry("a skill (skillRefs)", tc.Req("READY-AVAILABILITY"), "skills", "skillRefs", "id"),
+			Entry("an eval (evals)", tc.Req("READY-AVAILABILITY"), "evals", "evals", "key"),
+		)
+	})
+}
+
+// withAvailable is the default configuration with exactly keys of kind
+// available on the host.
+func (tc *TestContext) withAvailable(kind string, keys ...string) protocol.ConfigureParams {
+	c := tc.DefaultConfigure()
+	c.Available = map[string][]string{kind: keys}
+	return c
+}
+
 // withPolicy is the default configuration under a tenant policy.
 func (tc *TestContext) withPolicy(p protocol.Policy) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()

@@ -296,18 +296,16 @@ func RegisteredCatalogs() []string {
 	return []string{"entries", "services", "skillRefs", "knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
 }
 
-// CatalogKeys lists, per registered catalog, the keys of the objects a
-// projection puts in it, sorted; catalogs the projection leaves empty are
+// CatalogKeys lists, per registered catalog, the keys (or ids) of the
+// objects a projection puts in it, sorted; catalogs the projection leaves empty are
 // left out.
 func CatalogKeys(projection map[string]any) map[string][]string {
 	out := map[string][]string{}
 	for _, c := range RegisteredCatalogs() {
 		list, _ := projection[c].([]any)
 		for _, item := range list {
-			if o, ok := item.(map[string]any); ok {
-				if k, ok := o["key"].(string); ok && k != "" {
-					out[c] = append(out[c], k)
-				}
+			if o, ok := item.(map[string]any); ok && ItemKey(o) != "" {
+				out[c] = append(out[c], ItemKey(o))
 			}
 		}
 		slices.Sort(out[c])

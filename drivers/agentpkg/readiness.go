@@ -19,6 +19,9 @@ type Env struct {
 	// AppDenied and DeniedEntries are what tenant policy does not allow.
 	AppDenied     bool
 	DeniedEntries map[string]bool
+	// Available holds, per kind (tools, skills, evals), the keys the host
+	// has; a kind not in the map is not checked.
+	Available map[string]map[string]bool
 }
 
 // effect is what a check does to the readiness status.
@@ -59,6 +62,7 @@ func Readiness(p *Package, env Env) protocol.ReadinessResult {
 	common = append(common, r.hostVersions()...)
 	common = append(common, r.policy()...)
 	common = append(common, r.permissions()...)
+	common = append(common, r.availability()...)
 	secrets := r.secrets()
 	tiers := r.tiers()
 	shared := func(caps []rcheck) []rcheck {

@@ -123,15 +123,14 @@ func (r readiness) secrets() []rcheck {
 }
 
 // requiredKeys lists the keys of the items of a manifest list (secrets,
-// permissions) marked required: true.
+// permissions, toolRefs, skillRefs, evals) marked required: true.
 func requiredKeys(v any) []string {
 	list, _ := v.([]any)
 	var keys []string
 	for _, item := range list {
 		m, _ := item.(map[string]any)
-		key, _ := m["key"].(string)
-		if req, _ := m["required"].(bool); key != "" && req {
-			keys = append(keys, key)
+		if req, _ := m["required"].(bool); req && ItemKey(m) != "" {
+			keys = append(keys, ItemKey(m))
 		}
 	}
 	return keys
@@ -252,4 +251,14 @@ func firstNonEmpty(ss ...string) string {
 		}
 	}
 	return ""
+}
+
+// ItemKey is what names an item of a manifest list: its key, or its id
+// (skillRefs are named by id).
+func ItemKey(m map[string]any) string {
+	if k, ok := m["key"].(string); ok && k != "" {
+		return k
+	}
+	id, _ := m["id"].(string)
+	return id
 }

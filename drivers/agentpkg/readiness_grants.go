@@ -66,3 +66,37 @@ func (r readiness) entryPolicy(key string) []rcheck {
 	return []rcheck{{effect: hard, check: protocol.ReadinessCheck{Severity: SeverityError, Kind: "policy", Key: key,
 		Required: true, Blocking: true, Message: "tenant policy denies entry " + quote(key)}}}
 }
+
+// availabilityKinds maps what host/configure's available names to the
+// manifest list whose required items need it (spec 000, Readiness:
+// "required Skills, Tools, Artifact viewers, and Evals are available").
+var availabilityKinds = []struct{ kind, list, check, action string }{
+	{"tools", "toolRefs", "tool_available", "install-tool"},
+	{"skills", "skillRefs", "skill_available", "install-skill"},
+	{"evals", "evals", "eval_available", "install-eval"},
+}
+
+// availability checks the app's required tools, skills and evals against
+// env.Available; a kind the host did not state is not checked.
+func (r readiness) availability() []rcheck {
+	var out []rcheck
+	for _, k := range availabilityKinds {
+		have, stated := r.env.Available[k.kind]
+		if !stated {
+			continue
+		}
+		for _, key := range requiredKeys(r.p.Manifest[k.list]) {
+			c := rcheck{check: protocol.ReadinessCheck{Severity: SeverityInfo, Kind: k.check, Key: key,
+				Required: true, Message: k.list + " " + key + " is available"}}
+			if !have[key] {
+				c.effect = fixable
+				c.check.Severity, c.check.Blocking = SeverityError, true
+				c.check.Message = k.list + " " + key + " is required and not available on this host"
+				c.action = &protocol.SetupAction{Key: k.action + ":" + key, Kind: k.action, Target: key,
+					Title: "Make " + key + " available"}
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -223,3 +223,32 @@ func TestReadinessGrantsAndPolicy(t *testing.T) {
 		t.Errorf("a denied app: status %s, blockers %v", r.Status, r.Blockers)
 	}
 }
+
+// TestReadinessAvailability: a required tool, skill (by id) or eval the
+// host lacks needs setup naming it; optional ones and kinds the host did
+// not state change nothing.
+func TestReadinessAvailability(t *testing.T) {
+	p := loadTree(t, map[string]string{"APP.md": appMD(requiredFields +
+		"toolRefs:\n  - {key: pdf, required: true}\n  - {key: ocr, required: false}\n" +
+		"skillRefs:\n  - {id: summarise, required: true}\n" +
+		"evals:\n  - {key: gate, kind: readiness, required: true}\n")}, LoadOptions{})
+	for name, tc := range map[string]struct {
+		available map[string]map[string]bool
+		status    string
+		blocker   string
+	}{
+		"nothing stated":    {nil, protocol.StatusReady, ""},
+		"all there":         {map[string]map[string]bool{"tools": {"pdf": true}, "skills": {"summarise": true}, "evals": {"gate": true}}, protocol.StatusReady, ""},
+		"tool missing":      {map[string]map[string]bool{"tools": {"ocr": true}}, protocol.StatusNeedsSetup, "tool_available:pdf"},
+		"skill missing":     {map[string]map[string]bool{"skills": {}}, protocol.StatusNeedsSetup, "skill_available:summarise"},
+		"eval missing":      {map[string]map[string]bool{"evals": {}}, protocol.StatusNeedsSetup, "eval_available:gate"},
+		"only optional off": {map[string]map[string]bool{"tools": {"pdf": true}}, protocol.StatusReady, ""},
+	} {
+		e := env()
+		e.Available = tc.available
+		r := Readiness(p, e)
+		if r.Status != tc.status || (tc.blocker != "" && !slices.Contains(r.Blockers, tc.blocker)) {
+			t.Errorf("%s: status %s blockers %v, want %s with %q", name, r.Status, r.Blockers, tc.status, tc.blocker)
+		}
+	}
+}

@@ -107,7 +107,10 @@ type ConfigureParams struct {
 	// Grants lists, per app name, the permission keys the user or admin
 	// granted. Absent: the host's own grants (not judged); present: an
 	// app not named has none.
-	Grants       map[string][]string   `json:"grants,omitempty"`
+	Grants map[string][]string `json:"grants,omitempty"`
+	// Available lists, per kind (tools, skills, evals), the keys the host
+	// has. A kind absent: the host's own (not judged); present: only those.
+	Available    map[string][]string   `json:"available,omitempty"`
 	Capabilities map[string]Capability `json:"capabilities,omitempty"`
 	RegistryURL  string                `json:"registryUrl,omitempty"`
 	AppServerURL string                `json:"appServerUrl,omitempty"`
