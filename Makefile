@@ -4,8 +4,10 @@ BIN       := bin/conformance
 REPORT    ?= conformance-report
 TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
 STATICCHECK_VERSION ?= v0.8.2
+GREMLINS_VERSION ?= v0.6.0
+MUTATION_OUT ?= bin/mutation.json
 
-.PHONY: all build certify test unit suites selftest lint deps chromium clean
+.PHONY: all build certify test unit suites selftest lint deps chromium clean mutation
 
 all: build
 
@@ -39,6 +41,14 @@ selftest: build
 
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## mutation: mutation testing over mockhost with the conformance suites as
+## the test (gremlins; not part of `make test`: about 10 minutes here). A
+## mutant that lives is a behaviour of the reference host no spec checks:
+## see docs/mutation.md for how to read the survivors.
+mutation:
+	@test -x bin/tools/gremlins || GOBIN=$(abspath bin/tools) $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
+	bin/tools/gremlins unleash --tags mutation --workers 1 --timeout-coefficient 4 --output $(MUTATION_OUT) ./mockhost
 
 ## deps: Debian's chromium for the report page test (never a downloaded browser).
 deps: chromium

@@ -189,6 +189,7 @@ func (h *Host) reset() error {
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
 	h.paths = map[string]string{}
+	h.revocations = map[string]revocationEntry{}
 	return firstErr
 }
 

@@ -1,3 +1,5 @@
+//go:build !mutation
+
 package mockhost
 
 import (
@@ -10,6 +12,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/revocation"
 )
 
 // probe observes, through the protocol only, the behaviour one fault
@@ -32,6 +35,32 @@ func verdict(r protocol.VerifyResult) string {
 func verifyProbe(files map[string]string, rel *protocol.Release) probe {
 	return func(t *testing.T, x *harness) string {
 		return verdict(x.verify(pkg(t, "tiny-app", files), rel))
+	}
+}
+
+// revocationProbe verifies a package naming a revocation service once,
+// scripts the service (then), and verifies again (with a wrong packageHash
+// expected when tampered); it reports the second verdict and how many
+// requests the service saw.
+func revocationProbe(cacheSeconds int, then func(svc *revocation.Service, hash string), tampered bool) probe {
+	return func(t *testing.T, x *harness) string {
+		svc, err := revocation.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = svc.Close() })
+		dir := pkg(t, "tiny-app", map[string]string{"app.signature.yaml": fmt.Sprintf(
+			"signature:\n  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n", svc.URL(), cacheSeconds)})
+		first := x.verify(dir, nil)
+		if then != nil {
+			then(svc, first.PackageHash)
+		}
+		var rel *protocol.Release
+		if tampered {
+			rel = &protocol.Release{PackageHash: "sha256:" + strings.Repeat("0", 64)}
+		}
+		before := len(svc.Requests(""))
+		return fmt.Sprintf("%s requests=%d", verdict(x.verify(dir, rel)), len(svc.Requests(""))-before)
 	}
 }
 
@@ -308,6 +337,10 @@ func faultProbes() map[string]probe {
 			}
 			return r.Status
 		},
+		"ignore-revocation":        revocationProbe(0, func(svc *revocation.Service, hash string) { svc.Revoke(hash, "test") }, false),
+		"revocation-before-hash":   revocationProbe(0, nil, true),
+		"revocation-cache-forever": revocationProbe(0, func(svc *revocation.Service, hash string) { svc.Revoke(hash, "test") }, false),
+		"revocation-fail-open":     revocationProbe(0, func(svc *revocation.Service, _ string) { svc.SetMode(revocation.Down) }, false),
 		"refusals-as-unsupported": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: app(t, "manifestVersion: 9.9.9\n")}, nil)
 			return fmt.Sprint(code(err))

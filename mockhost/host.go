@@ -46,10 +46,12 @@ type Host struct {
 	retained map[string]string // appId -> data folder kept by uninstall
 	// paths remembers the package each app id was installed from since the
 	// last reset (used only by the readiness-after-uninstall fault).
-	paths    map[string]string
-	tmpDir   string
-	seq      int
-	sessions map[*session]struct{}
+	paths map[string]string
+	// revocations caches revocation answers by checkUrl and packageHash.
+	revocations map[string]revocationEntry
+	tmpDir      string
+	seq         int
+	sessions    map[*session]struct{}
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
@@ -88,13 +90,14 @@ func New(faults FaultSet) *Host {
 		schemas = nil
 	}
 	return &Host{
-		schemas:  schemas,
-		faults:   fs,
-		apps:     map[string]*installedApp{},
-		retained: map[string]string{},
-		paths:    map[string]string{},
-		sessions: map[*session]struct{}{},
-		logw:     io.Discard,
+		schemas:     schemas,
+		faults:      fs,
+		apps:        map[string]*installedApp{},
+		retained:    map[string]string{},
+		paths:       map[string]string{},
+		revocations: map[string]revocationEntry{},
+		sessions:    map[*session]struct{}{},
+		logw:        io.Discard,
 	}
 }
 

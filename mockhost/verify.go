@@ -27,7 +27,7 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 	if h.faults.Has("exec-worker-on-verify") {
 		runWorker(p)
 	}
-	findings := h.judged(p, h.filter(agentpkg.Verify(p, params.Release, h.profile()), stageVerify))
+	findings := h.judged(p, h.filter(h.verified(p, params.Release), stageVerify))
 	name, version := identity(p)
 	res := protocol.VerifyResult{
 		OK:           !agentpkg.HasErrors(findings),
@@ -47,5 +47,12 @@ func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []pro
 	if h.faults.Has("install-skips-verification") {
 		return h.judged(p, h.filter(p.Findings, stageInstall))
 	}
-	return h.judged(p, h.filter(agentpkg.Verify(p, rel, h.profile()), stageInstall))
+	return h.judged(p, h.filter(h.verified(p, rel), stageInstall))
+}
+
+// verified runs verification in the standard's order (spec 000, Package
+// signing and revocation): the hashes and compatibility, then revocation.
+func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
+	fs := agentpkg.Verify(p, rel, h.profile())
+	return append(fs, h.revocationFindings(p, fs)...)
 }

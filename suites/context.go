@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentapp/conformance/drivers/revocation"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -57,6 +58,9 @@ type TestContext struct {
 	plan      *plan
 	// leaks logs planted secrets seen in any frame the host sent.
 	leaks *leakLog
+	// revocation is the revocation service the harness plays (nil in a
+	// dry run); every spec starts with it answering "not revoked".
+	revocation *revocation.Service
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase
@@ -77,6 +81,7 @@ func areas() []area {
 		describeCatalog,
 		describeLayering,
 		describeVerification,
+		describeRevocation,
 		describeContainment,
 		describeProjection,
 		describeNoCodeExecution,
@@ -132,6 +137,9 @@ func (tc *TestContext) ctx() context.Context { return context.Background() }
 func (tc *TestContext) beforeEach() {
 	tc.phase, tc.phaseWhat = judging, ""
 	tc.resources = newResources(tc)
+	if tc.revocation != nil {
+		tc.revocation.Reset()
+	}
 	if tc.Config.Transcript != nil {
 		tc.Config.Transcript.SetSpec(ginkgo.CurrentSpecReport().FullText())
 	}

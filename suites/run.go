@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/agentapp/conformance/drivers/revocation"
 	"io"
 	"os"
 	"os/signal"
@@ -105,6 +106,14 @@ func Run(cfg Config) (*Result, error) {
 		}
 	}
 	tc := newTestContext(cfg)
+	svc, err := revocation.Start(func(r revocation.Request, answer string) {
+		cfg.Transcript.RecordPeer("revocation", "GET checkUrl?packageHash="+r.PackageHash+"&manifestHash="+r.ManifestHash, answer)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = svc.Close() }()
+	tc.revocation = svc
 	col := newCollector(tc, res)
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)

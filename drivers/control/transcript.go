@@ -171,13 +171,34 @@ func (t *Transcript) record(r frameRecord) {
 		s := string(text)
 		l.Text = &s
 	}
+	t.write(l, func(l line) {
+		if r.dir == "recv" && t.onReceive != nil {
+			t.onReceive(ReceivedFrame{Seq: l.Seq, Spec: l.Spec, Method: r.method, Body: r.body})
+		}
+	})
+}
+
+// RecordPeer records one request the host made of a service the harness
+// plays for it (dir "peer"; method names the service), with what the
+// service answered, redacted like frames.
+func (t *Transcript) RecordPeer(peer, request, answer string) {
+	if t == nil {
+		return
+	}
+	text := string(t.red.Redact([]byte(request)))
+	t.write(line{Dir: "peer", Method: peer, Text: &text, Note: string(t.red.Redact([]byte(answer)))}, nil)
+}
+
+// write numbers l, stamps it with the spec and time, lets seen look at it
+// and appends it, under the lock.
+func (t *Transcript) write(l line, seen func(line)) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.seq++
 	l.Seq = t.seq
 	l.Spec = t.spec
-	if r.dir == "recv" && t.onReceive != nil {
-		t.onReceive(ReceivedFrame{Seq: l.Seq, Spec: l.Spec, Method: r.method, Body: r.body})
+	if seen != nil {
+		seen(l)
 	}
 	l.Time = time.Now().UTC().Format(time.RFC3339Nano)
 	if t.written >= maxTranscriptBytes {

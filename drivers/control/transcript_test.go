@@ -219,3 +219,24 @@ func TestOnReceiveSeesWhatTheHostSent(t *testing.T) {
 		t.Error("the recorded copy carries the secret")
 	}
 }
+
+// TestRecordPeerWritesAPeerLine: a request to a service the harness plays
+// is a numbered "peer" line, redacted like frames.
+func TestRecordPeerWritesAPeerLine(t *testing.T) {
+	var buf bytes.Buffer
+	red := NewRedactor()
+	red.Add("s3cret", "key")
+	tr := NewTranscript(&buf, red)
+	tr.SetSpec("spec B")
+	tr.record(frameRecord{dir: "send", method: "package/verify", body: []byte(`{}`)})
+	tr.RecordPeer("revocation", "GET checkUrl?packageHash=sha256:ab&token=s3cret", `200 {"revoked":false}`)
+	lines := parseTranscript(t, buf.Bytes())
+	if len(lines) != 2 {
+		t.Fatalf("lines: %+v", lines)
+	}
+	l := lines[1]
+	if l.Seq != 2 || l.Dir != "peer" || l.Method != "revocation" || l.Spec != "spec B" || l.Text == nil ||
+		*l.Text != "GET checkUrl?packageHash=sha256:ab&token=<redacted:key>" || l.Note != `200 {"revoked":false}` {
+		t.Errorf("peer line %+v", l)
+	}
+}

@@ -1,0 +1,97 @@
+package suites
+
+import (
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/revocation"
+)
+
+// describeRevocation checks step 3 of the verification order: revocation,
+// asked of the revocation service the harness plays, with its cache, after
+// the hashes, failing closed (spec 000, Package signing and revocation).
+func describeRevocation(tc *TestContext) {
+	revokedPlanted := Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
+
+	Describe("Installable: revocation", func() {
+		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION"), func() {
+			dir, rel := tc.revocablePackage(0)
+			tc.ExpectVerifies(dir, rel)
+			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+				tc.Failf("package/verify accepted a package naming revocation.checkUrl %s without asking it", tc.revocation.URL())
+			}
+			tc.revocation.Revoke(rel.PackageHash, "the publisher's signing key was compromised")
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), revokedPlanted)
+			_, err := tc.TryInstall(dir, rel, true)
+			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			if !refused {
+				tc.Failf("app/install of a revoked package succeeded")
+			}
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
+				Findings: findingsOfError(he)}, revokedPlanted)
+		})
+
+		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE"), func() {
+			const cacheSeconds = 600
+			dir, rel := tc.revocablePackage(cacheSeconds)
+			tc.ExpectVerifies(dir, rel)
+			asked := len(tc.revocation.Requests(rel.PackageHash))
+			tc.revocation.Revoke(rel.PackageHash, "revoked after the first check")
+			later, err := time.Parse(time.RFC3339, DefaultClock)
+			if err != nil {
+				errorf("DefaultClock: %v", err)
+			}
+			later = later.Add((cacheSeconds + 1) * time.Second)
+			tc.Configure(tc.withClock(later.Format(time.RFC3339)))
+			r := tc.VerifyRefusal(dir, rel)
+			if len(tc.revocation.Requests(rel.PackageHash)) == asked {
+				tc.Failf("package/verify %ds after the last revocation check (cacheSeconds %d) did not ask revocation.checkUrl again", cacheSeconds+1, cacheSeconds)
+			}
+			tc.ExpectRefused(r, revokedPlanted)
+		})
+
+		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER"), func() {
+			dir, rel := tc.revocablePackage(0)
+			tc.ExpectVerifies(dir, rel)
+			before := len(tc.revocation.Requests(""))
+			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
+				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
+			if n := len(tc.revocation.Requests("")); n != before {
+				tc.Failf("the host asked revocation.checkUrl about a package whose packageHash had failed (%d request(s)); the hashes come first", n-before)
+			}
+		})
+
+		DescribeTable("refuses the package when its revocation status cannot be had",
+			func(mode revocation.Mode) {
+				dir, rel := tc.revocablePackage(0)
+				tc.ExpectVerifies(dir, rel)
+				tc.revocation.SetMode(mode)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + modeName(mode),
+					Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"})
+			},
+			Entry("the service is down", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Down),
+			Entry("the service never answers", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Hang),
+		)
+	})
+}
+
+func modeName(m revocation.Mode) string {
+	if m == revocation.Hang {
+		return "never answers"
+	}
+	return "is down"
+}
+
+// revocablePackage is full-app naming the harness's revocation service in
+// app.signature.yaml, with cacheSeconds, and its release.
+func (tc *TestContext) revocablePackage(cacheSeconds int) (string, *protocol.Release) {
+	GinkgoHelper()
+	dir := tc.Fixture("full-app")
+	AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",
+		tc.revocation.URL(), cacheSeconds)))
+	return dir, tc.ReleaseOf(dir)
+}
