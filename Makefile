@@ -43,7 +43,7 @@ lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 ## mutation: mutation testing over mockhost with the conformance suites as
-## the test (gremlins; not part of `make test`: about 10 minutes here). A
+## the test (gremlins; not part of `make test`: 5 to 8 minutes here). A
 ## mutant that lives is a behaviour of the reference host no spec checks:
 ## see docs/mutation.md for how to read the survivors.
 mutation:

@@ -274,8 +274,7 @@ func faultProbes() map[string]probe {
 		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
 		"vague-refusals":               verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
 		"error-data-carries-session": func(t *testing.T, x *harness) string {
-			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
-				SessionTokens: map[string]string{"cloud": "token-1"}}, nil)
+			x.configureWith(protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "token-1"}})
 			_, err := x.install(app(t, ""), nil, false)
 			var he *control.HostError
 			if !errors.As(err, &he) {
@@ -297,14 +296,12 @@ func faultProbes() map[string]probe {
 		"only-current-manifest-version": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 0.4.0\n"))}, nil),
 		"allow-bypass-permissions":      verifyProbe(map[string]string{"APP.md": manifest(withDefaults("permissionMode: bypassPermissions\n"))}, nil),
 		"ignore-tenant-policy": func(t *testing.T, x *harness) string {
-			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
-				Policy: &protocol.Policy{DeniedApps: []string{"tiny-app"}}}, nil)
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedApps: []string{"tiny-app"}}})
 			_, err := x.install(app(t, ""), nil, true)
 			return fmt.Sprint(code(err))
 		},
 		"policy-denies-whole-app": func(t *testing.T, x *harness) string {
-			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
-				Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"other"}}}}, nil)
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"other"}}}})
 			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, ""), Entry: "main"})
 			if err != nil {
 				t.Fatal(err)
@@ -312,8 +309,7 @@ func faultProbes() map[string]probe {
 			return r.Status
 		},
 		"ignore-permission-grants": func(t *testing.T, x *harness) string {
-			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
-				Grants: map[string][]string{"tiny-app": {}}}, nil)
+			x.configureWith(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}}})
 			r, err := x.readiness(protocol.ReadinessParams{Path: pkg(t, "tiny-app", map[string]string{
 				"app.permissions.yaml": "permissions:\n  - {key: files, scope: filesystem, required: true}\n"})})
 			if err != nil {
@@ -329,8 +325,7 @@ func faultProbes() map[string]probe {
 			return raw(x.list().Apps[0].Registered)
 		},
 		"ignore-availability": func(t *testing.T, x *harness) string {
-			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w1", UserID: "u1",
-				Available: map[string][]string{"tools": {}}}, nil)
+			x.configureWith(protocol.ConfigureParams{Available: map[string][]string{"tools": {}}})
 			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "toolRefs:\n  - {key: pdf, required: true}\n")})
 			if err != nil {
 				t.Fatal(err)

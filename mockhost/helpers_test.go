@@ -128,6 +128,13 @@ func code(err error) int64 {
 	return 0
 }
 
+// configureWith sends host/configure with p, its ids filled in.
+func (x *harness) configureWith(p protocol.ConfigureParams) {
+	x.t.Helper()
+	p.TenantID, p.WorkspaceID, p.UserID = "t1", "w1", "u1"
+	x.must(protocol.MethodConfigure, p, nil)
+}
+
 // configure sets a profile with optional secrets, capabilities and clock.
 func (x *harness) configure(secrets map[string]string, caps map[string]protocol.Capability, clock string) {
 	x.t.Helper()
