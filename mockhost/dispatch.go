@@ -15,7 +15,7 @@ func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodReadiness,
-		protocol.MethodList, protocol.MethodShutdownHint,
+		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodShutdownHint,
 	}
 }
 
@@ -83,6 +83,13 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
 			return nil, e, false
 		}
+		if p.Source != nil {
+			if e := h.requireString(req.Method, "source.appId", p.Source.AppID); e != nil {
+				return nil, e, false
+			}
+			r, e := h.installFromRegistry(p)
+			return r, e, false
+		}
 		if e := h.requireString(req.Method, "path", p.Path); e != nil {
 			return nil, e, false
 		}
@@ -137,7 +144,21 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			s.garbage()
 			return nil, nil, true
 		}
+		// fault: list-needs-registry — app/list syncs with the registry first and fails when it cannot.
+		if cfg, _ := h.config(); h.faults.Has("list-needs-registry") && cfg.RegistryURL != "" {
+			if _, e := h.bootstrap(); e != nil {
+				return nil, e, false
+			}
+		}
 		return h.list(), nil, false
+
+	case protocol.MethodRegistryList:
+		var p struct{}
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		r, e := h.registryList()
+		return r, e, false
 
 	case protocol.MethodShutdownHint:
 		var p struct{}

@@ -5,6 +5,7 @@ package mockhost
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -397,6 +398,7 @@ func uninstallProbe(keep bool) probe {
 // and on a host with only that fault: the observations must differ.
 func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	probes := faultProbes()
+	maps.Copy(probes, registryProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -167,6 +167,25 @@ func (h *Host) config() (protocol.ConfigureParams, time.Time) {
 // newDataDir creates the data folder of a newly installed app, holding one
 // small file so the app has data to keep or delete.
 func (h *Host) newDataDir(appID string) (string, error) {
+	dir, err := h.newOwnDir("app", appID)
+	if err != nil {
+		return "", err
+	}
+	note := fmt.Sprintf("{\"appId\":%q,\"createdBy\":%q}\n", appID, Name)
+	if err := os.WriteFile(dir+"/state.json", []byte(note), 0o600); err != nil {
+		return "", fmt.Errorf("writing the data of %s: %w", appID, err)
+	}
+	return dir, nil
+}
+
+// newPackageDir creates a folder for a package the host downloaded.
+func (h *Host) newPackageDir(appID string) (string, error) {
+	return h.newOwnDir("package", appID)
+}
+
+// newOwnDir creates a fresh folder of kind for appID under the host's
+// own temp dir, creating that first.
+func (h *Host) newOwnDir(kind, appID string) (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -180,13 +199,9 @@ func (h *Host) newDataDir(appID string) (string, error) {
 		h.tmpDir = d
 	}
 	h.seq++
-	dir, err := os.MkdirTemp(h.tmpDir, fmt.Sprintf("app-%d-", h.seq))
+	dir, err := os.MkdirTemp(h.tmpDir, fmt.Sprintf("%s-%d-", kind, h.seq))
 	if err != nil {
-		return "", fmt.Errorf("creating the data folder of %s: %w", appID, err)
-	}
-	note := fmt.Sprintf("{\"appId\":%q,\"createdBy\":%q}\n", appID, Name)
-	if err := os.WriteFile(dir+"/state.json", []byte(note), 0o600); err != nil {
-		return "", fmt.Errorf("writing the data of %s: %w", appID, err)
+		return "", fmt.Errorf("creating the %s folder of %s: %w", kind, appID, err)
 	}
 	return dir, nil
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 
 	"github.com/onsi/ginkgo/v2"
@@ -61,6 +62,9 @@ type TestContext struct {
 	// revocation is the revocation service the harness plays (nil in a
 	// dry run); every spec starts with it answering "not revoked".
 	revocation *revocation.Service
+	// registry is the registry the harness plays (nil in a dry run);
+	// every spec starts with it empty.
+	registry *registry.Registry
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase
@@ -82,6 +86,7 @@ func areas() []area {
 		describeLayering,
 		describeVerification,
 		describeRevocation,
+		describeRegistry,
 		describeContainment,
 		describeProjection,
 		describeNoCodeExecution,
@@ -139,6 +144,9 @@ func (tc *TestContext) beforeEach() {
 	tc.resources = newResources(tc)
 	if tc.revocation != nil {
 		tc.revocation.Reset()
+	}
+	if tc.registry != nil {
+		tc.registry.Reset()
 	}
 	if tc.Config.Transcript != nil {
 		tc.Config.Transcript.SetSpec(ginkgo.CurrentSpecReport().FullText())

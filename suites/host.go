@@ -141,7 +141,17 @@ func (tc *TestContext) DefaultConfigure() protocol.ConfigureParams {
 		Secrets:       map[string]string{"unrelated_token": tc.Config.Canaries.OtherSecret},
 		SessionTokens: map[string]string{"cloud": tc.Config.Canaries.SessionToken},
 		Clock:         DefaultClock,
+		RegistryURL:   tc.registryURL(),
 	}
+}
+
+// registryURL is the address of the registry the harness plays ("" in a
+// dry run).
+func (tc *TestContext) registryURL() string {
+	if tc.registry == nil {
+		return ""
+	}
+	return tc.registry.URL()
 }
 
 // Configure sends host/configure; a host that refuses it blocks the spec.
@@ -427,6 +437,35 @@ func (tc *TestContext) List() protocol.ListResult {
 	var res protocol.ListResult
 	tc.MustCall(protocol.MethodList, struct{}{}, &res)
 	return res
+}
+
+// ListedApp returns app/list's row of appID, if it lists one.
+func (tc *TestContext) ListedApp(appID string) (protocol.InstalledApp, bool) {
+	ginkgo.GinkgoHelper()
+	for _, a := range tc.List().Apps {
+		if a.AppID == appID {
+			return a, true
+		}
+	}
+	return protocol.InstalledApp{}, false
+}
+
+// AppReadiness runs app/readiness for an installed app.
+func (tc *TestContext) AppReadiness(appID string) protocol.ReadinessResult {
+	ginkgo.GinkgoHelper()
+	var res protocol.ReadinessResult
+	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID}, &res)
+	return res
+}
+
+// ExpectAppReady is the positive control that an installed app is ready.
+func (tc *TestContext) ExpectAppReady(appID string) {
+	ginkgo.GinkgoHelper()
+	tc.Precondition("the installed app "+appID+" is ready", func() {
+		if r := tc.AppReadiness(appID); r.Status != protocol.StatusReady {
+			tc.Blockedf("app/readiness of %s is %q, not ready", appID, r.Status)
+		}
+	})
 }
 
 // TryInstall asks for an install, with the user's consent or without any,

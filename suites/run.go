@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"io"
 	"os"
@@ -114,6 +115,14 @@ func Run(cfg Config) (*Result, error) {
 	}
 	defer func() { _ = svc.Close() }()
 	tc.revocation = svc
+	reg, err := registry.Start(func(r registry.Request, answer string) {
+		cfg.Transcript.RecordPeer("registry", "GET "+r.Path, answer)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = reg.Close() }()
+	tc.registry = reg
 	col := newCollector(tc, res)
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)

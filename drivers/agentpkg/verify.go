@@ -38,21 +38,43 @@ func Verify(p *Package, rel *protocol.Release, caps map[string]protocol.Capabili
 	}
 	out = append(out, verifySignature(p, rel)...)
 	if caps != nil {
-		for _, req := range RequiredCapabilities(p.Manifest) {
-			if anyVersion(req.Range) {
-				continue
-			}
-			if problem, _ := capabilityProblem(req, caps); problem != "" {
-				out = append(out, finding(CodeIncompatibleCapability, SeverityError, sourceOf(p, "requires"),
-					"requires.capabilities."+req.Name, "%s", problem))
-			}
+		out = append(out, compatibility(p, caps)...)
+	}
+	return out
+}
+
+// compatibility lists the requires ranges caps does not satisfy.
+func compatibility(p *Package, caps map[string]protocol.Capability) []Finding {
+	var out []Finding
+	for _, req := range RequiredCapabilities(p.Manifest) {
+		if anyVersion(req.Range) {
+			continue
 		}
-		for _, req := range RequiredHostVersions(p.Manifest) {
-			if problem := hostVersionProblem(req, caps); problem != "" {
-				out = append(out, finding(CodeIncompatibleHostVersion, SeverityError, sourceOf(p, "requires"),
-					"requires.lime."+req.Name, "%s", problem))
-			}
+		if problem, _ := capabilityProblem(req, caps); problem != "" {
+			out = append(out, finding(CodeIncompatibleCapability, SeverityError, sourceOf(p, "requires"),
+				"requires.capabilities."+req.Name, "%s", problem))
 		}
+	}
+	for _, req := range RequiredHostVersions(p.Manifest) {
+		if problem := hostVersionProblem(req, caps); problem != "" {
+			out = append(out, finding(CodeIncompatibleHostVersion, SeverityError, sourceOf(p, "requires"),
+				"requires.lime."+req.Name, "%s", problem))
+		}
+	}
+	return out
+}
+
+// ReleaseCompatibility checks a release object's compatibility (the
+// harness's reading: the manifest's requires object, copied by the
+// registry) against the host's profile before anything is downloaded
+// (spec 003, Release object: "enough metadata for a host to decide whether
+// it can install the package before downloading every support file").
+// Findings name the release's compatibility field.
+func ReleaseCompatibility(compat map[string]any, caps map[string]protocol.Capability) []Finding {
+	p := &Package{Manifest: map[string]any{"requires": compat}, Sources: map[string]string{"requires": "release"}}
+	out := compatibility(p, caps)
+	for i := range out {
+		out[i].Field = "compatibility" + strings.TrimPrefix(out[i].Field, "requires")
 	}
 	return out
 }

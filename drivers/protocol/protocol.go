@@ -20,6 +20,7 @@ const (
 	MethodUninstall    = "app/uninstall"
 	MethodReadiness    = "app/readiness"
 	MethodList         = "app/list"
+	MethodRegistryList = "registry/list"
 	MethodShutdownHint = "host/shutdown"
 )
 
@@ -48,6 +49,7 @@ const (
 	CodeNotConfigured      = -32005 // a method needed host/configure first
 	CodeUnsupported        = -32006 // the host does not implement this optional feature
 	CodePolicyDenied       = -32007 // tenant or workspace policy does not allow it
+	CodeRegistryFailed     = -32008 // the configured registry could not be reached or gave no usable answer
 )
 
 // ErrorData is the `data` member of a protocol error: findings that name the
@@ -138,6 +140,41 @@ type Release struct {
 	PackageHash     string `json:"packageHash,omitempty"`
 	ManifestHash    string `json:"manifestHash,omitempty"`
 	SignatureRef    string `json:"signatureRef,omitempty"`
+	// Publisher is who the registry says published the release; absent
+	// when the harness plays no registry for the spec.
+	Publisher *Publisher `json:"publisher,omitempty"`
+}
+
+// Publisher is the publisher the registry vouches for in a release object
+// (spec 000, Publisher: publisherId "issued by the registry", verified
+// "written by the registry after verification", verifiedDomain).
+type Publisher struct {
+	PublisherID    string `json:"publisherId"`
+	Name           string `json:"name,omitempty"`
+	Verified       bool   `json:"verified"`
+	VerifiedDomain string `json:"verifiedDomain,omitempty"`
+}
+
+// Source names a release in the configured registry for app/install: one
+// version, or a channel the tenant enabled (spec 003, Channels and pins).
+type Source struct {
+	AppID   string `json:"appId"`
+	Version string `json:"version,omitempty"`
+	Channel string `json:"channel,omitempty"`
+}
+
+// ListedRelease is one row of registry/list: a release the host offers to
+// install (spec 002, Discovery: "Installable app list").
+type ListedRelease struct {
+	AppID       string `json:"appId"`
+	Version     string `json:"version"`
+	PackageHash string `json:"packageHash"`
+	Channel     string `json:"channel,omitempty"`
+}
+
+// RegistryListResult answers registry/list.
+type RegistryListResult struct {
+	Releases []ListedRelease `json:"releases"`
 }
 
 // PackageParams names a package folder on the host's file system and the
@@ -179,9 +216,11 @@ type Consent struct {
 	By      string `json:"by,omitempty"` // user | tenant | workspace
 }
 
-// InstallParams installs a package.
+// InstallParams installs a package: a folder (path, with the release it is
+// expected to be) or a release the host takes from its registry (source).
 type InstallParams struct {
-	Path    string   `json:"path"`
+	Path    string   `json:"path,omitempty"`
+	Source  *Source  `json:"source,omitempty"`
 	Release *Release `json:"release,omitempty"`
 	Consent Consent  `json:"consent"`
 }

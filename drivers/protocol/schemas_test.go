@@ -55,7 +55,8 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Tiers:        map[string][]ReadinessCheck{"required": {check}},
 			SetupActions: []SetupAction{{Key: "api", Title: "Configure api", Kind: "configure-secret", Target: "api"}},
 			Entries:      []EntryReadiness{{Key: "home", Status: StatusBlocked}}},
-		MethodList: ListResult{Apps: []InstalledApp{app}, Retained: []RetainedData{{AppID: "b", Scopes: []string{"app"}}}},
+		MethodList:         ListResult{Apps: []InstalledApp{app}, Retained: []RetainedData{{AppID: "b", Scopes: []string{"app"}}}},
+		MethodRegistryList: RegistryListResult{Releases: []ListedRelease{{AppID: "a", Version: "1.0.0", PackageHash: hashA, Channel: "stable"}}},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -63,12 +64,13 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodShutdownHint: struct{}{},
 		MethodConfigure: ConfigureParams{TenantID: "t", WorkspaceID: "w", UserID: "u", Clock: "2030-01-02T03:04:05Z",
 			Secrets: map[string]string{"api": "canary"}, RegistryURL: "http://127.0.0.1:9/"},
-		MethodVerify:    PackageParams{Path: "/tmp/pkg", Release: &Release{PackageHash: hashA}},
-		MethodProject:   PackageParams{Path: "/tmp/pkg"},
-		MethodInstall:   InstallParams{Path: "/tmp/pkg", Consent: Consent{Granted: true, By: "user"}},
-		MethodUninstall: UninstallParams{AppID: "a", KeepData: true},
-		MethodReadiness: ReadinessParams{AppID: "a", Entry: "home"},
-		MethodList:      nil,
+		MethodVerify:       PackageParams{Path: "/tmp/pkg", Release: &Release{PackageHash: hashA}},
+		MethodProject:      PackageParams{Path: "/tmp/pkg"},
+		MethodInstall:      InstallParams{Path: "/tmp/pkg", Consent: Consent{Granted: true, By: "user"}},
+		MethodUninstall:    UninstallParams{AppID: "a", KeepData: true},
+		MethodReadiness:    ReadinessParams{AppID: "a", Entry: "home"},
+		MethodList:         nil,
+		MethodRegistryList: nil,
 	}
 	for _, m := range SchemaMethods() {
 		r, ok := results[m]

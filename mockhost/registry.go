@@ -1,0 +1,285 @@
+package mockhost
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// registryTimeout bounds one registry request: well inside the harness's
+// call timeout, so a hanging registry costs an error answer, not the call.
+const registryTimeout = time.Second
+
+// maxArchive bounds a downloaded package archive and what it unpacks to.
+const maxArchive = 64 << 20
+
+// registryRelease is a release object as the registry serves it (spec 003,
+// Release object; docs/host-control-protocol.md, "The registry the
+// harness plays").
+type registryRelease struct {
+	AppID           string              `json:"appId"`
+	Version         string              `json:"version"`
+	ManifestVersion string              `json:"manifestVersion"`
+	PackageURL      string              `json:"packageUrl"`
+	PackageHash     string              `json:"packageHash"`
+	ManifestHash    string              `json:"manifestHash"`
+	SignatureRef    string              `json:"signatureRef"`
+	Compatibility   map[string]any      `json:"compatibility"`
+	Publisher       *protocol.Publisher `json:"publisher"`
+	Status          string              `json:"status"`
+	Channel         string              `json:"channel"`
+}
+
+// bootstrap asks the configured registry for the releases enabled for the
+// configured tenant (spec 003, Distribution flow: "Request bootstrap
+// metadata"). Errors say what went wrong in one line.
+func (h *Host) bootstrap() ([]registryRelease, *jsonrpc2.Error) {
+	cfg, _ := h.config()
+	if cfg.RegistryURL == "" {
+		return nil, rpcError(protocol.CodeNotConfigured, "no registryUrl is configured (host/configure)", nil)
+	}
+	tenant := cfg.TenantID
+	// fault: registry-ignores-tenant — the bootstrap is asked for the registry's default tenant, not the configured one.
+	if h.faults.Has("registry-ignores-tenant") {
+		tenant = "default"
+	}
+	u := strings.TrimSuffix(cfg.RegistryURL, "/") + "/bootstrap?tenantId=" + url.QueryEscape(tenant)
+	var b struct {
+		Releases []registryRelease `json:"releases"`
+	}
+	body, err := httpGet(u, 4<<20)
+	if err == nil {
+		err = json.Unmarshal(body, &b)
+	}
+	if err != nil {
+		return nil, rpcError(protocol.CodeRegistryFailed, fmt.Sprintf("the registry at %s gave no usable bootstrap: %v", cfg.RegistryURL, err), nil)
+	}
+	return b.Releases, nil
+}
+
+// registryList answers registry/list: the releases of the bootstrap a user
+// may install (spec 002, Discovery: "Installable app list"); a withdrawn
+// release is not offered.
+func (h *Host) registryList() (protocol.RegistryListResult, *jsonrpc2.Error) {
+	rels, e := h.bootstrap()
+	if e != nil {
+		return protocol.RegistryListResult{}, e
+	}
+	out := protocol.RegistryListResult{Releases: []protocol.ListedRelease{}}
+	for _, r := range rels {
+		// fault: list-withdrawn — withdrawn releases are listed and installed like any other.
+		if r.Status != "active" && !h.faults.Has("list-withdrawn") {
+			continue
+		}
+		out.Releases = append(out.Releases, protocol.ListedRelease{AppID: r.AppID, Version: r.Version,
+			PackageHash: r.PackageHash, Channel: r.Channel})
+	}
+	return out, nil
+}
+
+// installFromRegistry installs the release src names: it must be enabled
+// for the tenant and active, compatible by its metadata before anything is
+// downloaded, and its package, fetched from packageUrl and unpacked, is
+// then installed exactly as a folder is, pinned to the release's hashes.
+func (h *Host) installFromRegistry(params protocol.InstallParams) (protocol.InstallResult, *jsonrpc2.Error) {
+	if !params.Consent.Granted && !h.faults.Has("install-without-consent") && !h.faults.Has("accept-everything") {
+		return protocol.InstallResult{}, rpcError(protocol.CodeConsentRequired,
+			fmt.Sprintf("installing %s needs user, tenant or workspace consent (params.consent.granted is false)", params.Source.AppID), nil)
+	}
+	rel, e := h.resolveSource(*params.Source)
+	if e != nil {
+		return protocol.InstallResult{}, e
+	}
+	// fault: download-before-compatibility — the package is fetched before its release metadata is checked.
+	early := h.faults.Has("download-before-compatibility")
+	var dir string
+	if early {
+		if dir, e = h.download(rel); e != nil {
+			return protocol.InstallResult{}, e
+		}
+	}
+	if fs := agentpkg.ReleaseCompatibility(rel.Compatibility, h.profile()); agentpkg.HasErrors(fs) {
+		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+			fmt.Sprintf("release %s@%s is not compatible with this host, nothing was downloaded: %s", rel.AppID, rel.Version, firstError(fs)),
+			protocol.ErrorData{Findings: fs})
+	}
+	if !early {
+		if dir, e = h.download(rel); e != nil {
+			return protocol.InstallResult{}, e
+		}
+	}
+	params.Path, params.Source = dir, nil
+	params.Release = &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
+		PackageHash: rel.PackageHash, ManifestHash: rel.ManifestHash, SignatureRef: rel.SignatureRef, Publisher: rel.Publisher}
+	return h.install(params)
+}
+
+// resolveSource finds the release src names among those enabled for the
+// tenant: a version, or the concrete release a channel resolves to.
+func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Error) {
+	rels, e := h.bootstrap()
+	if e != nil {
+		return registryRelease{}, e
+	}
+	// fault: install-not-enabled — a release the tenant did not enable is installed from the registry's public catalogue.
+	if h.faults.Has("install-not-enabled") {
+		if r, ok := h.fromCatalogue(src); ok {
+			rels = append(rels, r)
+		}
+	}
+	// fault: registry-records-latest — a channel resolves to the newest release in the catalogue.
+	if h.faults.Has("registry-records-latest") && src.Channel != "" {
+		if r, ok := h.fromCatalogue(protocol.Source{AppID: src.AppID}); ok {
+			return r, nil
+		}
+	}
+	for _, r := range rels {
+		if r.AppID != src.AppID || (src.Version != "" && r.Version != src.Version) || (src.Channel != "" && r.Channel != src.Channel) {
+			continue
+		}
+		if r.Status != "active" && !h.faults.Has("list-withdrawn") {
+			return registryRelease{}, sourceRefusal(src, "release-withdrawn",
+				fmt.Sprintf("release %s@%s is withdrawn from the registry", r.AppID, r.Version))
+		}
+		return r, nil
+	}
+	return registryRelease{}, sourceRefusal(src, "release-not-enabled",
+		fmt.Sprintf("no release of %s matching %s is enabled for this tenant", src.AppID, describeSource(src)))
+}
+
+// fromCatalogue reads the registry's public catalogue of an app (used only
+// by faults): the release src names, or the newest when it names none.
+func (h *Host) fromCatalogue(src protocol.Source) (registryRelease, bool) {
+	cfg, _ := h.config()
+	body, err := httpGet(strings.TrimSuffix(cfg.RegistryURL, "/")+"/apps/"+url.PathEscape(src.AppID)+"/releases", 4<<20)
+	var c struct {
+		Releases []registryRelease `json:"releases"`
+	}
+	if err != nil || json.Unmarshal(body, &c) != nil || len(c.Releases) == 0 {
+		return registryRelease{}, false
+	}
+	for _, r := range c.Releases {
+		if src.Version != "" && r.Version == src.Version {
+			return r, true
+		}
+	}
+	if src.Version != "" {
+		return registryRelease{}, false
+	}
+	return c.Releases[len(c.Releases)-1], true
+}
+
+func describeSource(src protocol.Source) string {
+	switch {
+	case src.Channel != "":
+		return "channel " + src.Channel
+	case src.Version != "":
+		return "version " + src.Version
+	}
+	return "any version"
+}
+
+func sourceRefusal(src protocol.Source, code, msg string) *jsonrpc2.Error {
+	return rpcError(protocol.CodePolicyDenied, msg+"; nothing was installed", protocol.ErrorData{Findings: []protocol.Finding{{
+		Code: code, Severity: agentpkg.SeverityError, Field: "source", Message: msg}}})
+}
+
+// download fetches a release's package archive and unpacks it into a
+// folder of the host's own.
+func (h *Host) download(rel registryRelease) (string, *jsonrpc2.Error) {
+	body, err := httpGet(rel.PackageURL, maxArchive)
+	if err != nil {
+		return "", rpcError(protocol.CodeRegistryFailed, fmt.Sprintf("the package of %s@%s could not be fetched from %s: %v", rel.AppID, rel.Version, rel.PackageURL, err), nil)
+	}
+	dir, err := h.newPackageDir(rel.AppID)
+	if err != nil {
+		return "", rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	if err := unzip(body, dir); err != nil {
+		return "", rpcError(protocol.CodePackageInvalid, fmt.Sprintf("the package archive of %s@%s cannot be unpacked: %v", rel.AppID, rel.Version, err),
+			protocol.ErrorData{Findings: []protocol.Finding{{Code: "invalid-archive", Severity: agentpkg.SeverityError, Field: "packageUrl", Message: err.Error()}}})
+	}
+	return dir, nil
+}
+
+// httpGet fetches u within registryTimeout, refusing a status other than
+// 200 and a body over limit bytes.
+func httpGet(u string, limit int64) ([]byte, error) {
+	c := http.Client{Timeout: registryTimeout}
+	resp, err := c.Get(u)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("the answer is over %d bytes", limit)
+	}
+	return body, nil
+}
+
+// unzip unpacks a package archive into dir: relative names only, nothing
+// outside dir, regular files and folders only, at most maxArchive bytes.
+func unzip(archive []byte, dir string) error {
+	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
+	if err != nil {
+		return err
+	}
+	var total int64
+	for _, f := range zr.File {
+		name := path.Clean(f.Name)
+		if strings.HasPrefix(f.Name, "/") || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(f.Name, "\\") {
+			return fmt.Errorf("entry %q leaves the package", f.Name)
+		}
+		target := filepath.Join(dir, filepath.FromSlash(name))
+		mode := f.Mode()
+		switch {
+		case mode.IsDir():
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+			continue
+		case !mode.IsRegular():
+			return fmt.Errorf("entry %q is neither a file nor a folder", f.Name)
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return fmt.Errorf("entry %q: %w", f.Name, err)
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, maxArchive-total+1))
+		_ = rc.Close()
+		if err != nil {
+			return fmt.Errorf("entry %q: %w", f.Name, err)
+		}
+		if total += int64(len(b)); total > maxArchive {
+			return errors.New("the archive unpacks to more than 64 MiB")
+		}
+		if err := os.WriteFile(target, b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

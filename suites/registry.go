@@ -1,0 +1,274 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+)
+
+// OtherTenant is a tenant the harness's registry enables releases for that
+// the host, configured as TenantID, must never see.
+const OtherTenant = "tenant-elsewhere"
+
+// describeRegistry checks what a host takes from its registry (spec 003,
+// Release object, Channels and pins, Distribution flow; spec 001: "registry
+// failure does not break already installed local apps"), against the
+// registry the harness plays: its request log is the evidence of what the
+// host fetched.
+func describeRegistry(tc *TestContext) {
+	Describe("Installable: the registry", func() {
+		It("offers the releases enabled for its tenant, and no other tenant's", tc.Req("REGISTRY-TENANT-ENABLED"), func() {
+			ours := tc.publish(tc.Fixture("minimal-app"))
+			theirs := tc.publish(tc.Fixture("full-app"))
+			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
+			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			listed := tc.RegistryList()
+			tc.Precondition("registry/list offers the release enabled for the tenant", func() {
+				if !listedRelease(listed, ours) {
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", ours.AppID, ours.Version, TenantID, describeListed(listed))
+				}
+			})
+			if listedRelease(listed, theirs) || slices.ContainsFunc(listed.Releases, func(r protocol.ListedRelease) bool { return r.AppID == theirs.AppID }) {
+				tc.Failf("registry/list offers %s, which the registry enables only for %s, not for %s", theirs.AppID, OtherTenant, TenantID)
+			}
+		})
+
+		It("refuses to install a release its tenant did not enable, naming it, and installs nothing", tc.Req("REGISTRY-TENANT-ENABLED"), func() {
+			ours := tc.publish(tc.Fixture("minimal-app"))
+			theirs := tc.publish(tc.Fixture("full-app"))
+			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
+			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			tc.InstallSource(protocol.Source{AppID: ours.AppID, Version: ours.Version})
+			tc.expectSourceRefused(protocol.Source{AppID: theirs.AppID, Version: theirs.Version},
+				Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
+		})
+
+		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN"), func() {
+			rel := tc.publish(tc.Fixture("minimal-app"))
+			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
+				if l := tc.RegistryList(); !listedRelease(l, rel) {
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, TenantID, describeListed(l))
+				}
+			})
+			tc.registry.Withdraw(rel.AppID, rel.Version)
+			if l := tc.RegistryList(); listedRelease(l, rel) {
+				tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
+			}
+			tc.expectSourceRefused(protocol.Source{AppID: rel.AppID, Version: rel.Version},
+				Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
+		})
+
+		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL"), func() {
+			stable := tc.publish(tc.Fixture("minimal-app"))
+			newer := tc.Fixture("minimal-app")
+			SetField(newer, "version", "1.1.0")
+			beta := tc.publish(newer)
+			tc.registry.Pin(stable.AppID, "stable", stable.Version)
+			tc.registry.Pin(stable.AppID, "beta", beta.Version)
+			tc.registry.EnableChannel(TenantID, stable.AppID, "stable")
+			if l := tc.RegistryList(); !listedRelease(l, stable) || listedRelease(l, beta) {
+				tc.Failf("registry/list for a tenant on channel stable should offer %s@%s (%s) and not %s: %s",
+					stable.AppID, stable.Version, stable.PackageHash, beta.Version, describeListed(l))
+			}
+			app := tc.InstallSource(protocol.Source{AppID: stable.AppID, Channel: "stable"})
+			if app.PackageHash != stable.PackageHash || app.Version != stable.Version {
+				tc.Failf("installing channel stable recorded %s@%s (%s); the channel pins %s (%s)",
+					app.AppID, app.Version, app.PackageHash, stable.Version, stable.PackageHash)
+			}
+			row, ok := tc.ListedApp(app.AppID)
+			if !ok || row.PackageHash != stable.PackageHash {
+				tc.Failf("app/list records %s with packageHash %q; the pinned release is %s", app.AppID, row.PackageHash, stable.PackageHash)
+			}
+		})
+
+		It("refuses an incompatible release from its metadata, before downloading the package", tc.Req("REGISTRY-METADATA-FIRST"), func() {
+			ok := tc.publish(tc.Fixture("minimal-app"))
+			tc.registry.EnableVersion(TenantID, ok.AppID, ok.Version)
+			tc.InstallSource(protocol.Source{AppID: ok.AppID, Version: ok.Version})
+			tc.Precondition("the host downloads a release's package from its packageUrl", func() {
+				if len(tc.registry.Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
+					tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
+				}
+			})
+			bad := tc.publish(tc.Fixture("incompatible-capability"))
+			tc.registry.EnableVersion(TenantID, bad.AppID, bad.Version)
+			src := protocol.Source{AppID: bad.AppID, Version: bad.Version}
+			_, err := tc.TryInstallSource(src, true)
+			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			if !refused {
+				tc.Failf("app/install of %s succeeded although its release requires lime.agent >=9.0.0", bad.AppID)
+			}
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+				Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
+			if n := len(tc.registry.Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
+				tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it", bad.PackageURL, n)
+			}
+		})
+
+		DescribeTable("keeps apps installed from the registry listed and ready while the registry",
+			func(mode registry.Mode) {
+				rel := tc.publish(tc.Fixture("minimal-app"))
+				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+				app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+				tc.ExpectAppReady(app.AppID)
+				tc.registry.SetMode(mode)
+				row, ok := tc.ListedApp(app.AppID)
+				if !ok || row.PackageHash != rel.PackageHash {
+					tc.Failf("with the registry %s, app/list no longer shows %s as installed (%s)", registryModeName(mode), app.AppID, rel.PackageHash)
+				}
+				if r := tc.AppReadiness(app.AppID); r.Status != protocol.StatusReady {
+					tc.Failf("with the registry %s, %s went from ready to %q", registryModeName(mode), app.AppID, r.Status)
+				}
+			},
+			Entry("is down", tc.Req("REGISTRY-OUTAGE"), registry.Down),
+			Entry("never answers", tc.Req("REGISTRY-OUTAGE"), registry.Hang),
+			Entry("answers garbage", tc.Req("REGISTRY-OUTAGE"), registry.Garbage),
+		)
+
+		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("VERIFY-PACKAGE-HASH"), func() {
+			dir := tc.Fixture("minimal-app")
+			rel := tc.publish(dir)
+			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+			tc.Uninstall(app.AppID, false)
+			AppendFile(dir, "APP.md", []byte("\nchanged after the release was published\n"))
+			tc.republish(dir, rel)
+			_, err := tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			if !refused {
+				tc.Failf("app/install took a downloaded package that does not hash to the release's %s", rel.PackageHash)
+			}
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+				Planted{What: "a package changed after its release was published", Codes: []string{agentpkg.CodePackageHashMismatch}, Field: "packageHash"})
+		})
+	})
+}
+
+func registryModeName(m registry.Mode) string {
+	switch m {
+	case registry.Hang:
+		return "silent"
+	case registry.Garbage:
+		return "answering garbage"
+	}
+	return "down"
+}
+
+// publish archives the package in dir and publishes it in the harness's
+// registry as a release of the app its APP.md names, with the hashes the
+// harness computes and the manifest's requires as its compatibility.
+func (tc *TestContext) publish(dir string) registry.Release {
+	GinkgoHelper()
+	return tc.republish(dir, tc.releaseObject(dir))
+}
+
+// republish serves the package now in dir under the release rel, whatever
+// it hashes to.
+func (tc *TestContext) republish(dir string, rel registry.Release) registry.Release {
+	GinkgoHelper()
+	archive, err := registry.Archive(dir)
+	if err != nil {
+		errorf("%v", err)
+	}
+	return tc.registry.Publish(rel, archive)
+}
+
+// releaseObject is the release object a registry makes of the package in dir.
+func (tc *TestContext) releaseObject(dir string) registry.Release {
+	GinkgoHelper()
+	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		errorf("harness could not load %s: %v", dir, err)
+	}
+	name, _ := p.Manifest["name"].(string)
+	version, _ := p.Manifest["version"].(string)
+	mv, _ := p.Manifest["manifestVersion"].(string)
+	rel := registry.Release{AppID: name, Version: version, ManifestVersion: mv, PackageHash: p.PackageHash, ManifestHash: p.ManifestHash}
+	if req, ok := p.Manifest["requires"]; ok {
+		if rel.Compatibility, err = json.Marshal(req); err != nil {
+			errorf("harness could not encode the requires of %s: %v", dir, err)
+		}
+	}
+	return rel
+}
+
+// RegistryList runs registry/list.
+func (tc *TestContext) RegistryList() protocol.RegistryListResult {
+	GinkgoHelper()
+	var res protocol.RegistryListResult
+	tc.MustCall(protocol.MethodRegistryList, struct{}{}, &res)
+	return res
+}
+
+func listedRelease(l protocol.RegistryListResult, rel registry.Release) bool {
+	return slices.ContainsFunc(l.Releases, func(r protocol.ListedRelease) bool {
+		return r.AppID == rel.AppID && r.Version == rel.Version && agentpkg.NormalizeHash(r.PackageHash) == rel.PackageHash
+	})
+}
+
+func describeListed(l protocol.RegistryListResult) string {
+	if len(l.Releases) == 0 {
+		return "it offers nothing"
+	}
+	s := "it offers"
+	for _, r := range l.Releases {
+		s += fmt.Sprintf(" %s@%s (%s)", r.AppID, r.Version, r.PackageHash)
+	}
+	return s
+}
+
+// TryInstallSource asks for an install of a registry release, tracking
+// whatever the host installed for cleanup.
+func (tc *TestContext) TryInstallSource(src protocol.Source, consent bool) (protocol.InstalledApp, error) {
+	GinkgoHelper()
+	c := protocol.Consent{Granted: consent}
+	if consent {
+		c.By = "user"
+	}
+	var res protocol.InstallResult
+	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Source: &src, Consent: c}, &res)
+	tc.resources.TrackApp(res.App.AppID)
+	return res.App, err
+}
+
+// InstallSource installs a registry release with consent, as a precondition.
+func (tc *TestContext) InstallSource(src protocol.Source) protocol.InstalledApp {
+	GinkgoHelper()
+	var app protocol.InstalledApp
+	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, describeSourceOf(src)), func() {
+		var err error
+		if app, err = tc.TryInstallSource(src, true); err != nil {
+			tc.failCall(protocol.MethodInstall, err)
+		}
+	})
+	return app
+}
+
+func describeSourceOf(src protocol.Source) string {
+	if src.Channel != "" {
+		return "channel " + src.Channel
+	}
+	return "version " + src.Version
+}
+
+// expectSourceRefused fails the spec unless installing src is refused
+// naming what was planted, and nothing of it is installed.
+func (tc *TestContext) expectSourceRefused(src protocol.Source, planted Planted) {
+	GinkgoHelper()
+	app, err := tc.TryInstallSource(src, true)
+	he, refused := tc.refusalError(protocol.MethodInstall, err)
+	if !refused {
+		tc.Failf("app/install of %s took %s: it installed %s@%s", describeSourceOf(src), planted.What, app.AppID, app.Version)
+	}
+	tc.ExpectRefused(Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+	if _, ok := tc.ListedApp(src.AppID); ok {
+		tc.Failf("app/install refused %s, yet app/list shows it installed", planted.What)
+	}
+}
