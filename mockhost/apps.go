@@ -65,7 +65,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	if err != nil {
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried}
+	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried, displayNames: localeMap(p.Manifest["displayNameI18n"])}
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	h.apps[name] = a
@@ -147,6 +147,10 @@ func (h *Host) list() protocol.ListResult {
 	for _, a := range h.apps {
 		row := a.row
 		row.HasData = a.hasData()
+		// fault: ignore-locale — catalog rows always show the default displayName.
+		if name, ok := a.displayNames[h.locale()]; ok && name != "" && !h.faults.Has("ignore-locale") {
+			row.DisplayName = name
+		}
 		// fault: list-drops-hash — rows do not say which package was installed (empty hashes).
 		if h.faults.Has("list-drops-hash") {
 			row.PackageHash, row.ManifestHash = "", ""
@@ -190,6 +194,7 @@ func (h *Host) reset() error {
 	h.retained = map[string]string{}
 	h.paths = map[string]string{}
 	h.revocations = map[string]revocationEntry{}
+	h.bootstraps = map[string][]registryRelease{}
 	return firstErr
 }
 
@@ -214,4 +219,24 @@ func (h *Host) registrations(p *agentpkg.Package) (map[string][]string, error) {
 		}
 	}
 	return reg, nil
+}
+
+// localeMap reads a locale -> text map of the manifest (displayNameI18n).
+func localeMap(v any) map[string]string {
+	m, _ := v.(map[string]any)
+	out := map[string]string{}
+	for k, t := range m {
+		if s, ok := t.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// locale is the configured locale (h.mu held).
+func (h *Host) locale() string {
+	if h.cfg == nil {
+		return ""
+	}
+	return h.cfg.Locale
 }

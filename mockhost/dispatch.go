@@ -15,7 +15,7 @@ func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodReadiness,
-		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodShutdownHint,
+		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 	}
 }
 
@@ -151,6 +151,21 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			}
 		}
 		return h.list(), nil, false
+
+	case protocol.MethodReview:
+		var p protocol.ReviewParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if p.Source != nil {
+			if e := h.requireString(req.Method, "source.appId", p.Source.AppID); e != nil {
+				return nil, e, false
+			}
+		} else if e := h.requireString(req.Method, "path", p.Path); e != nil {
+			return nil, e, false
+		}
+		r, e := h.review(p)
+		return r, e, false
 
 	case protocol.MethodRegistryList:
 		var p struct{}

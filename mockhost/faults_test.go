@@ -399,6 +399,7 @@ func uninstallProbe(keep bool) probe {
 func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	probes := faultProbes()
 	maps.Copy(probes, registryProbes())
+	maps.Copy(probes, installProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

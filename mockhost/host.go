@@ -49,9 +49,12 @@ type Host struct {
 	paths map[string]string
 	// revocations caches revocation answers by checkUrl and packageHash.
 	revocations map[string]revocationEntry
-	tmpDir      string
-	seq         int
-	sessions    map[*session]struct{}
+	// bootstraps keeps the last bootstrap of each registry (read only by
+	// the bootstrap-cached-across-tenants fault).
+	bootstraps map[string][]registryRelease
+	tmpDir     string
+	seq        int
+	sessions   map[*session]struct{}
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
@@ -74,6 +77,8 @@ type installedApp struct {
 	// carried is true when the namespace holds data from before this
 	// install (kept by an uninstall with keepData).
 	carried bool
+	// displayNames are the manifest's displayNameI18n overrides by locale.
+	displayNames map[string]string
 }
 
 // hasData reports whether the app has data of its own. The reference host
@@ -96,6 +101,7 @@ func New(faults FaultSet) *Host {
 		retained:    map[string]string{},
 		paths:       map[string]string{},
 		revocations: map[string]revocationEntry{},
+		bootstraps:  map[string][]registryRelease{},
 		sessions:    map[*session]struct{}{},
 		logw:        io.Discard,
 	}

@@ -38,6 +38,7 @@ type registryRelease struct {
 	PackageHash     string              `json:"packageHash"`
 	ManifestHash    string              `json:"manifestHash"`
 	SignatureRef    string              `json:"signatureRef"`
+	SignatureBundle json.RawMessage     `json:"signatureBundle"`
 	Compatibility   map[string]any      `json:"compatibility"`
 	Publisher       *protocol.Publisher `json:"publisher"`
 	Status          string              `json:"status"`
@@ -57,6 +58,15 @@ func (h *Host) bootstrap() ([]registryRelease, *jsonrpc2.Error) {
 	if h.faults.Has("registry-ignores-tenant") {
 		tenant = "default"
 	}
+	// fault: bootstrap-cached-across-tenants — the first bootstrap of a registry is kept, whatever tenant is configured later.
+	if h.faults.Has("bootstrap-cached-across-tenants") {
+		h.mu.Lock()
+		cached, ok := h.bootstraps[cfg.RegistryURL]
+		h.mu.Unlock()
+		if ok {
+			return cached, nil
+		}
+	}
 	u := strings.TrimSuffix(cfg.RegistryURL, "/") + "/bootstrap?tenantId=" + url.QueryEscape(tenant)
 	var b struct {
 		Releases []registryRelease `json:"releases"`
@@ -68,6 +78,9 @@ func (h *Host) bootstrap() ([]registryRelease, *jsonrpc2.Error) {
 	if err != nil {
 		return nil, rpcError(protocol.CodeRegistryFailed, fmt.Sprintf("the registry at %s gave no usable bootstrap: %v", cfg.RegistryURL, err), nil)
 	}
+	h.mu.Lock()
+	h.bootstraps[cfg.RegistryURL] = b.Releases
+	h.mu.Unlock()
 	return b.Releases, nil
 }
 
@@ -100,32 +113,44 @@ func (h *Host) installFromRegistry(params protocol.InstallParams) (protocol.Inst
 		return protocol.InstallResult{}, rpcError(protocol.CodeConsentRequired,
 			fmt.Sprintf("installing %s needs user, tenant or workspace consent (params.consent.granted is false)", params.Source.AppID), nil)
 	}
-	rel, e := h.resolveSource(*params.Source)
+	dir, rel, e := h.fetchSource(*params.Source)
 	if e != nil {
 		return protocol.InstallResult{}, e
+	}
+	params.Path, params.Source, params.Release = dir, nil, rel
+	return h.install(params)
+}
+
+// fetchSource resolves src among the releases enabled for the tenant,
+// checks the release's compatibility before anything is downloaded, then
+// downloads and unpacks its package into a folder of the host's own. It
+// returns the folder and the release it must be.
+func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jsonrpc2.Error) {
+	rel, e := h.resolveSource(src)
+	if e != nil {
+		return "", nil, e
 	}
 	// fault: download-before-compatibility — the package is fetched before its release metadata is checked.
 	early := h.faults.Has("download-before-compatibility")
 	var dir string
 	if early {
 		if dir, e = h.download(rel); e != nil {
-			return protocol.InstallResult{}, e
+			return "", nil, e
 		}
 	}
 	if fs := agentpkg.ReleaseCompatibility(rel.Compatibility, h.profile()); agentpkg.HasErrors(fs) {
-		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+		return "", nil, rpcError(protocol.CodeVerificationFailed,
 			fmt.Sprintf("release %s@%s is not compatible with this host, nothing was downloaded: %s", rel.AppID, rel.Version, firstError(fs)),
 			protocol.ErrorData{Findings: fs})
 	}
 	if !early {
 		if dir, e = h.download(rel); e != nil {
-			return protocol.InstallResult{}, e
+			return "", nil, e
 		}
 	}
-	params.Path, params.Source = dir, nil
-	params.Release = &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
-		PackageHash: rel.PackageHash, ManifestHash: rel.ManifestHash, SignatureRef: rel.SignatureRef, Publisher: rel.Publisher}
-	return h.install(params)
+	return dir, &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
+		PackageHash: rel.PackageHash, ManifestHash: rel.ManifestHash, SignatureRef: rel.SignatureRef,
+		SignatureBundle: rel.SignatureBundle, Publisher: rel.Publisher}, nil
 }
 
 // resolveSource finds the release src names among those enabled for the

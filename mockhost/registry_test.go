@@ -84,6 +84,14 @@ func registryProbes() map[string]probe {
 	enableV1 := func(g *registry.Registry, v1, _ registry.Release) { g.EnableVersion("t1", v1.AppID, v1.Version) }
 	return map[string]probe{
 		"registry-ignores-tenant": registryProbe(enableV1, func(_ *testing.T, x *harness, _ *registry.Registry) string { return listed(x) }),
+		"bootstrap-cached-across-tenants": registryProbe(func(g *registry.Registry, v1, v2 registry.Release) {
+			g.EnableVersion("t1", v1.AppID, v1.Version)
+			g.EnableVersion("t2", v2.AppID, v2.Version)
+		}, func(_ *testing.T, x *harness, g *registry.Registry) string {
+			first := listed(x)
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t2", WorkspaceID: "w1", UserID: "u1", RegistryURL: g.URL()}, nil)
+			return first + "| " + listed(x)
+		}),
 		"install-not-enabled": registryProbe(enableV1, func(_ *testing.T, x *harness, _ *registry.Registry) string {
 			return installSource(x, protocol.Source{AppID: "tiny-app", Version: "1.1.0"})
 		}),

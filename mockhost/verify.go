@@ -51,8 +51,17 @@ func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []pro
 }
 
 // verified runs verification in the standard's order (spec 000, Package
-// signing and revocation): the hashes and compatibility, then revocation.
+// signing and revocation): 1 the hashes (and compatibility), 2 the
+// sigstore signature, 3 revocation, 4 publisher and verifiedDomain; a step
+// runs only when the steps before it passed.
 func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
 	fs := agentpkg.Verify(p, rel, h.profile())
-	return append(fs, h.revocationFindings(p, fs)...)
+	fs = append(fs, h.signatureFindings(p, rel, fs)...)
+	// fault: revocation-before-signature — revocation is asked whatever the signature step found.
+	if h.faults.Has("revocation-before-signature") {
+		fs = append(fs[:len(fs):len(fs)], h.revocationFindings(p, agentpkg.Verify(p, rel, h.profile()))...)
+	} else {
+		fs = append(fs, h.revocationFindings(p, fs)...)
+	}
+	return append(fs, h.publisherFindings(p, rel, fs)...)
 }

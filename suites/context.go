@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
+	"github.com/agentapp/conformance/drivers/sigstore"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -65,6 +66,9 @@ type TestContext struct {
 	// registry is the registry the harness plays (nil in a dry run);
 	// every spec starts with it empty.
 	registry *registry.Registry
+	// sigstore is the offline Sigstore the harness signs packages with
+	// (nil in a dry run).
+	sigstore *sigstore.Authority
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase
@@ -85,6 +89,9 @@ func areas() []area {
 		describeCatalog,
 		describeLayering,
 		describeVerification,
+		describeSignature,
+		describeInstallReview,
+		describeLocale,
 		describeRevocation,
 		describeRegistry,
 		describeContainment,

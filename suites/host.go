@@ -351,6 +351,9 @@ func (tc *TestContext) VerifyRefusal(dir string, rel *protocol.Release) Refusal 
 // naming what the spec planted: any refusal is not enough.
 func (tc *TestContext) ExpectRefused(r Refusal, p Planted) {
 	ginkgo.GinkgoHelper()
+	if !r.Refused && r.Code != 0 {
+		tc.Failf("the host answered the package with %s planted in it with an error that is no refusal of it (the protocol's refusal codes are -32001 and -32002): %s", p.What, r)
+	}
 	if !r.Refused {
 		tc.Failf("the host accepted the package with %s planted in it; it answered: %s", p.What, r)
 	}

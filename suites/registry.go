@@ -28,14 +28,21 @@ func describeRegistry(tc *TestContext) {
 			theirs := tc.publish(tc.Fixture("full-app"))
 			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
 			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
-			listed := tc.RegistryList()
-			tc.Precondition("registry/list offers the release enabled for the tenant", func() {
-				if !listedRelease(listed, ours) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", ours.AppID, ours.Version, TenantID, describeListed(listed))
+			elsewhere := tc.DefaultConfigure()
+			elsewhere.TenantID = OtherTenant
+			tc.Configure(elsewhere)
+			tc.Precondition("registry/list, configured as "+OtherTenant+", offers that tenant's release", func() {
+				if l := tc.RegistryList(); !listedRelease(l, theirs) {
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, OtherTenant, describeListed(l))
 				}
 			})
-			if listedRelease(listed, theirs) || slices.ContainsFunc(listed.Releases, func(r protocol.ListedRelease) bool { return r.AppID == theirs.AppID }) {
-				tc.Failf("registry/list offers %s, which the registry enables only for %s, not for %s", theirs.AppID, OtherTenant, TenantID)
+			tc.Configure(tc.DefaultConfigure())
+			listed := tc.RegistryList()
+			if slices.ContainsFunc(listed.Releases, func(r protocol.ListedRelease) bool { return r.AppID == theirs.AppID }) {
+				tc.Failf("registry/list, configured as %s, offers %s, which the registry enables only for %s", TenantID, theirs.AppID, OtherTenant)
+			}
+			if !listedRelease(listed, ours) {
+				tc.Failf("registry/list, configured as %s, does not offer %s@%s, which the registry enables for it: %s", TenantID, ours.AppID, ours.Version, describeListed(listed))
 			}
 		})
 
@@ -130,6 +137,7 @@ func describeRegistry(tc *TestContext) {
 			Entry("is down", tc.Req("REGISTRY-OUTAGE"), registry.Down),
 			Entry("never answers", tc.Req("REGISTRY-OUTAGE"), registry.Hang),
 			Entry("answers garbage", tc.Req("REGISTRY-OUTAGE"), registry.Garbage),
+			Entry("drops the connection half-way through an answer", tc.Req("REGISTRY-OUTAGE"), registry.Drop),
 		)
 
 		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("VERIFY-PACKAGE-HASH"), func() {
@@ -157,6 +165,8 @@ func registryModeName(m registry.Mode) string {
 		return "silent"
 	case registry.Garbage:
 		return "answering garbage"
+	case registry.Drop:
+		return "dropping its connections"
 	}
 	return "down"
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
+	"github.com/agentapp/conformance/drivers/sigstore"
 	"io"
 	"os"
 	"os/signal"
@@ -123,6 +124,9 @@ func Run(cfg Config) (*Result, error) {
 	}
 	defer func() { _ = reg.Close() }()
 	tc.registry = reg
+	if tc.sigstore, err = sigstore.NewAuthority(); err != nil {
+		return nil, err
+	}
 	col := newCollector(tc, res)
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)

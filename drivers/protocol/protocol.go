@@ -21,6 +21,7 @@ const (
 	MethodReadiness    = "app/readiness"
 	MethodList         = "app/list"
 	MethodRegistryList = "registry/list"
+	MethodReview       = "app/review"
 	MethodShutdownHint = "host/shutdown"
 )
 
@@ -115,10 +116,28 @@ type ConfigureParams struct {
 	Available    map[string][]string   `json:"available,omitempty"`
 	Capabilities map[string]Capability `json:"capabilities,omitempty"`
 	RegistryURL  string                `json:"registryUrl,omitempty"`
-	AppServerURL string                `json:"appServerUrl,omitempty"`
+	// Sigstore is whom the host trusts to sign packages; absent, a package
+	// signed with sigstore cannot be verified.
+	Sigstore     *SigstoreTrust `json:"sigstore,omitempty"`
+	AppServerURL string         `json:"appServerUrl,omitempty"`
+	// Locale is the host's active locale (BCP 47, e.g. "zh-CN"); catalog
+	// rows show an app's displayNameI18n override for it. Empty: the
+	// host's own.
+	Locale string `json:"locale,omitempty"`
 	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
 	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
 	Clock string `json:"clock,omitempty"`
+}
+
+// SigstoreTrust is the Sigstore trust the host verifies package signatures
+// against (spec 000, Package signing and revocation, step 2; the harness's
+// reading, docs/decisions.md "Sigstore signatures").
+type SigstoreTrust struct {
+	// TrustedRoot is a Sigstore TrustedRoot document (Fulcio CAs, Rekor
+	// logs, timestamp authorities).
+	TrustedRoot json.RawMessage `json:"trustedRoot"`
+	// Issuer is the OIDC issuer a signing certificate must carry.
+	Issuer string `json:"issuer"`
 }
 
 // Policy is the tenant policy the host applies (spec 003, Distribution
@@ -140,6 +159,9 @@ type Release struct {
 	PackageHash     string `json:"packageHash,omitempty"`
 	ManifestHash    string `json:"manifestHash,omitempty"`
 	SignatureRef    string `json:"signatureRef,omitempty"`
+	// SignatureBundle is the Sigstore bundle signing the package hash, for a
+	// package whose app.signature.yaml says signedBy: sigstore.
+	SignatureBundle json.RawMessage `json:"signatureBundle,omitempty"`
 	// Publisher is who the registry says published the release; absent
 	// when the harness plays no registry for the spec.
 	Publisher *Publisher `json:"publisher,omitempty"`
@@ -223,6 +245,58 @@ type InstallParams struct {
 	Source  *Source  `json:"source,omitempty"`
 	Release *Release `json:"release,omitempty"`
 	Consent Consent  `json:"consent"`
+}
+
+// ReviewParams asks for the install review of a package: what app/install
+// with the same params would check, without consent and without installing.
+type ReviewParams struct {
+	Path    string   `json:"path,omitempty"`
+	Source  *Source  `json:"source,omitempty"`
+	Release *Release `json:"release,omitempty"`
+}
+
+// Review steps: spec 000's verification order (Package signing and
+// revocation) with the manifest and compatibility checks of spec 002's
+// Verification row ("Verify package hash, manifest hash, signatures, and
+// version compatibility").
+const (
+	StepManifest      = "manifest"
+	StepHashes        = "hashes"
+	StepCompatibility = "compatibility"
+	StepSignature     = "signature"
+	StepRevocation    = "revocation"
+	StepPublisher     = "publisher"
+)
+
+// ReviewSteps lists the review steps in the order a host runs them.
+func ReviewSteps() []string {
+	return []string{StepManifest, StepHashes, StepCompatibility, StepSignature, StepRevocation, StepPublisher}
+}
+
+// Review step statuses.
+const (
+	StepPassed        = "passed"
+	StepFailed        = "failed"
+	StepNotRun        = "not-run"        // an earlier step failed
+	StepNotApplicable = "not-applicable" // nothing to check (unsigned, no checkUrl, no registry publisher)
+)
+
+// ReviewCheck is one step of an install review.
+type ReviewCheck struct {
+	Step    string `json:"step"`
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
+}
+
+// ReviewResult answers app/review: the install review the user consents to
+// (spec 002, Required desktop host behavior, Verification: "Install review
+// result").
+type ReviewResult struct {
+	OK       bool          `json:"ok"`
+	AppID    string        `json:"appId,omitempty"`
+	Version  string        `json:"version,omitempty"`
+	Checks   []ReviewCheck `json:"checks"`
+	Findings []Finding     `json:"findings"`
 }
 
 // InstalledApp is one row of app/list.

@@ -55,7 +55,9 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Tiers:        map[string][]ReadinessCheck{"required": {check}},
 			SetupActions: []SetupAction{{Key: "api", Title: "Configure api", Kind: "configure-secret", Target: "api"}},
 			Entries:      []EntryReadiness{{Key: "home", Status: StatusBlocked}}},
-		MethodList:         ListResult{Apps: []InstalledApp{app}, Retained: []RetainedData{{AppID: "b", Scopes: []string{"app"}}}},
+		MethodList: ListResult{Apps: []InstalledApp{app}, Retained: []RetainedData{{AppID: "b", Scopes: []string{"app"}}}},
+		MethodReview: ReviewResult{OK: false, AppID: "a", Version: "1.0.0", Findings: []Finding{},
+			Checks: []ReviewCheck{{Step: StepHashes, Status: StepPassed}, {Step: StepSignature, Status: StepFailed, Message: "m"}}},
 		MethodRegistryList: RegistryListResult{Releases: []ListedRelease{{AppID: "a", Version: "1.0.0", PackageHash: hashA, Channel: "stable"}}},
 	}
 	params := map[string]any{
@@ -63,14 +65,17 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodReset:        nil,
 		MethodShutdownHint: struct{}{},
 		MethodConfigure: ConfigureParams{TenantID: "t", WorkspaceID: "w", UserID: "u", Clock: "2030-01-02T03:04:05Z",
-			Secrets: map[string]string{"api": "canary"}, RegistryURL: "http://127.0.0.1:9/"},
-		MethodVerify:       PackageParams{Path: "/tmp/pkg", Release: &Release{PackageHash: hashA}},
+			Secrets: map[string]string{"api": "canary"}, RegistryURL: "http://127.0.0.1:9/",
+			Sigstore: &SigstoreTrust{TrustedRoot: json.RawMessage(`{"mediaType": "x"}`), Issuer: "https://issuer.example.org"}},
+		MethodVerify: PackageParams{Path: "/tmp/pkg", Release: &Release{PackageHash: hashA, SignatureBundle: json.RawMessage(`{"mediaType": "x"}`),
+			Publisher: &Publisher{PublisherID: "p", Verified: true, VerifiedDomain: "p.example.org"}}},
 		MethodProject:      PackageParams{Path: "/tmp/pkg"},
 		MethodInstall:      InstallParams{Path: "/tmp/pkg", Consent: Consent{Granted: true, By: "user"}},
 		MethodUninstall:    UninstallParams{AppID: "a", KeepData: true},
 		MethodReadiness:    ReadinessParams{AppID: "a", Entry: "home"},
 		MethodList:         nil,
 		MethodRegistryList: nil,
+		MethodReview:       ReviewParams{Source: &Source{AppID: "a", Channel: "stable"}},
 	}
 	for _, m := range SchemaMethods() {
 		r, ok := results[m]

@@ -16,7 +16,7 @@
 // its tenant's bootstrap, can be seen doing so.
 //
 // Each spec scripts what is published, enabled, pinned and withdrawn, and
-// how the registry answers (down, hanging, garbage), and reads back which
+// how the registry answers (down, hanging, garbage, dropped half-way), and reads back which
 // requests it saw: the evidence of what the host fetched, and when.
 package registry
 
@@ -42,6 +42,7 @@ const (
 	Down                // answer 503 to everything
 	Hang                // answer nothing until the host gives up (at most MaxHang)
 	Garbage             // answer 200 with a body that is not JSON
+	Drop                // start a 200 answer and close the connection half-way
 )
 
 // MaxHang bounds how long a hanging answer holds a request.
@@ -75,6 +76,7 @@ type Release struct {
 	PackageHash     string          `json:"packageHash"`
 	ManifestHash    string          `json:"manifestHash,omitempty"`
 	SignatureRef    string          `json:"signatureRef,omitempty"`
+	SignatureBundle json.RawMessage `json:"signatureBundle,omitempty"`
 	Compatibility   json.RawMessage `json:"compatibility,omitempty"`
 	Install         json.RawMessage `json:"install,omitempty"`
 	Publisher       *Publisher      `json:"publisher,omitempty"`
@@ -273,12 +275,32 @@ func (g *Registry) serve(w http.ResponseWriter, r *http.Request) {
 		g.tell(req, "200 (scripted: not JSON)")
 		_, _ = w.Write([]byte("<html>this is not a registry answer"))
 		return
+	case Drop:
+		g.tell(req, "200 (scripted: connection dropped half-way)")
+		dropHalfway(w)
+		return
 	}
 	status, body, ctype := g.answer(r)
 	g.tell(req, fmt.Sprintf("%d %s", status, summarise(body, ctype)))
 	w.Header().Set("Content-Type", ctype)
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// dropHalfway promises a body and closes the connection before half of it.
+func dropHalfway(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		http.Error(w, "cannot drop", http.StatusInternalServerError)
+		return
+	}
+	conn, buf, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	defer func() { _ = conn.Close() }()
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{\"tenantId\": \"")
+	_ = buf.Flush()
 }
 
 func (g *Registry) tell(r Request, answer string) {

@@ -90,6 +90,13 @@ func TestBootstrapResolvesPerTenant(t *testing.T) {
 	if _, body := get(t, g.URL()+"/bootstrap?tenantId=t1"); json.Valid(body) {
 		t.Errorf("garbage is JSON: %s", body)
 	}
+	g.SetMode(Drop)
+	if resp, err := http.Get(g.URL() + "/bootstrap?tenantId=t1"); err == nil {
+		if _, err := io.ReadAll(resp.Body); err == nil {
+			t.Error("a dropped answer read to its end")
+		}
+		_ = resp.Body.Close()
+	}
 	g.Reset()
 	if b := bootstrap(t, g, "t1"); len(b.Releases) != 0 {
 		t.Errorf("after reset: %+v", b.Releases)

@@ -1,0 +1,37 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// describeLocale checks that the host's catalog speaks its locale (spec
+// 000, Identity and presentation: "displayNameI18n: locale -> displayName
+// overrides"; docs/decisions.md, "Localised display names").
+func describeLocale(tc *TestContext) {
+	Describe("Installable: the catalog in the host's locale", func() {
+		DescribeTable("shows the displayName for the host's locale on the app's catalog row",
+			func(locale, want string) {
+				dir := tc.Fixture("full-app")
+				names := mapOf(tc.Oracle(dir).Manifest["displayNameI18n"])
+				if want == "" {
+					want = tc.Oracle(dir).Manifest["displayName"].(string)
+				} else {
+					want = names[locale].(string)
+				}
+				p := tc.DefaultConfigure()
+				p.Locale = locale
+				tc.Configure(p)
+				app := tc.Install(dir, tc.ReleaseOf(dir))
+				row, ok := tc.ListedApp(app.AppID)
+				if !ok {
+					tc.Errorf("app/list does not show %s, just installed", app.AppID)
+				}
+				if row.DisplayName != want {
+					tc.Failf("with locale %s, app/list shows %s as %q; the manifest's displayNameI18n makes it %q", locale, app.AppID, row.DisplayName, want)
+				}
+			},
+			Entry("a locale the manifest overrides", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-CN", "override"),
+			Entry("a locale it does not override (the default displayName)", tc.Req("CAT-DISPLAYNAME-I18N"), "ja-JP", ""),
+		)
+	})
+}

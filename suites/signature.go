@@ -1,0 +1,256 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/drivers/sigstore"
+)
+
+// The signer the harness's Sigstore certifies for full-app: an identity in
+// the package's trust.verifiedDomain, under the issuer host/configure trusts.
+const (
+	SigstoreIssuer   = "https://issuer.conformance.example.org"
+	SigstoreIdentity = "release@conformance.example.org"
+	// fullAppPublisher and fullAppDomain are full-app's publisherId and
+	// verifiedDomain, as its registry vouches for them.
+	fullAppPublisher = "agentapp-conformance"
+	fullAppDomain    = "conformance.example.org"
+)
+
+// describeSignature checks steps 2 and 4 of the verification order (spec
+// 000, Package signing and revocation): the sigstore signature, against the
+// harness's own offline Sigstore, and publisher and verifiedDomain, against
+// the publisher the release vouches for.
+func describeSignature(tc *TestContext) {
+	signaturePlanted := func(what string) Planted {
+		return Planted{What: what, Codes: []string{"signature-invalid", "signature-missing"}, File: "app.signature.yaml", Field: "signature.package"}
+	}
+
+	Describe("Installable: signatures and publisher", func() {
+		DescribeTable("refuses a sigstore-signed package, at verify and at install, when",
+			func(what string, spoil func(rel *protocol.Release)) {
+				dir, rel := tc.signedPackage()
+				tc.ExpectVerifies(dir, rel)
+				bad := *rel
+				spoil(&bad)
+				tc.expectRefusedAtVerifyAndInstall(dir, &bad, signaturePlanted(what))
+			},
+			Entry("its release carries no signature", tc.Req("VERIFY-SIGSTORE"), "a package with no signature bundle",
+				func(rel *protocol.Release) { rel.SignatureBundle = nil }),
+			Entry("the signature is over another package", tc.Req("VERIFY-SIGSTORE"), "a signature over another package hash",
+				func(rel *protocol.Release) {
+					rel.SignatureBundle = tc.sign("sha256:"+strings.Repeat("0", 64), SigstoreIdentity, SigstoreIssuer)
+				}),
+			Entry("the signer is outside the package's verifiedDomain", tc.Req("VERIFY-SIGSTORE"), "a signer of another domain",
+				func(rel *protocol.Release) {
+					rel.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+				}),
+			Entry("the signer's certificate names an issuer the host does not trust", tc.Req("VERIFY-SIGSTORE"), "a signer certified by another issuer",
+				func(rel *protocol.Release) {
+					rel.SignatureBundle = tc.sign(rel.PackageHash, SigstoreIdentity, "https://issuer.elsewhere.example.net")
+				}),
+			Entry("the signature comes from a Sigstore the host does not trust", tc.Req("VERIFY-SIGSTORE"), "a signature from an untrusted root",
+				func(rel *protocol.Release) { rel.SignatureBundle = tc.signElsewhere(rel.PackageHash) }),
+		)
+
+		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER"), func() {
+			dir, _ := tc.signedPackage()
+			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
+			rel := tc.signedRelease(dir)
+			tc.ExpectVerifies(dir, rel)
+			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
+			}
+			before := len(tc.revocation.Requests(""))
+			bad := *rel
+			bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+			tc.ExpectRefused(tc.VerifyRefusal(dir, &bad), signaturePlanted("a signer of another domain"))
+			if n := len(tc.revocation.Requests("")); n != before {
+				tc.Failf("the host asked revocation.checkUrl about a package whose sigstore signature had failed (%d request(s)); the signature comes first", n-before)
+			}
+		})
+
+		DescribeTable("refuses a package, at verify and at install, whose publisher the release does not vouch for:",
+			func(field string, spoil func(p *protocol.Publisher)) {
+				dir := tc.Fixture("full-app")
+				rel := tc.ReleaseOf(dir)
+				rel.Publisher = &protocol.Publisher{PublisherID: fullAppPublisher, Name: "Agent App Conformance", Verified: true, VerifiedDomain: fullAppDomain}
+				tc.ExpectVerifies(dir, rel)
+				bad := *rel
+				p := *rel.Publisher
+				spoil(&p)
+				bad.Publisher = &p
+				tc.expectRefusedAtVerifyAndInstall(dir, &bad, Planted{What: "a publisher the registry does not vouch for",
+					Codes: []string{"publisher-mismatch"}, Field: field})
+			},
+			Entry("another publisherId", tc.Req("VERIFY-PUBLISHER"), "publisherId",
+				func(p *protocol.Publisher) { p.PublisherID = "someone-else" }),
+			Entry("another verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "verifiedDomain",
+				func(p *protocol.Publisher) { p.VerifiedDomain = "elsewhere.example.net" }),
+		)
+
+		It("checks the signature and publisher of a release installed from the registry", tc.Req("VERIFY-PUBLISHER"), func() {
+			dir, signed := tc.signedPackage()
+			rel := tc.releaseObject(dir)
+			rel.SignatureBundle = signed.SignatureBundle
+			rel.Publisher = &registry.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
+			tc.republish(dir, rel)
+			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+			tc.Uninstall(app.AppID, false)
+			rel.Publisher = &registry.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
+			tc.republish(dir, rel)
+			_, err := tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			if !refused {
+				tc.Failf("app/install from the registry took %s although the release vouches for publisher someone-else", rel.AppID)
+			}
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+				Planted{What: "a publisher the registry does not vouch for", Codes: []string{"publisher-mismatch"}, Field: "publisherId"})
+		})
+	})
+}
+
+// signedPackage is full-app declaring signature.package.signedBy: sigstore,
+// its release signed by the harness's Sigstore, and the host configured
+// to trust that Sigstore.
+func (tc *TestContext) signedPackage() (string, *protocol.Release) {
+	GinkgoHelper()
+	dir := tc.Fixture("full-app")
+	ReplaceIn(dir, "app.signature.yaml", "signature:\n",
+		"signature:\n  package:\n    algorithm: sha256\n    signedBy: sigstore\n    signatureRef: sigstore:full-app@current\n")
+	tc.Configure(tc.withSigstore())
+	return dir, tc.signedRelease(dir)
+}
+
+// signedRelease is the release of dir with a bundle signing its package hash.
+func (tc *TestContext) signedRelease(dir string) *protocol.Release {
+	GinkgoHelper()
+	rel := tc.ReleaseOf(dir)
+	rel.SignatureBundle = tc.sign(rel.PackageHash, SigstoreIdentity, SigstoreIssuer)
+	return rel
+}
+
+// withSigstore is the default configuration trusting the harness's Sigstore.
+func (tc *TestContext) withSigstore() protocol.ConfigureParams {
+	GinkgoHelper()
+	root, err := tc.sigstore.TrustedRootJSON()
+	if err != nil {
+		errorf("%v", err)
+	}
+	p := tc.DefaultConfigure()
+	p.Sigstore = &protocol.SigstoreTrust{TrustedRoot: root, Issuer: SigstoreIssuer}
+	return p
+}
+
+// sign signs a package hash with the harness's Sigstore.
+func (tc *TestContext) sign(packageHash, identity, issuer string) json.RawMessage {
+	GinkgoHelper()
+	b, err := tc.sigstore.Sign([]byte(packageHash), identity, issuer)
+	if err != nil {
+		errorf("%v", err)
+	}
+	return b
+}
+
+// signElsewhere signs a package hash with a Sigstore the host was never
+// told to trust.
+func (tc *TestContext) signElsewhere(packageHash string) json.RawMessage {
+	GinkgoHelper()
+	other, err := sigstore.NewAuthority()
+	if err != nil {
+		errorf("%v", err)
+	}
+	b, err := other.Sign([]byte(packageHash), SigstoreIdentity, SigstoreIssuer)
+	if err != nil {
+		errorf("%v", err)
+	}
+	return b
+}
+
+// expectRefusedAtVerifyAndInstall fails the spec unless package/verify and
+// app/install both refuse the package under rel, naming what was planted.
+func (tc *TestContext) expectRefusedAtVerifyAndInstall(dir string, rel *protocol.Release, planted Planted) {
+	GinkgoHelper()
+	tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
+	_, err := tc.TryInstall(dir, rel, true)
+	he, refused := tc.refusalError(protocol.MethodInstall, err)
+	if !refused {
+		tc.Failf("package/verify refused %s, but app/install installed it", planted.What)
+	}
+	tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
+		Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+}
+
+// describeInstallReview checks the install review a user consents to
+// (spec 002, Required desktop host behavior, Verification: "Install review
+// result"): every verification step, in the standard's order, with what it
+// found, before anything is installed.
+func describeInstallReview(tc *TestContext) {
+	Describe("Installable: the install review", func() {
+		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW"), func() {
+			dir, _ := tc.signedPackage()
+			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
+			rel := tc.signedRelease(dir)
+			rel.Publisher = &protocol.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
+			judged := []string{protocol.StepHashes, protocol.StepSignature, protocol.StepRevocation, protocol.StepPublisher}
+			tc.Precondition("the review of the untouched package passes every step", func() {
+				r := tc.Review(dir, rel)
+				for _, step := range judged {
+					if st := reviewStatus(r, step); st != protocol.StepPassed {
+						tc.Blockedf("the review of a package every step accepts says %s is %q: %s", step, st, describeReview(r))
+					}
+				}
+				if !r.OK {
+					tc.Blockedf("the review of a package every step accepts is not ok: %s", describeReview(r))
+				}
+			})
+			if _, ok := tc.ListedApp(rel.AppID); ok {
+				tc.Failf("app/review installed %s: the review comes before consent", rel.AppID)
+			}
+			bad := *rel
+			bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+			r := tc.Review(dir, &bad)
+			if r.OK || reviewStatus(r, protocol.StepSignature) != protocol.StepFailed {
+				tc.Failf("the review of a package signed by a signer of another domain does not show the signature step failed: %s", describeReview(r))
+			}
+			for _, step := range []string{protocol.StepRevocation, protocol.StepPublisher} {
+				if reviewStatus(r, step) == protocol.StepPassed {
+					tc.Failf("the review says %s passed although the signature, which comes before it, failed: %s", step, describeReview(r))
+				}
+			}
+		})
+	})
+}
+
+// Review runs app/review.
+func (tc *TestContext) Review(dir string, rel *protocol.Release) protocol.ReviewResult {
+	GinkgoHelper()
+	var res protocol.ReviewResult
+	tc.MustCall(protocol.MethodReview, protocol.ReviewParams{Path: dir, Release: rel}, &res)
+	return res
+}
+
+// reviewStatus is the status the review gives step ("missing" when absent).
+func reviewStatus(r protocol.ReviewResult, step string) string {
+	for _, c := range r.Checks {
+		if c.Step == step {
+			return c.Status
+		}
+	}
+	return "missing"
+}
+
+func describeReview(r protocol.ReviewResult) string {
+	parts := make([]string, 0, len(r.Checks))
+	for _, c := range r.Checks {
+		parts = append(parts, c.Step+"="+c.Status)
+	}
+	return fmt.Sprintf("ok=%v [%s]", r.OK, strings.Join(parts, " "))
+}
