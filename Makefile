@@ -7,7 +7,7 @@ STATICCHECK_VERSION ?= v0.8.2
 GREMLINS_VERSION ?= v0.6.0
 MUTATION_OUT ?= bin/mutation.json
 
-.PHONY: all build certify test unit suites selftest lint deps chromium clean mutation
+.PHONY: all build certify test unit suites selftest lint deps chromium clean mutation soak
 
 all: build
 
@@ -31,9 +31,13 @@ unit:
 	  if [ -n "$$unformatted" ]; then echo "gofmt: unformatted: $$unformatted"; exit 1; fi
 	$(GO) test -count=1 ./...
 
+## suites: every level mockhost claims, in-process and over stdio. The
+## levels beyond what this harness judges end `not-judged` (exit 8, which
+## passes here); a failure in any level, or an error in a judged one, fails.
+SURFACE_LEVELS := --level catalog --level installable --level capability --level desktop-p0 --level desktop-p1 --level desktop-p2
 suites: build
-	./$(BIN) run --quiet --out $(TESTOUT)/in-process
-	./$(BIN) run --quiet --out $(TESTOUT)/stdio --host-cmd "./$(BIN) mockhost --stdio"
+	./$(BIN) run --quiet --out $(TESTOUT)/in-process $(SURFACE_LEVELS) || [ $$? -eq 8 ]
+	./$(BIN) run --quiet --out $(TESTOUT)/stdio $(SURFACE_LEVELS) --host-cmd "./$(BIN) mockhost --stdio" || [ $$? -eq 8 ]
 	rm -rf $(TESTOUT)
 
 selftest: build
@@ -41,6 +45,20 @@ selftest: build
 
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## soak: the browser specs (launch, app center, Host Bridge) against the
+## clean mockhost SOAK_RUNS times in a row, each run in its own process; any
+## spec that does not pass in any run fails the target (not part of
+## `make test`).
+SOAK_RUNS ?= 20
+soak: build
+	@fails=0; for i in $$(seq $(SOAK_RUNS)); do \
+	  ./$(BIN) run --quiet --out $(TESTOUT)/soak $(SURFACE_LEVELS) --label-filter '/^(BRIDGE|CENTER|LAUNCH)-/' >/dev/null 2>&1; \
+	  if grep -Eq '"outcome": *"(failed|error|blocked|skipped|interrupted)"' $(TESTOUT)/soak/report.json; then \
+	    fails=$$((fails+1)); echo "soak run $$i: a browser spec did not pass (kept in $(TESTOUT)/soak-$$i)"; cp -r $(TESTOUT)/soak $(TESTOUT)/soak-$$i; \
+	  fi; \
+	done; echo "soak: $$(($(SOAK_RUNS)-fails)) of $(SOAK_RUNS) runs passed every browser spec"; \
+	test $$fails -eq 0 && rm -rf $(TESTOUT)
 
 ## mutation: mutation testing over mockhost with the conformance suites as
 ## the test (gremlins; not part of `make test`: 5 to 8 minutes here). A

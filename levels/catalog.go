@@ -60,7 +60,7 @@ func allRequirements() []Requirement {
 	pkg := []RefusalKind{RefusesPackage}
 	ready := []RefusalKind{NotReady}
 	pkgOrReady := []RefusalKind{RefusesPackage, NotReady}
-	return []Requirement{
+	reqs := []Requirement{
 		// Control protocol: what every other check stands on.
 		{ID: "PROTO-HELLO", Strength: Must, Kind: Precondition, Levels: catalogP0,
 			Title:  "conformance/hello names the host, its kind, protocol version 1 and its capability profile",
@@ -263,4 +263,5 @@ func allRequirements() []Requirement {
 			Title:  "Readiness answers never contain secret or session-token values",
 			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets ... to apps.")},
 	}
+	return append(reqs, surfaceRequirements()...)
 }

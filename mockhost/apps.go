@@ -168,8 +168,10 @@ func (h *Host) list() protocol.ListResult {
 }
 
 // reset answers host/reset: no installed app, no retained data, no
-// configuration (docs/host-control-protocol.md, host/reset).
+// configuration, no open surface, observe log or app storage
+// (docs/host-control-protocol.md, host/reset).
 func (h *Host) reset() error {
+	h.surf.reset()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cfg = nil

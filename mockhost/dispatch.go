@@ -16,6 +16,7 @@ func methods() []string {
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
+		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet,
 	}
 }
 
@@ -175,6 +176,48 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r, e := h.registryList()
 		return r, e, false
 
+	case protocol.MethodLaunch:
+		var p protocol.LaunchParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "entryKey", p.EntryKey); e != nil {
+			return nil, e, false
+		}
+		r, e := h.launch(p)
+		return r, e, false
+
+	case protocol.MethodCenter:
+		var p struct{}
+		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
+			return nil, e, false
+		}
+		r, e := h.center()
+		return r, e, false
+
+	case protocol.MethodObserve:
+		var p protocol.ObserveParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		return h.surf.observe(p.AppID), nil, false
+
+	case protocol.MethodSet:
+		var p protocol.SetParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.set(p); e != nil {
+			return nil, e, false
+		}
+		return protocol.OK{OK: true}, nil, false
+
 	case protocol.MethodShutdownHint:
 		var p struct{}
 		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
@@ -208,7 +251,7 @@ func (h *Host) hello() protocol.HelloResult {
 		Host:            protocol.HostIdentity{Name: Name, Version: Version, Kind: Kind},
 		ProtocolVersion: protocol.Version,
 		Capabilities:    h.profile(),
-		Levels:          claimedLevels(),
+		Levels:          ClaimedLevels(),
 		Methods:         methods(),
 	}
 	// fault: hello-wrong-protocol — protocol version 0 and a host kind outside the protocol's list.

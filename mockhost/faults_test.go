@@ -147,7 +147,7 @@ func faultProbes() map[string]probe {
 		"lenient-params": func(t *testing.T, x *harness) string {
 			return fmt.Sprint(x.call(protocol.MethodVerify, map[string]any{}, nil))
 		},
-		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/launch", nil, nil)) },
+		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/invoke", nil, nil)) },
 		"name-from-directory": func(t *testing.T, x *harness) string {
 			return verdict(x.verify(pkg(t, "some-folder", map[string]string{}), nil))
 		},
@@ -400,6 +400,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	probes := faultProbes()
 	maps.Copy(probes, registryProbes())
 	maps.Copy(probes, installProbes())
+	maps.Copy(probes, surfaceProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -26,8 +26,10 @@ const (
 	Kind    = "reference"
 )
 
-// claimedLevels are the levels the reference host claims in hello.
-func claimedLevels() []string { return []string{"catalog", "installable", "desktop-p0"} }
+// ClaimedLevels are the levels the reference host claims in hello.
+func ClaimedLevels() []string {
+	return []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2"}
+}
 
 // DefaultProfile returns the reference capability profile: every capability
 // of the Capability SDK at 0.10.0, enabled.
@@ -58,6 +60,10 @@ type Host struct {
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
+
+	// surf is the app surface: the host page, the app frame server, the
+	// bridge's logs and app storage (surface.go).
+	surf *surfaces
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).
@@ -103,12 +109,15 @@ func New(faults FaultSet) *Host {
 		revocations: map[string]revocationEntry{},
 		bootstraps:  map[string][]registryRelease{},
 		sessions:    map[*session]struct{}{},
+		surf:        newSurfaces(),
 		logw:        io.Discard,
 	}
 }
 
-// Close ends every connection and removes the host's temp dir.
+// Close ends every connection, stops the app surface servers and removes
+// the host's temp dir.
 func (h *Host) Close() error {
+	surfErr := h.surf.close()
 	h.mu.Lock()
 	h.closed = true
 	sessions := make([]*session, 0, len(h.sessions))
@@ -124,12 +133,12 @@ func (h *Host) Close() error {
 		_ = s.stream.Close()
 	}
 	if dir == "" {
-		return nil
+		return surfErr
 	}
 	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("removing mockhost temp dir %s: %w", dir, err)
+		return errors.Join(surfErr, fmt.Errorf("removing mockhost temp dir %s: %w", dir, err))
 	}
-	return nil
+	return surfErr
 }
 
 func (h *Host) addSession(s *session) bool {

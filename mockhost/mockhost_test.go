@@ -34,7 +34,7 @@ func TestHelloShape(t *testing.T) {
 			t.Errorf("capability %s = %+v", name, c)
 		}
 	}
-	if !slices.Equal(got.Levels, []string{"catalog", "installable", "desktop-p0"}) {
+	if !slices.Equal(got.Levels, ClaimedLevels()) || !slices.Contains(got.Levels, "desktop-p2") {
 		t.Errorf("levels = %v", got.Levels)
 	}
 }

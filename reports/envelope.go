@@ -29,6 +29,7 @@ const (
 	KindBadSignature                      // a signature does not verify with the given keys
 	KindWrongSubject                      // the subject is not the --host / --artifact asked for
 	KindLevel                             // a required level did not pass, or claimed verdicts disagree with outcomes
+	KindArtifact                          // an artifact the report lists is missing beside it or differs from its digest
 )
 
 func (k ErrorKind) String() string {
@@ -41,6 +42,8 @@ func (k ErrorKind) String() string {
 		return "wrong subject"
 	case KindLevel:
 		return "level not passed"
+	case KindArtifact:
+		return "artifact mismatch"
 	}
 	return "error"
 }

@@ -36,6 +36,9 @@ type htmlDetail struct {
 	Message  string
 	Location string
 	Excerpt  *Excerpt
+	// Artifacts are the files the spec saved beside the report: a
+	// screenshot shows as a thumbnail linking to it, a log as a link.
+	Artifacts []Artifact
 }
 
 type htmlGroup struct {
@@ -76,7 +79,8 @@ type HTMLOptions struct {
 }
 
 // WriteHTML renders report.html: one self-contained page, no script, no
-// external resource (its Content-Security-Policy forbids every fetch), every
+// external resource (its Content-Security-Policy forbids every fetch but the
+// screenshots a failing spec saved beside it, img-src 'self'), every
 // host-controlled string escaped by html/template. It renders r's settled
 // outcomes and verdicts (Settle) and decides none. The page opens with what
 // did not pass, worst first, each linking to its card; the cards follow,
@@ -98,10 +102,10 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		Stopped:  r.Run.Status != RunComplete,
 		Levels:   r.Levels,
 		CSS:      template.CSS(reportCSS),
-		CSP:      "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'; img-src data:",
 		Signed:   opts.Signed,
 	}
 	page.Groups = groupByLevel(cat, r, opts.Excerpts)
+	page.CSP = htmlCSP(sum[:], page.Groups)
 	n := map[Outcome]int{}
 	for _, g := range page.Groups {
 		for _, rq := range g.Requirements {
@@ -172,7 +176,7 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 			if s.Outcome == Passed {
 				continue
 			}
-			d := htmlDetail{Spec: s.Name, Outcome: s.Outcome, Excerpt: ex[s.Exchanges]}
+			d := htmlDetail{Spec: s.Name, Outcome: s.Outcome, Excerpt: ex[s.Exchanges], Artifacts: s.Artifacts}
 			if s.Failure != nil {
 				d.Message, d.Location = s.Failure.Message, s.Failure.Location
 			}
@@ -191,6 +195,37 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 		}
 	}
 	return out
+}
+
+// htmlCSP is the page's Content-Security-Policy: nothing may be fetched
+// (default-src 'none'), the one inline style runs by its hash, images come
+// from data: URLs and, only when the page shows a screenshot, from the
+// page's own origin too ('self': the server that serves the report; for a
+// page opened from disk Chromium matches 'self' against file: URLs). The
+// only images are the artifacts' thumbnails, whose paths stay in the
+// report folder (CheckArtifactPath).
+func htmlCSP(cssSHA256 []byte, groups []htmlGroup) string {
+	img := "data:"
+	if showsScreenshot(groups) {
+		img = "'self' data:"
+	}
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(cssSHA256) + "'; img-src " + img
+}
+
+// showsScreenshot reports whether a card of the page shows a screenshot.
+func showsScreenshot(groups []htmlGroup) bool {
+	for _, g := range groups {
+		for _, rq := range g.Requirements {
+			for _, d := range rq.Details {
+				for _, a := range d.Artifacts {
+					if a.Kind == ArtifactScreenshot {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // failureNote says what a failed requirement does when it does not fail

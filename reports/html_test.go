@@ -173,7 +173,7 @@ func TestHTMLSectionsByRequestedLevel(t *testing.T) {
 	}{
 		{[]string{"desktop-p0"}, []string{"desktop-p0", "other"},
 			map[string]string{"CAT-METADATA": "desktop-p0", "READY-CAPABILITIES": "desktop-p0", "INSTALL-PINNED": "other"}},
-		{[]string{"catalog", "installable", "desktop-p0"}, []string{"catalog", "installable", "desktop-p0"},
+		{[]string{"catalog", "installable", "desktop-p0"}, []string{"catalog", "installable", "desktop-p0", "other"},
 			map[string]string{"PROTO-RESET": "catalog", "CAT-METADATA": "catalog", "VERIFY-PACKAGE-HASH": "installable",
 				"INSTALL-PINNED": "installable", "READY-CAPABILITIES": "desktop-p0"}},
 	} {

@@ -17,7 +17,9 @@ import (
 // the run; one testcase per spec, and one per requirement no spec reported
 // for. A testcase names the requirements it serves in classname (ids joined
 // by ",") and in system-out with the requested levels they count for; the
-// schema allows no properties inside a testcase.
+// schema allows no properties inside a testcase. A spec's artifacts follow
+// in its system-out, one "[[ATTACHMENT|path]]" line each (the Jenkins
+// junit-attachments convention), path relative to the report folder.
 //
 // The outcome lattice maps onto the schema's three children:
 //
@@ -203,6 +205,9 @@ func junitSpecCase(r *Report, cat *levels.Catalog, js *junitSpec) junitCase {
 	}
 	c := junitCase{Name: s.Name, Classname: strings.Join(ids, ","), Time: seconds(s.DurationMs),
 		SystemOut: junitSystemOut(r, cat, js.reqs)}
+	for _, a := range s.Artifacts {
+		c.SystemOut.Text += xmlText(junitAttachment(a.Path)) + "\n"
+	}
 	msg, loc := "", ""
 	if s.Failure != nil {
 		msg, loc = s.Failure.Message, s.Failure.Location
@@ -298,6 +303,11 @@ func junitSystemOut(r *Report, cat *levels.Catalog, reqs []RequirementResult) *j
 	}
 	return &junitText{Text: xmlText(b.String())}
 }
+
+// junitAttachment is the line that attaches the file at p to a testcase in
+// Jenkins' junit-attachments plugin (and the CI tools that read the same
+// convention): alone on its line, nothing before or after it.
+func junitAttachment(p string) string { return "[[ATTACHMENT|" + p + "]]" }
 
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -33,6 +33,8 @@ func latticeReport(t *testing.T) (r *Report, shared string) {
 	s := r.Requirements[1].Specs[0]
 	r.Requirements[2].Specs = append(r.Requirements[2].Specs, s)
 	r.Run = RunStatus{Status: RunInterrupted, Reason: "interrupted by interrupt"}
+	// A level no failure reaches that the harness cannot judge: not-judged.
+	r.Requested = append(r.Requested, "capability")
 	recompute(t, r)
 	return r, s.Name
 }

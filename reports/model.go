@@ -155,6 +155,9 @@ type SpecResult struct {
 	// Exchanges are the transcript sequence numbers [from, to] of the
 	// control-protocol exchanges this spec made.
 	Exchanges [2]int `json:"exchanges"`
+	// Artifacts are the files the spec saved into the report folder when
+	// it did not pass (artifacts.go), with their digests.
+	Artifacts []Artifact `json:"artifacts,omitempty"`
 }
 
 // Failure says what a spec observed.

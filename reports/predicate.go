@@ -59,6 +59,9 @@ func BuildPredicate(r *Report, cat *levels.Catalog) (*Predicate, error) {
 		specs := append([]SpecResult{}, rr.Specs...)
 		sort.SliceStable(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 		for i, s := range specs {
+			if len(s.Artifacts) > 0 {
+				specs[i].Artifacts = append([]Artifact(nil), s.Artifacts...)
+			}
 			if s.Failure != nil {
 				specs[i].Failure = &Failure{Message: TruncateUTF8(s.Failure.Message, maxPredicateText),
 					Location: TruncateUTF8(s.Failure.Location, maxPredicateLocation)}

@@ -79,8 +79,8 @@ func requirementReason(r RequirementResult) string {
 // ComputeLevels derives every requested level's verdict from requirement
 // outcomes alone (EffectOf decides what each outcome does):
 //
-//	not-judged   the harness cannot judge the level (levels.CanJudge)
-//	failed       a must / must-not of the standard failed
+//	failed       a must / must-not of the standard failed (in any level)
+//	not-judged   otherwise, the harness cannot judge the level (levels.CanJudge)
 //	interrupted  otherwise, a binding requirement was interrupted
 //	error        otherwise, one could not be judged (error, blocked, or a
 //	             protocol precondition the host broke)
@@ -151,10 +151,12 @@ func levelVerdict(judgeable bool, name string, by map[Effect][]string) (Verdict,
 		return strings.Join(ids, ", ")
 	}
 	switch {
-	case !judgeable:
-		return LevelNotJudged, "this harness version does not cover every requirement of " + name + " or a level below it"
+	// A violated clause fails its level even where the harness cannot
+	// vouch for the rest of it: a failure is evidence, a pass is not.
 	case len(by[EffectFail]) > 0:
 		return LevelFailed, "failed: " + list(EffectFail)
+	case !judgeable:
+		return LevelNotJudged, "this harness version does not cover every requirement of " + name + " or a level below it"
 	case len(by[EffectStopped]) > 0:
 		return LevelInterrupted, "the run was interrupted during: " + list(EffectStopped)
 	case len(by[EffectUnjudged]) > 0:

@@ -29,6 +29,10 @@ type VerifyOptions struct {
 	ArtifactSHA256 string
 	// Catalog judges the levels; nil means levels.Default().
 	Catalog *levels.Catalog
+	// ArtifactDir, when set, is the report folder the envelope came from:
+	// every artifact the predicate lists must be there with its digest
+	// (CheckArtifacts). conformance verify sets it to the envelope's folder.
+	ArtifactDir string
 }
 
 // Verified is what a successful verification established.
@@ -39,6 +43,9 @@ type Verified struct {
 	// Levels are the verdicts recomputed from requirement outcomes, for
 	// the requested levels and then the required ones not requested.
 	Levels []LevelResult
+	// Artifacts is how many artifacts were checked against their digests
+	// (0 without VerifyOptions.ArtifactDir).
+	Artifacts int
 }
 
 // Verifier verifies envelopes; it holds the compiled predicate schema so
@@ -87,8 +94,8 @@ func VerifyEnvelope(ctx context.Context, data []byte, opts VerifyOptions) (*Veri
 
 // Verify checks, in order: the envelope's form, every signature, the
 // payload type, the statement and predicate types, the predicate schema,
-// that claimed verdicts follow from requirement outcomes, the subject, and
-// the required levels. The error's kind (KindOf) says which failed.
+// that claimed verdicts follow from requirement outcomes, the subject, the
+// artifacts (with ArtifactDir), and the required levels. The error's kind (KindOf) says which failed.
 func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 	pe, err := ParseEnvelope(data)
 	if err != nil {
@@ -113,6 +120,11 @@ func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 		return nil, err
 	}
 	res := &Verified{KeyIDs: keyIDs, Subjects: st.GetSubject(), Predicate: p, Levels: computed}
+	if v.opts.ArtifactDir != "" {
+		if res.Artifacts, err = CheckArtifacts(v.opts.ArtifactDir, &p.Results); err != nil {
+			return nil, err
+		}
+	}
 	if len(v.opts.RequireLevels) > 0 && p.Run.Status != RunComplete {
 		return res, verr(KindLevel, "the run did not complete (%s: %s), so it certifies no level", p.Run.Status, p.Run.Reason)
 	}

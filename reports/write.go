@@ -46,7 +46,8 @@ type Written struct {
 // a key; unsigned report.statement.json and test-result.statement.json
 // without), junit.xml and report.html into dir. transcript.jsonl must
 // already be there: WriteAll digests it into r.Transcript and takes the
-// excerpts report.html shows from it. It fills r.Host.ArtifactDigest from
+// excerpts report.html shows from it. The artifacts r lists must be in dir
+// with their digests (CheckArtifacts), as verify will find them. It fills r.Host.ArtifactDigest from
 // HostArtifact. r must be settled (Settle): WriteAll decides no outcome or
 // verdict, and refuses a report whose verdicts do not follow from its
 // outcomes, so every file agrees with what verify recomputes.
@@ -84,6 +85,10 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 		return w, err
 	}
 	r.Transcript = TranscriptRef{Path: TranscriptFile, SHA256: ts.SHA256, Exchanges: ts.Frames}
+	// What is signed must verify: every artifact listed is in dir as listed.
+	if _, err := CheckArtifacts(dir, &r.Results); err != nil {
+		return w, fmt.Errorf("the report's artifacts: %w", err)
+	}
 	if r.Format == "" {
 		r.Format = FormatVersion
 	}

@@ -12,9 +12,11 @@ import (
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/drivers/thirdparty"
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
@@ -22,6 +24,8 @@ import (
 
 // Config is what a run needs; the CLI only turns flags into it.
 type Config struct {
+	// Browser is how the surface specs reach a browser.
+	Browser     BrowserConfig
 	Connector   control.Connector
 	Catalog     *levels.Catalog
 	Levels      []string // level ids to run; their labels form the filter
@@ -34,6 +38,13 @@ type Config struct {
 	Progress func(RequirementSettled)
 	// Log receives Ginkgo's own console output (nil discards it).
 	Log interface{ Write([]byte) (int, error) }
+	// ReportDir is the folder the report is written to; a failing surface
+	// spec saves its screenshots and probe log under its artifacts/ ("":
+	// nothing is saved).
+	ReportDir string
+	// Redact removes planted secrets from text the run publishes (nil:
+	// text is kept as it is).
+	Redact func([]byte) []byte
 	// Canaries are the secret values planted with host/configure.
 	Canaries Canaries
 	// Unreachable is told, once, why the run gave up on the host: it could
@@ -69,6 +80,14 @@ type TestContext struct {
 	// sigstore is the offline Sigstore the harness signs packages with
 	// (nil in a dry run).
 	sigstore *sigstore.Authority
+	// thirdParty serves the third-origin spoof page (nil in a dry run).
+	thirdParty *thirdparty.Server
+	// browserOnce starts the one browser of the run on first use;
+	// surfaces are the sessions the current spec opened.
+	browserOnce browserStarter
+	surfaces    []*browser.Session
+	// lastProbe is the probe's last report in the current spec.
+	lastProbe []byte
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase
@@ -102,6 +121,7 @@ func areas() []area {
 		describeLifecycleReadiness,
 		describePolicy,
 		describeAvailability,
+		describeBridge,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
@@ -202,11 +222,14 @@ func (tc *TestContext) missed(reason string) {
 }
 
 func (tc *TestContext) afterEach() {
+	tc.saveArtifacts()
 	tc.resources.Cleanup()
+	tc.surfaces, tc.lastProbe = nil, nil
 }
 
-// close releases the connection at the end of the run.
+// close releases the connection and the browser at the end of the run.
 func (tc *TestContext) close() {
+	tc.browserOnce.close()
 	if tc.client != nil {
 		_ = tc.client.Close()
 		tc.client = nil

@@ -96,6 +96,13 @@ func (tc *TestContext) Blockedf(format string, args ...any) {
 	tc.fail(reports.Blocked, fmt.Sprintf(format, args...))
 }
 
+// Skippedf ends the spec as skipped: it cannot apply on this machine (no
+// browser), with the reason. A skipped must never lets its level pass.
+func (tc *TestContext) Skippedf(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	tc.fail(reports.Skipped, fmt.Sprintf(format, args...))
+}
+
 // Errorf ends the spec as error: the harness got no usable answer.
 func (tc *TestContext) Errorf(format string, args ...any) {
 	ginkgo.GinkgoHelper()

@@ -7,6 +7,7 @@ import (
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/drivers/thirdparty"
 	"io"
 	"os"
 	"os/signal"
@@ -40,6 +41,10 @@ type SpecOutcome struct {
 	Exchanges    [2]int
 	// Readings are the readings the host took where the texts leave a choice.
 	Readings []string
+	// Artifacts are files a failing spec saved under Config.ReportDir
+	// (screenshots of the surface, the probe's log), by path relative to
+	// the report folder.
+	Artifacts []string
 }
 
 // RequirementSettled is emitted once all of a requirement's specs ran.
@@ -127,6 +132,12 @@ func Run(cfg Config) (*Result, error) {
 	if tc.sigstore, err = sigstore.NewAuthority(); err != nil {
 		return nil, err
 	}
+	third, err := thirdparty.Start()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = third.Close() }()
+	tc.thirdParty = third
 	col := newCollector(tc, res)
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)
@@ -270,8 +281,11 @@ func (c *collector) afterEach(r types.SpecReport) {
 		o.Location = relativeLocation(r.FailureLocation().String())
 	}
 	for _, e := range r.ReportEntries {
-		if e.Name == "reading" {
+		switch e.Name {
+		case "reading":
 			o.Readings = append(o.Readings, e.Value.String())
+		case artifactEntry:
+			o.Artifacts = append(o.Artifacts, e.Value.String())
 		}
 	}
 	if t := c.tc.Config.Transcript; t != nil {

@@ -32,6 +32,10 @@ type reportInput struct {
 	transport string
 	faults    []string
 	work      string
+	// reportDir is the (staging) folder the report is written to: the
+	// files specs saved there (suites.SpecOutcome.Artifacts) are read from
+	// it for their digests ("": no artifact is recorded).
+	reportDir string
 	// focus and labelFilter are the user's selection, recorded in the report.
 	focus       []string
 	labelFilter string
@@ -46,6 +50,9 @@ func buildReport(in reportInput) (*reports.Report, error) {
 	for _, s := range in.result.Specs {
 		sr := reports.SpecResult{
 			Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges,
+			// A path that would leave the report folder, or whose file is
+			// gone, is dropped: the report lists only what verify can check.
+			Artifacts: reports.ArtifactsIn(in.reportDir, s.Artifacts),
 		}
 		if s.Outcome != reports.Passed && s.Failure != "" {
 			sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}

@@ -29,6 +29,8 @@ type runOptions struct {
 	callTimeout  time.Duration
 	signKey      string
 	hostArtifact string
+	browser      string
+	browserWS    string
 	faults       multiFlag
 	quiet        bool
 }
@@ -45,6 +47,8 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.DurationVar(&o.callTimeout, "call-timeout", 5*time.Second, "how long the host may take to answer one call")
 	fs.StringVar(&o.signKey, "sign-key", "", "PEM private key `FILE` (PKCS#8) to sign the report with")
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
+	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
+	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
 	pos, err := parseFlags(c, fs, args)
@@ -176,8 +180,11 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.LabelFilter = o.labelFilter
 	cfg.Focus = o.focus
 	cfg.WorkDir = work
+	cfg.ReportDir = rd.dir()
+	cfg.Redact = red.Redact
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS}
 	cfg.Log = &log
 	p := newProgress(c.stdout, cat, o.quiet, red)
 	cfg.Progress = p.settled
@@ -205,6 +212,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
 		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
+		reportDir: rd.dir(),
 	})
 	if err != nil {
 		return nil, err

@@ -41,6 +41,14 @@ func checkRunOptions(o *runOptions) error {
 			return fmt.Errorf("--host-addr %q: %w", o.hostAddr, err)
 		}
 	}
+	if o.browser != "" {
+		if err := checkRegularFile(o.browser); err != nil {
+			return fmt.Errorf("--browser: %w", err)
+		}
+	}
+	if o.browserWS != "" && !strings.HasPrefix(o.browserWS, "ws://") && !strings.HasPrefix(o.browserWS, "wss://") {
+		return fmt.Errorf("--browser-endpoint %q: want a DevTools ws:// or wss:// URL", o.browserWS)
+	}
 	for _, f := range o.focus {
 		if _, err := regexp.Compile(f); err != nil {
 			return fmt.Errorf("--focus %q: %s", f, oneLine(err))

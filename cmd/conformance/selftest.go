@@ -199,7 +199,7 @@ func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			start := time.Now()
-			k.report, k.output, k.err = runChild(c.self, k.fault.Name, root, transport, callTimeout)
+			k.report, k.output, k.err = runChild(c.self, k.fault, root, transport, callTimeout)
 			took := time.Since(start).Round(100 * time.Millisecond)
 			name := k.fault.Name
 			if name == "" {
@@ -215,13 +215,16 @@ func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout
 
 // runChild runs `conformance run` against mockhost with one fault (or none)
 // in a child process: Ginkgo allows one suite run per process.
-func runChild(self, fault, root, transport string, callTimeout time.Duration) (*reports.Report, string, error) {
-	name := fault
+func runChild(self string, f mockhost.Fault, root, transport string, callTimeout time.Duration) (*reports.Report, string, error) {
+	fault, name := f.Name, f.Name
 	if name == "" {
 		name = "baseline"
 	}
 	out := filepath.Join(root, name)
 	args := []string{"run", "--quiet", "--out", out, "--call-timeout", callTimeout.String()}
+	for _, l := range childLevels(levels.Default(), f) {
+		args = append(args, "--level", l)
+	}
 	switch {
 	case transport == "stdio":
 		hostCmd := shellQuote(self) + " mockhost --stdio"
@@ -382,4 +385,32 @@ func (b *limitedBuffer) String() string {
 // report: a level failed, could not be judged, or was incomplete.
 func judgedExit(code int) bool {
 	return code == exitFailed || code == exitNotJudged || code == exitIncomplete
+}
+
+// childLevels are the levels a selftest child certifies: every level the
+// harness judges, and the levels mockhost claims for the baseline or, for
+// a fault, the lowest levels of the requirements it breaks. A fault of the
+// judged levels does not pay for the browser specs of the levels above
+// (their collateral is still seen by the baseline and the faults there).
+func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
+	want := cat.JudgedLevels()
+	add := func(ids ...string) {
+		for _, id := range ids {
+			if !slices.Contains(want, id) {
+				want = append(want, id)
+			}
+		}
+	}
+	if f.Name == "" || len(f.Indiscriminate) > 0 {
+		// The baseline, and a fault whose refusals no spec may rest on,
+		// run everything mockhost claims.
+		add(mockhost.ClaimedLevels()...)
+		return want
+	}
+	for _, id := range f.Breaks {
+		if r, ok := cat.Requirement(id); ok {
+			add(r.Levels...)
+		}
+	}
+	return want
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -18,7 +19,7 @@ func verifyExit(err error) int {
 	switch reports.KindOf(err) {
 	case reports.KindBadSignature:
 		return exitBadSig
-	case reports.KindWrongSubject:
+	case reports.KindWrongSubject, reports.KindArtifact:
 		return exitSubject
 	case reports.KindLevel:
 		return exitNotLevel
@@ -28,7 +29,8 @@ func verifyExit(err error) int {
 
 // cmdVerify verifies a signed report offline: every signature, the
 // statement and predicate types, the predicate schema, every level verdict
-// recomputed from requirement outcomes, the subject, the required levels.
+// recomputed from requirement outcomes, the subject, every artifact the
+// predicate lists against the file beside the envelope, the required levels.
 func cmdVerify(c *cli, args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var keys, required multiFlag
@@ -50,7 +52,9 @@ func cmdVerify(c *cli, args []string) int {
 	if len(keys) == 0 {
 		return usageErr("--key PUB is required")
 	}
-	opts := reports.VerifyOptions{RequireLevels: required, Host: *host, Catalog: levels.Default()}
+	// The artifacts are files of the report folder, beside the envelope.
+	opts := reports.VerifyOptions{RequireLevels: required, Host: *host, Catalog: levels.Default(),
+		ArtifactDir: filepath.Dir(pos[0])}
 	for _, p := range keys {
 		k, err := reports.LoadPublicKey(p)
 		if err != nil {
@@ -107,6 +111,9 @@ func printVerified(w io.Writer, path string, v *reports.Verified, opts reports.V
 			ds = append(ds, alg+":"+d)
 		}
 		fmt.Fprintf(w, "  subject:   %s %s\n", s.GetName(), strings.Join(ds, " "))
+	}
+	if v.Artifacts > 0 {
+		fmt.Fprintf(w, "  artifacts: %d, each matching its SHA-256 in the predicate\n", v.Artifacts)
 	}
 	printLevels(w, v)
 	if len(opts.RequireLevels) > 0 {

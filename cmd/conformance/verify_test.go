@@ -170,3 +170,63 @@ func TestVerifyUnsignedRunIsRefused(t *testing.T) {
 		t.Errorf("unsigned statement: %v %v", err, st["predicateType"])
 	}
 }
+
+// verify checks every artifact the signed report lists against the file
+// beside the envelope: a screenshot with one byte changed, or a missing
+// log, fails with one line naming it (exit 5, like a host artifact that is
+// not the one signed).
+func TestVerifyArtifacts(t *testing.T) {
+	priv, pub := keygen(t, reports.Ed25519)
+	dir := t.TempDir()
+	shot := filepath.Join(dir, "artifacts", "012-BRIDGE-SNAPSHOT-1.png")
+	logf := filepath.Join(dir, "artifacts", "012-BRIDGE-SNAPSHOT-1.log")
+	if err := os.MkdirAll(filepath.Dir(shot), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR a screenshot")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logf, []byte("[error] bridge not ready\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := sigReport(t, "READY-SECRETS")
+	for i := range r.Requirements {
+		if r.Requirements[i].ID == "READY-SECRETS" {
+			r.Requirements[i].Specs[0].Artifacts = reports.ArtifactsIn(dir, []string{"artifacts/012-BRIDGE-SNAPSHOT-1.png", "artifacts/012-BRIDGE-SNAPSHOT-1.log"})
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, reports.TranscriptFile), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := reports.WriteAll(dir, r, reports.WriteOptions{SignKeyPath: priv}); err != nil {
+		t.Fatal(err)
+	}
+	env := filepath.Join(dir, reports.EnvelopeFile)
+	code, out, errs := cliRun(t, "verify", "--key", pub, env)
+	if code != exitOK || !strings.Contains(out, "artifacts: 2, each matching its SHA-256 in the predicate") {
+		t.Fatalf("verify of an untouched report: exit %d\n%s%s", code, out, errs)
+	}
+
+	tampered := append([]byte(nil), png...)
+	tampered[len(tampered)-1] ^= 0x20
+	if err := os.WriteFile(shot, tampered, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliRun(t, "verify", "--key", pub, env)
+	if code != exitSubject || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "artifact mismatch: artifacts/012-BRIDGE-SNAPSHOT-1.png has SHA-256") || strings.Contains(out, "verified") {
+		t.Errorf("verify with a tampered screenshot: exit %d, want %d with one line naming it\nstdout: %s\nstderr: %s", code, exitSubject, out, errs)
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := os.Remove(logf); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliRun(t, "verify", "--key", pub, env)
+	if code != exitSubject || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "artifact mismatch: artifacts/012-BRIDGE-SNAPSHOT-1.log is missing") {
+		t.Errorf("verify with a missing log: exit %d, want %d with one line naming it\nstdout: %s\nstderr: %s", code, exitSubject, out, errs)
+	}
+}

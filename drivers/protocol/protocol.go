@@ -29,7 +29,7 @@ const (
 // with CodeMethodNotFound until it implements them.
 func ReservedMethods() []string {
 	return []string{
-		"app/launch", "app/invoke", "app/observe", "app/disable", "app/enable",
+		"app/invoke", "app/observe", "app/disable", "app/enable",
 		"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
 	}
 }
@@ -57,6 +57,8 @@ const (
 // file and field at fault.
 type ErrorData struct {
 	Findings []Finding `json:"findings,omitempty"`
+	// Readiness is the readiness answer behind a CodeNotReady refusal.
+	Readiness *ReadinessResult `json:"readiness,omitempty"`
 }
 
 // HostKinds lists the kinds a hello may report.
@@ -124,6 +126,8 @@ type ConfigureParams struct {
 	// rows show an app's displayNameI18n override for it. Empty: the
 	// host's own.
 	Locale string `json:"locale,omitempty"`
+	// Timezone is the host's IANA time zone, carried in host snapshots.
+	Timezone string `json:"timezone,omitempty"`
 	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
 	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
 	Clock string `json:"clock,omitempty"`
@@ -148,6 +152,14 @@ type Policy struct {
 	DeniedApps []string `json:"deniedApps,omitempty"`
 	// DeniedEntries lists, per app name, entry keys the policy does not allow.
 	DeniedEntries map[string][]string `json:"deniedEntries,omitempty"`
+	// DeniedCapabilities are capabilities the policy does not allow any
+	// app to call through the bridge (spec 001, UI runtime: calls "must
+	// still pass readiness, permission, policy, allowlists").
+	DeniedCapabilities []string `json:"deniedCapabilities,omitempty"`
+	// ApprovalRequired are capabilities a call to which needs the user's
+	// approval first; a harness run has no user to approve, so the host
+	// answers host:error.
+	ApprovalRequired []string `json:"approvalRequired,omitempty"`
 }
 
 // Release carries the expected identity of a package the way a registry's

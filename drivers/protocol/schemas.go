@@ -35,6 +35,7 @@ func SchemaMethods() []string {
 	return []string{
 		MethodHello, MethodReset, MethodConfigure, MethodVerify, MethodProject,
 		MethodInstall, MethodUninstall, MethodReadiness, MethodList, MethodRegistryList, MethodReview, MethodShutdownHint,
+		MethodLaunch, MethodCenter, MethodObserve, MethodSet,
 	}
 }
 

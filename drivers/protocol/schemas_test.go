@@ -59,6 +59,11 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodReview: ReviewResult{OK: false, AppID: "a", Version: "1.0.0", Findings: []Finding{},
 			Checks: []ReviewCheck{{Step: StepHashes, Status: StepPassed}, {Step: StepSignature, Status: StepFailed, Message: "m"}}},
 		MethodRegistryList: RegistryListResult{Releases: []ListedRelease{{AppID: "a", Version: "1.0.0", PackageHash: hashA, Channel: "stable"}}},
+		MethodLaunch:       LaunchResult{URL: "http://127.0.0.1:1/surface/x", RuntimeOrigin: "http://localhost:2"},
+		MethodCenter:       CenterResult{URL: "http://127.0.0.1:1/center/x"},
+		MethodObserve: ObserveResult{Calls: []BridgeCall{{Type: "capability:invoke", RequestID: "r", Capability: "lime.ui", Decision: DecisionDenied, Gate: GateAllowlist, Code: "X"}},
+			Rejected: []RejectedMessage{{Type: "app:ready", Reason: RejectOrigin, Origin: "http://x"}}, Evidence: []EvidenceRecord{{Kind: "app-record"}}},
+		MethodSet: OK{OK: true},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -76,6 +81,10 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodList:         nil,
 		MethodRegistryList: nil,
 		MethodReview:       ReviewParams{Source: &Source{AppID: "a", Channel: "stable"}},
+		MethodLaunch:       LaunchParams{AppID: "a", EntryKey: "main"},
+		MethodCenter:       nil,
+		MethodObserve:      ObserveParams{AppID: "a"},
+		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}
 	for _, m := range SchemaMethods() {
 		r, ok := results[m]

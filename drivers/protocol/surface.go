@@ -1,0 +1,132 @@
+package protocol
+
+// Methods of the app surface (docs/host-control-protocol.md, "The app
+// surface"): how the harness reaches the UI a host mounts for an entry, and
+// what the host recorded while the app ran there.
+const (
+	MethodLaunch  = "app/launch"
+	MethodCenter  = "app/center"
+	MethodObserve = "host/observe"
+	MethodSet     = "host/set"
+)
+
+// CodeNotReady answers app/launch of an entry that is not ready; data
+// carries the readiness answer with its reasons (spec 002, Readiness state
+// rules: "Show reasons and block launch").
+const CodeNotReady = -32009
+
+// LaunchParams asks the host to mount an entry of an installed app.
+type LaunchParams struct {
+	AppID    string `json:"appId"`
+	EntryKey string `json:"entryKey"`
+	Route    string `json:"route,omitempty"`
+}
+
+// LaunchResult says how to reach the surface that mounts the entry: a URL a
+// browser opens, or, for a host that is itself a browser runtime
+// (Electron), a DevTools endpoint and target.
+type LaunchResult struct {
+	// URL of the page that mounts the entry (http or https).
+	URL string `json:"url,omitempty"`
+	// DevTools is set instead of (or beside) URL by a browser-runtime host.
+	DevTools *DevToolsTarget `json:"devtools,omitempty"`
+	// RuntimeOrigin is the origin the app's frame runs at: the
+	// event.origin the bridge accepts (spec 001, UI runtime).
+	RuntimeOrigin string `json:"runtimeOrigin"`
+}
+
+// DevToolsTarget is a page of a running browser runtime.
+type DevToolsTarget struct {
+	Endpoint string `json:"endpoint"`
+	TargetID string `json:"targetId,omitempty"`
+}
+
+// CenterResult says where the app center is (spec 002, Desktop P1).
+type CenterResult struct {
+	URL      string          `json:"url,omitempty"`
+	DevTools *DevToolsTarget `json:"devtools,omitempty"`
+}
+
+// ObserveParams asks what the host recorded about one app's surface.
+type ObserveParams struct {
+	AppID string `json:"appId"`
+}
+
+// ObserveResult is what the host recorded since the app was launched:
+// every request the bridge accepted with its decision, every message it
+// rejected and why, and the evidence it recorded.
+type ObserveResult struct {
+	Calls    []BridgeCall      `json:"calls"`
+	Rejected []RejectedMessage `json:"rejected"`
+	Evidence []EvidenceRecord  `json:"evidence"`
+}
+
+// BridgeCall is one app -> host request the bridge accepted as coming from
+// the app's frame, and what the host decided.
+type BridgeCall struct {
+	Type       string `json:"type"`
+	RequestID  string `json:"requestId,omitempty"`
+	Capability string `json:"capability,omitempty"`
+	Method     string `json:"method,omitempty"`
+	// Decision is "allowed" (executed) or "denied".
+	Decision string `json:"decision"`
+	// Gate names what denied it: allowlist, readiness, policy, approval
+	// or validation (a malformed request or a refused URL).
+	Gate string `json:"gate,omitempty"`
+	// Code is the stable code of the host:error the app got.
+	Code string `json:"code,omitempty"`
+}
+
+// Decisions and gates of BridgeCall.
+const (
+	DecisionAllowed = "allowed"
+	DecisionDenied  = "denied"
+
+	GateAllowlist  = "allowlist"
+	GateReadiness  = "readiness"
+	GatePolicy     = "policy"
+	GateApproval   = "approval"
+	GateValidation = "validation"
+)
+
+// RejectedMessage is a message the bridge did not accept as the app's:
+// ignored or logged, never executed (spec 001, UI runtime).
+type RejectedMessage struct {
+	Type string `json:"type,omitempty"`
+	// Reason is origin, source, protocol, version, appId or malformed.
+	Reason string `json:"reason"`
+	Origin string `json:"origin,omitempty"`
+}
+
+// Rejection reasons of RejectedMessage.
+const (
+	RejectOrigin    = "origin"
+	RejectSource    = "source"
+	RejectProtocol  = "protocol"
+	RejectVersion   = "version"
+	RejectAppID     = "appId"
+	RejectMalformed = "malformed"
+)
+
+// EvidenceRecord is one evidence record the host kept for the app.
+type EvidenceRecord struct {
+	Kind       string `json:"kind"`
+	Capability string `json:"capability,omitempty"`
+	RequestID  string `json:"requestId,omitempty"`
+	AppID      string `json:"appId,omitempty"`
+}
+
+// SetParams changes host state as a user would; each member present is
+// applied, and the bridge pushes the change to mounted apps.
+type SetParams struct {
+	Theme      *Theme `json:"theme,omitempty"`
+	Visibility string `json:"visibility,omitempty"` // visible or hidden
+	Locale     string `json:"locale,omitempty"`
+}
+
+// Theme is the host's theme as the bridge carries it: tokens only.
+type Theme struct {
+	Mode          string            `json:"mode"` // light, dark or system
+	ColorSchemeID string            `json:"colorSchemeId,omitempty"`
+	Tokens        map[string]string `json:"tokens,omitempty"`
+}

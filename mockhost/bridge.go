@@ -1,0 +1,300 @@
+package mockhost
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// hostMessage is a host -> app message (spec 000, Host Bridge v1, standard
+// message envelope). Version is a number (1); it is typed any only so the
+// version-as-string fault can break it.
+type hostMessage struct {
+	Protocol  string `json:"protocol"`
+	Version   any    `json:"version"`
+	Type      string `json:"type"`
+	RequestID string `json:"requestId,omitempty"`
+	AppID     string `json:"appId"`
+	EntryKey  string `json:"entryKey"`
+	Payload   any    `json:"payload,omitempty"`
+}
+
+// pageAnswer is what the host page does with a message it forwarded: post
+// each message to the frame, and show the toast if there is one.
+type pageAnswer struct {
+	Post  []hostMessage `json:"post"`
+	Toast *toast        `json:"toast,omitempty"`
+}
+
+// toast is a host notification the page shows as text.
+type toast struct {
+	Message string `json:"message"`
+	Level   string `json:"level"`
+}
+
+// maxToastRunes caps a toast's text, maxRequestID a requestId.
+const (
+	maxToastRunes = 300
+	maxRequestID  = 200
+)
+
+// appMessage is an app -> host message whose envelope passed.
+type appMessage struct {
+	Type      string
+	RequestID string
+	Payload   json.RawMessage
+}
+
+// message builds a host -> app message of surface l.
+func (h *Host) message(l *launch, typ, requestID string, payload any) hostMessage {
+	m := hostMessage{Protocol: hostbridge.Protocol, Version: hostbridge.Version, Type: typ,
+		RequestID: requestID, AppID: l.appID, EntryKey: l.entryKey, Payload: payload}
+	// fault: version-as-string — host messages carry version "1", a string.
+	if h.faults.Has("version-as-string") {
+		m.Version = "1"
+	}
+	// fault: response-without-requestid — host:response and host:error carry no requestId.
+	if (typ == hostbridge.TypeResponse || typ == hostbridge.TypeError) && h.faults.Has("response-without-requestid") {
+		m.RequestID = ""
+	}
+	return m
+}
+
+// answer is a page answer posting msgs.
+func answer(msgs ...hostMessage) pageAnswer { return pageAnswer{Post: msgs} }
+
+// bridge decides one message the host page accepted from the app frame
+// (the page has checked event.source and event.origin): the envelope
+// first, then the request (spec 000, Host Bridge v1: "The host remains the
+// only decision maker").
+func (h *Host) bridge(l *launch, body []byte) pageAnswer {
+	m, reason, why := h.envelope(l, body)
+	if reason != "" {
+		h.surf.reject(l.appID, protocol.RejectedMessage{Type: clip(m.Type, 200), Reason: reason})
+		// fault: silent-on-invalid — an invalid request from the app frame is dropped without a host:error.
+		if h.faults.Has("silent-on-invalid") {
+			return pageAnswer{}
+		}
+		return answer(h.message(l, hostbridge.TypeError, m.RequestID,
+			hostbridge.ErrorPayload{Code: hostbridge.CodeInvalidRequest, Message: "The host did not accept this request: " + why + "."}))
+	}
+	switch m.Type {
+	case hostbridge.TypeReady, hostbridge.TypeGetSnapshot:
+		// fault: no-snapshot-on-get — host:getSnapshot is ignored; only app:ready gets a snapshot.
+		if m.Type == hostbridge.TypeGetSnapshot && h.faults.Has("no-snapshot-on-get") {
+			return pageAnswer{}
+		}
+		h.surf.record(l.appID, protocol.BridgeCall{Type: m.Type, RequestID: m.RequestID, Decision: protocol.DecisionAllowed})
+		return answer(h.message(l, hostbridge.TypeSnapshot, m.RequestID, h.snapshot(l)))
+	case hostbridge.TypeInvoke:
+		return h.invoke(l, m)
+	case hostbridge.TypeNavigate:
+		return h.bridgeNavigate(l, m)
+	case hostbridge.TypeToast:
+		return h.bridgeToast(l, m)
+	case hostbridge.TypeOpenExternal:
+		return h.bridgeOpenExternal(l, m)
+	case hostbridge.TypeDownload:
+		return h.bridgeDownload(l, m)
+	}
+	return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GateValidation}, hostbridge.CodeInvalidRequest,
+		fmt.Sprintf("The host does not know the request %q.", clip(m.Type, 100)))
+}
+
+// envelope checks an app message (spec 001, UI runtime: "message protocol
+// and version must match"; spec 000, Host Bridge v1, envelope): a JSON
+// object with a type, the bridge protocol, version 1 (a number), the
+// launched app's appId, and a non-empty string requestId on every request
+// but app:ready. It returns the rejection reason and why ("" when valid);
+// the message keeps what could be read, for the error answer.
+func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why string) {
+	var f map[string]json.RawMessage
+	if err := json.Unmarshal(body, &f); err != nil || f == nil {
+		return m, protocol.RejectMalformed, "the message is not an object"
+	}
+	m.Payload = f["payload"]
+	rid, ridIsString := jsonString(f["requestId"])
+	ridIsString = ridIsString && len(rid) <= maxRequestID
+	if ridIsString {
+		m.RequestID = rid
+	}
+	typ, _ := jsonString(f["type"])
+	m.Type = typ
+	if typ == "" {
+		return m, protocol.RejectMalformed, "the message has no type"
+	}
+	// fault: bridge-ignores-version — the protocol and version of app messages are not checked.
+	if !h.faults.Has("bridge-ignores-version") {
+		if p, _ := jsonString(f["protocol"]); p != hostbridge.Protocol {
+			return m, protocol.RejectProtocol, fmt.Sprintf("its protocol is not %q", hostbridge.Protocol)
+		}
+		if !isNumberOne(f["version"]) {
+			return m, protocol.RejectVersion, "its version is not the number 1"
+		}
+	}
+	// fault: bridge-ignores-appid — the envelope's appId is not compared with the launched app.
+	if appID, _ := jsonString(f["appId"]); appID != l.appID && !h.faults.Has("bridge-ignores-appid") {
+		return m, protocol.RejectAppID, "its appId is not the app this surface runs"
+	}
+	hasRID := len(f["requestId"]) > 0 && string(f["requestId"]) != "null"
+	if hasRID && !ridIsString || typ != hostbridge.TypeReady && m.RequestID == "" {
+		return m, protocol.RejectMalformed, fmt.Sprintf("a request needs a requestId: a string of 1 to %d bytes", maxRequestID)
+	}
+	return m, "", ""
+}
+
+// jsonString reads a JSON string (false when raw is not one).
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// isNumberOne reports whether raw is the JSON number 1 (not "1").
+func isNumberOne(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	var n float64
+	return len(raw) > 0 && raw[0] != '"' && json.Unmarshal(raw, &n) == nil && n == 1
+}
+
+// deny answers a request with host:error and records the denial (spec 001,
+// UI runtime: "Blocked calls return host:error").
+func (h *Host) deny(l *launch, m appMessage, c protocol.BridgeCall, code, msg string) pageAnswer {
+	c.Type, c.RequestID, c.Decision, c.Code = m.Type, m.RequestID, protocol.DecisionDenied, code
+	h.surf.record(l.appID, c)
+	return answer(h.message(l, hostbridge.TypeError, m.RequestID, hostbridge.ErrorPayload{Code: code, Message: msg}))
+}
+
+// allow answers a request with host:response and records it.
+func (h *Host) allow(l *launch, m appMessage, c protocol.BridgeCall, result any) pageAnswer {
+	c.Type, c.RequestID, c.Decision = m.Type, m.RequestID, protocol.DecisionAllowed
+	h.surf.record(l.appID, c)
+	return answer(h.message(l, hostbridge.TypeResponse, m.RequestID, result))
+}
+
+// refuse is deny at the validation gate.
+func (h *Host) refuse(l *launch, m appMessage, code, msg string) pageAnswer {
+	return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GateValidation}, code, msg)
+}
+
+// decodePayload decodes an object payload into v.
+func decodePayload(raw json.RawMessage, v any) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, v) == nil
+}
+
+// bridgeNavigate answers host:navigate: to an entry of this app or an app-local
+// route, nothing else (spec 000, Host Bridge v1: "navigation to an Agent
+// App entry or app-local route").
+func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
+	var p struct {
+		EntryKey string `json:"entryKey"`
+		Route    string `json:"route"`
+	}
+	if !decodePayload(m.Payload, &p) || p.EntryKey == "" && p.Route == "" {
+		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "Navigation needs an entry of this app or an app-local route.")
+	}
+	if p.EntryKey != "" && !l.hasEntry(p.EntryKey) {
+		return h.refuse(l, m, hostbridge.CodeInvalidRequest, fmt.Sprintf("This app has no entry %q.", clip(p.EntryKey, 100)))
+	}
+	if p.Route != "" && !appLocalRoute(p.Route) {
+		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A route must be a path of this app, starting with one /.")
+	}
+	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+}
+
+// bridgeToast answers host:toast: the page shows the message as text, cut to
+// maxToastRunes (spec 000, Host Bridge v1: "a non-technical host
+// notification").
+func (h *Host) bridgeToast(l *launch, m appMessage) pageAnswer {
+	var p struct {
+		Message string `json:"message"`
+		Level   string `json:"level"`
+	}
+	if !decodePayload(m.Payload, &p) || strings.TrimSpace(p.Message) == "" {
+		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A toast needs a message.")
+	}
+	switch p.Level {
+	case "info", "success", "warning", "error":
+	default:
+		p.Level = "info"
+	}
+	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+	a.Toast = &toast{Message: clip(p.Message, maxToastRunes), Level: p.Level}
+	return a
+}
+
+// bridgeOpenExternal answers host:openExternal: only http(s) URLs at an origin
+// the manifest names (spec 000, Host Bridge v1: "the host must validate
+// protocol and origin"). mockhost never opens anything.
+func (h *Host) bridgeOpenExternal(l *launch, m appMessage) pageAnswer {
+	var p struct {
+		URL string `json:"url"`
+	}
+	ok := decodePayload(m.Payload, &p)
+	origin, web := webOrigin(p.URL)
+	allowed := ok && web && l.declaresOrigin(origin)
+	// fault: open-external-any-url — any URL is opened (javascript:, file:, data:, other origins).
+	if !allowed && !h.faults.Has("open-external-any-url") {
+		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host opens only http(s) links to sites this app declares.")
+	}
+	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+}
+
+// bridgeDownload answers host:download: only a file of this launch's own UI
+// folder, at the runtime origin (spec 000, Host Bridge v1: "a same-origin
+// runtime artifact; the host must validate URL and permission").
+func (h *Host) bridgeDownload(l *launch, m appMessage) pageAnswer {
+	var p struct {
+		URL string `json:"url"`
+	}
+	ok := decodePayload(m.Payload, &p)
+	file, inUI := l.runtimeFile(p.URL)
+	// fault: download-any-url — any URL is downloaded.
+	if !(ok && inUI) && !h.faults.Has("download-any-url") {
+		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host downloads only files of this app, from its own origin.")
+	}
+	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true, "file": file})
+}
+
+// hasEntry reports whether the launched app has an entry key.
+func (l *launch) hasEntry(key string) bool { return slices.Contains(l.entries, key) }
+
+// declaresOrigin reports whether the manifest names a URL at origin.
+func (l *launch) declaresOrigin(origin string) bool { return slices.Contains(l.origins, origin) }
+
+// runtimeFile resolves a download URL (relative ones against the entry
+// file's URL) and returns the UI file it names: true only for a file that
+// exists under this launch's /app/<frameToken>/ at the runtime origin.
+func (l *launch) runtimeFile(raw string) (string, bool) {
+	base, err := url.Parse(l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry)
+	if err != nil || strings.TrimSpace(raw) == "" {
+		return "", false
+	}
+	ref, err := url.Parse(raw)
+	if err != nil {
+		return "", false
+	}
+	u := base.ResolveReference(ref)
+	if u.Scheme+"://"+u.Host != l.frameOrigin || u.User != nil {
+		return "", false
+	}
+	rel, ok := strings.CutPrefix(u.Path, "/app/"+l.frameToken+"/")
+	if !ok || rel == "" {
+		return "", false
+	}
+	f, err := l.ui.open(rel)
+	if err != nil {
+		return "", false
+	}
+	_ = f.Close()
+	return rel, true
+}

@@ -1,0 +1,194 @@
+package mockhost
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// Limits of lime.storage keys and values.
+const (
+	maxStorageKey   = 256
+	maxStorageValue = 64 << 10
+)
+
+// denial is why a gate stopped a call.
+type denial struct {
+	gate, code, message string
+}
+
+// invoke answers capability:invoke (spec 001, UI runtime: "capability:invoke
+// is only a transport envelope ... calls must still pass readiness,
+// permission, policy, allowlists ... Blocked calls return host:error; mock
+// results must not masquerade as success"). The gates run in order
+// (allowlist, readiness, policy, approval); a call that passes them all is
+// executed by the host.
+func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
+	var in hostbridge.Invoke
+	if !decodePayload(m.Payload, &in) || in.Capability == "" || in.Method == "" {
+		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A capability call needs a capability and a method.")
+	}
+	c := protocol.BridgeCall{Capability: clip(in.Capability, 100), Method: clip(in.Method, 100)}
+	if d := h.gates(l, in.Capability); d != nil {
+		// fault: invoke-unready-mock-success — a call the readiness gate stops is answered host:response {ok: true, mock: true}.
+		if d.gate == protocol.GateReadiness && h.faults.Has("invoke-unready-mock-success") {
+			return h.allow(l, m, c, map[string]any{"ok": true, "mock": true})
+		}
+		c.Gate = d.gate
+		return h.deny(l, m, c, d.code, d.message)
+	}
+	result, d := h.execute(l, m, in)
+	if d != nil {
+		c.Gate = d.gate
+		return h.deny(l, m, c, d.code, d.message)
+	}
+	return h.allow(l, m, c, result)
+}
+
+// gates returns the first gate that stops a call to capability, or nil.
+func (h *Host) gates(l *launch, capability string) *denial {
+	// fault: invoke-undeclared — the allowlist gate is skipped: undeclared capabilities are callable.
+	if !slices.Contains(l.declared, capability) && !h.faults.Has("invoke-undeclared") {
+		return &denial{protocol.GateAllowlist, hostbridge.CodeNotDeclared,
+			fmt.Sprintf("This app does not declare %s, so it cannot use it.", capability)}
+	}
+	if why := h.unavailable(l, capability); why != "" {
+		return &denial{protocol.GateReadiness, hostbridge.CodeNotReady, why}
+	}
+	cfg, _ := h.config()
+	if cfg.Policy == nil {
+		return nil
+	}
+	// fault: invoke-ignores-policy — policy.deniedCapabilities is not applied to calls.
+	if slices.Contains(cfg.Policy.DeniedCapabilities, capability) && !h.faults.Has("invoke-ignores-policy") {
+		return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
+			fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
+	}
+	// fault: invoke-ignores-approval — capabilities that need the user's approval run without it.
+	if slices.Contains(cfg.Policy.ApprovalRequired, capability) && !h.faults.Has("invoke-ignores-approval") {
+		return &denial{protocol.GateApproval, hostbridge.CodeApprovalRequired,
+			fmt.Sprintf("Using %s needs your approval, and nobody can give it here.", capability)}
+	}
+	return nil
+}
+
+// unavailable says why the readiness gate stops a call ("" when it does
+// not): the capability is not enabled in the host profile, or the launched
+// entry is no longer ready.
+func (h *Host) unavailable(l *launch, capability string) string {
+	if c, ok := h.profile()[capability]; !ok || !c.Enabled {
+		return fmt.Sprintf("%s is not available on this host.", capability)
+	}
+	r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: l.entryKey})
+	if e != nil || !r.OK {
+		return "This part of the app is not ready to run."
+	}
+	return ""
+}
+
+// execute runs a call that passed the gates. mockhost implements a few
+// capabilities in memory; any other capability or method is
+// CodeUnsupported at the validation gate.
+func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *denial) {
+	switch in.Capability + "." + in.Method {
+	case "lime.ui.getLocale":
+		return map[string]string{"locale": h.uiLocale()}, nil
+	case "lime.ui.getTheme":
+		return h.theme(), nil
+	case "lime.storage.set":
+		return h.storageSet(l, in.Args)
+	case "lime.storage.get":
+		key, d := storageKey(in.Args)
+		if d != nil {
+			return nil, d
+		}
+		v, ok := h.surf.load(l.appID, key)
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		return map[string]any{"key": key, "value": v}, nil
+	case "lime.storage.list":
+		return map[string]any{"keys": h.surf.keys(l.appID)}, nil
+	case "lime.cloudSession.getSnapshot":
+		return h.cloudSession(), nil
+	case "lime.secrets.status":
+		return h.secretStatus(in.Args)
+	case "lime.evidence.record":
+		var a struct {
+			Subject json.RawMessage `json:"subject"`
+		}
+		if !decodePayload(in.Args, &a) || len(a.Subject) == 0 || string(a.Subject) == "null" {
+			return nil, invalidArgs("Evidence needs a subject.")
+		}
+		h.surf.addEvidence(l.appID, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID})
+		return map[string]any{"ok": true}, nil
+	}
+	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
+		fmt.Sprintf("This host cannot run %s.%s.", clip(in.Capability, 100), clip(in.Method, 100))}
+}
+
+func invalidArgs(msg string) *denial {
+	return &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, msg}
+}
+
+// storageKey reads args {key}: a non-empty string of at most maxStorageKey.
+func storageKey(args json.RawMessage) (string, *denial) {
+	var a struct {
+		Key string `json:"key"`
+	}
+	if !decodePayload(args, &a) || a.Key == "" || len(a.Key) > maxStorageKey {
+		return "", invalidArgs(fmt.Sprintf("Storage needs a key of 1 to %d bytes.", maxStorageKey))
+	}
+	return a.Key, nil
+}
+
+// storageSet stores args {key, value} in the app's own namespace.
+func (h *Host) storageSet(l *launch, args json.RawMessage) (any, *denial) {
+	key, d := storageKey(args)
+	if d != nil {
+		return nil, d
+	}
+	var a struct {
+		Value json.RawMessage `json:"value"`
+	}
+	_ = json.Unmarshal(args, &a)
+	v := bytes.TrimSpace(a.Value)
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	if len(v) > maxStorageValue {
+		return nil, invalidArgs(fmt.Sprintf("A stored value may have at most %d bytes.", maxStorageValue))
+	}
+	if err := h.surf.store(l.appID, key, append(json.RawMessage{}, v...)); err != nil {
+		return nil, invalidArgs("Storage is full: " + err.Error() + ".")
+	}
+	return map[string]any{"ok": true}, nil
+}
+
+// secretStatus answers lime.secrets status {key}: whether the secret is
+// configured, never its value (spec 002, Minimum host snapshot fields: a
+// snapshot "must not contain plaintext secrets").
+func (h *Host) secretStatus(args json.RawMessage) (any, *denial) {
+	var a struct {
+		Key string `json:"key"`
+	}
+	if !decodePayload(args, &a) || strings.TrimSpace(a.Key) == "" {
+		return nil, invalidArgs("A secret status needs a key.")
+	}
+	cfg, _ := h.config()
+	value := cfg.Secrets[a.Key]
+	msg := fmt.Sprintf("The secret %q is not configured.", a.Key)
+	if value != "" {
+		msg = fmt.Sprintf("The secret %q is configured.", a.Key)
+		// fault: error-echoes-secret — the answer about a configured secret quotes its value.
+		if h.faults.Has("error-echoes-secret") {
+			msg = fmt.Sprintf("The secret %q is configured (value %s).", a.Key, value)
+		}
+	}
+	return map[string]any{"key": a.Key, "configured": value != "", "message": msg}, nil
+}

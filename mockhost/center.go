@@ -1,0 +1,110 @@
+package mockhost
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"sort"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+var (
+	//go:embed center.html
+	centerHTML     string
+	centerTemplate = template.Must(template.New("center").Parse(centerHTML))
+)
+
+// centerApp, centerEntry, centerBlocker are what the app center shows.
+type centerApp struct {
+	AppID, DisplayName string
+	Entries            []centerEntry
+}
+
+type centerEntry struct {
+	Key, Title, Status string
+	Blockers           []centerBlocker
+	Actions            []protocol.SetupAction
+}
+
+type centerBlocker struct {
+	Ref     string // kind:key of the check
+	Message string
+}
+
+// centerPage serves the app center (spec 002, Launch flow: "Open app
+// center", and on needs-setup or blocked "Show setupActions and blocker
+// reasons"): every installed app, each entry's readiness status, the
+// reasons it cannot launch and the setup actions that would fix it, as
+// text, with data-app-id, data-entry-key, data-status, data-blocker and
+// data-setup-action attributes to find them by.
+func (h *Host) centerPage(w http.ResponseWriter, r *http.Request) {
+	if !h.surf.isCenter(r.PathValue("token")) {
+		http.NotFound(w, r)
+		return
+	}
+	nonce := token()
+	var b bytes.Buffer
+	data := struct {
+		Nonce string
+		Apps  []centerApp
+	}{nonce, h.centerApps()}
+	if err := centerTemplate.Execute(&b, data); err != nil {
+		http.Error(w, fmt.Sprintf("rendering the app center: %v", err), http.StatusInternalServerError)
+		return
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/html; charset=utf-8")
+	hd.Set("Content-Security-Policy", fmt.Sprintf("default-src 'none'; style-src 'nonce-%s'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", nonce))
+	pageHeaders(hd)
+	_, _ = w.Write(b.Bytes())
+}
+
+// centerApps judges every installed app's entries now.
+func (h *Host) centerApps() []centerApp {
+	h.mu.Lock()
+	type row struct{ id, name, path string }
+	var rows []row
+	for id, a := range h.apps {
+		rows = append(rows, row{id, a.row.DisplayName, a.path})
+	}
+	h.mu.Unlock()
+	sort.Slice(rows, func(i, j int) bool { return rows[i].id < rows[j].id })
+	out := []centerApp{}
+	for _, a := range rows {
+		ca := centerApp{AppID: a.id, DisplayName: a.name}
+		if ca.DisplayName == "" {
+			ca.DisplayName = a.id
+		}
+		pk, _, err := h.load(a.path)
+		if err == nil && pk != nil {
+			for _, key := range manifestEntryKeys(pk.Manifest) {
+				ca.Entries = append(ca.Entries, h.centerEntry(a.id, key, pk.Manifest))
+			}
+		}
+		out = append(out, ca)
+	}
+	return out
+}
+
+// centerEntry is one entry's row.
+func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
+	e, _ := manifestEntry(m, key)
+	ce := centerEntry{Key: key, Title: stringField(e, "title"), Status: protocol.StatusUnknown}
+	r, rpcErr := h.readiness(protocol.ReadinessParams{AppID: appID, Entry: key})
+	if rpcErr != nil {
+		return ce
+	}
+	ce.Status = r.Status
+	// fault: center-hides-blockers — the app center shows each entry's status only: no blocker reasons, no setup actions.
+	if h.faults.Has("center-hides-blockers") {
+		return ce
+	}
+	for _, b := range r.Blockers {
+		ce.Blockers = append(ce.Blockers, centerBlocker{Ref: b, Message: blockerMessage(r, b)})
+	}
+	ce.Actions = r.SetupActions
+	return ce
+}

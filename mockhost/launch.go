@@ -1,0 +1,298 @@
+package mockhost
+
+import (
+	"fmt"
+	"io/fs"
+	"net"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// launch answers app/launch (spec 002, Launch flow: run readiness; on
+// needs-setup or blocked show the reasons, on ready mount a controlled UI
+// surface). The answer names the host page and the runtime origin.
+func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2.Error) {
+	h.mu.Lock()
+	a, ok := h.apps[p.AppID]
+	h.mu.Unlock()
+	if !ok {
+		return protocol.LaunchResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
+	}
+	pk, findings, err := h.load(a.path)
+	if err != nil {
+		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	if pk == nil {
+		return protocol.LaunchResult{}, rpcError(protocol.CodePackageInvalid,
+			fmt.Sprintf("the package of %s cannot be read: %s", p.AppID, firstError(findings)), protocol.ErrorData{Findings: findings})
+	}
+	entry, ok := manifestEntry(pk.Manifest, p.EntryKey)
+	if !ok {
+		return protocol.LaunchResult{}, invalidParams(protocol.MethodLaunch, "entryKey", fmt.Sprintf("names no entry of app %q: %q", p.AppID, p.EntryKey))
+	}
+	route := p.Route
+	if route == "" {
+		route = stringField(entry, "route")
+	}
+	if route == "" {
+		route = "/"
+	}
+	if !appLocalRoute(route) {
+		return protocol.LaunchResult{}, invalidParams(protocol.MethodLaunch, "route", fmt.Sprintf("must be an app-local path starting with one /: %q", route))
+	}
+	ui, e := uiFolderOf(pk)
+	if e != nil {
+		return protocol.LaunchResult{}, e
+	}
+	if e := h.launchGate(p.AppID, p.EntryKey); e != nil {
+		return protocol.LaunchResult{}, e
+	}
+	hostOrigin, frameOrigin, err := h.surf.start(h.hostMux, h.frameMux)
+	if err != nil {
+		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	// fault: frame-same-origin-as-host — the app frame is served from the host origin, so it can reach the host page's DOM.
+	if h.faults.Has("frame-same-origin-as-host") {
+		frameOrigin = hostOrigin
+	}
+	l := &launch{
+		hostToken: token(), frameToken: token(),
+		appID: p.AppID, entryKey: p.EntryKey, route: route, title: surfaceTitle(pk.Manifest, entry),
+		hostOrigin: hostOrigin, frameOrigin: frameOrigin, ui: ui,
+		declared: declaredCapabilities(pk.Manifest), origins: declaredOrigins(pk.Manifest), entries: manifestEntryKeys(pk.Manifest),
+		subs: map[chan hostMessage]struct{}{}, done: make(chan struct{}),
+	}
+	if err := h.surf.add(l); err != nil {
+		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	return protocol.LaunchResult{URL: hostOrigin + "/surface/" + l.hostToken, RuntimeOrigin: frameOrigin}, nil
+}
+
+// surfaceTitle is what the host page shows: the app's and the entry's titles.
+func surfaceTitle(m, entry map[string]any) string {
+	app := stringField(m, "displayName")
+	if app == "" {
+		app = stringField(m, "name")
+	}
+	if t := stringField(entry, "title"); t != "" {
+		return app + " · " + t
+	}
+	return app
+}
+
+// launchGate refuses an entry that is not ready or ready-degraded with
+// CodeNotReady, its readiness answer as data (spec 002, Readiness state
+// rules: needs-setup shows setupActions, blocked shows reasons and blocks
+// launch).
+func (h *Host) launchGate(appID, entryKey string) *jsonrpc2.Error {
+	r, e := h.readiness(protocol.ReadinessParams{AppID: appID, Entry: entryKey})
+	if e != nil {
+		return e
+	}
+	// fault: launch-ignores-readiness — an entry that is not ready is mounted anyway.
+	if r.OK || h.faults.Has("launch-ignores-readiness") {
+		return nil
+	}
+	return rpcError(protocol.CodeNotReady, fmt.Sprintf("entry %q of %s is %s and cannot launch: %s",
+		entryKey, appID, r.Status, strings.Join(blockerReasons(r), "; ")), protocol.ErrorData{Readiness: &r})
+}
+
+// blockerReasons are the messages of a readiness answer's blocking checks.
+func blockerReasons(r protocol.ReadinessResult) []string {
+	var out []string
+	for _, b := range r.Blockers {
+		out = append(out, blockerMessage(r, b))
+	}
+	if len(out) == 0 {
+		out = append(out, "no blocker named")
+	}
+	return out
+}
+
+// blockerMessage is the message of the check blocker ("kind:key") names.
+func blockerMessage(r protocol.ReadinessResult, blocker string) string {
+	for _, c := range r.Checks {
+		if ref(c) == blocker && c.Severity != agentpkg.SeverityInfo {
+			return c.Message
+		}
+	}
+	return blocker
+}
+
+// center answers app/center with the URL of a fresh app center page.
+func (h *Host) center() (protocol.CenterResult, *jsonrpc2.Error) {
+	hostOrigin, _, err := h.surf.start(h.hostMux, h.frameMux)
+	if err != nil {
+		return protocol.CenterResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	return protocol.CenterResult{URL: hostOrigin + "/center/" + h.surf.newCenter()}, nil
+}
+
+// uiFolder is an installed package's UI: the folder the frame server
+// serves and the file an entry opens.
+type uiFolder struct {
+	pkgDir string // the package folder
+	dir    string // slash path of the UI folder inside it
+	entry  string // slash path of the entry file inside the UI folder
+}
+
+// uiFolderOf reads runtimePackage.ui (path default dist/ui, entry default
+// index.html); a package without that file has no UI to mount: -32006.
+func uiFolderOf(pk *agentpkg.Package) (uiFolder, *jsonrpc2.Error) {
+	rt, _ := pk.Manifest["runtimePackage"].(map[string]any)
+	ui, _ := rt["ui"].(map[string]any)
+	u := uiFolder{pkgDir: pk.Dir, dir: packagePath(stringField(ui, "path"), "dist/ui"), entry: packagePath(stringField(ui, "entry"), "index.html")}
+	name, _ := pk.Manifest["name"].(string)
+	if u.dir == "" || u.entry == "" {
+		return uiFolder{}, rpcError(protocol.CodeUnsupported, fmt.Sprintf("app %s: runtimePackage.ui names a path outside the package", name), nil)
+	}
+	f, err := u.open(u.entry)
+	if err != nil {
+		return uiFolder{}, rpcError(protocol.CodeUnsupported, fmt.Sprintf(
+			"app %s has no UI this host can mount: runtimePackage.ui (%s/%s) is not a file of the package", name, u.dir, u.entry), nil)
+	}
+	_ = f.Close()
+	return u, nil
+}
+
+// packagePath cleans a manifest path (./dist/ui) to a slash path inside the
+// package; "" when it would leave it, def when empty.
+func packagePath(p, def string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		p = def
+	}
+	p = path.Clean(strings.TrimPrefix(p, "./"))
+	if strings.ContainsAny(p, "\\\x00") || !fs.ValidPath(p) || p == "." {
+		return ""
+	}
+	return p
+}
+
+// open opens a regular file of the UI folder by its slash path (the
+// entry file when rel is empty). Nothing outside the folder is reachable:
+// no "..", no absolute paths, no symlink leading out (os.Root).
+func (u uiFolder) open(rel string) (*os.File, error) {
+	if rel == "" {
+		rel = u.entry
+	}
+	if strings.ContainsAny(rel, "\\\x00") || !fs.ValidPath(rel) {
+		return nil, fs.ErrNotExist
+	}
+	pkgRoot, err := os.OpenRoot(u.pkgDir)
+	if err != nil {
+		return nil, fmt.Errorf("opening package %s: %w", u.pkgDir, err)
+	}
+	defer pkgRoot.Close()
+	root, err := pkgRoot.OpenRoot(filepath.FromSlash(u.dir))
+	if err != nil {
+		return nil, fmt.Errorf("opening the UI folder %s: %w", u.dir, err)
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, fs.ErrNotExist
+	}
+	return f, nil
+}
+
+// manifestEntry finds an entry by key.
+func manifestEntry(m map[string]any, key string) (map[string]any, bool) {
+	list, _ := m["entries"].([]any)
+	for _, item := range list {
+		if e, ok := item.(map[string]any); ok && key != "" && e["key"] == key {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// manifestEntryKeys lists the keys of a manifest's entries.
+func manifestEntryKeys(m map[string]any) []string {
+	var out []string
+	list, _ := m["entries"].([]any)
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		if k, ok := e["key"].(string); ok && k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// appLocalRoute reports whether route is a path of the app itself: one
+// leading slash, not "//" or "/\" (which a browser reads as another host).
+func appLocalRoute(route string) bool {
+	return strings.HasPrefix(route, "/") && !strings.HasPrefix(route, "//") &&
+		!strings.ContainsAny(route, "\\\x00\r\n\t")
+}
+
+// declaredCapabilities are the capabilities a manifest declares: the keys
+// of requires.capabilities and every entry's requiredCapabilities, sorted.
+func declaredCapabilities(m map[string]any) []string {
+	var out []string
+	for _, r := range agentpkg.RequiredCapabilities(m) {
+		out = append(out, r.Name)
+	}
+	list, _ := m["entries"].([]any)
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		names, _ := e["requiredCapabilities"].([]any)
+		for _, n := range names {
+			if s, ok := n.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// declaredOrigins are the origins of the URLs a manifest names for users
+// to visit: homepage, documentation, support.url, repository.url, issues.
+func declaredOrigins(m map[string]any) []string {
+	urls := []string{stringField(m, "homepage"), stringField(m, "documentation"), stringField(m, "issues")}
+	for _, k := range []string{"support", "repository"} {
+		if sub, ok := m[k].(map[string]any); ok {
+			urls = append(urls, stringField(sub, "url"))
+		}
+	}
+	var out []string
+	for _, s := range urls {
+		if o, ok := webOrigin(s); ok {
+			out = append(out, o)
+		}
+	}
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// webOrigin is the origin of an absolute http(s) URL without user info.
+func webOrigin(s string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Opaque != "" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if port != "" || strings.Contains(host, ":") {
+		host = net.JoinHostPort(host, port)
+		host = strings.TrimSuffix(host, ":")
+	}
+	return u.Scheme + "://" + host, true
+}

@@ -1,0 +1,61 @@
+package mockhost
+
+import (
+	_ "embed"
+	"html/template"
+)
+
+// The host page and its bridge script (bridge.js, inlined with a CSP nonce).
+var (
+	//go:embed surface.html
+	surfaceHTML string
+	//go:embed bridge.js
+	bridgeJS string
+
+	surfaceTemplate = template.Must(template.New("surface").Parse(surfaceHTML))
+)
+
+// pageConfig is what the bridge script knows: where its endpoints are, the
+// token they need, the runtime origin it trusts and posts to, and which
+// checks it makes. It holds no secret, session token or host path.
+type pageConfig struct {
+	Base          string `json:"base"`  // /surface/<hostToken>
+	Token         string `json:"token"` // sent as SurfaceTokenHeader
+	RuntimeOrigin string `json:"runtimeOrigin"`
+	// CheckSource and CheckOrigin: a message counts as the app's only when
+	// event.source is the app frame and event.origin the runtime origin
+	// (spec 001, UI runtime).
+	CheckSource bool `json:"checkSource"`
+	CheckOrigin bool `json:"checkOrigin"`
+	// ToastHTML inserts toasts as markup instead of text.
+	ToastHTML bool `json:"toastHTML"`
+}
+
+// pageData fills the host page of a surface.
+type pageData struct {
+	Title, AppID, EntryKey string
+	Nonce                  string
+	FrameURL               string
+	Config                 pageConfig
+	Script                 template.JS
+}
+
+func (h *Host) pageData(l *launch, nonce string) pageData {
+	cfg := pageConfig{Base: "/surface/" + l.hostToken, Token: l.hostToken, RuntimeOrigin: l.frameOrigin, CheckSource: true, CheckOrigin: true}
+	// fault: bridge-trusts-any-source — the page does not compare event.source with the app frame (it still checks the origin).
+	if h.faults.Has("bridge-trusts-any-source") {
+		cfg.CheckSource = false
+	}
+	// fault: bridge-trusts-any-origin — the page does not compare event.origin with the runtime origin (it still checks the source).
+	if h.faults.Has("bridge-trusts-any-origin") {
+		cfg.CheckOrigin = false
+	}
+	// fault: toast-innerhtml — toast messages are inserted as markup (innerHTML).
+	cfg.ToastHTML = h.faults.Has("toast-innerhtml")
+	return pageData{
+		Title: l.title, AppID: l.appID, EntryKey: l.entryKey, Nonce: nonce,
+		FrameURL: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry,
+		Config:   cfg,
+		Script:   template.JS(bridgeJS), // our own embedded script, trusted
+	}
+}

@@ -1,0 +1,344 @@
+package mockhost
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The app surface (docs/host-control-protocol.md, "The app surface"): the
+// UI a host mounts for an entry and the Host Bridge between it and the host
+// (spec 000, Host Bridge v1; spec 001, UI runtime; spec 002, Launch flow).
+// mockhost serves it from two loopback HTTP servers started on first use:
+//
+//   - the host origin, http://127.0.0.1:P1, serves the page that mounts an
+//     entry (/surface/<hostToken>), the page's bridge endpoints and the app
+//     center;
+//   - the app frame origin, http://localhost:P2, another site, as a real
+//     host's sandbox is, serves the installed package's UI files and
+//     nothing else (/app/<frameToken>/<path>).
+
+// maxLogged bounds each observe list of an app, and maxStoredKeys the keys
+// one app may keep in lime.storage.
+const (
+	maxLogged     = 1000
+	maxStoredKeys = 1000
+)
+
+// surfaces holds what the app surface keeps between control calls. Its
+// mutex is a leaf: nothing calls into Host while holding it.
+type surfaces struct {
+	mu      sync.Mutex
+	closed  bool
+	servers []*http.Server
+	// hostOrigin and frameOrigin are "" until the servers run.
+	hostOrigin, frameOrigin string
+	launches                map[string]*launch // by host token
+	frames                  map[string]*launch // by frame token
+	centers                 map[string]bool    // app center tokens
+	logs                    map[string]*protocol.ObserveResult
+	storage                 map[string]map[string]json.RawMessage // app id -> key -> value
+	// theme and locale are what host/set changed (nil, "": the defaults).
+	theme  *protocol.Theme
+	locale string
+}
+
+func newSurfaces() *surfaces {
+	s := &surfaces{}
+	s.clear()
+	return s
+}
+
+// clear forgets every launch, center, log and stored value (mu held).
+func (s *surfaces) clear() {
+	s.launches = map[string]*launch{}
+	s.frames = map[string]*launch{}
+	s.centers = map[string]bool{}
+	s.logs = map[string]*protocol.ObserveResult{}
+	s.storage = map[string]map[string]json.RawMessage{}
+	s.theme, s.locale = nil, ""
+}
+
+// launch is one mounted entry: the host page at /surface/<hostToken>
+// framing the app's UI at <frameOrigin>/app/<frameToken>/.
+type launch struct {
+	hostToken, frameToken string
+	appID, entryKey       string
+	route                 string
+	title                 string // shown by the host page
+	hostOrigin            string
+	frameOrigin           string // the runtime origin
+	ui                    uiFolder
+	// declared are the capabilities the manifest declares, origins the
+	// origins of the URLs it names (for host:openExternal).
+	declared []string
+	origins  []string
+	entries  []string // the app's entry keys
+
+	mu   sync.Mutex
+	subs map[chan hostMessage]struct{}
+	done chan struct{} // closed when the surface is closed
+	once sync.Once
+}
+
+// close ends the surface: its event streams stop.
+func (l *launch) close() { l.once.Do(func() { close(l.done) }) }
+
+// subscribe registers an event stream; cancel unregisters it.
+func (l *launch) subscribe() (ch chan hostMessage, cancel func()) {
+	ch = make(chan hostMessage, 64)
+	l.mu.Lock()
+	l.subs[ch] = struct{}{}
+	l.mu.Unlock()
+	return ch, func() {
+		l.mu.Lock()
+		delete(l.subs, ch)
+		l.mu.Unlock()
+	}
+}
+
+// push sends m to every event stream of the surface; a stream too slow to
+// take it loses it (the app can always ask for a snapshot).
+func (l *launch) push(m hostMessage) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for ch := range l.subs {
+		select {
+		case ch <- m:
+		default:
+		}
+	}
+}
+
+// token returns a fresh unguessable token (128 bits or more).
+func token() string { return rand.Text() }
+
+// start runs the two servers on first use and returns their origins.
+func (s *surfaces) start(hostHandler, frameHandler func(hostOrigin, frameOrigin string) http.Handler) (hostOrigin, frameOrigin string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", "", errors.New("the host is closed")
+	}
+	if s.hostOrigin != "" {
+		return s.hostOrigin, s.frameOrigin, nil
+	}
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", fmt.Errorf("starting the host origin server: %w", err)
+	}
+	fl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = hl.Close()
+		return "", "", fmt.Errorf("starting the app frame server: %w", err)
+	}
+	hostOrigin = "http://" + hl.Addr().String()
+	frameOrigin = fmt.Sprintf("http://localhost:%d", fl.Addr().(*net.TCPAddr).Port)
+	for _, run := range []struct {
+		l net.Listener
+		h http.Handler
+	}{{hl, hostHandler(hostOrigin, frameOrigin)}, {fl, frameHandler(hostOrigin, frameOrigin)}} {
+		srv := &http.Server{Handler: run.h, ReadHeaderTimeout: 10 * time.Second}
+		s.servers = append(s.servers, srv)
+		go func() { _ = srv.Serve(run.l) }()
+	}
+	s.hostOrigin, s.frameOrigin = hostOrigin, frameOrigin
+	return hostOrigin, frameOrigin, nil
+}
+
+// add registers an open surface.
+func (s *surfaces) add(l *launch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("the host is closed")
+	}
+	s.launches[l.hostToken] = l
+	s.frames[l.frameToken] = l
+	return nil
+}
+
+// byHostToken and byFrameToken find an open surface (nil if none).
+func (s *surfaces) byHostToken(t string) *launch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.launches[t]
+}
+
+func (s *surfaces) byFrameToken(t string) *launch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.frames[t]
+}
+
+// open lists the open surfaces.
+func (s *surfaces) open() []*launch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*launch, 0, len(s.launches))
+	for _, l := range s.launches {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].hostToken < out[j].hostToken })
+	return out
+}
+
+// newCenter registers an app center page and returns its token.
+func (s *surfaces) newCenter() string {
+	t := token()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.centers[t] = true
+	return t
+}
+
+func (s *surfaces) isCenter(t string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.centers[t]
+}
+
+// reset closes every surface and center and forgets logs, app storage and
+// what host/set changed (host/reset). The servers keep running.
+func (s *surfaces) reset() {
+	s.mu.Lock()
+	launches := s.launches
+	s.clear()
+	s.mu.Unlock()
+	for _, l := range launches {
+		l.close()
+	}
+}
+
+// close closes every surface and stops both servers (Host.Close).
+func (s *surfaces) close() error {
+	s.mu.Lock()
+	s.closed = true
+	launches, servers := s.launches, s.servers
+	s.clear()
+	s.servers = nil
+	s.mu.Unlock()
+	for _, l := range launches {
+		l.close()
+	}
+	var errs []error
+	for _, srv := range servers {
+		if err := srv.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("stopping the app surface server: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// logOf returns the observe log of appID, creating it (mu held).
+func (s *surfaces) logOf(appID string) *protocol.ObserveResult {
+	lg, ok := s.logs[appID]
+	if !ok {
+		lg = &protocol.ObserveResult{Calls: []protocol.BridgeCall{}, Rejected: []protocol.RejectedMessage{}, Evidence: []protocol.EvidenceRecord{}}
+		s.logs[appID] = lg
+	}
+	return lg
+}
+
+// record, reject and addEvidence append to an app's observe log.
+func (s *surfaces) record(appID string, c protocol.BridgeCall) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.logOf(appID); len(lg.Calls) < maxLogged {
+		lg.Calls = append(lg.Calls, c)
+	}
+}
+
+func (s *surfaces) reject(appID string, r protocol.RejectedMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.logOf(appID); len(lg.Rejected) < maxLogged {
+		lg.Rejected = append(lg.Rejected, r)
+	}
+}
+
+func (s *surfaces) addEvidence(appID string, e protocol.EvidenceRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.logOf(appID); len(lg.Evidence) < maxLogged {
+		lg.Evidence = append(lg.Evidence, e)
+	}
+}
+
+// observe answers host/observe: a copy of the app's log, never null lists.
+func (s *surfaces) observe(appID string) protocol.ObserveResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lg, ok := s.logs[appID]
+	if !ok {
+		lg = &protocol.ObserveResult{}
+	}
+	return protocol.ObserveResult{
+		Calls:    append([]protocol.BridgeCall{}, lg.Calls...),
+		Rejected: append([]protocol.RejectedMessage{}, lg.Rejected...),
+		Evidence: append([]protocol.EvidenceRecord{}, lg.Evidence...),
+	}
+}
+
+// store, load and keys are lime.storage, namespaced by app id: an app
+// never sees another's keys (spec 002, Storage boundary).
+func (s *surfaces) store(appID, key string, value json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.storage[appID]
+	if !ok {
+		m = map[string]json.RawMessage{}
+		s.storage[appID] = m
+	}
+	if _, exists := m[key]; !exists && len(m) >= maxStoredKeys {
+		return fmt.Errorf("app %s already keeps %d keys", appID, maxStoredKeys)
+	}
+	m[key] = value
+	return nil
+}
+
+func (s *surfaces) load(appID, key string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.storage[appID][key]
+	return v, ok
+}
+
+func (s *surfaces) keys(appID string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{}
+	for k := range s.storage[appID] {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// uiState returns what host/set changed.
+func (s *surfaces) uiState() (*protocol.Theme, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.theme, s.locale
+}
+
+// setUI stores what host/set changes (theme nil, locale "": unchanged).
+func (s *surfaces) setUI(theme *protocol.Theme, locale string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if theme != nil {
+		t := *theme
+		s.theme = &t
+	}
+	if locale != "" {
+		s.locale = locale
+	}
+}

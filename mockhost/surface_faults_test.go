@@ -1,0 +1,135 @@
+//go:build !mutation
+
+package mockhost
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// invokeProbe mounts the tiny app's main entry under cfg and reports what
+// one capability call got.
+func invokeProbe(cfg protocol.ConfigureParams, capability, method string, args any) probe {
+	return func(t *testing.T, x *harness) string {
+		x.configureWith(cfg)
+		m := x.mount("tiny-app", "main").invoke("r1", capability, method, args)
+		return m.Type + " " + m.RequestID + " " + hostbridge.ErrorOf(m).Code + " " + string(m.Payload)
+	}
+}
+
+// sendProbe mounts the tiny app's main entry and reports the types of the
+// messages one request got back.
+func sendProbe(typ string, payload any, change map[string]any) probe {
+	return func(t *testing.T, x *harness) string {
+		s := x.mount("tiny-app", "main")
+		m := s.envelope(typ, "r1", payload)
+		for k, v := range change {
+			m[k] = v
+		}
+		var types []string
+		for _, p := range s.sendRaw(raw(m)).Post {
+			types = append(types, p.Type+" "+hostbridge.ErrorOf(p).Code)
+		}
+		return strings.Join(types, ",")
+	}
+}
+
+// pageProbe reports whether the host page carries want.
+func pageProbe(want string) probe {
+	return func(t *testing.T, x *harness) string {
+		return fmt.Sprint(strings.Contains(x.mount("tiny-app", "main").page, want))
+	}
+}
+
+// pushProbe sends two host/set changes and reports the first push.
+func pushProbe(first, second protocol.SetParams) probe {
+	return func(t *testing.T, x *harness) string {
+		ev := x.mount("tiny-app", "main").events()
+		x.must(protocol.MethodSet, first, nil)
+		x.must(protocol.MethodSet, second, nil)
+		return next(ev, 5*time.Second).Type
+	}
+}
+
+// snapshotProbe configures, mounts main and reports the snapshot's payload.
+func snapshotProbe(cfg protocol.ConfigureParams, read func(p map[string]any) string) probe {
+	return func(t *testing.T, x *harness) string {
+		x.configureWith(cfg)
+		s := x.mount("tiny-app", "main")
+		return read(payload(t, s.only(s.send(hostbridge.TypeReady, "", nil))))
+	}
+}
+
+func surfaceProbes() map[string]probe {
+	off := protocol.ConfigureParams{Capabilities: agentOff()}
+	return map[string]probe{
+		"launch-ignores-readiness": func(t *testing.T, x *harness) string {
+			x.configure(nil, agentOff(), "")
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "tasks"}, nil)))
+		},
+		"no-snapshot-on-get": sendProbe(hostbridge.TypeGetSnapshot, nil, nil),
+		"snapshot-without-theme": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
+			return raw(p["theme"]) + raw(p["timezone"])
+		}),
+		"snapshot-offers-profile": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
+			return fmt.Sprint(len(p["capabilities"].([]any)))
+		}),
+		"version-as-string": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			_, body, _ := s.endpoint(http.MethodPost, "/message", s.host, s.token, raw(s.envelope(hostbridge.TypeReady, "", nil)))
+			return fmt.Sprint(strings.Contains(body, `"version":1,`))
+		},
+		"response-without-requestid": invokeProbe(protocol.ConfigureParams{}, "lime.billing", "getPlan", nil),
+		"silent-on-invalid": func(t *testing.T, x *harness) string {
+			return fmt.Sprint(len(x.mount("tiny-app", "main").sendRaw("null").Post))
+		},
+		"bridge-trusts-any-source":    pageProbe(`"checkSource":true`),
+		"bridge-trusts-any-origin":    pageProbe(`"checkOrigin":true`),
+		"toast-innerhtml":             pageProbe(`"toastHTML":false`),
+		"bridge-ignores-version":      sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"version": "2", "protocol": "x"}),
+		"bridge-ignores-appid":        sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"}),
+		"invoke-undeclared":           invokeProbe(protocol.ConfigureParams{}, "lime.billing", "getPlan", nil),
+		"invoke-unready-mock-success": invokeProbe(off, "lime.agent", "run", nil),
+		"invoke-ignores-policy": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedCapabilities: []string{"lime.storage"}}},
+			"lime.storage", "list", nil),
+		"invoke-ignores-approval": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{ApprovalRequired: []string{"lime.storage"}}},
+			"lime.storage", "list", nil),
+		"snapshot-carries-session-token": snapshotProbe(protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "canary-session"}},
+			func(p map[string]any) string { return fmt.Sprint(strings.Contains(raw(p), "canary-session")) }),
+		"error-echoes-secret": invokeProbe(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-secret"}},
+			"lime.secrets", "status", map[string]any{"key": "api_key"}),
+		"frame-same-origin-as-host": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			status, _, _ := s.get(s.frame)
+			return fmt.Sprint(s.res.RuntimeOrigin == s.host, status)
+		},
+		"host-endpoints-open": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			status, _, hd := s.endpoint(http.MethodPost, "/message", s.res.RuntimeOrigin, "", raw(s.envelope(hostbridge.TypeReady, "", nil)))
+			return fmt.Sprint(status, hd.Get("Access-Control-Allow-Origin"))
+		},
+		"open-external-any-url": sendProbe(hostbridge.TypeOpenExternal, map[string]any{"url": "javascript:alert(1)"}, nil),
+		"download-any-url":      sendProbe(hostbridge.TypeDownload, map[string]any{"url": "https://evil.example/x"}, nil),
+		"no-theme-update":       pushProbe(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, protocol.SetParams{Visibility: "hidden"}),
+		"no-visibility-event":   pushProbe(protocol.SetParams{Visibility: "hidden"}, protocol.SetParams{Locale: "de-DE"}),
+		"center-hides-blockers": func(t *testing.T, x *harness) string {
+			x.configure(nil, agentOff(), "")
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var r protocol.CenterResult
+			x.must(protocol.MethodCenter, nil, &r)
+			_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+			return fmt.Sprint(strings.Count(body, "data-blocker="), strings.Count(body, "data-setup-action="))
+		},
+	}
+}

@@ -1,0 +1,560 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// browserRetry runs a browser spec that did not pass once more at once: a
+// spec that then passes is reported flaky, never passed (a flake is seen,
+// not hidden).
+var browserRetry = FlakeAttempts(2)
+
+// probeFixture is the app whose UI is the harness's probe.
+const probeFixture = "bridge-probe"
+
+// probeDeclared lists every capability bridge-probe declares (requires and
+// entries); lime.billing is declared nowhere.
+var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "lime.secrets", "lime.evidence", "lime.agent"}
+
+// installProbe configures the host with p and installs bridge-probe.
+func (tc *TestContext) installProbe(p protocol.ConfigureParams) string {
+	GinkgoHelper()
+	tc.Configure(p)
+	dir := tc.Fixture(probeFixture)
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// probeSurface installs bridge-probe under p and opens its main entry.
+func (tc *TestContext) probeSurface(p protocol.ConfigureParams) *Surface {
+	GinkgoHelper()
+	return tc.Launch(tc.installProbe(p), "main")
+}
+
+// expectExecutes is the positive control of a spec that judges a refusal:
+// on the same surface, a declared call the host can run is answered with
+// host:response. A host that answers nothing judges nothing.
+func (s *Surface) expectExecutes(requestID string) {
+	GinkgoHelper()
+	s.tc.Precondition("a declared, ready call (lime.ui getLocale) is executed on the same surface", func() {
+		r := s.Run(Invoke(requestID, "lime.ui", "getLocale", nil), AwaitAnswer(requestID))
+		m, ok := r.Answer(requestID)
+		if !ok || m.Type != hostbridge.TypeResponse {
+			s.tc.Failf("capability:invoke %s got %s, not host:response", requestID, describeAnswer(m, ok))
+		}
+	})
+}
+
+// expectStored is the positive control of the spoofing specs: the app's own
+// lime.storage set is executed and read back.
+func (s *Surface) expectStored(key string) {
+	GinkgoHelper()
+	s.tc.Precondition("the app's own lime.storage set and get are executed", func() {
+		r := s.Run(
+			Invoke("own-set", "lime.storage", "set", map[string]any{"key": key, "value": "own"}), AwaitAnswer("own-set"),
+			Invoke("own-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("own-get"))
+		if v, ok := storedValue(r, "own-get"); !ok || v != "own" {
+			s.tc.Failf("the app's own lime.storage set %q was not read back (got %q)", key, v)
+		}
+	})
+}
+
+// storedValue reads lime.storage get's answer: the value, or "" for none.
+func storedValue(r *ProbeResult, requestID string) (string, bool) {
+	m, ok := r.Answer(requestID)
+	if !ok || m.Type != hostbridge.TypeResponse {
+		return "", false
+	}
+	var p struct {
+		Value any `json:"value"`
+	}
+	_ = json.Unmarshal(m.Payload, &p)
+	if p.Value == nil {
+		return "", true
+	}
+	return fmt.Sprint(p.Value), true
+}
+
+// expectNotStored judges a spoofed write of key: the app's storage does not
+// hold it and the host's record shows requestID not executed.
+func (s *Surface) expectNotStored(key, requestID, how string) {
+	GinkgoHelper()
+	r := s.Run(Invoke("check-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("check-get"))
+	v, ok := storedValue(r, "check-get")
+	if !ok {
+		s.tc.Errorf("lime.storage get, which answered before, gave no host:response after %s", how)
+	}
+	if v != "" {
+		s.tc.Failf("%s was executed: the app's storage now holds %q = %q", how, key, v)
+	}
+	if executed(s.tc.Observe(s.AppID), requestID) {
+		s.tc.Failf("%s was executed: host/observe records request %s as allowed", how, requestID)
+	}
+}
+
+func describeAnswer(m hostbridge.Message, ok bool) string {
+	if !ok {
+		return "no answer within " + fmt.Sprint(answerTimeout) + " ms"
+	}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+// describeBridge checks Host Bridge v1 in a real browser against the probe
+// (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
+func describeBridge(tc *TestContext) {
+	Describe("Desktop P1: launch and the app center", browserRetry, func() {
+		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED"), func() {
+			appID := tc.installProbe(tc.withCapabilityDisabled("lime.agent"))
+			tc.Precondition("the ready entry main launches", func() {
+				lr, err := tc.TryLaunch(appID, "main")
+				if err != nil {
+					tc.failCall(protocol.MethodLaunch, err)
+				}
+				if lr.URL == "" && lr.DevTools == nil {
+					tc.Failf("app/launch of main gave neither a URL nor a DevTools target")
+				}
+			})
+			_, err := tc.TryLaunch(appID, "tasks")
+			if err == nil {
+				tc.Failf("app/launch mounted entry tasks, which needs lime.agent, disabled on this host: it is not ready")
+			}
+			he, ok := hostError(err)
+			if !ok {
+				tc.Errorf("no usable answer to app/launch: %v", err)
+			}
+			if he.Code != protocol.CodeNotReady {
+				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, describeHostError(he))
+			}
+			var data protocol.ErrorData
+			_ = json.Unmarshal(he.Data, &data)
+			if data.Readiness == nil || !namesFailingCheck(*data.Readiness, "lime.agent") {
+				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", describeHostError(he))
+			}
+		})
+
+		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS"), func() {
+			tc.requireMethod(protocol.MethodCenter)
+			p := tc.withCapabilityDisabled("lime.agent")
+			appID := tc.installProbe(p)
+			secretDir := tc.Fixture("secret-required-app")
+			secretApp := tc.Install(secretDir, tc.ReleaseOf(secretDir)).AppID
+			tasks := tc.entryReadiness(appID, "tasks")
+			secret := tc.AppReadiness(secretApp)
+			var cr protocol.CenterResult
+			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
+			if cr.URL == "" {
+				tc.Blockedf("app/center gave no URL (a DevTools target alone is not supported by this harness version yet)")
+			}
+			text := tc.pageText(cr.URL)
+			var missing []string
+			for _, want := range []string{"lime.agent", "provider_api_key"} {
+				if !strings.Contains(text, want) {
+					missing = append(missing, fmt.Sprintf("the reason %q", want))
+				}
+			}
+			for _, a := range append(tasks.SetupActions, secret.SetupActions...) {
+				if a.Title != "" && !strings.Contains(text, a.Title) {
+					missing = append(missing, fmt.Sprintf("the setup action %q", a.Title))
+				}
+			}
+			if len(missing) > 0 {
+				tc.Failf("the app center (%s) does not show %s; readiness gives them for entry tasks (%s) and for %s (%s)",
+					cr.URL, strings.Join(missing, ", "), tasks.Status, secretApp, secret.Status)
+			}
+		})
+	})
+
+	Describe("Desktop P2: the host snapshot", browserRetry, func() {
+		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			r := s.Run(
+				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
+				Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			if r.StepFailed(1) {
+				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", answerTimeout)
+			}
+			if r.StepFailed(3) {
+				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", answerTimeout)
+			}
+			for _, m := range r.OfType(hostbridge.TypeSnapshot) {
+				var snap hostbridge.Snapshot
+				_ = json.Unmarshal(m.Payload, &snap)
+				if snap.AppID != s.AppID && m.AppID != s.AppID {
+					tc.Failf("a host:snapshot names app %q, not the launched %s", firstNonEmpty(snap.AppID, m.AppID), s.AppID)
+				}
+				if snap.EntryKey != "main" && m.EntryKey != "main" {
+					tc.Failf("a host:snapshot names entry %q, not the launched main", firstNonEmpty(snap.EntryKey, m.EntryKey))
+				}
+			}
+		})
+
+		It("carries the fields the first snapshot should include", tc.Req("BRIDGE-SNAPSHOT-FIELDS"), func() {
+			p := tc.DefaultConfigure()
+			p.Locale, p.Timezone = "zh-CN", "Asia/Shanghai"
+			s := tc.probeSurface(p)
+			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			snaps := r.OfType(hostbridge.TypeSnapshot)
+			if len(snaps) == 0 {
+				tc.Blockedf("no host:snapshot reached the app after app:ready")
+			}
+			keys := map[string]any{}
+			collectKeys(snaps[0].Payload, keys)
+			var missing []string
+			for _, k := range []string{"appId", "entryKey", "route", "runtimeOrigin", "themeMode", "effectiveThemeMode", "colorSchemeId", "locale", "timezone", "workspaceId", "tenantId", "capabilities"} {
+				if _, ok := keys[k]; !ok {
+					missing = append(missing, k)
+				}
+			}
+			if len(missing) > 0 {
+				tc.Failf("the first host:snapshot has no %s (spec 001 says it should include at least these)", strings.Join(missing, ", "))
+			}
+			for k, want := range map[string]string{"locale": "zh-CN", "timezone": "Asia/Shanghai", "workspaceId": WorkspaceID, "tenantId": TenantID, "runtimeOrigin": s.Launch.RuntimeOrigin} {
+				if got := fmt.Sprint(keys[k]); got != want {
+					tc.Failf("the snapshot's %s is %q; the host was configured (or launched) with %q", k, got, want)
+				}
+			}
+		})
+
+		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED"), func() {
+			s := tc.probeSurface(tc.withCapabilityDisabled("lime.agent"))
+			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			snaps := r.OfType(hostbridge.TypeSnapshot)
+			if len(snaps) == 0 {
+				tc.Blockedf("no host:snapshot reached the app after app:ready")
+			}
+			caps, ok := capabilitySummary(snaps[0].Payload)
+			if !ok {
+				tc.Failf("the host:snapshot has no capability summary (a capabilities list or map)")
+			}
+			var undeclared []string
+			for _, c := range caps {
+				if !slices.Contains(probeDeclared, c.Name) {
+					undeclared = append(undeclared, c.Name)
+				}
+				if c.Name == "lime.agent" && c.Available {
+					tc.Failf("the snapshot offers lime.agent as available; it is disabled on this host")
+				}
+				if c.Name == "lime.agent" && c.Reason == "" {
+					tc.Failf("the snapshot lists lime.agent as unavailable without a reason")
+				}
+			}
+			if len(undeclared) > 0 {
+				sort.Strings(undeclared)
+				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), probeFixture)
+			}
+		})
+	})
+
+	Describe("Desktop P2: the envelope", browserRetry, func() {
+		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			r := s.Run(
+				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
+				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
+				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
+			n := 0
+			for _, rc := range r.Received {
+				if !rc.FromParent {
+					continue
+				}
+				n++
+				if p := envelopeProblem(rc.Data); p != "" {
+					tc.Failf("the host sent a message whose %s: %s", p, rc.Data)
+				}
+			}
+			if n == 0 {
+				tc.Blockedf("the host sent the app no message at all")
+			}
+		})
+
+		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			r := s.Run(
+				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
+				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
+			for _, id := range []string{"ok-1", "no-1"} {
+				if _, ok := r.Answer(id); !ok {
+					var types []string
+					for _, m := range r.FromHost() {
+						types = append(types, fmt.Sprintf("%s(requestId %q)", m.Type, m.RequestID))
+					}
+					tc.Failf("no answer carries requestId %s; the host sent %s", id, orNothing(types))
+				}
+			}
+			m, _ := r.Answer("no-1")
+			if m.Type != hostbridge.TypeError {
+				tc.Failf("a call to undeclared lime.billing was answered with %s, not host:error", m.Type)
+			}
+			if e := hostbridge.ErrorOf(m); e.Code == "" || e.Message == "" {
+				raw, _ := json.Marshal(m)
+				tc.Failf("host:error lacks a stable code or a user-readable message: %s", raw)
+			}
+		})
+
+		DescribeTable("answers an invalid request from the app's frame with host:error, not silence",
+			func(send map[string]any, requestID string) {
+				s := tc.probeSurface(tc.DefaultConfigure())
+				s.expectExecutes("control-1")
+				r := s.Run(Send(send), AwaitType(hostbridge.TypeError, false))
+				errs := r.OfType(hostbridge.TypeError)
+				if len(errs) == 0 {
+					tc.Failf("the host answered the invalid request with silence, not host:error")
+				}
+				if requestID != "" && !slices.ContainsFunc(errs, func(m hostbridge.Message) bool { return m.RequestID == requestID }) {
+					tc.Failf("host:error did not carry the invalid request's requestId %s", requestID)
+				}
+			},
+			Entry("a request without a requestId", tc.Req("BRIDGE-INVALID-ANSWERED"),
+				map[string]any{"type": hostbridge.TypeInvoke, "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, ""),
+			Entry("a request with version 2", tc.Req("BRIDGE-INVALID-ANSWERED"),
+				map[string]any{"type": hostbridge.TypeInvoke, "version": 2, "requestId": "v2-1", "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, "v2-1"),
+			Entry("a request with another protocol", tc.Req("BRIDGE-INVALID-ANSWERED"),
+				map[string]any{"type": hostbridge.TypeInvoke, "protocol": "lime.other.bridge", "requestId": "p-1", "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, "p-1"),
+		)
+	})
+
+	Describe("Desktop P2: untrusted messages are never executed", browserRetry, func() {
+		spoof := func(key, requestID string) map[string]any {
+			return map[string]any{
+				"protocol": hostbridge.Protocol, "version": 1, "type": hostbridge.TypeInvoke, "requestId": requestID,
+				"payload": map[string]any{"capability": "lime.storage", "method": "set", "args": map[string]any{"key": key, "value": "spoofed"}},
+			}
+		}
+
+		It("ignores a message from a frame nested in the app's, of the app's own origin", tc.Req("BRIDGE-SOURCE"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			s.expectStored("own-source")
+			msg := spoof("spoofed-source", "spoof-source")
+			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
+			s.Run(Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, Sleep(300))
+			s.expectNotStored("spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
+		})
+
+		It("ignores a message from the app's frame after it navigated to another origin", tc.Req("BRIDGE-ORIGIN"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			s.expectStored("own-origin")
+			msg := spoof("spoofed-origin", "spoof-origin")
+			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
+			if !s.navigateFrameToSpoofer(msg) {
+				return // no page of another origin can speak from the app's frame
+			}
+			again := tc.Launch(s.AppID, "main")
+			again.expectNotStored("spoofed-origin", "spoof-origin", "a capability:invoke posted from the app's frame at another origin")
+		})
+
+		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			s.expectStored("own-envelope")
+			v2 := spoof("spoofed-version", "spoof-version")
+			v2["version"] = 2
+			proto := spoof("spoofed-protocol", "spoof-protocol")
+			proto["protocol"] = "lime.other.bridge"
+			s.Run(Send(v2), Sleep(200), Send(proto), Sleep(300))
+			s.expectNotStored("spoofed-version", "spoof-version", "a capability:invoke with version 2")
+			s.expectNotStored("spoofed-protocol", "spoof-protocol", "a capability:invoke with protocol lime.other.bridge")
+		})
+
+		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			s.expectExecutes("control-1")
+			otherDir := tc.Fixture("full-app")
+			other := tc.Install(otherDir, tc.ReleaseOf(otherDir)).AppID
+			s.Run(Send(map[string]any{"type": hostbridge.TypeInvoke, "appId": other, "requestId": "as-other",
+				"payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}), Sleep(300))
+			for _, app := range []string{other, s.AppID} {
+				if executed(tc.Observe(app), "as-other") {
+					tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, app)
+				}
+			}
+		})
+	})
+
+	Describe("Desktop P2: blocked calls fail closed", browserRetry, func() {
+		DescribeTable("answers host:error with a stable code, never a mock success",
+			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
+				s := tc.probeSurface(cfg())
+				s.expectExecutes("control-1")
+				r := s.Run(Invoke("blocked-1", capability, method, nil), AwaitAnswer("blocked-1"),
+					Invoke("blocked-2", capability, method, nil), AwaitAnswer("blocked-2"))
+				var codes []string
+				for _, id := range []string{"blocked-1", "blocked-2"} {
+					m, ok := r.Answer(id)
+					if !ok {
+						tc.Failf("%s.%s (%s) got no answer: a blocked call must get host:error", capability, method, gate)
+					}
+					if m.Type != hostbridge.TypeError {
+						tc.Failf("%s.%s, blocked by %s, was answered with %s: %s", capability, method, gate, m.Type, m.Payload)
+					}
+					e := hostbridge.ErrorOf(m)
+					if e.Code == "" || e.Message == "" {
+						tc.Failf("host:error for %s.%s lacks a stable code or a message", capability, method)
+					}
+					codes = append(codes, e.Code)
+				}
+				if codes[0] != codes[1] {
+					tc.Failf("the same blocked call got two codes, %s then %s: a code must be stable", codes[0], codes[1])
+				}
+				o := tc.Observe(s.AppID)
+				c, ok := callOf(o, "blocked-1")
+				switch {
+				case !ok:
+					tc.Failf("host/observe has no record of the blocked call")
+				case c.Decision != protocol.DecisionDenied:
+					tc.Failf("host/observe records the blocked call %s as %q", capability, c.Decision)
+				case c.Gate != gate:
+					tc.Failf("host/observe says gate %q denied %s; this call can only be denied at %s", c.Gate, capability, gate)
+				}
+			},
+			Entry("an undeclared capability (allowlist)", tc.Req("BRIDGE-FAIL-CLOSED"),
+				tc.DefaultConfigure, "lime.billing", "getStatus", protocol.GateAllowlist),
+			Entry("a declared capability the host has disabled (readiness)", tc.Req("BRIDGE-FAIL-CLOSED"),
+				func() protocol.ConfigureParams { return tc.withCapabilityDisabled("lime.agent") }, "lime.agent", "startTask", protocol.GateReadiness),
+			Entry("a capability policy denies (policy)", tc.Req("BRIDGE-FAIL-CLOSED"),
+				func() protocol.ConfigureParams {
+					return tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}})
+				}, "lime.storage", "list", protocol.GatePolicy),
+			Entry("a capability that needs the user's approval (approval)", tc.Req("BRIDGE-FAIL-CLOSED"),
+				func() protocol.ConfigureParams {
+					return tc.withPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence"}})
+				}, "lime.evidence", "record", protocol.GateApproval),
+		)
+	})
+
+	Describe("Desktop P2: nothing secret reaches the frame", browserRetry, func() {
+		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK"), func() {
+			s := tc.probeSurface(tc.WithSecret())
+			r := s.Run(
+				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
+				Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
+				Invoke("session-1", "lime.cloudSession", "getSnapshot", nil), AwaitAnswer("session-1"),
+				Invoke("secret-1", "lime.secrets", "status", map[string]any{"key": "provider_api_key"}), AwaitAnswer("secret-1"),
+				Invoke("secret-2", "lime.secrets", "status", map[string]any{"key": "unrelated_token"}), AwaitAnswer("secret-2"),
+				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"),
+				Step{"page": true})
+			tc.ExpectNoCanary("what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.raw)
+			tc.ExpectNoCanary("the app frame's URL", []byte(s.Launch.URL))
+			var console []string
+			for _, l := range s.sess.Console() {
+				console = append(console, l.Text)
+			}
+			tc.ExpectNoCanary("the browser console", []byte(strings.Join(console, "\n")))
+		})
+	})
+
+	Describe("Desktop P2: the frame is contained", browserRetry, func() {
+		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{s.Launch.URL, s.HostOrigin() + "/"}}})
+			if r.Containment == nil {
+				tc.Errorf("the probe did not report its containment attempts")
+			}
+			var reached []string
+			for name, a := range r.Containment.Attempts {
+				if a.Reached {
+					reached = append(reached, fmt.Sprintf("%s (%s)", name, a.Detail))
+				}
+			}
+			for _, f := range r.Containment.Fetches {
+				if f.Reached {
+					reached = append(reached, fmt.Sprintf("a readable answer from host address %s (status %d)", f.URL, f.Status))
+				}
+			}
+			if len(reached) > 0 {
+				sort.Strings(reached)
+				tc.Failf("the app's frame reached %s", strings.Join(reached, "; "))
+			}
+		})
+	})
+
+	Describe("Desktop P2: controlled actions", browserRetry, func() {
+		DescribeTable("host:openExternal refuses what the app may not open",
+			func(target string) {
+				s := tc.probeSurface(tc.DefaultConfigure())
+				s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
+				s.expectRefusedURL(hostbridge.TypeOpenExternal, target)
+			},
+			Entry("a javascript: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "javascript:alert(document.domain)"),
+			Entry("a file: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "file:///etc/passwd"),
+			Entry("a data: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "data:text/html,<script>alert(1)</script>"),
+			Entry("an https origin the app does not declare", tc.Req("BRIDGE-OPEN-EXTERNAL"), "https://undeclared.example.net/"),
+		)
+
+		DescribeTable("host:download refuses what is not the app's own runtime artifact",
+			func(target func(s *Surface) string) {
+				s := tc.probeSurface(tc.DefaultConfigure())
+				s.expectAllowed(hostbridge.TypeDownload, s.frameFile("download.txt"))
+				s.expectRefusedURL(hostbridge.TypeDownload, target(s))
+			},
+			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return tc.thirdParty.SpoofURL() }),
+			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return "file:///etc/passwd" }),
+			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return "data:text/plain,probe" }),
+		)
+
+		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			tc.Precondition("a plain toast is shown in the host page", func() {
+				s.Run(Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), AwaitAnswer("toast-1"), Sleep(100))
+				var shown bool
+				s.Host("document.body.innerText.includes('probe toast 7f3a')", &shown)
+				if !shown {
+					tc.Failf("the host page does not show the toast's text")
+				}
+			})
+			markup := `<img src="data:," data-probe-toast="1" onerror="window.__probeToastRan=1" onload="window.__probeToastRan=1"><b data-probe-toast="1">bold</b>`
+			s.Run(Request(hostbridge.TypeToast, "toast-2", map[string]any{"message": markup}), AwaitAnswer("toast-2"), Sleep(200))
+			var injected struct {
+				Elements int  `json:"elements"`
+				Ran      bool `json:"ran"`
+			}
+			s.Host(`({elements: document.querySelectorAll('[data-probe-toast]').length, ran: !!window.__probeToastRan})`, &injected)
+			if injected.Elements > 0 || injected.Ran {
+				tc.Failf("a toast's markup became host DOM (%d elements, handler ran: %v)", injected.Elements, injected.Ran)
+			}
+		})
+	})
+
+	Describe("Desktop P2: theme and visibility", browserRetry, func() {
+		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			tc.Precondition("the app has its first snapshot", func() {
+				if r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
+					tc.Failf("no host:snapshot after app:ready")
+				}
+			})
+			tc.HostSet(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark",
+				Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}})
+			r := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true))
+			ups := r.OfType(hostbridge.TypeThemeUpdate)
+			if len(ups) == 0 {
+				tc.Failf("no theme:update reached the app within %d ms of host/set theme", answerTimeout)
+			}
+			if !strings.Contains(string(ups[len(ups)-1].Payload), "#0b0e14") {
+				tc.Failf("theme:update does not carry the new theme's tokens: %s", ups[len(ups)-1].Payload)
+			}
+		})
+
+		It("sends host:visibility when the surface is hidden and shown", tc.Req("BRIDGE-VISIBILITY"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			for i, state := range []string{"hidden", "visible"} {
+				tc.HostSet(protocol.SetParams{Visibility: state})
+				r := s.Run(AwaitCount(hostbridge.TypeVisibility, i+1), Sleep(100))
+				vs := r.OfType(hostbridge.TypeVisibility)
+				if len(vs) <= i {
+					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", answerTimeout, state)
+				}
+				if got := visibilityOf(vs[len(vs)-1].Payload); got != state {
+					tc.Failf("host:visibility says %q after the surface became %s: %s", got, state, vs[len(vs)-1].Payload)
+				}
+			}
+		})
+	})
+}

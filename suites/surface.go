@@ -1,0 +1,428 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/browser"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// How long the harness gives the surface: the host page to load, the probe
+// to appear in the app frame, one scenario to finish.
+const (
+	surfaceLoadTimeout = 15 * time.Second
+	probeReadyTimeout  = 10 * time.Second
+	scenarioTimeout    = 30 * time.Second
+	// answerTimeout is how long a scenario waits for one bridge answer.
+	answerTimeout = 3000
+)
+
+// Surface is an entry the host mounted (app/launch), open in a fresh
+// browser session of the harness's, with the probe loaded in its frame.
+type Surface struct {
+	tc     *TestContext
+	AppID  string
+	Entry  string
+	Launch protocol.LaunchResult
+	sess   *browser.Session
+	// appFrame is the address of the app's frame, once found.
+	appFrame string
+}
+
+// frame is the URL prefix that selects the app's frame: its address once
+// found (a host may serve its frame from its own origin), else the runtime
+// origin.
+func (s *Surface) frame() string {
+	if s.appFrame != "" {
+		return s.appFrame
+	}
+	return strings.TrimSuffix(s.Launch.RuntimeOrigin, "/") + "/"
+}
+
+// findAppFrame looks for a frame below the top page at the runtime origin
+// and keeps its address.
+func (s *Surface) findAppFrame(ctx context.Context) {
+	frames, err := s.sess.Frames(ctx)
+	if err != nil {
+		return
+	}
+	origin := strings.TrimSuffix(s.Launch.RuntimeOrigin, "/") + "/"
+	for _, f := range frames {
+		if f.ParentID != "" && strings.HasPrefix(f.URL, origin) {
+			s.appFrame, _, _ = strings.Cut(f.URL, "#")
+			return
+		}
+	}
+}
+
+// HostOrigin is the origin of the page that mounts the app.
+func (s *Surface) HostOrigin() string {
+	u, err := url.Parse(s.Launch.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// browserSession opens a fresh browser context for the spec, closed when
+// the spec ends. With no browser on the machine the spec is skipped with
+// that reason: the levels that need it are then not passed.
+func (tc *TestContext) browserSession() *browser.Session {
+	ginkgo.GinkgoHelper()
+	b, err := tc.browser()
+	if errors.Is(err, browser.ErrNoBrowser) {
+		tc.Skippedf("no browser to open the app surface in (install Debian's chromium, or give --browser-endpoint): %v", err)
+	}
+	if err != nil {
+		tc.Errorf("the harness could not start its browser: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	defer cancel()
+	s, err := b.NewSession(ctx)
+	if err != nil {
+		tc.Errorf("the harness could not open a browser session: %v", err)
+	}
+	tc.resources.Track("browser session", func() error { _ = s.Close(); return nil })
+	tc.surfaces = append(tc.surfaces, s)
+	return s
+}
+
+// requireMethod blocks the spec when the host does not announce method in
+// its hello: it cannot be judged on what it does not implement.
+func (tc *TestContext) requireMethod(method string) {
+	ginkgo.GinkgoHelper()
+	h := tc.Host().Hello()
+	for _, m := range h.Methods {
+		if m == method {
+			return
+		}
+	}
+	tc.Blockedf("the host does not announce %s in conformance/hello, which this check needs", method)
+}
+
+// TryLaunch asks the host to mount entry of appID.
+func (tc *TestContext) TryLaunch(appID, entry string) (protocol.LaunchResult, error) {
+	ginkgo.GinkgoHelper()
+	tc.requireMethod(protocol.MethodLaunch)
+	var lr protocol.LaunchResult
+	err := tc.Call(protocol.MethodLaunch, protocol.LaunchParams{AppID: appID, EntryKey: entry}, &lr)
+	return lr, err
+}
+
+// Launch mounts entry of appID and opens it in a fresh browser session,
+// waiting for the probe in the app's frame. Each step is a precondition:
+// a host that cannot mount a ready entry judges nothing about its bridge.
+func (tc *TestContext) Launch(appID, entry string) *Surface {
+	ginkgo.GinkgoHelper()
+	s := &Surface{tc: tc, AppID: appID, Entry: entry}
+	tc.Precondition("the ready entry "+entry+" of "+appID+" launches", func() {
+		lr, err := tc.TryLaunch(appID, entry)
+		if err != nil {
+			tc.failCall(protocol.MethodLaunch, err)
+		}
+		s.Launch = lr
+	})
+	if s.Launch.URL == "" {
+		tc.Blockedf("app/launch gave no URL (a DevTools target alone is not supported by this harness version yet)")
+	}
+	s.sess = tc.browserSession()
+	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	defer cancel()
+	if err := s.sess.Open(ctx, s.Launch.URL); err != nil {
+		tc.Errorf("the host page %s did not load: %v", s.Launch.URL, err)
+	}
+	s.awaitProbe()
+	return s
+}
+
+// awaitProbe waits until the probe runs in the app's frame.
+func (s *Surface) awaitProbe() {
+	ginkgo.GinkgoHelper()
+	deadline := time.Now().Add(probeReadyTimeout)
+	var last error
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		var ok bool
+		if s.appFrame == "" {
+			s.findAppFrame(ctx)
+		}
+		last = s.sess.Eval(ctx, s.frame(), "typeof window.__probe === 'object'", &ok)
+		cancel()
+		if last == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.tc.Errorf("the app's frame (runtime origin %s) never ran the probe within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last)
+}
+
+// Step is one step of a probe scenario (fixtures/platform-conformance/
+// packages/bridge-probe/dist/ui/probe.js).
+type Step map[string]any
+
+// Send posts a bridge message from the app frame; members default to the
+// standard envelope of the launched app and entry, and a nil member is
+// left out.
+func Send(msg map[string]any) Step { return Step{"send": msg} }
+
+// Invoke posts capability:invoke.
+func Invoke(requestID, capability, method string, args any) Step {
+	p := map[string]any{"capability": capability, "method": method}
+	if args != nil {
+		p["args"] = args
+	}
+	return Send(map[string]any{"type": hostbridge.TypeInvoke, "requestId": requestID, "payload": p})
+}
+
+// Request posts an app -> host message of type t with a payload.
+func Request(t, requestID string, payload any) Step {
+	m := map[string]any{"type": t, "requestId": requestID}
+	if payload != nil {
+		m["payload"] = payload
+	}
+	return Send(m)
+}
+
+// AwaitAnswer waits for the answer to requestID (any type carrying it).
+func AwaitAnswer(requestID string) Step {
+	return Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": answerTimeout}
+}
+
+// AwaitType waits for a message of type t since the last send, or since
+// the probe loaded when sinceStart.
+func AwaitType(t string, sinceStart bool) Step {
+	s := Step{"await": map[string]any{"type": t}, "timeoutMs": answerTimeout}
+	if sinceStart {
+		s["since"] = "start"
+	}
+	return s
+}
+
+// AwaitCount waits until the frame has received n messages of type t in
+// all.
+func AwaitCount(t string, n int) Step {
+	return Step{"await": map[string]any{"type": t, "atLeast": n}, "timeoutMs": answerTimeout, "since": "start"}
+}
+
+// Sleep lets the host answer what needs no answer.
+func Sleep(ms int) Step { return Step{"sleep": ms} }
+
+// ProbeResult is what the probe saw.
+type ProbeResult struct {
+	Steps []struct {
+		Step   int    `json:"step"`
+		OK     bool   `json:"ok"`
+		Detail string `json:"detail"`
+	} `json:"steps"`
+	Received    []Received          `json:"received"`
+	Applied     []map[string]string `json:"applied"`
+	Containment *Containment        `json:"containment"`
+	Page        *ProbePage          `json:"page"`
+	raw         []byte
+}
+
+// Received is one message the app frame received.
+type Received struct {
+	Origin     string          `json:"origin"`
+	FromParent bool            `json:"fromParent"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// Message decodes a received message as a bridge message (false when it
+// is not an object).
+func (r Received) Message() (hostbridge.Message, bool) {
+	var m hostbridge.Message
+	d := json.NewDecoder(bytes.NewReader(r.Data))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return m, false
+	}
+	return m, true
+}
+
+// Containment is what the probe reached of the host.
+type Containment struct {
+	Attempts map[string]Attempt
+	Fetches  []Fetch
+}
+
+// Attempt is one reach for host internals.
+type Attempt struct {
+	Reached bool   `json:"reached"`
+	Detail  string `json:"detail"`
+}
+
+// Fetch is one request the frame made to a host address.
+type Fetch struct {
+	URL     string `json:"url"`
+	Reached bool   `json:"reached"`
+	Status  int    `json:"status"`
+	Body    string `json:"body"`
+	Detail  string `json:"detail"`
+}
+
+// UnmarshalJSON splits the fetches from the named attempts.
+func (c *Containment) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	c.Attempts = map[string]Attempt{}
+	for k, v := range m {
+		if k == "fetches" {
+			if err := json.Unmarshal(v, &c.Fetches); err != nil {
+				return fmt.Errorf("containment fetches: %w", err)
+			}
+			continue
+		}
+		var a Attempt
+		if err := json.Unmarshal(v, &a); err != nil {
+			return fmt.Errorf("containment attempt %s: %w", k, err)
+		}
+		c.Attempts[k] = a
+	}
+	return nil
+}
+
+// ProbePage is what the frame's own page holds.
+type ProbePage struct {
+	Href           string            `json:"href"`
+	Referrer       string            `json:"referrer"`
+	Cookie         string            `json:"cookie"`
+	Name           string            `json:"name"`
+	LocalStorage   map[string]string `json:"localStorage"`
+	SessionStorage map[string]string `json:"sessionStorage"`
+	HTML           string            `json:"html"`
+}
+
+// Run hands the probe a scenario and returns what it saw. A probe that
+// cannot finish is an error of the spec: nothing was judged.
+func (s *Surface) Run(steps ...Step) *ProbeResult {
+	ginkgo.GinkgoHelper()
+	sc, err := json.Marshal(map[string]any{"appId": s.AppID, "entryKey": s.Entry, "steps": steps})
+	if err != nil {
+		s.tc.Errorf("encoding the probe scenario: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
+	defer cancel()
+	if err := s.sess.Eval(ctx, s.frame(), "window.__probe.run("+string(sc)+")", nil); err != nil {
+		s.tc.Errorf("the probe could not run its scenario in the app's frame: %v", err)
+	}
+	var raw json.RawMessage
+	if err := s.sess.AwaitResult(ctx, s.frame(), &raw); err != nil {
+		s.tc.lastProbe = []byte(fmt.Sprintf("the probe did not report: %v", err))
+		s.tc.Errorf("the probe did not report: %v", err)
+	}
+	var r ProbeResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		s.tc.Errorf("the probe's report is not what the harness wrote it to give: %v", err)
+	}
+	r.raw = raw
+	s.tc.lastProbe = raw
+	return &r
+}
+
+// Host evaluates script in the host page's main world (the harness's own
+// view of what the host shows the user).
+func (s *Surface) Host(script string, out any) {
+	ginkgo.GinkgoHelper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.sess.Eval(ctx, "", script, out); err != nil {
+		s.tc.Errorf("reading the host page: %v", err)
+	}
+}
+
+// FromHost lists the messages the frame received from the host page, in
+// order.
+func (r *ProbeResult) FromHost() []hostbridge.Message {
+	var out []hostbridge.Message
+	for _, rc := range r.Received {
+		if !rc.FromParent {
+			continue
+		}
+		if m, ok := rc.Message(); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Answer returns the host's answer to requestID (host:response, host:error
+// or a snapshot carrying it).
+func (r *ProbeResult) Answer(requestID string) (hostbridge.Message, bool) {
+	for _, m := range r.FromHost() {
+		if m.RequestID == requestID && m.Type != "" {
+			return m, true
+		}
+	}
+	return hostbridge.Message{}, false
+}
+
+// OfType lists the host's messages of type t.
+func (r *ProbeResult) OfType(t string) []hostbridge.Message {
+	var out []hostbridge.Message
+	for _, m := range r.FromHost() {
+		if m.Type == t {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// StepFailed says whether step i of the scenario did not complete (an
+// await that timed out).
+func (r *ProbeResult) StepFailed(i int) bool {
+	for _, s := range r.Steps {
+		if s.Step == i {
+			return !s.OK
+		}
+	}
+	return true
+}
+
+// Observe asks the host what it recorded of appID's surface.
+func (tc *TestContext) Observe(appID string) protocol.ObserveResult {
+	ginkgo.GinkgoHelper()
+	tc.requireMethod(protocol.MethodObserve)
+	var r protocol.ObserveResult
+	tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: appID}, &r)
+	return r
+}
+
+// executed reports whether the host's record shows requestID allowed.
+func executed(o protocol.ObserveResult, requestID string) bool {
+	for _, c := range o.Calls {
+		if c.RequestID == requestID && c.Decision == protocol.DecisionAllowed {
+			return true
+		}
+	}
+	return false
+}
+
+// callOf returns the host's record of requestID.
+func callOf(o protocol.ObserveResult, requestID string) (protocol.BridgeCall, bool) {
+	for _, c := range o.Calls {
+		if c.RequestID == requestID {
+			return c, true
+		}
+	}
+	return protocol.BridgeCall{}, false
+}
+
+// HostSet changes host state as a user would (host/set).
+func (tc *TestContext) HostSet(p protocol.SetParams) {
+	ginkgo.GinkgoHelper()
+	tc.requireMethod(protocol.MethodSet)
+	tc.MustCall(protocol.MethodSet, p, &protocol.OK{})
+}
