@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,10 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdplog "github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -51,46 +46,13 @@ func TestHTMLArtifactsInChromium(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer acancel()
+	actx := newReportBrowser(t, exe)
 
 	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(filepath.Join(dir, HTMLFile))}).String()
 	for _, page := range []string{fileURL, srv.URL + "/" + HTMLFile} {
 		base := page[:strings.LastIndex(page, "/")+1]
 		t.Run(strings.SplitN(page, ":", 2)[0], func(t *testing.T) {
-			ctx, cancel := chromedp.NewContext(actx)
-			defer cancel()
-			if err := chromedp.Do(ctx); err != nil {
-				t.Fatalf("starting %s: %v", exe, err)
-			}
-			var bl browserLog
-			if err := chromedp.Listen(ctx, bl.listen); err != nil {
-				t.Fatal(err)
-			}
-			tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
-			defer tcancel()
-			if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, cdplog.Enable, cdp.Empty{}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
-				t.Fatal(err)
-			}
-			if err := chromedp.Do(tctx, chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS("#counts"))); err != nil {
-				t.Fatalf("loading %s: %v", page, err)
-			}
+			tctx, bl := openReportPage(t, actx, exe, page)
 			// The thumbnail loads lazily: bring it into view, wait for it.
 			if err := chromedp.Do(tctx, chromedp.ScrollIntoView(chromedp.CSS(".artifacts img"))); err != nil {
 				t.Fatal(err)

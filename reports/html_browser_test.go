@@ -120,41 +120,8 @@ func TestHTMLInChromium(t *testing.T) {
 	defer srv.Close()
 	url := srv.URL + "/report.html"
 
-	actx, acancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-	)
-	defer acancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	if err := chromedp.Do(ctx); err != nil { // starts the browser, no timeout on this context
-		t.Fatalf("starting %s: %v", exe, err)
-	}
-	var bl browserLog
-	if err := chromedp.Listen(ctx, bl.listen); err != nil {
-		t.Fatal(err)
-	}
-	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
-	defer tcancel()
-	if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(tctx, cdplog.Enable, cdp.Empty{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := chromedp.Do(tctx, chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("#counts"))); err != nil {
-		t.Fatalf("loading %s: %v", url, err)
-	}
+	actx := newReportBrowser(t, exe)
+	tctx, bl := openReportPage(t, actx, exe, url)
 
 	text := func(sel string) string {
 		t.Helper()
@@ -321,4 +288,55 @@ func evalJS[T any](ctx context.Context, t *testing.T, js string) T {
 		t.Fatalf("evaluating %s: %v", js, err)
 	}
 	return v
+}
+
+// newReportBrowser starts a headless Chromium allocator for the report page
+// tests, with the flags this machine wants and a fresh profile; it ends
+// with the test.
+func newReportBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	actx, acancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)
+	t.Cleanup(acancel)
+	return actx
+}
+
+// openReportPage opens page in a new tab of the browser, logging console
+// problems and requests in the returned log, and waits for the report's
+// counts; the tab's context has a minute and ends with the test.
+func openReportPage(t *testing.T, actx context.Context, exe, page string) (context.Context, *browserLog) {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, no timeout on this context
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	bl := &browserLog{}
+	if err := chromedp.Listen(ctx, bl.listen); err != nil {
+		t.Fatal(err)
+	}
+	tctx, tcancel := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(tcancel)
+	if _, err := chromedp.Call(tctx, runtime.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, cdplog.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tctx, chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS("#counts"))); err != nil {
+		t.Fatalf("loading %s: %v", page, err)
+	}
+	return tctx, bl
 }
