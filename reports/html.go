@@ -25,7 +25,7 @@ type htmlRequirement struct {
 	RequirementResult
 	Anchor    string   // the card's id: "req-" and the requirement id
 	AllLevels []string // the levels that introduce it, one per family
-	Effect    string   // what a failure does when it is not a level failure
+	Effect    string   // what a failure does when it is not a level failure; what flaky does
 	Details   []htmlDetail
 }
 
@@ -162,8 +162,11 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 		g := -1
 		if cr, ok := cat.Requirement(rr.ID); ok {
 			hr.AllLevels = cr.Levels
-			if rr.Outcome == Failed {
+			switch rr.Outcome {
+			case Failed:
 				hr.Effect = failureNote(EffectOf(cr, rr.Outcome))
+			case Flaky:
+				hr.Effect = flakyNote(EffectOf(cr, rr.Outcome))
 			}
 			for i, id := range ids {
 				if cat.InLevel(cr, id) {
@@ -238,6 +241,16 @@ func failureNote(e Effect) string {
 		return "a protocol precondition: its failure leaves the levels unjudged (error), not failed"
 	}
 	return ""
+}
+
+// flakyNote says what a flaky requirement is and does: it is never shown
+// as passed, and for its levels it is error.
+func flakyNote(e Effect) string {
+	const what = "flaky: a spec failed, then passed when re-run at once"
+	if e == EffectUnjudged {
+		return what + "; not judged, so its levels are error, never passed"
+	}
+	return what + "; not judged, and a should or may not judged changes no level"
 }
 
 // requirementAnchor is the id of a requirement's card: "req-" and the id,

@@ -85,6 +85,7 @@ func TestHTMLInChromium(t *testing.T) {
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
 	setSpec(t, r, "INSTALL-PINNED", Failed, "the installed app records no packageHash")
 	setSpec(t, r, "CAT-METADATA", Error, "timeout after 10s waiting for app/list")
+	setSpec(t, r, "BRIDGE-SNAPSHOT", Flaky, "the snapshot had no host field")
 	setSpec(t, r, "READY-SECRETS", Blocked, "positive control failed: the untouched package was not ready")
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
@@ -240,6 +241,10 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	if (msg.WhiteSpace != "pre" && msg.WhiteSpace != "pre-wrap") || !strings.Contains(msg.Font, "monospace") {
 		t.Errorf("the message block has white-space %q, font %q: want whitespace kept, monospace", msg.WhiteSpace, msg.Font)
+	}
+	if got := strings.ToLower(text(`#req-BRIDGE-SNAPSHOT`)); !strings.Contains(got, "flaky") ||
+		!strings.Contains(got, "passed when re-run") || !strings.Contains(got, "the snapshot had no host field") {
+		t.Errorf("the flaky card shows %q, want it flaky, why, and the failure", got)
 	}
 	if got := text(`#req-READY-CAPABILITIES .detail`); !strings.Contains(got, "app/list") {
 		t.Errorf("READY-CAPABILITIES shows %q, want its transcript excerpt", got)

@@ -247,7 +247,7 @@ func TestHTMLMessagesCountsVerdictsBanner(t *testing.T) {
 	if want := "status was okay\nsecond line <b>\n-want ready\n+got okay"; m == nil || html.UnescapeString(m[1]) != want {
 		t.Errorf("the multi-line message of READY-CAPABILITIES is not in a <pre class=\"message\"> with its lines: %q", m)
 	}
-	for _, id := range []string{"VERIFY-PACKAGE-HASH", "CAT-METADATA", "READY-STATUS", "PROJ-CONTENTS", "UNINSTALL-KEEP-DATA"} {
+	for _, id := range []string{"VERIFY-PACKAGE-HASH", "BRIDGE-SNAPSHOT", "CAT-METADATA", "READY-STATUS", "PROJ-CONTENTS", "UNINSTALL-KEEP-DATA"} {
 		if !pre.MatchString(card(id)) {
 			t.Errorf("card of %s shows no message of its spec", id)
 		}
@@ -314,6 +314,7 @@ func TestHTMLVerdictBadges(t *testing.T) {
 		verdict Verdict
 	}{
 		{"CAT-METADATA", Blocked, LevelError},
+		{"CAT-METADATA", Flaky, LevelError},
 		{"CAT-METADATA", Skipped, LevelIncomplete},
 		{"CAT-METADATA", Interrupted, LevelInterrupted},
 		{"CAT-METADATA", Failed, LevelFailed},
@@ -323,6 +324,73 @@ func TestHTMLVerdictBadges(t *testing.T) {
 		page := writeHTMLPage(t, r, HTMLOptions{})
 		if !strings.Contains(page, `class="badge verdict-`+string(tc.verdict)+`" data-level="catalog"`) {
 			t.Errorf("%s %s: no catalog badge %s", tc.id, tc.outcome, tc.verdict)
+		}
+	}
+}
+
+// A flaky requirement shows as flaky, never as passed: counted, in the
+// summary between error and blocked, its card saying what flaky means and
+// what it does to its levels, in a colour of its own.
+func TestHTMLFlaky(t *testing.T) {
+	r, _ := latticeReport(t)
+	page := writeHTMLPage(t, r, HTMLOptions{})
+	if !strings.Contains(page, `<strong id="count-flaky">1</strong>flaky</li>`) {
+		t.Error("the counts do not show one flaky requirement")
+	}
+	items := summaryItem.FindAllStringSubmatch(page, -1)
+	var order []string
+	for _, m := range items {
+		order = append(order, m[3])
+	}
+	fl := slices.Index(order, "flaky")
+	if fl < 0 || slices.Index(order, "error") > fl || slices.Index(order, "blocked") < fl {
+		t.Errorf("summary outcomes %v: want flaky after error and before blocked", order)
+	}
+	j := strings.Index(page, `<article class="req outcome-flaky" id="req-BRIDGE-SNAPSHOT"`)
+	if j < 0 {
+		t.Fatal("no flaky card for BRIDGE-SNAPSHOT")
+	}
+	card := page[j:]
+	card = card[:strings.Index(card, "</article>")]
+	for _, want := range []string{
+		`<span class="outcome">flaky</span>`,
+		`<p class="effect">flaky: a spec failed, then passed when re-run at once; not judged, so its levels are error, never passed</p>`,
+		`<div class="detail outcome-flaky" data-outcome="flaky">`,
+		`<pre class="message">the snapshot had no host field`,
+	} {
+		if !strings.Contains(card, want) {
+			t.Errorf("the flaky card lacks %s:\n%s", want, card)
+		}
+	}
+
+	// A flaky should says it changes no level.
+	r = testReport(t, 0)
+	setSpec(t, r, "READY-STATUS", Flaky, "flaked")
+	if page := writeHTMLPage(t, r, HTMLOptions{}); !strings.Contains(page, "not judged, and a should or may not judged changes no level") {
+		t.Error("a flaky should does not say it changes no level")
+	}
+
+	// Its colour is its own, in the card's border, its badge and its count.
+	vars := regexp.MustCompile(`--([a-z]+):(#[0-9a-f]{6})`).FindAllStringSubmatch(reportCSS, -1)
+	colour := map[string]string{}
+	for _, v := range vars {
+		colour[v[1]] = v[2]
+	}
+	if colour["flaky"] == "" {
+		t.Fatal("report.css defines no --flaky colour")
+	}
+	for name, c := range colour {
+		if name != "flaky" && c == colour["flaky"] {
+			t.Errorf("--flaky and --%s share the colour %s", name, c)
+		}
+	}
+	for _, rule := range []string{
+		".outcome-flaky{border-left-color:var(--flaky)}",
+		".outcome-flaky .outcome{background:var(--flaky)}",
+		".count.outcome-flaky strong{color:var(--flaky)}",
+	} {
+		if !strings.Contains(reportCSS, rule) {
+			t.Errorf("report.css lacks %s", rule)
 		}
 	}
 }

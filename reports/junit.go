@@ -23,12 +23,15 @@ import (
 //
 // The outcome lattice maps onto the schema's three children:
 //
-//	failed                       <failure type="failed|warning|precondition">
-//	error, blocked, interrupted  <error type="error|blocked|interrupted">
-//	skipped, not-run             <skipped message="...">
-//	passed                       nothing
+//	failed                              <failure type="failed|warning|precondition">
+//	error, flaky, blocked, interrupted  <error type="error|flaky|blocked|interrupted">
+//	skipped, not-run                    <skipped message="...">
+//	passed                              nothing
 //
 // so CI shows "the host broke the clause" apart from "could not judge".
+// A flaky spec is an error, not Surefire's <flakyFailure>: junit-10.xsd has
+// no such element (junit_schema_test.go), and a consumer that knows only
+// the schema must still see that the spec did not pass.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -232,6 +235,11 @@ func junitRequirementCase(r *Report, cat *levels.Catalog, rr RequirementResult) 
 	return c
 }
 
+// flakyJUnit opens the body of a flaky spec's <error>; the message that
+// follows is the failure of the run that failed. What it does to each
+// level (error for a must, nothing for a should) is in system-out.
+const flakyJUnit = "flaky: the spec failed, then passed when re-run at once, so nothing was judged (never reported as passed). The failure:"
+
 // setOutcome puts outcome o on c as the schema's child for it.
 func setOutcome(c *junitCase, o Outcome, failType, msg, body string) {
 	head := firstLine(strings.TrimSpace(msg))
@@ -242,7 +250,10 @@ func setOutcome(c *junitCase, o Outcome, failType, msg, body string) {
 	case Passed:
 	case Failed:
 		c.Failure = &junitMessage{Message: head, Type: failType, Body: xmlText(body)}
-	case Error, Blocked, Interrupted:
+	case Error, Flaky, Blocked, Interrupted:
+		if o == Flaky {
+			body = flakyJUnit + "\n" + body
+		}
 		c.Error = &junitMessage{Message: head, Type: string(o), Body: xmlText(body)}
 	default: // skipped, not-run
 		c.Skipped = &junitSkipped{Message: string(o) + ": " + head}

@@ -17,6 +17,7 @@ func latticeReport(t *testing.T) (r *Report, shared string) {
 	setSpec(t, r, "INSTALL-PINNED", Failed, "the pinned version was not kept")
 	setSpec(t, r, "PROTO-RESET", Failed, "conformance/reset answered -32601")
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Error, "timeout after 10s waiting for package/verify\nlast bytes: ]]><x/>\x00\x1b[31m")
+	setSpec(t, r, "BRIDGE-SNAPSHOT", Flaky, "the snapshot had no host field\n-want host\n+got nothing")
 	setSpec(t, r, "CAT-METADATA", Blocked, "positive control failed: the host could not list the untouched package")
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "host has no projection of services")
@@ -146,7 +147,7 @@ func TestJUnitSchema(t *testing.T) {
 			if strings.Contains(f.Attrs["message"], "\n") || f.Attrs["message"] == "" {
 				t.Errorf("failed testcase %q: message %q, want the first line", name, f.Attrs["message"])
 			}
-		case Error, Blocked, Interrupted:
+		case Error, Flaky, Blocked, Interrupted:
 			if got != "error" {
 				t.Errorf("%s testcase %q has [%s], want error", w.outcome, name, got)
 				continue
@@ -185,6 +186,31 @@ func TestJUnitSchema(t *testing.T) {
 		if f.Attrs["message"] != "status was okay" || !strings.Contains(f.Text, "+got okay") || !strings.Contains(f.Text, "Run readiness before execution") {
 			t.Errorf("failure of READY-CAPABILITIES: message %q, body %q", f.Attrs["message"], f.Text)
 		}
+	}
+
+	// A flaky spec is an error of type flaky (junit-10.xsd has no
+	// <flakyFailure>), its message the failure's first line, its body
+	// saying it failed and then passed, then the failure.
+	flaky := 0
+	for _, c := range cases {
+		e := c.child("error")
+		if c.Attrs["classname"] != "BRIDGE-SNAPSHOT" || e == nil {
+			continue
+		}
+		flaky++
+		if e.Attrs["type"] != "flaky" || e.Attrs["message"] != "the snapshot had no host field" ||
+			!strings.HasPrefix(e.Text, "flaky: the spec failed, then passed when re-run at once") || !strings.Contains(e.Text, "+got nothing") {
+			t.Errorf("flaky testcase: error type %q, message %q, body %q", e.Attrs["type"], e.Attrs["message"], e.Text)
+		}
+		if out := c.child("system-out"); out == nil || !strings.Contains(out.Text, "requirement BRIDGE-SNAPSHOT (must): flaky;") {
+			t.Errorf("flaky testcase: system-out does not say the requirement is flaky")
+		}
+	}
+	if flaky != 1 {
+		t.Errorf("%d flaky testcases with an error, want 1", flaky)
+	}
+	if strings.Contains(string(doc), "flakyFailure") {
+		t.Error("junit.xml uses <flakyFailure>, which junit-10.xsd does not allow")
 	}
 
 	for _, c := range cases {
@@ -258,6 +284,7 @@ func TestJUnitValidatorRejects(t *testing.T) {
 		"testsuite without tests":   strings.Replace(ok, `<testsuite name="s" tests="2" `, `<testsuite name="s" `, 1),
 		"two skipped":               strings.Replace(ok, `<testcase name="b" classname="B" time="0.010">`, `<testcase name="b" classname="B" time="0.010"><skipped/><skipped/>`, 1),
 		"unknown element":           strings.Replace(ok, `<system-out>requirement A</system-out>`, `<rerunFailure/>`, 1),
+		"surefire flakyFailure":     strings.Replace(ok, `<testcase name="b" classname="B" time="0.010"></testcase>`, `<testcase name="b" classname="B" time="0.010"><flakyFailure message="m" type="x">body</flakyFailure></testcase>`, 1),
 		"properties after testcase": strings.Replace(strings.Replace(ok, `<properties><property name="run.status" value="complete"/></properties>`, ``, 1), `</testsuite>`, `<properties><property name="a" value="b"/></properties></testsuite>`, 1),
 		"empty properties":          strings.Replace(ok, `<property name="run.status" value="complete"/>`, ``, 1),
 		"property without value":    strings.Replace(ok, ` value="complete"`, ``, 1),

@@ -105,7 +105,9 @@ type Environment struct {
 
 // LevelResult is the verdict on one level, derived from requirement outcomes.
 // The counts are of requirements by outcome; Warnings counts failed should
-// and may requirements (also counted in Failed).
+// and may requirements (also counted in Failed). Flaky is absent from JSON
+// when zero, so a report without a flaky requirement is what a v2 harness
+// before flaky wrote (docs/report-format.md "Outcomes").
 type LevelResult struct {
 	ID          string  `json:"id"`
 	Name        string  `json:"name"`
@@ -116,6 +118,7 @@ type LevelResult struct {
 	Failed      int     `json:"failed"`
 	Warnings    int     `json:"warnings"`
 	Errors      int     `json:"errors"`
+	Flaky       int     `json:"flaky,omitempty"`
 	Blocked     int     `json:"blocked"`
 	Interrupted int     `json:"interrupted"`
 	Skipped     int     `json:"skipped"`

@@ -9,6 +9,9 @@ import "github.com/agentapp/conformance/levels"
 //	error        the harness got no usable answer (timeout, crash,
 //	             malformed frame, an answer the check needs that fails
 //	             its schema): nothing was judged
+//	flaky        the spec failed, then passed when re-run at once (a
+//	             browser spec gets one retry): neither run is trusted,
+//	             so nothing was judged; reported, never passed
 //	blocked      a named precondition failed (the positive control on the
 //	             untouched package, an install the spec needs, a package
 //	             the host could not take): nothing was judged
@@ -18,13 +21,18 @@ import "github.com/agentapp/conformance/levels"
 //	             the run ended before it
 //	passed       the spec saw the behaviour it names
 //
-// Only failed says the host broke the standard.
+// Only failed says the host broke the standard. flaky does for its
+// requirement and levels what error does (EffectOf), and ranks just below it:
+// a spec whose one run failed and whose other passed judged nothing
+// reliably, but it did run and did see a failure, which is more than a
+// failed precondition (blocked) or a stop (interrupted) can say.
 type Outcome string
 
 // The outcomes.
 const (
 	Failed      Outcome = "failed"
 	Error       Outcome = "error"
+	Flaky       Outcome = "flaky"
 	Blocked     Outcome = "blocked"
 	Interrupted Outcome = "interrupted"
 	Skipped     Outcome = "skipped"
@@ -34,7 +42,7 @@ const (
 
 // Outcomes lists every outcome, worst first.
 func Outcomes() []Outcome {
-	return []Outcome{Failed, Error, Blocked, Interrupted, Skipped, NotRun, Passed}
+	return []Outcome{Failed, Error, Flaky, Blocked, Interrupted, Skipped, NotRun, Passed}
 }
 
 // severity ranks an outcome: higher is worse; -1 for unknown words.
@@ -52,8 +60,15 @@ func (o Outcome) severity() int {
 func (o Outcome) Valid() bool { return o.severity() >= 0 }
 
 // Judged reports whether the harness reached a verdict on the clause:
-// passed or failed.
+// passed or failed (never flaky: its two runs disagree).
 func (o Outcome) Judged() bool { return o == Passed || o == Failed }
+
+// withoutSpecs reports whether a requirement no spec reported for may have
+// outcome o: not-run, skipped or interrupted. Every other outcome says what
+// a spec saw (passed, failed, error, flaky, blocked), so it needs one.
+func (o Outcome) withoutSpecs() bool {
+	return o == NotRun || o == Skipped || o == Interrupted
+}
 
 // Worst folds outcomes: the worst of them; not-run when there is none.
 // This is the one place a requirement's outcome is decided from its specs'.
@@ -78,7 +93,7 @@ const (
 	EffectPass     Effect = "pass"     // passed
 	EffectFail     Effect = "fail"     // a binding standard requirement failed: the level fails
 	EffectWarn     Effect = "warn"     // a should or may failed: a warning, never a failure
-	EffectUnjudged Effect = "unjudged" // not judged (error, blocked, a broken protocol precondition, ...)
+	EffectUnjudged Effect = "unjudged" // not judged (error, flaky, blocked, a broken protocol precondition, ...)
 	EffectMissing  Effect = "missing"  // skipped or not run: the level is incomplete
 	EffectStopped  Effect = "stopped"  // interrupted
 	EffectNone     Effect = "none"     // a should or may that was not judged: no effect
@@ -86,7 +101,8 @@ const (
 
 // EffectOf decides what requirement r's outcome o does to a level. A failed
 // protocol precondition does not fail a level (the standard does not say
-// so); it leaves the level unjudged.
+// so); it leaves the level unjudged. flaky has exactly error's effect:
+// unjudged for a binding requirement, none for a should or may.
 func EffectOf(r levels.Requirement, o Outcome) Effect {
 	binding := r.Strength.Binding()
 	switch {

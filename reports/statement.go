@@ -206,8 +206,8 @@ const (
 //   - failedTests: binding requirements of the standard that failed (the
 //     host broke the clause);
 //   - warnedTests: every other requirement that did not pass: a failed
-//     should or may, and those not judged (error, blocked, interrupted,
-//     skipped, not-run, a broken protocol precondition).
+//     should or may, and those not judged (error, flaky, blocked,
+//     interrupted, skipped, not-run, a broken protocol precondition).
 //
 // result is PASSED when every requested level passed and nothing warned,
 // WARNED when every requested level passed with warnings, FAILED otherwise.

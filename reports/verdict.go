@@ -35,7 +35,7 @@ func Settle(r *Results, cat *levels.Catalog) error {
 		}
 		if len(rr.Specs) > 0 {
 			rr.Outcome = RequirementOutcome(rr.Specs)
-		} else if !rr.Outcome.Valid() || rr.Outcome.Judged() || rr.Outcome == Error || rr.Outcome == Blocked {
+		} else if !rr.Outcome.withoutSpecs() {
 			rr.Outcome = NotRun
 		}
 		if rr.Reason == "" {
@@ -82,8 +82,8 @@ func requirementReason(r RequirementResult) string {
 //	failed       a must / must-not of the standard failed (in any level)
 //	not-judged   otherwise, the harness cannot judge the level (levels.CanJudge)
 //	interrupted  otherwise, a binding requirement was interrupted
-//	error        otherwise, one could not be judged (error, blocked, or a
-//	             protocol precondition the host broke)
+//	error        otherwise, one could not be judged (error, flaky, blocked,
+//	             or a protocol precondition the host broke)
 //	incomplete   otherwise, one was skipped or not run
 //	passed       every binding requirement passed (a failed should or may
 //	             is a warning)
@@ -132,6 +132,8 @@ func (lr *LevelResult) count(o Outcome, binding bool) {
 		}
 	case Error:
 		lr.Errors++
+	case Flaky:
+		lr.Flaky++
 	case Blocked:
 		lr.Blocked++
 	case Interrupted:
@@ -180,8 +182,8 @@ func PassedLevels(ls []LevelResult) []string {
 
 // CheckOutcomes checks that every requirement's outcome follows from its
 // specs (RequirementOutcome); a requirement without specs is not-run,
-// skipped or interrupted. It also rejects duplicate ids and words outside
-// the lattice.
+// skipped or interrupted (withoutSpecs). It also rejects duplicate ids and
+// words outside the lattice.
 func CheckOutcomes(reqs []RequirementResult) error {
 	seen := map[string]bool{}
 	for i, r := range reqs {
@@ -201,7 +203,7 @@ func CheckOutcomes(reqs []RequirementResult) error {
 			}
 		}
 		if len(r.Specs) == 0 {
-			if r.Outcome.Judged() || r.Outcome == Error || r.Outcome == Blocked {
+			if !r.Outcome.withoutSpecs() {
 				return fmt.Errorf("requirement %s claims %s but no spec ran for it", r.ID, r.Outcome)
 			}
 			continue
