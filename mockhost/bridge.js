@@ -12,6 +12,7 @@
 (function () {
   "use strict";
   var cfg = BRIDGE_CONFIG;
+  while (cfg.spin) { /* a host page that never yields (fault host-page-spins) */ }
   var queue = Promise.resolve();
 
   function frameWindow() {

@@ -29,6 +29,8 @@ type pageConfig struct {
 	CheckOrigin bool `json:"checkOrigin"`
 	// ToastHTML inserts toasts as markup instead of text.
 	ToastHTML bool `json:"toastHTML"`
+	// Spin makes the page's script loop for ever (host-page-spins).
+	Spin bool `json:"spin"`
 }
 
 // pageData fills the host page of a surface.
@@ -52,6 +54,8 @@ func (h *Host) pageData(l *launch, nonce string) pageData {
 	}
 	// fault: toast-innerhtml — toast messages are inserted as markup (innerHTML).
 	cfg.ToastHTML = h.faults.Has("toast-innerhtml")
+	// fault: host-page-spins — the host page's script never yields: the page never finishes loading.
+	cfg.Spin = h.faults.Has("host-page-spins")
 	return pageData{
 		Title: l.title, AppID: l.appID, EntryKey: l.entryKey, Nonce: nonce,
 		FrameURL: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry,

@@ -95,6 +95,7 @@ func surfaceProbes() map[string]probe {
 		"bridge-trusts-any-source":    pageProbe(`"checkSource":true`),
 		"bridge-trusts-any-origin":    pageProbe(`"checkOrigin":true`),
 		"toast-innerhtml":             pageProbe(`"toastHTML":false`),
+		"host-page-spins":             pageProbe(`"spin":false`),
 		"bridge-ignores-version":      sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"version": "2", "protocol": "x"}),
 		"bridge-ignores-appid":        sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"}),
 		"invoke-undeclared":           invokeProbe(protocol.ConfigureParams{}, "lime.billing", "getPlan", nil),

@@ -88,6 +88,10 @@ type TestContext struct {
 	surfaces    []*browser.Session
 	// lastProbe is the probe's last report in the current spec.
 	lastProbe []byte
+	// surfaceMisses counts mounts in a row that did not load;
+	// surfaceGaveUp is why the run stopped opening surfaces.
+	surfaceMisses int
+	surfaceGaveUp string
 
 	// phase and phaseWhat say how a failure of the running spec reads (outcome.go).
 	phase     phase

@@ -356,6 +356,14 @@ func (c *collector) finish(interrupted bool) {
 func specOutcome(r types.SpecReport) (reports.Outcome, string) {
 	msg := strings.TrimSpace(r.FailureMessage())
 	switch {
+	case r.State.Is(types.SpecStatePassed) && r.NumAttempts > 1:
+		// It failed, then passed when run again at once: a flake is
+		// reported, never hidden as a pass.
+		first := "an earlier attempt failed"
+		if len(r.AdditionalFailures) > 0 {
+			first = strings.TrimSpace(r.AdditionalFailures[0].Failure.Message)
+		}
+		return reports.Flaky, fmt.Sprintf("failed, then passed when run again (%d attempts): %s", r.NumAttempts, first)
 	case r.State.Is(types.SpecStatePassed):
 		return reports.Passed, ""
 	case r.State.Is(types.SpecStateInterrupted):

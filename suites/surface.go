@@ -20,7 +20,7 @@ import (
 // How long the harness gives the surface: the host page to load, the probe
 // to appear in the app frame, one scenario to finish.
 const (
-	surfaceLoadTimeout = 15 * time.Second
+	surfaceLoadTimeout = 10 * time.Second
 	probeReadyTimeout  = 10 * time.Second
 	scenarioTimeout    = 30 * time.Second
 	// answerTimeout is how long a scenario waits for one bridge answer.
@@ -135,14 +135,34 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	if s.Launch.URL == "" {
 		tc.Blockedf("app/launch gave no URL (a DevTools target alone is not supported by this harness version yet)")
 	}
+	if tc.surfaceGaveUp != "" {
+		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
+	}
 	s.sess = tc.browserSession()
 	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
 	defer cancel()
 	if err := s.sess.Open(ctx, s.Launch.URL); err != nil {
-		tc.Errorf("the host page %s did not load: %v", s.Launch.URL, err)
+		tc.surfaceMissed(fmt.Sprintf("the host page %s did not load: %v", s.Launch.URL, err))
 	}
 	s.awaitProbe()
+	tc.surfaceMisses = 0
 	return s
+}
+
+// surfaceGiveUpAfter is how many mounts in a row may fail to load before
+// the run stops opening surfaces: every later surface spec is an error at
+// once, and the run goes on.
+const surfaceGiveUpAfter = 2
+
+// surfaceMissed ends the spec as an error because the surface could not be
+// used, and gives up on surfaces after surfaceGiveUpAfter in a row.
+func (tc *TestContext) surfaceMissed(reason string) {
+	ginkgo.GinkgoHelper()
+	tc.surfaceMisses++
+	if tc.surfaceMisses >= surfaceGiveUpAfter && tc.surfaceGaveUp == "" {
+		tc.surfaceGaveUp = fmt.Sprintf("the host's app surface failed to load %d times in a row; last: %s", tc.surfaceMisses, reason)
+	}
+	tc.Errorf("%s", reason)
 }
 
 // awaitProbe waits until the probe runs in the app's frame.
@@ -163,7 +183,7 @@ func (s *Surface) awaitProbe() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	s.tc.Errorf("the app's frame (runtime origin %s) never ran the probe within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last)
+	s.tc.surfaceMissed(fmt.Sprintf("the app's frame (runtime origin %s) never ran the probe within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last))
 }
 
 // Step is one step of a probe scenario (fixtures/platform-conformance/

@@ -81,10 +81,10 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, runLine(rep.Run))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN")
+	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tFLAKY\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN")
 	for _, l := range rep.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict,
-			l.Passed, l.Failed, l.Errors, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict,
+			l.Passed, l.Failed, l.Errors, l.Flaky, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun)
 	}
 	_ = tw.Flush()
 	how := rep.Host.Transport
