@@ -54,7 +54,7 @@ SOAK_RUNS ?= 20
 soak: build
 	@fails=0; for i in $$(seq $(SOAK_RUNS)); do \
 	  ./$(BIN) run --quiet --out $(TESTOUT)/soak $(SURFACE_LEVELS) --label-filter '/^(BRIDGE|CENTER|LAUNCH)-/' >/dev/null 2>&1; \
-	  if grep -Eq '"outcome": *"(failed|error|blocked|skipped|interrupted)"' $(TESTOUT)/soak/report.json; then \
+	  if grep -Eq '"outcome": *"(failed|error|flaky|blocked|skipped|interrupted)"' $(TESTOUT)/soak/report.json; then \
 	    fails=$$((fails+1)); echo "soak run $$i: a browser spec did not pass (kept in $(TESTOUT)/soak-$$i)"; cp -r $(TESTOUT)/soak $(TESTOUT)/soak-$$i; \
 	  fi; \
 	done; echo "soak: $$(($(SOAK_RUNS)-fails)) of $(SOAK_RUNS) runs passed every browser spec"; \
