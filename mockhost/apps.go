@@ -172,6 +172,9 @@ func (h *Host) list() protocol.ListResult {
 // (docs/host-control-protocol.md, host/reset).
 func (h *Host) reset() error {
 	h.surf.reset()
+	if h.runtime != nil {
+		h.runtime.reset()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cfg = nil

@@ -64,6 +64,9 @@ type Host struct {
 	// surf is the app surface: the host page, the app frame server, the
 	// bridge's logs and app storage (surface.go).
 	surf *surfaces
+	// runtime is the host's own browser in DevTools mode (runtime.go);
+	// nil when app/launch answers with a URL.
+	runtime *browserRuntime
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).
@@ -92,10 +95,30 @@ type installedApp struct {
 // installation left behind: a fresh install has none.
 func (a *installedApp) hasData() bool { return a.carried && dirExists(a.dataDir) }
 
+// Options configure a reference host beyond its faults.
+type Options struct {
+	Faults FaultSet
+	// DevTools makes the host a browser runtime, as an Electron host is:
+	// app/launch and app/center open their page in a Chromium the host
+	// starts itself and answer with its DevTools endpoint and the page's
+	// target instead of a URL.
+	DevTools bool
+	// Browser is the Chromium binary DevTools mode starts ("" looks up
+	// chromium in PATH).
+	Browser string
+}
+
 // New returns a fresh reference host running with the given faults.
-func New(faults FaultSet) *Host {
+func New(faults FaultSet) *Host { return NewWithOptions(Options{Faults: faults}) }
+
+// NewWithOptions returns a fresh reference host configured by o.
+func NewWithOptions(o Options) *Host {
 	fs := FaultSet{}
-	maps.Copy(fs, faults)
+	maps.Copy(fs, o.Faults)
+	var rt *browserRuntime
+	if o.DevTools {
+		rt = newBrowserRuntime(o.Browser)
+	}
 	schemas, err := protocol.LoadSchemas()
 	if err != nil {
 		schemas = nil
@@ -110,6 +133,7 @@ func New(faults FaultSet) *Host {
 		bootstraps:  map[string][]registryRelease{},
 		sessions:    map[*session]struct{}{},
 		surf:        newSurfaces(),
+		runtime:     rt,
 		logw:        io.Discard,
 	}
 }
@@ -117,6 +141,9 @@ func New(faults FaultSet) *Host {
 // Close ends every connection, stops the app surface servers and removes
 // the host's temp dir.
 func (h *Host) Close() error {
+	if h.runtime != nil {
+		h.runtime.close()
+	}
 	surfErr := h.surf.close()
 	h.mu.Lock()
 	h.closed = true

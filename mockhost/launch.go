@@ -74,7 +74,15 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 	if err := h.surf.add(l); err != nil {
 		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	return protocol.LaunchResult{URL: hostOrigin + "/surface/" + l.hostToken, RuntimeOrigin: frameOrigin}, nil
+	page := hostOrigin + "/surface/" + l.hostToken
+	if h.runtime != nil {
+		dt, err := h.runtime.open("surface", page)
+		if err != nil {
+			return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+		return protocol.LaunchResult{DevTools: dt, RuntimeOrigin: frameOrigin}, nil
+	}
+	return protocol.LaunchResult{URL: page, RuntimeOrigin: frameOrigin}, nil
 }
 
 // surfaceTitle is what the host page shows: the app's and the entry's titles.
@@ -134,7 +142,15 @@ func (h *Host) center() (protocol.CenterResult, *jsonrpc2.Error) {
 	if err != nil {
 		return protocol.CenterResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	return protocol.CenterResult{URL: hostOrigin + "/center/" + h.surf.newCenter()}, nil
+	page := hostOrigin + "/center/" + h.surf.newCenter()
+	if h.runtime != nil {
+		dt, err := h.runtime.open("center", page)
+		if err != nil {
+			return protocol.CenterResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+		return protocol.CenterResult{DevTools: dt}, nil
+	}
+	return protocol.CenterResult{URL: page}, nil
 }
 
 // uiFolder is an installed package's UI: the folder the frame server

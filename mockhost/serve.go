@@ -137,11 +137,11 @@ func (stdio) Close() error { return os.Stdin.Close() }
 
 // ServeStdio serves one session on stdin/stdout (`conformance mockhost
 // --stdio`). Under crash-mid-uninstall the process exits with status 3.
-func ServeStdio(faults FaultSet) error {
+func ServeStdio(o Options) error {
 	// A harness that hangs up mid-answer (flood-on-project) must make the
 	// write fail, not kill the process before the temp dir is removed.
 	signal.Ignore(syscall.SIGPIPE)
-	h := New(faults)
+	h := NewWithOptions(o)
 	defer h.Close()
 	h.logw = os.Stderr
 	h.exit = os.Exit
@@ -151,7 +151,7 @@ func ServeStdio(faults FaultSet) error {
 // ServeTCP listens on addr (loopback only) and serves every connection with
 // one Host. ready is called with the bound address once it accepts. It
 // returns after SIGINT or SIGTERM (nil) or when accepting fails.
-func ServeTCP(addr string, faults FaultSet, ready func(net.Addr)) error {
+func ServeTCP(addr string, o Options, ready func(net.Addr)) error {
 	addr, err := LoopbackAddr(addr)
 	if err != nil {
 		return err
@@ -161,7 +161,7 @@ func ServeTCP(addr string, faults FaultSet, ready func(net.Addr)) error {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
 	defer l.Close()
-	h := New(faults)
+	h := NewWithOptions(o)
 	defer h.Close()
 	h.logw = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -19,7 +19,7 @@ import (
 func TestServeTCP(t *testing.T) {
 	addrs := make(chan net.Addr, 1)
 	done := make(chan error, 1)
-	go func() { done <- ServeTCP("127.0.0.1:0", FaultSet{}, func(a net.Addr) { addrs <- a }) }()
+	go func() { done <- ServeTCP("127.0.0.1:0", Options{}, func(a net.Addr) { addrs <- a }) }()
 	var addr net.Addr
 	select {
 	case addr = <-addrs:

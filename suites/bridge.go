@@ -151,10 +151,7 @@ func describeBridge(tc *TestContext) {
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
-			if cr.URL == "" {
-				tc.Blockedf("app/center gave no URL (a DevTools target alone is not supported by this harness version yet)")
-			}
-			text := tc.pageText(cr.URL)
+			text := tc.pageText(cr.URL, cr.DevTools)
 			var missing []string
 			for _, want := range []string{"lime.agent", "provider_api_key"} {
 				if !strings.Contains(text, want) {
@@ -167,8 +164,8 @@ func describeBridge(tc *TestContext) {
 				}
 			}
 			if len(missing) > 0 {
-				tc.Failf("the app center (%s) does not show %s; readiness gives them for entry tasks (%s) and for %s (%s)",
-					cr.URL, strings.Join(missing, ", "), tasks.Status, secretApp, secret.Status)
+				tc.Failf("the app center does not show %s; readiness gives them for entry tasks (%s) and for %s (%s)",
+					strings.Join(missing, ", "), tasks.Status, secretApp, secret.Status)
 			}
 		})
 	})
@@ -441,7 +438,7 @@ func describeBridge(tc *TestContext) {
 				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"),
 				Step{"page": true})
 			tc.ExpectNoCanary("what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.raw)
-			tc.ExpectNoCanary("the app frame's URL", []byte(s.Launch.URL))
+			tc.ExpectNoCanary("the host page's URL", []byte(s.HostURL))
 			var console []string
 			for _, l := range s.sess.Console() {
 				console = append(console, l.Text)
@@ -453,7 +450,7 @@ func describeBridge(tc *TestContext) {
 	Describe("Desktop P2: the frame is contained", browserRetry, func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{s.Launch.URL, s.HostOrigin() + "/"}}})
+			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{s.HostURL, s.HostOrigin() + "/"}}})
 			if r.Containment == nil {
 				tc.Errorf("the probe did not report its containment attempts")
 			}

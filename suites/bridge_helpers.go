@@ -218,19 +218,16 @@ func (tc *TestContext) entryReadiness(appID, entry string) protocol.ReadinessRes
 	return r
 }
 
-// pageText opens address in a fresh browser session and returns the text
-// a user sees there.
-func (tc *TestContext) pageText(address string) string {
+// pageText opens the page the host named (address, or a DevTools target)
+// and returns the text a user sees there.
+func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) string {
 	ginkgo.GinkgoHelper()
-	sess := tc.browserSession()
+	sess := tc.openPage(address, dt, "the page")
 	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
 	defer cancel()
-	if err := sess.Open(ctx, address); err != nil {
-		tc.Errorf("the page %s did not load: %v", address, err)
-	}
 	var text string
 	if err := sess.Eval(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
-		tc.Errorf("reading the page %s: %v", address, err)
+		tc.Errorf("reading the page %s: %v", firstNonEmpty(address, "of DevTools target "+dt.TargetID), err)
 	}
 	return text
 }

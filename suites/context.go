@@ -85,6 +85,7 @@ type TestContext struct {
 	// browserOnce starts the one browser of the run on first use;
 	// surfaces are the sessions the current spec opened.
 	browserOnce browserStarter
+	runtimes    runtimeBrowsers
 	surfaces    []*browser.Session
 	// lastProbe is the probe's last report in the current spec.
 	lastProbe []byte
@@ -234,6 +235,7 @@ func (tc *TestContext) afterEach() {
 // close releases the connection and the browser at the end of the run.
 func (tc *TestContext) close() {
 	tc.browserOnce.close()
+	tc.runtimes.close()
 	if tc.client != nil {
 		_ = tc.client.Close()
 		tc.client = nil

@@ -35,6 +35,9 @@ type Surface struct {
 	Entry  string
 	Launch protocol.LaunchResult
 	sess   *browser.Session
+	// HostURL is the address of the host page that mounts the entry: the
+	// launch's url, or where the host's DevTools target is.
+	HostURL string
 	// appFrame is the address of the app's frame, once found.
 	appFrame string
 }
@@ -67,7 +70,7 @@ func (s *Surface) findAppFrame(ctx context.Context) {
 
 // HostOrigin is the origin of the page that mounts the app.
 func (s *Surface) HostOrigin() string {
-	u, err := url.Parse(s.Launch.URL)
+	u, err := url.Parse(s.HostURL)
 	if err != nil {
 		return ""
 	}
@@ -132,21 +135,56 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 		}
 		s.Launch = lr
 	})
-	if s.Launch.URL == "" {
-		tc.Blockedf("app/launch gave no URL (a DevTools target alone is not supported by this harness version yet)")
-	}
 	if tc.surfaceGaveUp != "" {
 		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
 	}
-	s.sess = tc.browserSession()
-	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
-	defer cancel()
-	if err := s.sess.Open(ctx, s.Launch.URL); err != nil {
-		tc.surfaceMissed(fmt.Sprintf("the host page %s did not load: %v", s.Launch.URL, err))
+	s.sess = tc.openPage(s.Launch.URL, s.Launch.DevTools, "the host page")
+	s.HostURL = s.Launch.URL
+	if s.HostURL == "" {
+		ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+		defer cancel()
+		if err := s.sess.Eval(ctx, "", "location.href", &s.HostURL); err != nil {
+			tc.surfaceMissed(fmt.Sprintf("reading the host page's address: %v", err))
+		}
 	}
 	s.awaitProbe()
 	tc.surfaceMisses = 0
 	return s
+}
+
+// openPage opens a page the host named: address in a fresh browser
+// session, or, when the host gave only a DevTools target (a browser
+// runtime such as Electron), that target in the host's own browser. A page
+// that does not load ends the spec as an error (what names it, e.g. "the
+// host page", leads the message).
+func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) *browser.Session {
+	ginkgo.GinkgoHelper()
+	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	defer cancel()
+	if address != "" {
+		sess := tc.browserSession()
+		if err := sess.Open(ctx, address); err != nil {
+			tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, address, err))
+		}
+		return sess
+	}
+	if dt == nil {
+		tc.Errorf("the host named neither a URL nor a DevTools target for %s", what)
+	}
+	b, err := tc.runtimes.get(dt.Endpoint)
+	if err != nil {
+		tc.surfaceMissed(fmt.Sprintf("%s: cannot attach to the host's browser runtime: %v", what, err))
+	}
+	sess, err := b.AttachPage(ctx, dt.TargetID)
+	if err != nil {
+		tc.surfaceMissed(fmt.Sprintf("%s (DevTools target %s at %s): %v", what, dt.TargetID, dt.Endpoint, err))
+	}
+	tc.resources.Track("browser session", func() error { _ = sess.Close(); return nil })
+	tc.surfaces = append(tc.surfaces, sess)
+	if err := sess.AwaitLoaded(ctx); err != nil {
+		tc.surfaceMissed(fmt.Sprintf("%s (DevTools target %s) did not load: %v", what, dt.TargetID, err))
+	}
+	return sess
 }
 
 // surfaceGiveUpAfter is how many mounts in a row may fail to load before

@@ -15,6 +15,8 @@ func cmdMockhost(c *cli, args []string) int {
 	fl := flag.NewFlagSet("mockhost", flag.ContinueOnError)
 	stdio := fl.Bool("stdio", false, "serve one session on stdin/stdout")
 	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
+	devtools := fl.Bool("devtools", false, "be a browser runtime as an Electron host is: open surfaces in a Chromium of its own and answer app/launch with its DevTools endpoint and target")
+	browserBin := fl.String("browser", "", "Chromium `BINARY` for --devtools (default: chromium on PATH)")
 	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
 	var faults multiFlag
 	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
@@ -37,12 +39,13 @@ func cmdMockhost(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
 		return exitUsage
 	}
+	o := mockhost.Options{Faults: fs, DevTools: *devtools, Browser: *browserBin}
 	switch {
 	case *stdio && *tcp != "":
 		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio or --tcp, not both")
 		return exitUsage
 	case *stdio:
-		if err := mockhost.ServeStdio(fs); err != nil {
+		if err := mockhost.ServeStdio(o); err != nil {
 			fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
 			return exitHarness
 		}
@@ -52,7 +55,7 @@ func cmdMockhost(c *cli, args []string) int {
 			fmt.Fprintf(c.stderr, "conformance mockhost: --tcp %v\n", err)
 			return exitUsage
 		}
-		err := mockhost.ServeTCP(*tcp, fs, func(a net.Addr) {
+		err := mockhost.ServeTCP(*tcp, o, func(a net.Addr) {
 			fmt.Fprintf(c.stderr, "listening on %s\n", a)
 		})
 		if err != nil {

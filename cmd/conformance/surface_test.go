@@ -67,3 +67,63 @@ func BenchmarkSurfaceRun(b *testing.B) {
 		}
 	}
 }
+
+// A host that is itself a browser runtime (Electron) answers app/launch
+// and app/center with a DevTools endpoint and target: the harness drives
+// the page the host opened, and judges it as it judges a URL. mockhost
+// --devtools is such a host: every surface spec passes against it, and a
+// fault is still caught there, so the specs judged that page and not some
+// page of the harness's own.
+func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatal("no chromium on PATH: `make chromium` installs Debian's")
+	}
+	bin := buildBinary(t)
+	run := func(fault string) *reports.Report {
+		t.Helper()
+		host := bin + " mockhost --stdio --devtools"
+		if fault != "" {
+			host += " --fault " + fault
+		}
+		out := filepath.Join(t.TempDir(), "report")
+		cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--level", "desktop-p2",
+			"--label-filter", "/^(BRIDGE|CENTER|LAUNCH)-/", "--host-cmd", host,
+			"--browser", "/bin/false") // no browser of the harness's own to fall back on
+		_ = cmd.Run()
+		rep, err := reports.Load(filepath.Join(out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	outcomes := func(rep *reports.Report) map[string]reports.Outcome {
+		m := map[string]reports.Outcome{}
+		for _, r := range rep.Requirements {
+			if strings.HasPrefix(r.ID, "BRIDGE-") || strings.HasPrefix(r.ID, "CENTER-") || strings.HasPrefix(r.ID, "LAUNCH-") {
+				m[r.ID] = r.Outcome
+			}
+		}
+		return m
+	}
+	clean := outcomes(run(""))
+	for _, id := range []string{"LAUNCH-GATED", "CENTER-BLOCKERS", "BRIDGE-SNAPSHOT", "BRIDGE-ORIGIN", "BRIDGE-SOURCE", "BRIDGE-NO-LEAK", "BRIDGE-CONTAINMENT", "BRIDGE-FAIL-CLOSED"} {
+		if clean[id] != reports.Passed {
+			t.Errorf("%s is %q against the DevTools host, want passed", id, clean[id])
+		}
+	}
+	for id, o := range clean {
+		if o != reports.Passed {
+			t.Errorf("%s is %q against the clean DevTools host, want passed", id, o)
+		}
+	}
+	if got := outcomes(run("bridge-trusts-any-origin"))["BRIDGE-ORIGIN"]; got != reports.Failed {
+		t.Errorf("BRIDGE-ORIGIN is %q against the DevTools host with bridge-trusts-any-origin, want failed", got)
+	}
+	// The host's browser went with the host.
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), "agentapp-mockhost-runtime-") {
+			t.Errorf("a process of mockhost's browser runtime outlived the run: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}

@@ -113,7 +113,7 @@ func (s *Session) open(c *conn, parent context.Context, opts ...chromedp.Context
 		// Close ran during the attach and could not see this target.
 		ctx, cancel := shortly(2 * time.Second)
 		defer cancel()
-		if c == s.page && cc.BrowserContextID != "" {
+		if c == s.page && cc.BrowserContextID != "" && !s.borrowed {
 			_, _ = cdp.Call(ctx, s.b.cdp, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: cc.BrowserContextID})
 		} else {
 			_, _ = cdp.Call(ctx, s.b.cdp, target.DetachFromTarget, target.DetachFromTargetParams{SessionID: cc.Target.SessionID})

@@ -28,6 +28,9 @@ type Session struct {
 	nextSeq int
 	console consoleLog
 	closed  bool
+	// borrowed is true for a page the browser's owner opened (AttachPage):
+	// Close detaches from it and leaves it open.
+	borrowed bool
 }
 
 // NewSession opens a fresh, isolated browser context with one blank page,
@@ -58,6 +61,46 @@ func (b *Browser) NewSession(ctx context.Context) (*Session, error) {
 	close(page.ready)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("browser: new session: %w", err), s.Close())
+	}
+	return s, nil
+}
+
+// AttachPage opens a session on a page that is already open in the
+// browser: the target targetID, which a browser-runtime host (Electron)
+// named for the surface it mounted. The session shares that page's
+// browser context with whatever else the host runs there; Close detaches
+// and leaves the page open. Open may still navigate it.
+func (b *Browser) AttachPage(ctx context.Context, targetID string) (*Session, error) {
+	info, err := cdp.Call(ctx, b.cdp, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: target.ID(targetID)})
+	if err != nil {
+		return nil, fmt.Errorf("browser: no target %q in the browser: %w", targetID, err)
+	}
+	if info.TargetInfo == nil || info.TargetInfo.Type != "page" {
+		return nil, fmt.Errorf("browser: target %q is not a page", targetID)
+	}
+	s := &Session{b: b, conns: map[target.ID]*conn{}, seqs: map[cdp.FrameID]int{}, borrowed: true, bctx: info.TargetInfo.BrowserContextID}
+	if err := b.add(s); err != nil {
+		return nil, err
+	}
+	page := newConn(info.TargetInfo.TargetID, false)
+	s.page = page
+	s.mu.Lock()
+	s.conns[page.id] = page
+	s.mu.Unlock()
+	var cc *chromedp.Context
+	err = await(ctx, func() error {
+		var err error
+		cc, err = s.open(page, b.root, chromedp.WithTargetID(page.id))
+		return err
+	})
+	if err == nil {
+		page.t = cc.Target
+		err = s.setup(ctx, page, page.t)
+	}
+	page.err = err
+	close(page.ready)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("browser: attaching to page %s: %w", targetID, err), s.Close())
 	}
 	return s, nil
 }
@@ -93,6 +136,22 @@ func (s *Session) Open(ctx context.Context, url string) error {
 		return fmt.Errorf("browser: open %s: HTTP %d %s", url, resp.Status, resp.StatusText)
 	}
 	return nil
+}
+
+// AwaitLoaded waits, within ctx, until the page's document has loaded
+// (readyState complete): for a page the browser's owner opened
+// (AttachPage), which the session did not navigate itself.
+func (s *Session) AwaitLoaded(ctx context.Context) error {
+	for {
+		var state string
+		err := s.Eval(ctx, "", "document.readyState", &state)
+		if err == nil && state == "complete" {
+			return nil
+		}
+		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
+			return fmt.Errorf("browser: the page did not load in time (readyState %q, %v): %w", state, err, werr)
+		}
+	}
 }
 
 // Screenshot returns a PNG of the page's viewport.
@@ -152,6 +211,9 @@ func (s *Session) Close() error {
 	defer s.b.forget(s)
 	s.mu.Lock()
 	bctx := s.bctx
+	if s.borrowed {
+		bctx = "" // the owner's context: only detach
+	}
 	s.mu.Unlock()
 	var err error
 	if bctx != "" {
