@@ -29,6 +29,9 @@ type Level struct {
 	// Judged is true when the catalog covers every host requirement the
 	// standard states for this level, so a verdict on it means something.
 	Judged bool
+	// Browser is true when the level's specs open the app surface in a
+	// browser (launch, the app center, Host Bridge v1).
+	Browser bool
 }
 
 // Strength of a requirement.

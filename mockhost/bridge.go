@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -88,6 +89,10 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 	case hostbridge.TypeReady, hostbridge.TypeGetSnapshot:
 		// fault: no-snapshot-on-get — host:getSnapshot is ignored; only app:ready gets a snapshot.
 		if m.Type == hostbridge.TypeGetSnapshot && h.faults.Has("no-snapshot-on-get") {
+			return pageAnswer{}
+		}
+		// fault: snapshot-on-timer — app:ready and host:getSnapshot go unanswered; a snapshot without requestId is pushed every 250 ms instead (pushSnapshots).
+		if h.faults.Has("snapshot-on-timer") {
 			return pageAnswer{}
 		}
 		h.surf.record(l.appID, protocol.BridgeCall{Type: m.Type, RequestID: m.RequestID, Decision: protocol.DecisionAllowed})
@@ -202,6 +207,10 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	if !decodePayload(m.Payload, &p) || p.EntryKey == "" && p.Route == "" {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "Navigation needs an entry of this app or an app-local route.")
 	}
+	// fault: navigate-anywhere — host:navigate accepts any entry key and any route, URLs of other origins and schemes too.
+	if h.faults.Has("navigate-anywhere") {
+		return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+	}
 	if p.EntryKey != "" && !l.hasEntry(p.EntryKey) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, fmt.Sprintf("This app has no entry %q.", clip(p.EntryKey, 100)))
 	}
@@ -297,4 +306,19 @@ func (l *launch) runtimeFile(raw string) (string, bool) {
 	}
 	_ = f.Close()
 	return rel, true
+}
+
+// pushSnapshots pushes a snapshot of l every 250 ms until it closes (only
+// under the snapshot-on-timer fault).
+func (h *Host) pushSnapshots(l *launch) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.done:
+			return
+		case <-t.C:
+			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshot(l)))
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -166,6 +167,12 @@ func (h *Host) storageSet(l *launch, args json.RawMessage) (any, *denial) {
 	}
 	if err := h.surf.store(l.appID, key, append(json.RawMessage{}, v...)); err != nil {
 		return nil, invalidArgs("Storage is full: " + err.Error() + ".")
+	}
+	// fault: storage-answer-names-path — lime.storage set answers where the value lives on the host's disk.
+	if h.faults.Has("storage-answer-names-path") {
+		if root, err := h.dataRoot(); err == nil {
+			return map[string]any{"ok": true, "location": filepath.Join(root, "apps", l.appID, "storage.json")}, nil
+		}
 	}
 	return map[string]any{"ok": true}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"slices"
 	"sort"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -83,6 +84,10 @@ func (h *Host) centerApps() []centerApp {
 			for _, key := range manifestEntryKeys(pk.Manifest) {
 				ca.Entries = append(ca.Entries, h.centerEntry(a.id, key, pk.Manifest))
 			}
+		}
+		// fault: center-omits-ready-apps — the app center lists only apps with an entry that needs attention.
+		if h.faults.Has("center-omits-ready-apps") && !slices.ContainsFunc(ca.Entries, func(e centerEntry) bool { return e.Status != protocol.StatusReady }) {
+			continue
 		}
 		out = append(out, ca)
 	}

@@ -254,6 +254,9 @@ func (h *Host) hello() protocol.HelloResult {
 		Levels:          ClaimedLevels(),
 		Methods:         methods(),
 	}
+	if root, err := h.dataRoot(); err == nil {
+		r.DataPaths = []string{root}
+	}
 	// fault: hello-wrong-protocol — protocol version 0 and a host kind outside the protocol's list.
 	if h.faults.Has("hello-wrong-protocol") {
 		r.ProtocolVersion = "0"

@@ -225,11 +225,15 @@ func (h *Host) newPackageDir(appID string) (string, error) {
 	return h.newOwnDir("package", appID)
 }
 
-// newOwnDir creates a fresh folder of kind for appID under the host's
-// own temp dir, creating that first.
-func (h *Host) newOwnDir(kind, appID string) (string, error) {
+// dataRoot is the host's own data folder (its temp dir), created on first
+// use: what conformance/hello names in dataPaths.
+func (h *Host) dataRoot() (string, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.dataRootLocked()
+}
+
+func (h *Host) dataRootLocked() (string, error) {
 	if h.closed {
 		return "", errors.New("host is closed")
 	}
@@ -240,8 +244,20 @@ func (h *Host) newOwnDir(kind, appID string) (string, error) {
 		}
 		h.tmpDir = d
 	}
+	return h.tmpDir, nil
+}
+
+// newOwnDir creates a fresh folder of kind for appID under the host's
+// own temp dir, creating that first.
+func (h *Host) newOwnDir(kind, appID string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	root, err := h.dataRootLocked()
+	if err != nil {
+		return "", err
+	}
 	h.seq++
-	dir, err := os.MkdirTemp(h.tmpDir, fmt.Sprintf("%s-%d-", kind, h.seq))
+	dir, err := os.MkdirTemp(root, fmt.Sprintf("%s-%d-", kind, h.seq))
 	if err != nil {
 		return "", fmt.Errorf("creating the %s folder of %s: %w", kind, appID, err)
 	}

@@ -74,6 +74,9 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 	if err := h.surf.add(l); err != nil {
 		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
+	if h.faults.Has("snapshot-on-timer") {
+		go h.pushSnapshots(l)
+	}
 	page := hostOrigin + "/surface/" + l.hostToken
 	if h.runtime != nil {
 		dt, err := h.runtime.open("surface", page)

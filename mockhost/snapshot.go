@@ -25,6 +25,16 @@ const (
 type snapshotPayload struct {
 	hostbridge.Snapshot
 	CloudSession cloudSession `json:"cloudSession"`
+	// User is only ever set by a fault.
+	User *userPreferences `json:"user,omitempty"`
+}
+
+// userPreferences are what the user chose (only the
+// snapshot-default-locale-on-top fault sends them, apart from the locale
+// and timezone the host applies).
+type userPreferences struct {
+	Locale   string `json:"locale"`
+	Timezone string `json:"timezone"`
 }
 
 // cloudSession is the cloud session as an app may see it: presence and
@@ -61,7 +71,13 @@ func (h *Host) snapshot(l *launch) snapshotPayload {
 	if h.faults.Has("snapshot-without-theme") {
 		s.Theme, s.Timezone = nil, ""
 	}
-	return snapshotPayload{Snapshot: s, CloudSession: h.cloudSession()}
+	p := snapshotPayload{Snapshot: s, CloudSession: h.cloudSession()}
+	// fault: snapshot-default-locale-on-top — the snapshot's locale and timezone stay the host's defaults; what the user configured only rides along in a nested user object.
+	if h.faults.Has("snapshot-default-locale-on-top") {
+		p.User = &userPreferences{Locale: p.Locale, Timezone: p.Timezone}
+		p.Locale, p.Timezone = defaultLocale, defaultTimezone
+	}
+	return p
 }
 
 // capabilitySummary lists the capabilities the app declares, each with
@@ -164,11 +180,17 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 	if e := checkSet(p); e != nil {
 		return e
 	}
+	before := h.theme()
 	h.surf.setUI(p.Theme, p.Locale)
+	theme := h.theme()
+	// fault: theme-update-previous-mode — theme:update carries the new tokens under the mode of the theme before the change.
+	if h.faults.Has("theme-update-previous-mode") {
+		theme.ThemeMode, theme.EffectiveThemeMode = before.ThemeMode, before.EffectiveThemeMode
+	}
 	for _, l := range h.surf.open() {
 		// fault: no-theme-update — a theme change is not pushed to mounted apps.
 		if p.Theme != nil && !h.faults.Has("no-theme-update") {
-			l.push(h.message(l, hostbridge.TypeThemeUpdate, "", h.theme()))
+			l.push(h.message(l, hostbridge.TypeThemeUpdate, "", theme))
 		}
 		// fault: no-visibility-event — a visibility change is not pushed to mounted apps.
 		if p.Visibility != "" && !h.faults.Has("no-visibility-event") {

@@ -77,6 +77,17 @@ func surfaceProbes() map[string]probe {
 			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "tasks"}, nil)))
 		},
 		"no-snapshot-on-get": sendProbe(hostbridge.TypeGetSnapshot, nil, nil),
+		"snapshot-on-timer": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			ev := s.events()
+			answered := len(s.send(hostbridge.TypeReady, "r1", nil).Post)
+			m := next(ev, 2*time.Second)
+			return fmt.Sprint(answered, m.Type, m.RequestID)
+		},
+		"storage-answer-names-path": invokeProbe(protocol.ConfigureParams{}, "lime.storage", "set", map[string]any{"key": "k", "value": "v"}),
+		"snapshot-default-locale-on-top": snapshotProbe(protocol.ConfigureParams{Locale: "zh-CN", Timezone: "Asia/Shanghai"}, func(p map[string]any) string {
+			return raw(p["locale"]) + raw(p["timezone"])
+		}),
 		"snapshot-without-theme": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["theme"]) + raw(p["timezone"])
 		}),
@@ -118,10 +129,25 @@ func surfaceProbes() map[string]probe {
 			status, _, hd := s.endpoint(http.MethodPost, "/message", s.res.RuntimeOrigin, "", raw(s.envelope(hostbridge.TypeReady, "", nil)))
 			return fmt.Sprint(status, hd.Get("Access-Control-Allow-Origin"))
 		},
+		"navigate-anywhere":     sendProbe(hostbridge.TypeNavigate, map[string]any{"route": "https://evil.example/"}, nil),
 		"open-external-any-url": sendProbe(hostbridge.TypeOpenExternal, map[string]any{"url": "javascript:alert(1)"}, nil),
 		"download-any-url":      sendProbe(hostbridge.TypeDownload, map[string]any{"url": "https://evil.example/x"}, nil),
-		"no-theme-update":       pushProbe(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, protocol.SetParams{Visibility: "hidden"}),
-		"no-visibility-event":   pushProbe(protocol.SetParams{Visibility: "hidden"}, protocol.SetParams{Locale: "de-DE"}),
+		"theme-update-previous-mode": func(t *testing.T, x *harness) string {
+			ev := x.mount("tiny-app", "main").events()
+			x.must(protocol.MethodSet, protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, nil)
+			return string(next(ev, 5*time.Second).Payload)
+		},
+		"no-theme-update":     pushProbe(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, protocol.SetParams{Visibility: "hidden"}),
+		"no-visibility-event": pushProbe(protocol.SetParams{Visibility: "hidden"}, protocol.SetParams{Locale: "de-DE"}),
+		"center-omits-ready-apps": func(t *testing.T, x *harness) string {
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var r protocol.CenterResult
+			x.must(protocol.MethodCenter, nil, &r)
+			_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+			return fmt.Sprint(strings.Count(body, "data-app-id="))
+		},
 		"center-hides-blockers": func(t *testing.T, x *harness) string {
 			x.configure(nil, agentOff(), "")
 			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {

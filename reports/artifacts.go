@@ -27,6 +27,10 @@ type Artifact struct {
 	Kind string `json:"kind"`
 }
 
+// ArtifactsDir is the report folder's subfolder of artifacts: the only
+// folder a report holds.
+const ArtifactsDir = "artifacts"
+
 // Artifact kinds.
 const (
 	ArtifactScreenshot = "screenshot"

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/reports"
 )
 
 // artifactEntry names the report entry that carries a saved file's path.
@@ -26,7 +28,7 @@ func (tc *TestContext) saveArtifacts() {
 	if tc.Config.ReportDir == "" || len(tc.surfaces) == 0 || !rep.Failed() {
 		return
 	}
-	dir := filepath.Join(tc.Config.ReportDir, "artifacts")
+	dir := filepath.Join(tc.Config.ReportDir, reports.ArtifactsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return
 	}
@@ -65,5 +67,5 @@ func (tc *TestContext) writeArtifact(dir, name string, data []byte) {
 	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 		return
 	}
-	ginkgo.AddReportEntry(artifactEntry, "artifacts/"+name)
+	ginkgo.AddReportEntry(artifactEntry, reports.ArtifactsDir+"/"+name)
 }

@@ -18,6 +18,10 @@ import (
 // not hidden).
 var browserRetry = FlakeAttempts(2)
 
+// snapshotQuietMs is the spell in which the app asks for nothing, to learn
+// whether the host pushes snapshots unasked.
+const snapshotQuietMs = 1200
+
 // probeFixture is the app whose UI is the harness's probe.
 const probeFixture = "bridge-probe"
 
@@ -147,12 +151,21 @@ func describeBridge(tc *TestContext) {
 			appID := tc.installProbe(p)
 			secretDir := tc.Fixture("secret-required-app")
 			secretApp := tc.Install(secretDir, tc.ReleaseOf(secretDir)).AppID
+			readyDir := tc.Fixture("minimal-app")
+			tc.Install(readyDir, tc.ReleaseOf(readyDir))
 			tasks := tc.entryReadiness(appID, "tasks")
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
 			text := tc.pageText(cr.URL, cr.DevTools)
 			var missing []string
+			// Every installed app is listed, a ready one too (its install
+			// state), by the name app/list gives it.
+			for _, a := range tc.List().Apps {
+				if name := firstNonEmpty(a.DisplayName, a.AppID); !strings.Contains(text, name) {
+					missing = append(missing, fmt.Sprintf("the installed app %q", name))
+				}
+			}
 			for _, want := range []string{"lime.agent", "provider_api_key"} {
 				if !strings.Contains(text, want) {
 					missing = append(missing, fmt.Sprintf("the reason %q", want))
@@ -173,14 +186,31 @@ func describeBridge(tc *TestContext) {
 	Describe("Desktop P2: the host snapshot", browserRetry, func() {
 		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			r := s.Run(
-				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
-				Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
 				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", answerTimeout)
 			}
-			if r.StepFailed(3) {
+			// A snapshot after a request answers it only if the host does
+			// not push snapshots unasked: count those in a quiet spell.
+			before := len(r.OfType(hostbridge.TypeSnapshot))
+			quiet := s.Run(Sleep(snapshotQuietMs))
+			unasked := len(quiet.OfType(hostbridge.TypeSnapshot)) - before
+			r = s.Run(Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			if r.StepFailed(1) {
 				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", answerTimeout)
+			}
+			if unasked > 0 {
+				var unanswered []string
+				for _, id := range []string{"ready-1", "get-1"} {
+					if _, ok := r.Answer(id); !ok {
+						unanswered = append(unanswered, id)
+					}
+				}
+				if len(unanswered) > 0 {
+					tc.Errorf("could not judge whether app:ready and host:getSnapshot are answered: the host pushed %d host:snapshot in %d ms while the app asked for none, and no snapshot names the requestId of %s; a snapshot after a request is then no evidence it was answered",
+						unasked, snapshotQuietMs, strings.Join(unanswered, ", "))
+				}
+				tc.Reading("Unasked snapshots", "the host pushes snapshots unasked and names the request each answer is for")
 			}
 			for _, m := range r.OfType(hostbridge.TypeSnapshot) {
 				var snap hostbridge.Snapshot
@@ -203,10 +233,13 @@ func describeBridge(tc *TestContext) {
 			if len(snaps) == 0 {
 				tc.Blockedf("no host:snapshot reached the app after app:ready")
 			}
-			keys := map[string]any{}
-			collectKeys(snaps[0].Payload, keys)
+			fields := []string{"appId", "entryKey", "route", "runtimeOrigin", "themeMode", "effectiveThemeMode", "colorSchemeId", "locale", "timezone", "workspaceId", "tenantId", "capabilities"}
+			keys, conflicts := snapshotFields(snaps[0].Payload, fields)
+			if len(conflicts) > 0 {
+				tc.Failf("the first host:snapshot is ambiguous: %s", strings.Join(conflicts, "; "))
+			}
 			var missing []string
-			for _, k := range []string{"appId", "entryKey", "route", "runtimeOrigin", "themeMode", "effectiveThemeMode", "colorSchemeId", "locale", "timezone", "workspaceId", "tenantId", "capabilities"} {
+			for _, k := range fields {
 				if _, ok := keys[k]; !ok {
 					missing = append(missing, k)
 				}
@@ -436,22 +469,34 @@ func describeBridge(tc *TestContext) {
 				Invoke("secret-1", "lime.secrets", "status", map[string]any{"key": "provider_api_key"}), AwaitAnswer("secret-1"),
 				Invoke("secret-2", "lime.secrets", "status", map[string]any{"key": "unrelated_token"}), AwaitAnswer("secret-2"),
 				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"),
+				Invoke("store-1", "lime.storage", "set", map[string]any{"key": "leak-check", "value": "v"}), AwaitAnswer("store-1"),
+				Invoke("store-2", "lime.storage", "get", map[string]any{"key": "leak-check"}), AwaitAnswer("store-2"),
+				Invoke("store-3", "lime.storage", "get", map[string]any{"key": strings.Repeat("k", 300)}), AwaitAnswer("store-3"),
 				Step{"page": true})
-			tc.ExpectNoCanary("what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.raw)
-			tc.ExpectNoCanary("the host page's URL", []byte(s.HostURL))
 			var console []string
 			for _, l := range s.sess.Console() {
 				console = append(console, l.Text)
 			}
-			tc.ExpectNoCanary("the browser console", []byte(strings.Join(console, "\n")))
+			for _, seen := range []struct {
+				what string
+				text []byte
+			}{
+				{"what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.raw},
+				{"the host page's URL", []byte(s.HostURL)},
+				{"the browser console", []byte(strings.Join(console, "\n"))},
+			} {
+				tc.ExpectNoCanary(seen.what, seen.text)
+				tc.ExpectNoHostPath(seen.what, seen.text)
+			}
 		})
 	})
 
 	Describe("Desktop P2: the frame is contained", browserRetry, func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{s.HostURL, s.HostOrigin() + "/"}}})
-			if r.Containment == nil {
+			own := s.frameFile("download.txt")
+			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
+			if r.Containment == nil || len(r.Containment.Fetches) != 3 {
 				tc.Errorf("the probe did not report its containment attempts")
 			}
 			var reached []string
@@ -460,7 +505,7 @@ func describeBridge(tc *TestContext) {
 					reached = append(reached, fmt.Sprintf("%s (%s)", name, a.Detail))
 				}
 			}
-			for _, f := range r.Containment.Fetches {
+			for _, f := range r.Containment.Fetches[1:] {
 				if f.Reached {
 					reached = append(reached, fmt.Sprintf("a readable answer from host address %s (status %d)", f.URL, f.Status))
 				}
@@ -468,6 +513,13 @@ func describeBridge(tc *TestContext) {
 			if len(reached) > 0 {
 				sort.Strings(reached)
 				tc.Failf("the app's frame reached %s", strings.Join(reached, "; "))
+			}
+			// The positive control of the fetches: the frame can fetch a
+			// file of its own; else host addresses it failed to fetch
+			// prove nothing.
+			if f := r.Containment.Fetches[0]; !f.Reached || f.Status != 200 {
+				tc.Blockedf("the app's frame could not fetch a file of its own UI (%s: status %d %s), so its failed fetches of host addresses judge nothing",
+					own, f.Status, f.Detail)
 			}
 		})
 	})
@@ -483,6 +535,22 @@ func describeBridge(tc *TestContext) {
 			Entry("a file: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "file:///etc/passwd"),
 			Entry("a data: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "data:text/html,<script>alert(1)</script>"),
 			Entry("an https origin the app does not declare", tc.Req("BRIDGE-OPEN-EXTERNAL"), "https://undeclared.example.net/"),
+		)
+
+		DescribeTable("host:navigate goes only to the app's own entries and routes",
+			func(payload map[string]any) {
+				s := tc.probeSurface(tc.DefaultConfigure())
+				s.expectAccepted(hostbridge.TypeNavigate, "host:navigate to the app's entry main", map[string]any{"entryKey": "main"})
+				s.expectAccepted(hostbridge.TypeNavigate, "host:navigate to the app-local route /settings", map[string]any{"route": "/settings"})
+				b, _ := json.Marshal(payload)
+				s.expectRefused(hostbridge.TypeNavigate, "host:navigate to "+string(b), payload,
+					"host:navigate goes to an entry of this app or an app-local route")
+			},
+			Entry("an entry the app does not have", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"entryKey": "no-such-entry"}),
+			Entry("an https URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "https://evil.example/"}),
+			Entry("a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "//evil.example/x"}),
+			Entry("a javascript: URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "javascript:alert(document.domain)"}),
+			Entry("a relative path that is not app-local", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "../../host"}),
 		)
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
@@ -527,15 +595,33 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("no host:snapshot after app:ready")
 				}
 			})
-			tc.HostSet(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark",
-				Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}})
+			theme := &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark",
+				Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}
+			tc.HostSet(protocol.SetParams{Theme: theme})
 			r := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true))
 			ups := r.OfType(hostbridge.TypeThemeUpdate)
 			if len(ups) == 0 {
 				tc.Failf("no theme:update reached the app within %d ms of host/set theme", answerTimeout)
 			}
-			if !strings.Contains(string(ups[len(ups)-1].Payload), "#0b0e14") {
-				tc.Failf("theme:update does not carry the new theme's tokens: %s", ups[len(ups)-1].Payload)
+			last := ups[len(ups)-1].Payload
+			tokens := themeTokens(last)
+			var wrong []string
+			for name, want := range theme.Tokens {
+				if got, ok := tokens[name]; !ok || !strings.EqualFold(strings.TrimSpace(got), want) {
+					wrong = append(wrong, fmt.Sprintf("%s is %q, not %q", name, got, want))
+				}
+			}
+			if len(wrong) > 0 {
+				sort.Strings(wrong)
+				tc.Failf("theme:update does not carry the new theme's tokens (%s): %s", strings.Join(wrong, "; "), last)
+			}
+			// A mode it names is the new one: a stale mode beside new
+			// tokens tells the app the wrong light/dark.
+			mode, _ := snapshotFields(last, []string{"themeMode", "effectiveThemeMode"})
+			for _, k := range []string{"themeMode", "effectiveThemeMode"} {
+				if v, ok := mode[k]; ok && fmt.Sprint(v) != "dark" {
+					tc.Failf("theme:update says %s %q after the host changed to dark: %s", k, fmt.Sprint(v), last)
+				}
 			}
 		})
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -36,31 +37,85 @@ func envelopeProblem(raw json.RawMessage) string {
 	return ""
 }
 
-// collectKeys gathers every member name of a JSON document, at any depth,
-// with the first value seen: snapshot fields are found wherever the host
-// nests them (docs/decisions.md, "Host Bridge payloads").
-func collectKeys(raw json.RawMessage, into map[string]any) {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return
+// snapshotFields reads the named fields of a snapshot payload: each at
+// the top level or in a group object under it (theme.themeMode,
+// entry.route), the shallowest occurrence winning; lists (the capability
+// summary) are not searched, so a field one capability row carries is not
+// the snapshot's. A field given twice at its shallowest depth with
+// different values is ambiguous and reported in conflicts
+// (docs/decisions.md, "Host Bridge payloads").
+func snapshotFields(raw json.RawMessage, names []string) (found map[string]any, conflicts []string) {
+	var top map[string]any
+	found = map[string]any{}
+	if json.Unmarshal(raw, &top) != nil {
+		return found, nil
 	}
-	var walk func(any)
-	walk = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, e := range x {
-				if _, seen := into[k]; !seen {
-					into[k] = e
+	for _, name := range names {
+		level := []map[string]any{top}
+		for depth := 0; depth <= 2 && len(level) > 0; depth++ {
+			var values []any
+			var next []map[string]any
+			for _, obj := range level {
+				if v, ok := obj[name]; ok {
+					values = append(values, v)
 				}
-				walk(e)
+				keys := make([]string, 0, len(obj))
+				for k := range obj {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					if child, ok := obj[k].(map[string]any); ok {
+						next = append(next, child)
+					}
+				}
 			}
-		case []any:
-			for _, e := range x {
-				walk(e)
+			if len(values) > 0 {
+				found[name] = values[0]
+				for _, v := range values[1:] {
+					if fmt.Sprint(v) != fmt.Sprint(values[0]) {
+						conflicts = append(conflicts, fmt.Sprintf("%s is both %q and %q", name, fmt.Sprint(values[0]), fmt.Sprint(v)))
+						break
+					}
+				}
+				break
 			}
+			level = next
 		}
 	}
-	walk(v)
+	return found, conflicts
+}
+
+// themeTokens reads the CSS variables (members named --*) of a theme
+// payload: at its top level or in a group object at most two levels down
+// (theme.variables), never inside a list; the shallowest wins.
+func themeTokens(raw json.RawMessage) map[string]string {
+	var top map[string]any
+	out := map[string]string{}
+	if json.Unmarshal(raw, &top) != nil {
+		return out
+	}
+	level := []map[string]any{top}
+	for depth := 0; depth <= 2 && len(level) > 0; depth++ {
+		var next []map[string]any
+		for _, obj := range level {
+			for k, v := range obj {
+				if str, ok := v.(string); ok && strings.HasPrefix(k, "--") {
+					if _, seen := out[k]; !seen {
+						out[k] = str
+					}
+				}
+				if child, ok := v.(map[string]any); ok {
+					next = append(next, child)
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+		level = next
+	}
+	return out
 }
 
 // capabilitySummary reads the snapshot's capability summary: a list of
@@ -148,11 +203,18 @@ func (s *Surface) frameFile(name string) string {
 // a URL the app may use.
 func (s *Surface) expectAllowed(t, target string) {
 	ginkgo.GinkgoHelper()
-	s.tc.Precondition(t+" of "+target+" (one the app may use) is allowed", func() {
-		r := s.Run(Request(t, "allowed-1", map[string]any{"url": target}), AwaitAnswer("allowed-1"))
+	s.expectAccepted(t, t+" of "+target, map[string]any{"url": target})
+}
+
+// expectAccepted is the positive control of a request check: the host
+// answers request t with payload (what describes it) with host:response.
+func (s *Surface) expectAccepted(t, what string, payload map[string]any) {
+	ginkgo.GinkgoHelper()
+	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
+		r := s.Run(Request(t, "allowed-1", payload), AwaitAnswer("allowed-1"))
 		m, ok := r.Answer("allowed-1")
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.tc.Failf("%s of %s got %s, not host:response", t, target, describeAnswer(m, ok))
+			s.tc.Failf("%s got %s, not host:response", what, describeAnswer(m, ok))
 		}
 	})
 }
@@ -161,16 +223,24 @@ func (s *Surface) expectAllowed(t, target string) {
 // and a denied record, never host:response.
 func (s *Surface) expectRefusedURL(t, target string) {
 	ginkgo.GinkgoHelper()
-	r := s.Run(Request(t, "refused-1", map[string]any{"url": target}), AwaitAnswer("refused-1"))
+	s.expectRefused(t, t+" of "+target, map[string]any{"url": target}, "the host must validate the URL")
+}
+
+// expectRefused judges that the host refuses request t with payload (what
+// describes it; why says what the host must do): host:error and no
+// allowed record, never host:response.
+func (s *Surface) expectRefused(t, what string, payload map[string]any, why string) {
+	ginkgo.GinkgoHelper()
+	r := s.Run(Request(t, "refused-1", payload), AwaitAnswer("refused-1"))
 	m, ok := r.Answer("refused-1")
 	if ok && m.Type == hostbridge.TypeResponse {
-		s.tc.Failf("%s of %s was allowed (host:response): the host must validate the URL", t, target)
+		s.tc.Failf("%s was allowed (host:response): %s", what, why)
 	}
 	if executed(s.tc.Observe(s.AppID), "refused-1") {
-		s.tc.Failf("%s of %s was allowed: host/observe records it so", t, target)
+		s.tc.Failf("%s was allowed: host/observe records it so", what)
 	}
 	if !ok || m.Type != hostbridge.TypeError {
-		s.tc.Failf("%s of %s got %s, not host:error", t, target, describeAnswer(m, ok))
+		s.tc.Failf("%s got %s, not host:error", what, describeAnswer(m, ok))
 	}
 }
 

@@ -82,6 +82,37 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	}
 }
 
+// minHostPath is the shortest data path the harness looks for: "/" or
+// "/tmp" would be found in any text.
+const minHostPath = 8
+
+// ExpectNoHostPath fails the spec when raw carries one of the data folders
+// the host names in conformance/hello (dataPaths), in any form a secret is
+// looked for: an app must not see the host's filesystem internals (spec
+// 002, Desktop P2). A host that names none has its paths unsearched, and
+// the report says so.
+func (tc *TestContext) ExpectNoHostPath(what string, raw []byte) {
+	ginkgo.GinkgoHelper()
+	var paths []string
+	for _, p := range tc.Host().Hello().DataPaths {
+		if p = strings.TrimRight(p, `/\`); len(p) >= minHostPath && (strings.HasPrefix(p, "/") || filepath.IsAbs(p)) {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		tc.Reading("Host data paths", "the host names no data folder in conformance/hello (dataPaths): host paths were not looked for")
+		return
+	}
+	for i, p := range paths {
+		if form := findCanary(raw, p); form != "" {
+			prev := tc.phase
+			tc.phase = judging
+			defer func() { tc.phase = prev }()
+			tc.Failf("%s carries the host's data folder (dataPaths[%d], %s), a filesystem internal the app must not see", what, i, form)
+		}
+	}
+}
+
 // canaryForm is one way a host may carry a secret value.
 type canaryForm struct{ name, text string }
 

@@ -100,7 +100,7 @@ func TestHostileHostsFailTheCheckAtHandAndLeaveNothingBehind(t *testing.T) {
 		t.Run(tc.fault, func(t *testing.T) {
 			tmp := t.TempDir()
 			out := filepath.Join(t.TempDir(), "report")
-			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", "1s",
+			cmd := exec.Command(bin, "run", "--quiet", "--level", "installable", "--level", "desktop-p0", "--out", out, "--call-timeout", "1s",
 				"--host-cmd", bin+" mockhost --stdio --fault "+tc.fault)
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 			outText, err := cmd.CombinedOutput()

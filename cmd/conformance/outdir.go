@@ -101,8 +101,9 @@ func leftOver(name, base string) bool {
 }
 
 // checkReplaceable refuses to replace a folder that is not a report: a
-// missing or empty folder, or a flat folder holding a report.json or
-// transcript.jsonl, may be replaced; `--out .` in a source tree may not.
+// missing or empty folder, or a folder holding a report.json or
+// transcript.jsonl and no folder but artifacts/ (the screenshots and logs
+// of failing specs), may be replaced; `--out .` in a source tree may not.
 func checkReplaceable(dir string) error {
 	st, err := os.Stat(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -120,7 +121,7 @@ func checkReplaceable(dir string) error {
 	}
 	report := len(entries) == 0
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir() && e.Name() != reports.ArtifactsDir {
 			return fmt.Errorf("holds a folder (%s), so it is not a report folder; the report replaces --out whole: choose a new folder", e.Name())
 		}
 		if e.Name() == reports.ReportFile || e.Name() == reports.TranscriptFile {

@@ -209,6 +209,19 @@ func TestReportDirLockKeepsASecondRunOff(t *testing.T) {
 	}
 }
 
+// A report with artifacts of failing specs (artifacts/) is a report: the
+// next run replaces it.
+func TestReportDirReplacesAReportWithArtifacts(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report")
+	writeTree(t, filepath.Join(out, reports.ArtifactsDir), map[string]string{"spec-1.png": "png"})
+	writeTree(t, out, map[string]string{reports.ReportFile: "{}"})
+	d, err := openReportDir(out)
+	if err != nil {
+		t.Fatalf("open over a report with artifacts: %v", err)
+	}
+	d.abort()
+}
+
 // TestReportDirRefusesAFolderThatIsNotAReport: --out pointing at a source
 // tree, a folder of other files or a file is refused, and nothing is made.
 func TestReportDirRefusesAFolderThatIsNotAReport(t *testing.T) {
@@ -297,7 +310,7 @@ func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
 	bin := buildBinary(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "report")
-	if code := runBinary(t, bin, "run", "--quiet", "--out", out); code != exitOK {
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out); code != exitOK {
 		t.Fatalf("first run: exit %d", code)
 	}
 	first := readTree(t, out)
@@ -307,7 +320,7 @@ func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostCmd := "rm -f " + shellQuote(artifact) + "; exec " + shellQuote(bin) + " mockhost --stdio"
-	cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--host-artifact", artifact, "--host-cmd", hostCmd)
+	cmd := exec.Command(bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--host-artifact", artifact, "--host-cmd", hostCmd)
 	msg, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitHarness {
@@ -324,7 +337,7 @@ func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
 	}
 
 	writeTree(t, out, map[string]string{"stale.txt": "from an older run"})
-	if code := runBinary(t, bin, "run", "--quiet", "--out", out, "--fault", "exec-worker-on-project"); code != exitFailed {
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--fault", "exec-worker-on-project"); code != exitFailed {
 		t.Fatalf("third run: exit %d, want %d", code, exitFailed)
 	}
 	third := readTree(t, out)

@@ -87,7 +87,7 @@ func TestTwoRunsGivePredicatesThatDifferOnlyInTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.LevelsPassed) != 3 {
+	if len(rep.LevelsPassed) != 6 {
 		t.Errorf("levels passed = %v, want catalog, installable, desktop-p0", rep.LevelsPassed)
 	}
 }
@@ -171,7 +171,7 @@ func TestRunOverTCP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Host.Transport != "tcp" || len(rep.LevelsPassed) != 3 {
+	if rep.Host.Transport != "tcp" || len(rep.LevelsPassed) != 6 {
 		t.Errorf("transport %q, levels passed %v", rep.Host.Transport, rep.LevelsPassed)
 	}
 }

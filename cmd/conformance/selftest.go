@@ -388,12 +388,17 @@ func judgedExit(code int) bool {
 }
 
 // childLevels are the levels a selftest child certifies: every level the
-// harness judges, and the levels mockhost claims for the baseline or, for
-// a fault, the lowest levels of the requirements it breaks. A fault of the
-// judged levels does not pay for the browser specs of the levels above
+// harness judges without a browser, and the levels mockhost claims for the
+// baseline or, for a fault, the levels of the requirements it breaks. A
+// fault of the browser-free levels does not pay for the browser specs
 // (their collateral is still seen by the baseline and the faults there).
 func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
-	want := cat.JudgedLevels()
+	var want []string
+	for _, id := range cat.JudgedLevels() {
+		if l, ok := cat.Level(id); ok && !l.Browser {
+			want = append(want, id)
+		}
+	}
 	add := func(ids ...string) {
 		for _, id := range ids {
 			if !slices.Contains(want, id) {

@@ -16,7 +16,7 @@ import (
 func TestUnsupportedIsBlockedNeverPassedNorFailed(t *testing.T) {
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
-	if code := runBinary(t, bin, "run", "--quiet", "--out", out, "--fault", "refusals-as-unsupported"); code != exitNotJudged {
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--fault", "refusals-as-unsupported"); code != exitNotJudged {
 		t.Fatalf("exit %d, want %d (could not judge)", code, exitNotJudged)
 	}
 	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))

@@ -91,6 +91,11 @@ type HelloResult struct {
 	Capabilities    map[string]Capability `json:"capabilities"`
 	Levels          []string              `json:"levels"`
 	Methods         []string              `json:"methods,omitempty"`
+	// DataPaths are the absolute paths of the folders where the host keeps
+	// its own data and its apps' (spec 002 P2: the app must not see
+	// "filesystem internals"): the harness looks for them wherever an app
+	// can look.
+	DataPaths []string `json:"dataPaths,omitempty"`
 }
 
 // OK is the answer of methods that only acknowledge.
