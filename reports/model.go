@@ -68,6 +68,16 @@ type RunStatus struct {
 	// either, unselected requirements are not-run and their levels incomplete.
 	Focus       []string `json:"focus,omitempty"`
 	LabelFilter string   `json:"labelFilter,omitempty"`
+	// ExpectedFailures is the baseline the user gave (--expected-failures):
+	// requirements known to fail, with why. It only changes the run's exit
+	// code; every outcome and verdict in the report is as the run found it.
+	ExpectedFailures []ExpectedFailure `json:"expectedFailures,omitempty"`
+}
+
+// ExpectedFailure is one entry of a baseline of known failures.
+type ExpectedFailure struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // Harness identifies the tool that produced the report.

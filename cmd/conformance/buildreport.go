@@ -39,6 +39,8 @@ type reportInput struct {
 	// focus and labelFilter are the user's selection, recorded in the report.
 	focus       []string
 	labelFilter string
+	// expected is the baseline of known failures, recorded as given.
+	expected []reports.ExpectedFailure
 }
 
 // buildReport turns spec outcomes into report.json's model: every
@@ -125,7 +127,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 
 // runStatus says how the run ended and what it selected.
 func runStatus(in reportInput) reports.RunStatus {
-	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter}
+	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter, ExpectedFailures: in.expected}
 	switch {
 	case in.result.Interrupted != "":
 		st.Status = reports.RunInterrupted

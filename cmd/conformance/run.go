@@ -33,6 +33,7 @@ type runOptions struct {
 	browserWS    string
 	faults       multiFlag
 	quiet        bool
+	expected     string
 }
 
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
@@ -51,6 +52,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
+	fs.StringVar(&o.expected, "expected-failures", "", "YAML `FILE` mapping requirement ids known to fail to why: they do not fail the run, and one that passes fails it as stale (the report keeps every failure)")
 	pos, err := parseFlags(c, fs, args)
 	if err != nil {
 		return nil, err
@@ -95,12 +97,28 @@ func cmdRun(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance run: --fault: %v\n", err)
 		return exitUsage
 	}
-	rep, err := certify(c, o, cat, want, faults)
+	var expected []reports.ExpectedFailure
+	if o.expected != "" {
+		if expected, err = loadExpectedFailures(o.expected, cat); err != nil {
+			fmt.Fprintf(c.stderr, "conformance run: --expected-failures %v\n", err)
+			return exitUsage
+		}
+	}
+	rep, err := certify(c, o, cat, want, faults, expected)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
 		return exitHarness
 	}
-	return exitCodeOf(rep)
+	if len(expected) == 0 {
+		return exitCodeOf(rep)
+	}
+	bc, err := checkBaseline(rep, cat, expected)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
+		return exitHarness
+	}
+	bc.print(c.stdout, o.expected)
+	return bc.code
 }
 
 // exitCodeOf turns a settled report into the run's exit code: interrupted
@@ -134,7 +152,7 @@ func exitCodeOf(rep *reports.Report) int {
 }
 
 // certify runs the suites against the host and writes the report.
-func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults mockhost.FaultSet) (*reports.Report, error) {
+func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults mockhost.FaultSet, expected []reports.ExpectedFailure) (*reports.Report, error) {
 	rd, err := openReportDir(o.out)
 	if err != nil {
 		return nil, err
@@ -212,7 +230,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
 		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
-		reportDir: rd.dir(),
+		reportDir: rd.dir(), expected: expected,
 	})
 	if err != nil {
 		return nil, err
