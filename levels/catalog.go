@@ -263,5 +263,6 @@ func allRequirements() []Requirement {
 			Title:  "Readiness answers never contain secret or session-token values",
 			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets ... to apps.")},
 	}
-	return append(reqs, surfaceRequirements()...)
+	reqs = append(reqs, surfaceRequirements()...)
+	return append(reqs, agentRequirements()...)
 }

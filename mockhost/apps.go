@@ -172,6 +172,7 @@ func (h *Host) list() protocol.ListResult {
 // (docs/host-control-protocol.md, host/reset).
 func (h *Host) reset() error {
 	h.surf.reset()
+	h.agent.close()
 	if h.runtime != nil {
 		h.runtime.reset()
 	}

@@ -119,6 +119,8 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return h.cloudSession(), nil
 	case "lime.secrets.status":
 		return h.secretStatus(in.Args)
+	case "lime.agent.startTask":
+		return h.startTask(l, in.Args)
 	case "lime.evidence.record":
 		var a struct {
 			Subject json.RawMessage `json:"subject"`

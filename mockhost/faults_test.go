@@ -401,6 +401,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, registryProbes())
 	maps.Copy(probes, installProbes())
 	maps.Copy(probes, surfaceProbes())
+	maps.Copy(probes, agentProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -67,6 +67,8 @@ type Host struct {
 	// runtime is the host's own browser in DevTools mode (runtime.go);
 	// nil when app/launch answers with a URL.
 	runtime *browserRuntime
+	// agent is the host's App Server client (agent.go).
+	agent *agentClient
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).
@@ -123,7 +125,7 @@ func NewWithOptions(o Options) *Host {
 	if err != nil {
 		schemas = nil
 	}
-	return &Host{
+	h := &Host{
 		schemas:     schemas,
 		faults:      fs,
 		apps:        map[string]*installedApp{},
@@ -136,6 +138,8 @@ func NewWithOptions(o Options) *Host {
 		runtime:     rt,
 		logw:        io.Discard,
 	}
+	h.agent = newAgentClient(h)
+	return h
 }
 
 // Close ends every connection, stops the app surface servers and removes
@@ -144,6 +148,7 @@ func (h *Host) Close() error {
 	if h.runtime != nil {
 		h.runtime.close()
 	}
+	h.agent.close()
 	surfErr := h.surf.close()
 	h.mu.Lock()
 	h.closed = true

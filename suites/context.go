@@ -16,6 +16,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -25,7 +26,11 @@ import (
 // Config is what a run needs; the CLI only turns flags into it.
 type Config struct {
 	// Browser is how the surface specs reach a browser.
-	Browser     BrowserConfig
+	Browser BrowserConfig
+	// Relay is the command that relays a sidecar's stdio to an App Server
+	// address (appended): `conformance appserver-relay`. Empty, the specs
+	// over the stdio transport cannot run and are blocked.
+	Relay       []string
 	Connector   control.Connector
 	Catalog     *levels.Catalog
 	Levels      []string // level ids to run; their labels form the filter
@@ -74,6 +79,8 @@ type TestContext struct {
 	// revocation is the revocation service the harness plays (nil in a
 	// dry run); every spec starts with it answering "not revoked".
 	revocation *revocation.Service
+	// appServer is the App Server the harness plays (nil in a dry run).
+	appServer *appserver.Server
 	// registry is the registry the harness plays (nil in a dry run);
 	// every spec starts with it empty.
 	registry *registry.Registry
@@ -127,6 +134,7 @@ func areas() []area {
 		describePolicy,
 		describeAvailability,
 		describeBridge,
+		describeAgent,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
@@ -179,6 +187,9 @@ func (tc *TestContext) beforeEach() {
 	}
 	if tc.registry != nil {
 		tc.registry.Reset()
+	}
+	if tc.appServer != nil {
+		tc.appServer.Reset()
 	}
 	if tc.Config.Transcript != nil {
 		tc.Config.Transcript.SetSpec(ginkgo.CurrentSpecReport().FullText())

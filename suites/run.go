@@ -2,8 +2,10 @@ package suites
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
@@ -132,6 +134,15 @@ func Run(cfg Config) (*Result, error) {
 	if tc.sigstore, err = sigstore.NewAuthority(); err != nil {
 		return nil, err
 	}
+	as, err := appserver.Start(func(m appserver.Message) {
+		b, _ := json.Marshal(m)
+		cfg.Transcript.RecordPeer("appserver", string(b), "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = as.Close() }()
+	tc.appServer = as
 	third, err := thirdparty.Start()
 	if err != nil {
 		return nil, err

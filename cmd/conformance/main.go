@@ -61,6 +61,8 @@ func commands() map[string]command {
 			synopsis: "[flags]", run: cmdLevels},
 		"mockhost": {summary: "run the reference host (stdio or TCP), optionally with faults",
 			synopsis: "(--stdio | --tcp ADDR | --list-faults) [--fault NAME]...", run: cmdMockhost},
+		"appserver-relay": {summary: "relay stdio (JSON lines) to the harness's App Server: the sidecar command a host spawns",
+			synopsis: "ADDR", run: cmdAppServerRelay},
 		"selftest": {summary: "prove the suites kill every mockhost fault (the kill matrix)",
 			synopsis: "[flags]", run: cmdSelftest},
 		"keygen": {summary: "write a signing key pair for reports",

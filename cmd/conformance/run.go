@@ -203,6 +203,9 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS}
+	if self, err := os.Executable(); err == nil {
+		cfg.Relay = []string{self, "appserver-relay"}
+	}
 	cfg.Log = &log
 	p := newProgress(c.stdout, cat, o.quiet, red)
 	cfg.Progress = p.settled

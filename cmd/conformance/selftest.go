@@ -408,8 +408,16 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 	}
 	if f.Name == "" || len(f.Indiscriminate) > 0 {
 		// The baseline, and a fault whose refusals no spec may rest on,
-		// run everything mockhost claims.
+		// run everything mockhost claims and every level a fault breaks
+		// something in (a fault's requirement must pass without it).
 		add(mockhost.ClaimedLevels()...)
+		for _, g := range mockhost.Faults() {
+			for _, id := range g.Breaks {
+				if r, ok := cat.Requirement(id); ok {
+					add(r.Levels...)
+				}
+			}
+		}
 		return want
 	}
 	for _, id := range f.Breaks {

@@ -23,6 +23,10 @@ const (
 	TypeResponse    = "host:response"
 	TypeError       = "host:error"
 	TypeVisibility  = "host:visibility"
+	// TypeEvent carries an agent task event to the app (spec 001, the
+	// App Server mapping: "Host Bridge host:response / host:event
+	// projection").
+	TypeEvent = "host:event"
 )
 
 // App -> host message types.
@@ -160,4 +164,28 @@ const (
 	CodeInvalidRequest   = "INVALID_REQUEST"
 	CodeUnsupported      = "CAPABILITY_NOT_AVAILABLE"
 	CodeURLRefused       = "URL_REFUSED"
+	// CodeRuntimeUnavailable: the agent runtime (App Server) cannot be
+	// reached, so the task was not started (spec 002: "When App Server is
+	// unavailable, the host returns blocked / host:error").
+	CodeRuntimeUnavailable = "AGENT_RUNTIME_UNAVAILABLE"
 )
+
+// TaskEventSchema is the schemaVersion of an agent task event.
+const TaskEventSchema = "lime.agent-task-event.v1"
+
+// TaskEvent is the agent task event envelope (spec 000, Agent task event
+// envelope).
+type TaskEvent struct {
+	SchemaVersion string          `json:"schemaVersion"`
+	EventID       string          `json:"eventId"`
+	Sequence      int             `json:"sequence"`
+	Type          string          `json:"type"`
+	Subtype       string          `json:"subtype,omitempty"`
+	AppID         string          `json:"appId"`
+	TaskID        string          `json:"taskId"`
+	TraceID       string          `json:"traceId"`
+	SessionID     string          `json:"sessionId"`
+	TurnID        string          `json:"turnId,omitempty"`
+	At            string          `json:"at"`
+	Payload       json.RawMessage `json:"payload,omitempty"`
+}

@@ -125,8 +125,10 @@ type ConfigureParams struct {
 	RegistryURL  string                `json:"registryUrl,omitempty"`
 	// Sigstore is whom the host trusts to sign packages; absent, a package
 	// signed with sigstore cannot be verified.
-	Sigstore     *SigstoreTrust `json:"sigstore,omitempty"`
-	AppServerURL string         `json:"appServerUrl,omitempty"`
+	Sigstore *SigstoreTrust `json:"sigstore,omitempty"`
+	// AppServer is how the host reaches the App Server the harness plays;
+	// absent, the host has none (and must fail closed where it needs one).
+	AppServer *AppServerConfig `json:"appServer,omitempty"`
 	// Locale is the host's active locale (BCP 47, e.g. "zh-CN"); catalog
 	// rows show an app's displayNameI18n override for it. Empty: the
 	// host's own.
@@ -136,6 +138,21 @@ type ConfigureParams struct {
 	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
 	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
 	Clock string `json:"clock,omitempty"`
+}
+
+// App Server transports.
+const (
+	AppServerSocket = "socket" // a loopback socket at Address
+	AppServerStdio  = "stdio"  // a sidecar the host spawns with Command, JSON lines on its stdio
+)
+
+// AppServerConfig says how the host reaches the App Server (spec 001: the
+// App Server client is owned by the host, which performs the JSON-RPC
+// initialization and every session, turn and action request).
+type AppServerConfig struct {
+	Transport string   `json:"transport"`
+	Address   string   `json:"address,omitempty"`
+	Command   []string `json:"command,omitempty"`
 }
 
 // SigstoreTrust is the Sigstore trust the host verifies package signatures

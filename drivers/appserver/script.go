@@ -1,0 +1,178 @@
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// App Server methods (spec 000 app.runtime.yaml bridge methods; 001 the
+// mapping table).
+const (
+	MethodInitialize    = "initialize"
+	MethodInitialized   = "initialized"
+	MethodSessionStart  = "agentSession/start"
+	MethodSessionRead   = "agentSession/read"
+	MethodTurnStart     = "agentSession/turn/start"
+	MethodTurnCancel    = "agentSession/turn/cancel"
+	MethodActionRespond = "agentSession/action/respond"
+	MethodEvent         = "agentSession/event"
+	MethodCapabilities  = "capability/list"
+	MethodArtifactRead  = "artifact/read"
+	MethodEvidence      = "evidence/export"
+)
+
+// CodeNotInitialized answers a business method sent before the
+// connection's initialize → initialized handshake.
+const CodeNotInitialized = -32002
+
+// Event is one fact a turn emits as an agentSession/event notification:
+// a type of the lime.agent-task-event.v1 vocabulary, a subtype for the
+// result, a payload.
+type Event struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype,omitempty"`
+	Payload any    `json:"payload,omitempty"`
+}
+
+// EventParams are agentSession/event's params: which session and turn the
+// fact belongs to, its place in the turn and the fact.
+type EventParams struct {
+	SessionID string    `json:"sessionId"`
+	TurnID    string    `json:"turnId"`
+	EventID   string    `json:"eventId"`
+	Sequence  int       `json:"sequence"`
+	TraceID   string    `json:"traceId"`
+	At        time.Time `json:"at"`
+	Event
+}
+
+// Script is what the server answers: a session per agentSession/start
+// and, per turn, its events in order.
+type Script struct {
+	// Turn is the facts every turn emits, in order; the last is its
+	// result.
+	Turn []Event
+	// EventGap is the pause between two events of a turn.
+	EventGap time.Duration
+
+	mu       sync.Mutex
+	sessions int
+	turns    int
+	peers    map[int]*peerState
+}
+
+// peerState is what one connection did so far.
+type peerState struct {
+	initialize, initialized bool
+}
+
+// NewScript is the default script: a turn that queues, says two deltas
+// and succeeds.
+func NewScript() *Script {
+	return &Script{
+		Turn: []Event{
+			{Type: "task:queued"},
+			{Type: "assistant:delta", Payload: map[string]any{"text": "Working on it"}},
+			{Type: "assistant:delta", Payload: map[string]any{"text": "; done."}},
+			{Type: "result", Subtype: "success", Payload: map[string]any{"output": map[string]any{"ok": true}}},
+		},
+		EventGap: 20 * time.Millisecond,
+		peers:    map[int]*peerState{},
+	}
+}
+
+func (sc *Script) peer(id int) *peerState {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	p, ok := sc.peers[id]
+	if !ok {
+		p = &peerState{}
+		sc.peers[id] = p
+	}
+	return p
+}
+
+// handle answers one request (or takes one notification).
+func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+	st := sc.peer(h.p.id)
+	switch req.Method {
+	case MethodInitialize:
+		sc.mu.Lock()
+		st.initialize = true
+		sc.mu.Unlock()
+		return map[string]any{
+			"protocolVersion": "appserver.v0",
+			"serverInfo":      map[string]any{"name": "agentapp-conformance-appserver", "version": "0.1.0"},
+		}, nil
+	case MethodInitialized:
+		sc.mu.Lock()
+		st.initialized = st.initialize
+		sc.mu.Unlock()
+		return nil, nil
+	}
+	sc.mu.Lock()
+	ready := st.initialized
+	sc.mu.Unlock()
+	if !ready {
+		return nil, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "initialize and initialized come before " + req.Method}
+	}
+	switch req.Method {
+	case MethodSessionStart:
+		sc.mu.Lock()
+		sc.sessions++
+		id := fmt.Sprintf("session-%d", sc.sessions)
+		sc.mu.Unlock()
+		return map[string]any{"sessionId": id}, nil
+	case MethodTurnStart:
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
+		if p.SessionID == "" {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "agentSession/turn/start needs the sessionId agentSession/start gave"}
+		}
+		sc.mu.Lock()
+		sc.turns++
+		turn := fmt.Sprintf("turn-%d", sc.turns)
+		events := append([]Event(nil), sc.Turn...)
+		gap := sc.EventGap
+		sc.mu.Unlock()
+		go sc.emit(h, p.SessionID, turn, events, gap)
+		return map[string]any{"turnId": turn}, nil
+	case MethodTurnCancel, MethodActionRespond:
+		return map[string]any{"ok": true}, nil
+	case MethodSessionRead:
+		return map[string]any{"ok": true}, nil
+	}
+	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "this App Server does not know " + req.Method}
+}
+
+// emit sends a turn's events in order; under DropMidTurn the connection
+// is closed after the first.
+func (sc *Script) emit(h handler, session, turn string, events []Event, gap time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i, e := range events {
+		select {
+		case <-time.After(gap):
+		case <-h.p.conn.DisconnectNotify():
+			return
+		}
+		if mode, _ := h.s.state(); mode == DropMidTurn && i > 0 {
+			h.drop()
+			return
+		}
+		p := EventParams{SessionID: session, TurnID: turn, EventID: fmt.Sprintf("%s-e%d", turn, i+1), Sequence: i + 1,
+			TraceID: "trace-" + turn, At: time.Now().UTC(), Event: e}
+		if err := h.notify(ctx, MethodEvent, p); err != nil {
+			return
+		}
+	}
+}

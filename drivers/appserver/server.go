@@ -1,0 +1,283 @@
+// Package appserver is the App Server the harness plays on loopback (spec
+// 000 "Agent Task Runtime Control Plane"; 001 the App Server bridge
+// profile): a JSON-RPC 2.0 peer a host reaches as it reaches its own,
+// over a loopback socket or, through `conformance appserver-relay`, as a
+// sidecar speaking JSON lines on stdio. It records every message both ways
+// for the run's transcript, answers from the script a spec gives it, and
+// can be made unavailable: refusing, hanging, dropping mid-turn, answering
+// garbage.
+package appserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// Mode is how the server behaves towards the host.
+type Mode int
+
+// Modes.
+const (
+	Serve       Mode = iota // answer from the script
+	Refuse                  // close every connection at once
+	Hang                    // read requests and never answer (until MaxHang)
+	Garbage                 // answer every request with bytes that are not JSON
+	DropMidTurn             // close the connection after the first event of a turn
+)
+
+func (m Mode) String() string {
+	return [...]string{"serve", "refuse", "hang", "garbage", "drop-mid-turn"}[m]
+}
+
+// MaxHang bounds how long a hanging server holds a request.
+const MaxHang = 30 * time.Second
+
+// Directions of a recorded message.
+const (
+	FromHost = "host->appserver"
+	ToHost   = "appserver->host"
+)
+
+// Message is one JSON-RPC message on one connection, as recorded.
+type Message struct {
+	Conn   int             `json:"conn"`
+	Dir    string          `json:"dir"`
+	Method string          `json:"method,omitempty"`
+	ID     string          `json:"id,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *jsonrpc2.Error `json:"error,omitempty"`
+	At     time.Time       `json:"at"`
+}
+
+// IsNotification reports whether m is a notification (no id, a method).
+func (m Message) IsNotification() bool { return m.ID == "" && m.Method != "" }
+
+// Server is the fake App Server on 127.0.0.1.
+type Server struct {
+	ln     net.Listener
+	record func(Message)
+
+	mu      sync.Mutex
+	mode    Mode
+	script  *Script
+	msgs    []Message
+	conns   map[int]*peer
+	nextID  int
+	closed  bool
+	stopped chan struct{}
+}
+
+// peer is one host connection.
+type peer struct {
+	id   int
+	raw  net.Conn
+	conn *jsonrpc2.Conn
+	gone chan struct{} // closed by close
+	once sync.Once
+}
+
+// close drops the connection and ends a hanging answer on it.
+func (p *peer) close() {
+	p.once.Do(func() { close(p.gone) })
+	_ = p.raw.Close()
+}
+
+// Start listens on a free loopback port. record (may be nil) is told of
+// every message, for the run's transcript.
+func Start(record func(Message)) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("app server: listening on loopback: %w", err)
+	}
+	s := &Server{ln: ln, record: record, conns: map[int]*peer{}, stopped: make(chan struct{}), script: NewScript()}
+	go s.accept()
+	return s, nil
+}
+
+// Addr is the loopback address the host dials (host:port).
+func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// SetMode changes how the server behaves from now on.
+func (s *Server) SetMode(m Mode) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mode = m
+}
+
+// SetScript replaces what the server answers with.
+func (s *Server) SetScript(sc *Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = sc
+}
+
+// Reset forgets the messages seen, drops every connection, and goes back
+// to serving a fresh default script: the start of a spec.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[int]*peer{}
+	s.msgs, s.mode, s.script = nil, Serve, NewScript()
+	s.mu.Unlock()
+	for _, p := range conns {
+		p.close()
+	}
+}
+
+// DropConnections closes every connection the host has open, as an App
+// Server that restarted would; mode, script and messages stay.
+func (s *Server) DropConnections() {
+	s.mu.Lock()
+	conns := s.conns
+	s.conns = map[int]*peer{}
+	s.mu.Unlock()
+	for _, p := range conns {
+		p.close()
+	}
+}
+
+// Messages returns what was said on every connection so far, in order.
+func (s *Server) Messages() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.msgs...)
+}
+
+// Close stops listening and drops every connection.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := s.conns
+	s.conns = map[int]*peer{}
+	close(s.stopped)
+	s.mu.Unlock()
+	err := s.ln.Close()
+	for _, p := range conns {
+		p.close()
+	}
+	return err
+}
+
+func (s *Server) accept() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		if s.closed || s.mode == Refuse {
+			s.mu.Unlock()
+			_ = c.Close()
+			continue
+		}
+		s.nextID++
+		p := &peer{id: s.nextID, raw: c, gone: make(chan struct{})}
+		s.conns[p.id] = p
+		s.mu.Unlock()
+		stream := jsonrpc2.NewPlainObjectStream(c)
+		// Requests are handled in the order they arrive (initialized
+		// before the business method that follows it); a hanging answer
+		// holds the connection, as a hung server does.
+		p.conn = jsonrpc2.NewConn(context.Background(), stream, handler{s, p}, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
+			jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, FromHost, req, resp) }),
+			jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, ToHost, req, resp) }))
+		go func() {
+			<-p.conn.DisconnectNotify()
+			s.mu.Lock()
+			delete(s.conns, p.id)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// log records one message.
+func (s *Server) log(p *peer, dir string, req *jsonrpc2.Request, resp *jsonrpc2.Response) {
+	m := Message{Conn: p.id, Dir: dir, At: time.Now().UTC()}
+	switch {
+	case req != nil:
+		m.Method = req.Method
+		if !req.Notif {
+			m.ID = req.ID.String()
+		}
+		if req.Params != nil {
+			m.Params = append(json.RawMessage(nil), *req.Params...)
+		}
+	case resp != nil:
+		m.ID = resp.ID.String()
+		if resp.Result != nil {
+			m.Result = append(json.RawMessage(nil), *resp.Result...)
+		}
+		m.Error = resp.Error
+	}
+	s.mu.Lock()
+	s.msgs = append(s.msgs, m)
+	record := s.record
+	s.mu.Unlock()
+	if record != nil {
+		record(m)
+	}
+}
+
+// state reads the mode and script under the lock.
+func (s *Server) state() (Mode, *Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode, s.script
+}
+
+// handler answers one connection's requests.
+type handler struct {
+	s *Server
+	p *peer
+}
+
+func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	mode, sc := h.s.state()
+	switch mode {
+	case Hang:
+		select {
+		case <-time.After(MaxHang):
+		case <-h.p.gone:
+		case <-h.s.stopped:
+		}
+		return
+	case Garbage:
+		if !req.Notif {
+			_, _ = h.p.raw.Write([]byte("\x00\xff not json {{{\n"))
+		}
+		return
+	case Refuse:
+		h.p.close()
+		return
+	}
+	result, rpcErr := sc.handle(ctx, h, req)
+	if req.Notif {
+		return
+	}
+	if rpcErr != nil {
+		_ = conn.ReplyWithError(ctx, req.ID, rpcErr)
+		return
+	}
+	_ = conn.Reply(ctx, req.ID, result)
+}
+
+// notify sends a notification to the host on this connection.
+func (h handler) notify(ctx context.Context, method string, params any) error {
+	return h.p.conn.Notify(ctx, method, params)
+}
+
+// drop closes this connection (DropMidTurn).
+func (h handler) drop() { h.p.close() }

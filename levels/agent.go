@@ -1,0 +1,22 @@
+package levels
+
+// agentRequirements are the host duties of the App Server bridge: a host
+// carries the app's lime.agent calls into App Server JSON-RPC and projects
+// the facts back (Runtime; the App Server side of Desktop P5).
+func agentRequirements() []Requirement {
+	agent := []string{"runtime", "desktop-p5"}
+	return []Requirement{
+		{ID: "APPSERVER-HANDSHAKE", Strength: Must, Levels: agent,
+			Title:  "Every App Server connection of the host, a reconnect too, completes initialize (with clientInfo.name) then initialized before any business method",
+			Clause: spec(SpecDesktop, "Conformance checklist", "App Server transport completes initialize -> initialized before business methods are allowed. ... (001: Every transport connection must handshake first; clientInfo.name is explicitly provided by the host.)")},
+		{ID: "AGENT-TASK-MAPPED", Reading: "Agent task mapping", Strength: Must, Levels: agent,
+			Title:  "lime.agent startTask becomes agentSession/start bound to the app and the workspace, then agentSession/turn/start on that session carrying the app's input and idempotency key",
+			Clause: spec(SpecRuntime, "App Server bridge profile", "A desktop host that supports agentRuntime.bridge.kind=app-server-json-rpc in app.runtime.yaml must project app-facing capability calls into the current App Server protocol ... agentSession/start: Binds appId, workspaceId, and optional businessObjectRef. agentSession/turn/start: Carries SDK input, attachments, structured output, capabilityId, stream, queue policy, and host options.")},
+		{ID: "AGENT-EVENTS-PROJECTED", Reading: "Agent task mapping", Strength: Should, Levels: agent,
+			Title:  "Each agentSession/event fact reaches the app, in order, as a lime.agent-task-event.v1 envelope naming the app, task, session and trace, the result last",
+			Clause: spec(SpecMain, "Agent task event envelope", "Hosts should project lime.agent.startTask, streamTask, getTask, and subscription updates into a stable event envelope ... schemaVersion, eventId, sequence, type, appId, taskId, traceId, sessionId, at ... The final result must use type: \"result\" and a stable subtype")},
+		{ID: "AGENT-FAIL-CLOSED", Strength: MustNot, Levels: agent,
+			Title:  "With the App Server unreachable, refusing, hanging, answering garbage or dropping mid-turn, the app gets a stable error and never a mock success or a fact the App Server did not send",
+			Clause: spec(SpecDesktop, "Electron and Tauri relationship", "When App Server is unavailable, the host returns blocked / host:error; product paths must not fall back to mock success. (001 forbidden paths: App UI state fabricating successful assistant:delta, tool result, artifact, or evidence events.)")},
+	}
+}

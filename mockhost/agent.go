@@ -1,0 +1,352 @@
+package mockhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// agentCallTimeout bounds one App Server call: a hung App Server fails the
+// task closed instead of holding the app.
+const agentCallTimeout = 3 * time.Second
+
+// agentClient is the host's App Server client (spec 001 actors: "Owned by
+// the host; performs JSON-RPC initialization, session / turn / action
+// requests, event subscription, reconnect, and error projection"). It
+// holds one connection, handshaken before any business method, and opens
+// (and handshakes) a new one when the last is gone.
+type agentClient struct {
+	h *Host
+
+	mu    sync.Mutex
+	cfg   protocol.AppServerConfig
+	conn  *jsonrpc2.Conn
+	cmd   *exec.Cmd                 // the sidecar, for transport stdio
+	tasks map[string]*agentTaskLink // by turnId
+	// early holds events of a turn whose turn/start answer has not come
+	// yet (the App Server may stream before it answers), at most
+	// maxEarlyEvents.
+	early map[string][]appServerEvent
+	seq   int
+}
+
+// maxEarlyEvents bounds the events kept for turns not yet registered.
+const maxEarlyEvents = 1000
+
+// agentTaskLink ties a turn to the app surface that started it.
+type agentTaskLink struct {
+	l              *launch
+	taskID         string
+	sessionID      string
+	delivered      int  // events projected so far
+	ended          bool // a result was projected
+	brokenNotified bool
+}
+
+func newAgentClient(h *Host) *agentClient {
+	return &agentClient{h: h, tasks: map[string]*agentTaskLink{}, early: map[string][]appServerEvent{}}
+}
+
+// configure takes the App Server the host was configured with; a change
+// drops the connection.
+func (c *agentClient) configure(cfg *protocol.AppServerConfig) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var next protocol.AppServerConfig
+	if cfg != nil {
+		next = *cfg
+	}
+	if fmt.Sprint(next) == fmt.Sprint(c.cfg) && c.conn != nil {
+		return
+	}
+	c.dropLocked()
+	c.cfg = next
+}
+
+// close drops the connection and the sidecar.
+func (c *agentClient) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dropLocked()
+	c.tasks = map[string]*agentTaskLink{}
+	c.early = map[string][]appServerEvent{}
+}
+
+func (c *agentClient) dropLocked() {
+	if c.conn != nil {
+		_ = c.conn.Close()
+		c.conn = nil
+	}
+	if c.cmd != nil && c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+		_ = c.cmd.Wait()
+		c.cmd = nil
+	}
+}
+
+// connection returns a handshaken connection, dialling (or spawning) and
+// handshaking a new one when there is none (spec 002: "initialize ->
+// initialized is a required gate for every App Server transport").
+func (c *agentClient) connection(ctx context.Context) (*jsonrpc2.Conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		select {
+		case <-c.conn.DisconnectNotify():
+			c.dropLocked()
+		default:
+			return c.conn, nil
+		}
+	}
+	var rwc io.ReadWriteCloser
+	switch c.cfg.Transport {
+	case protocol.AppServerSocket:
+		d := net.Dialer{Timeout: agentCallTimeout}
+		nc, err := d.DialContext(ctx, "tcp", c.cfg.Address)
+		if err != nil {
+			return nil, fmt.Errorf("dialing the App Server at %s: %w", c.cfg.Address, err)
+		}
+		rwc = nc
+	case protocol.AppServerStdio:
+		cmd := exec.Command(c.cfg.Command[0], c.cfg.Command[1:]...)
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			return nil, err
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("starting the App Server sidecar: %w", err)
+		}
+		c.cmd = cmd
+		rwc = pipeConn{ReadCloser: out, WriteCloser: in}
+	default:
+		return nil, errors.New("this host has no App Server configured")
+	}
+	conn := jsonrpc2.NewConn(context.Background(), jsonrpc2.NewPlainObjectStream(rwc),
+		jsonrpc2.HandlerWithError(c.handle), jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
+	info := map[string]any{"name": Name, "version": Version}
+	// fault: appserver-no-clientinfo — initialize carries no clientInfo.
+	if c.h.faults.Has("appserver-no-clientinfo") {
+		info = nil
+	}
+	var init json.RawMessage
+	if err := call(ctx, conn, "initialize", map[string]any{"clientInfo": info, "protocolVersion": "appserver.v0"}, &init); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("initialize: %w", err)
+	}
+	// fault: appserver-skips-initialized — the client never sends initialized and goes straight to business methods.
+	if !c.h.faults.Has("appserver-skips-initialized") {
+		if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("initialized: %w", err)
+		}
+	}
+	c.conn = conn
+	go c.watch(conn)
+	return conn, nil
+}
+
+// watch ends the tasks of a connection that went away mid-turn: their
+// apps get an error result, never a fabricated success (spec 001
+// forbidden paths: "Product paths falling back to mock success").
+func (c *agentClient) watch(conn *jsonrpc2.Conn) {
+	<-conn.DisconnectNotify()
+	c.mu.Lock()
+	var broken []*agentTaskLink
+	for id, t := range c.tasks {
+		if !t.ended && !t.brokenNotified {
+			t.brokenNotified = true
+			broken = append(broken, t)
+		}
+		delete(c.tasks, id)
+	}
+	c.mu.Unlock()
+	for _, t := range broken {
+		c.h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "result", Subtype: "error_during_execution", TraceID: "",
+			Payload: json.RawMessage(`{"message":"The agent runtime stopped before the task finished."}`)})
+	}
+}
+
+// call makes one bounded call.
+func call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, agentCallTimeout)
+	defer cancel()
+	return conn.Call(ctx, method, params, out)
+}
+
+// pipeConn joins a sidecar's stdout and stdin.
+type pipeConn struct {
+	io.ReadCloser
+	io.WriteCloser
+}
+
+func (p pipeConn) Close() error { return errors.Join(p.WriteCloser.Close(), p.ReadCloser.Close()) }
+
+// appServerEvent is agentSession/event's params as the harness's App
+// Server sends them.
+type appServerEvent struct {
+	SessionID string          `json:"sessionId"`
+	TurnID    string          `json:"turnId"`
+	EventID   string          `json:"eventId"`
+	Sequence  int             `json:"sequence"`
+	TraceID   string          `json:"traceId"`
+	At        string          `json:"at"`
+	Type      string          `json:"type"`
+	Subtype   string          `json:"subtype"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// handle takes the App Server's notifications: agentSession/event facts
+// are projected to the app that started the turn.
+func (c *agentClient) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+	if req.Method != "agentSession/event" || req.Params == nil {
+		return nil, nil
+	}
+	var ev appServerEvent
+	if json.Unmarshal(*req.Params, &ev) != nil {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.tasks[ev.TurnID]
+	if !ok {
+		n := 0
+		for _, evs := range c.early {
+			n += len(evs)
+		}
+		if n < maxEarlyEvents {
+			c.early[ev.TurnID] = append(c.early[ev.TurnID], ev)
+		}
+		return nil, nil
+	}
+	c.projectLocked(t, ev)
+	return nil, nil
+}
+
+// projectLocked projects one App Server fact of t's turn. Called under
+// c.mu, so a turn's facts reach the app in the order they came.
+func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
+	if ev.Type == "result" {
+		t.ended = true
+	}
+	// fault: agent-events-raw — the App Server's event params reach the app as they are, not in the task event envelope.
+	if c.h.faults.Has("agent-events-raw") {
+		t.l.push(c.h.message(t.l, hostbridge.TypeEvent, "", ev))
+		return
+	}
+	c.h.pushTaskEventLocked(t, hostbridge.TaskEvent{EventID: ev.EventID, Type: ev.Type, Subtype: ev.Subtype,
+		TraceID: ev.TraceID, TurnID: ev.TurnID, At: ev.At, Payload: ev.Payload})
+}
+
+// pushTaskEvent projects one fact to the app in the task event envelope
+// (spec 000, Agent task event envelope), numbered per task.
+func (h *Host) pushTaskEvent(t *agentTaskLink, e hostbridge.TaskEvent) {
+	h.agent.mu.Lock()
+	defer h.agent.mu.Unlock()
+	h.pushTaskEventLocked(t, e)
+}
+
+// pushTaskEventLocked is pushTaskEvent under h.agent.mu.
+func (h *Host) pushTaskEventLocked(t *agentTaskLink, e hostbridge.TaskEvent) {
+	t.delivered++
+	e.Sequence = t.delivered
+	e.SchemaVersion = hostbridge.TaskEventSchema
+	e.AppID, e.TaskID, e.SessionID = t.l.appID, t.taskID, t.sessionID
+	if e.EventID == "" {
+		e.EventID = fmt.Sprintf("%s-host-%d", t.taskID, e.Sequence)
+	}
+	if e.At == "" {
+		e.At = time.Now().UTC().Format(time.RFC3339Nano)
+	}
+	t.l.push(h.message(t.l, hostbridge.TypeEvent, "", e))
+}
+
+// startTask answers lime.agent startTask: a session bound to the app and
+// workspace, then a turn carrying the app's input and idempotency key
+// (spec 001, the App Server mapping). Without a reachable App Server the
+// task is refused with a stable code, never mocked (spec 002: "When App
+// Server is unavailable, the host returns blocked / host:error").
+func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
+	var a struct {
+		Input          json.RawMessage `json:"input"`
+		IdempotencyKey string          `json:"idempotencyKey"`
+		ExpectedOutput json.RawMessage `json:"expectedOutput"`
+	}
+	_ = json.Unmarshal(args, &a)
+	unavailable := func(err error) (any, *denial) {
+		// fault: agent-mock-success-when-down — with the App Server unreachable, the task "succeeds" with a mock turn and fabricated events.
+		if h.faults.Has("agent-mock-success-when-down") {
+			t := &agentTaskLink{l: l, taskID: "task-mock", sessionID: "session-mock"}
+			go func() {
+				h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "assistant:delta", Payload: json.RawMessage(`{"text":"Done."}`)})
+				h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "result", Subtype: "success"})
+			}()
+			return map[string]any{"taskId": t.taskID, "sessionId": t.sessionID}, nil
+		}
+		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
+			"The agent runtime is not available, so the task was not started. Try again later."}
+	}
+	cfg, _ := h.config()
+	ctx := context.Background()
+	conn, err := h.agent.connection(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	start := map[string]any{"appId": l.appID, "workspaceId": cfg.WorkspaceID, "entryKey": l.entryKey}
+	// fault: agent-session-unbound — agentSession/start binds no workspace.
+	if h.faults.Has("agent-session-unbound") {
+		delete(start, "workspaceId")
+	}
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if err := call(ctx, conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
+		return unavailable(fmt.Errorf("agentSession/start: %v", err))
+	}
+	turn := map[string]any{"sessionId": s.SessionID, "input": a.Input, "capabilityId": "lime.agent",
+		"idempotencyKey": a.IdempotencyKey}
+	if len(a.ExpectedOutput) > 0 {
+		turn["expectedOutput"] = a.ExpectedOutput
+	}
+	// fault: agent-turn-drops-idempotency-key — agentSession/turn/start carries no idempotency key.
+	if h.faults.Has("agent-turn-drops-idempotency-key") {
+		delete(turn, "idempotencyKey")
+	}
+	h.agent.mu.Lock()
+	h.agent.seq++
+	link := &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID}
+	h.agent.mu.Unlock()
+	var t struct {
+		TurnID string `json:"turnId"`
+	}
+	err = call(ctx, conn, "agentSession/turn/start", turn, &t)
+	if err == nil && t.TurnID != "" {
+		// Facts that came before the answer are projected first, in order.
+		h.agent.mu.Lock()
+		h.agent.tasks[t.TurnID] = link
+		for _, ev := range h.agent.early[t.TurnID] {
+			h.agent.projectLocked(link, ev)
+		}
+		delete(h.agent.early, t.TurnID)
+		h.agent.mu.Unlock()
+	}
+	if err != nil || t.TurnID == "" {
+		return unavailable(fmt.Errorf("agentSession/turn/start: %v", err))
+	}
+	return map[string]any{"taskId": link.taskID, "sessionId": s.SessionID}, nil
+}

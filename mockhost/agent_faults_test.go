@@ -1,0 +1,122 @@
+//go:build !mutation
+
+package mockhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// agentProbe mounts the tiny app's main entry with the harness's App
+// Server configured (or none), starts a task and reports what read makes
+// of the answer, the App Server's messages and the first task event.
+func agentProbe(configured bool, read func(answer hostbridge.Message, msgs []appserver.Message, first hostbridge.Message) string) probe {
+	return func(t *testing.T, x *harness) string {
+		as, err := appserver.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		p := protocol.ConfigureParams{}
+		if configured {
+			p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}
+		}
+		x.configureWith(p)
+		s := x.mount("tiny-app", "main")
+		ev := s.events()
+		answer := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "idempotencyKey": "k1"})
+		first := next(ev, 2*time.Second)
+		return read(answer, as.Messages(), first)
+	}
+}
+
+// paramsOf is the params of the first message the host sent with method.
+func paramsOf(msgs []appserver.Message, method string) string {
+	for _, m := range msgs {
+		if m.Dir == appserver.FromHost && m.Method == method {
+			return string(m.Params)
+		}
+	}
+	return ""
+}
+
+func agentProbes() map[string]probe {
+	return map[string]probe{
+		"appserver-no-clientinfo": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
+			return paramsOf(msgs, appserver.MethodInitialize)
+		}),
+		"appserver-skips-initialized": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
+			var methods []string
+			for _, m := range msgs {
+				if m.Dir == appserver.FromHost {
+					methods = append(methods, m.Method)
+				}
+			}
+			return strings.Join(methods, ",")
+		}),
+		"agent-session-unbound": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
+			return paramsOf(msgs, appserver.MethodSessionStart)
+		}),
+		"agent-turn-drops-idempotency-key": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
+			return paramsOf(msgs, appserver.MethodTurnStart)
+		}),
+		"agent-events-raw": agentProbe(true, func(_ hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
+			var e hostbridge.TaskEvent
+			_ = json.Unmarshal(first.Payload, &e)
+			return first.Type + " " + e.SchemaVersion
+		}),
+		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
+			return fmt.Sprint(answer.Type, " ", first.Type)
+		}),
+	}
+}
+
+// The App Server client: a handshaken connection, a session bound to the
+// app and workspace, a turn with the app's input and key, the facts
+// projected in the task event envelope in order, and a refusal with a
+// stable code when there is no App Server.
+func TestAgentTaskThroughTheAppServer(t *testing.T) {
+	x := start(t)
+	x.install(surfaceApp(t, "tiny-app"), nil, true)
+	answer := ""
+	agentProbe(true, func(a hostbridge.Message, msgs []appserver.Message, first hostbridge.Message) string {
+		answer = a.Type
+		var methods []string
+		for _, m := range msgs {
+			if m.Dir == appserver.FromHost {
+				methods = append(methods, m.Method)
+			}
+		}
+		if got := strings.Join(methods, ","); !strings.HasPrefix(got, "initialize,initialized,agentSession/start,agentSession/turn/start") {
+			t.Errorf("the host sent %s", got)
+		}
+		if p := paramsOf(msgs, appserver.MethodSessionStart); !strings.Contains(p, `"workspaceId":"w1"`) || !strings.Contains(p, `"appId":"tiny-app"`) {
+			t.Errorf("agentSession/start %s", p)
+		}
+		if p := paramsOf(msgs, appserver.MethodTurnStart); !strings.Contains(p, `"idempotencyKey":"k1"`) || !strings.Contains(p, `"input":"x"`) {
+			t.Errorf("agentSession/turn/start %s", p)
+		}
+		var e hostbridge.TaskEvent
+		_ = json.Unmarshal(first.Payload, &e)
+		if first.Type != hostbridge.TypeEvent || e.SchemaVersion != hostbridge.TaskEventSchema || e.Sequence != 1 || e.Type != "task:queued" || e.AppID != "tiny-app" {
+			t.Errorf("first event %s %+v", first.Type, e)
+		}
+		return ""
+	})(t, x)
+	if answer != hostbridge.TypeResponse {
+		t.Errorf("startTask answered %s", answer)
+	}
+	agentProbe(false, func(a hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
+		if a.Type != hostbridge.TypeError || hostbridge.ErrorOf(a).Code != hostbridge.CodeRuntimeUnavailable || first.Type != "" {
+			t.Errorf("without an App Server: %s %s, then %s", a.Type, hostbridge.ErrorOf(a).Code, first.Type)
+		}
+		return ""
+	})(t, x)
+}

@@ -1,0 +1,383 @@
+package suites
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// agentAnswerTimeout is how long the probe waits for startTask's answer:
+// longer than one bridge answer, since the host may wait out a hung App
+// Server before it refuses.
+const agentAnswerTimeout = 10000
+
+// withAppServer adds the harness's App Server to p, reached over its
+// loopback socket.
+func (tc *TestContext) withAppServer(p protocol.ConfigureParams) protocol.ConfigureParams {
+	return tc.withAppServerOver(p, protocol.AppServerSocket)
+}
+
+// withAppServerOver adds the harness's App Server to p, reached over
+// transport: its socket, or as a sidecar the host spawns (the relay).
+func (tc *TestContext) withAppServerOver(p protocol.ConfigureParams, transport string) protocol.ConfigureParams {
+	GinkgoHelper()
+	switch transport {
+	case protocol.AppServerStdio:
+		if len(tc.Config.Relay) == 0 {
+			tc.Blockedf("this run has no relay command to give the host as its App Server sidecar")
+		}
+		p.AppServer = &protocol.AppServerConfig{Transport: transport, Command: append(append([]string(nil), tc.Config.Relay...), tc.appServer.Addr())}
+	default:
+		p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: tc.appServer.Addr()}
+	}
+	return p
+}
+
+// agentTask is what the app asked lime.agent startTask for and what it
+// was answered.
+type agentTask struct {
+	requestID, input, key string
+	answer                hostbridge.Message
+	answered              bool
+	TaskID, SessionID     string
+}
+
+// nonce is a fresh value for one spec's inputs and keys.
+func nonce(prefix string) string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return prefix + "-" + hex.EncodeToString(b)
+}
+
+// startTask asks lime.agent startTask from the app's frame.
+func (s *Surface) startTask(requestID string) *agentTask {
+	GinkgoHelper()
+	t := &agentTask{requestID: requestID, input: nonce("probe-input"), key: nonce("idem")}
+	step := Invoke(requestID, "lime.agent", "startTask", map[string]any{
+		"input": map[string]any{"text": t.input}, "idempotencyKey": t.key})
+	r := s.Run(step, Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": agentAnswerTimeout})
+	t.answer, t.answered = r.Answer(requestID)
+	if t.answered && t.answer.Type == hostbridge.TypeResponse {
+		var p struct {
+			TaskID    string `json:"taskId"`
+			SessionID string `json:"sessionId"`
+		}
+		_ = json.Unmarshal(t.answer.Payload, &p)
+		t.TaskID, t.SessionID = p.TaskID, p.SessionID
+	}
+	return t
+}
+
+// expectStarted is the positive control of the agent specs: with the App
+// Server serving, startTask is answered with host:response.
+func (s *Surface) expectStarted(requestID string) *agentTask {
+	GinkgoHelper()
+	var t *agentTask
+	s.tc.Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
+		t = s.startTask(requestID)
+		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+			s.tc.Failf("startTask got %s", describeAnswer(t.answer, t.answered))
+		}
+	})
+	return t
+}
+
+// taskEvents are the host:event envelopes the app received, in order.
+func taskEvents(r *ProbeResult) []hostbridge.TaskEvent {
+	var out []hostbridge.TaskEvent
+	for _, m := range r.OfType(hostbridge.TypeEvent) {
+		var e hostbridge.TaskEvent
+		_ = json.Unmarshal(m.Payload, &e)
+		out = append(out, e)
+	}
+	return out
+}
+
+// fromHost lists what the host sent the App Server with method, in order.
+func fromHost(msgs []appserver.Message, method string) []appserver.Message {
+	var out []appserver.Message
+	for _, m := range msgs {
+		if m.Dir == appserver.FromHost && m.Method == method {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// answerTo finds the App Server's answer to request id on connection conn.
+func answerTo(msgs []appserver.Message, conn int, id string) (appserver.Message, bool) {
+	for _, m := range msgs {
+		if m.Dir == appserver.ToHost && m.Conn == conn && m.Method == "" && m.ID == id {
+			return m, true
+		}
+	}
+	return appserver.Message{}, false
+}
+
+// sentTypes lists the event types the App Server sent for turn, in order.
+func sentTypes(msgs []appserver.Message, turn string) []string {
+	var out []string
+	for _, m := range msgs {
+		if m.Dir != appserver.ToHost || m.Method != appserver.MethodEvent {
+			continue
+		}
+		var p appserver.EventParams
+		if json.Unmarshal(m.Params, &p) == nil && p.TurnID == turn {
+			out = append(out, p.Type)
+		}
+	}
+	return out
+}
+
+// fabricated lists the facts the app received that the App Server never
+// sent: every event of the app beyond the App Server's facts, in order,
+// except a result that is not a success (how a host ends a broken task).
+func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
+	var extra []string
+	i := 0
+	for _, e := range got {
+		if i < len(sent) && e.Type == sent[i] {
+			i++
+			continue
+		}
+		if e.Type == "result" && e.Subtype != "success" {
+			continue
+		}
+		extra = append(extra, strings.TrimSuffix(e.Type+" "+e.Subtype, " "))
+	}
+	return extra
+}
+
+// containsText reports whether raw holds s anywhere.
+func containsText(raw json.RawMessage, s string) bool { return strings.Contains(string(raw), s) }
+
+// describeAgent checks the App Server bridge: the app's lime.agent calls
+// carried into App Server JSON-RPC and the facts projected back (spec 000
+// Agent Task Runtime Control Plane; 001 the App Server mapping; 002 the
+// desktop agent execution path).
+func describeAgent(tc *TestContext) {
+	Describe("Runtime: lime.agent through App Server JSON-RPC", browserRetry, func() {
+		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE"), func() {
+			// What the host sent is judged whether or not the App Server
+			// let the tasks start: one that refuses business methods
+			// before the handshake stops a host that skips it.
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			s.startTask("task-1")
+			tc.appServer.DropConnections()
+			s.startTask("task-2")
+			msgs := tc.appServer.Messages()
+			conns := map[int][]appserver.Message{}
+			var order []int
+			for _, m := range msgs {
+				if m.Dir != appserver.FromHost {
+					continue
+				}
+				if _, seen := conns[m.Conn]; !seen {
+					order = append(order, m.Conn)
+				}
+				conns[m.Conn] = append(conns[m.Conn], m)
+			}
+			for n, id := range order {
+				ms := conns[id]
+				if ms[0].Method != appserver.MethodInitialize {
+					tc.Failf("connection %d of the host began with %s, not initialize", n+1, ms[0].Method)
+				}
+				var init struct {
+					ClientInfo struct {
+						Name string `json:"name"`
+					} `json:"clientInfo"`
+				}
+				_ = json.Unmarshal(ms[0].Params, &init)
+				if init.ClientInfo.Name == "" {
+					tc.Failf("connection %d: initialize carries no clientInfo.name: %s", n+1, ms[0].Params)
+				}
+				for _, m := range ms[1:] {
+					if m.Method == appserver.MethodInitialized && m.IsNotification() {
+						break
+					}
+					if m.Method != "" && m.Method != appserver.MethodInitialize {
+						tc.Failf("connection %d: %s was sent before initialized", n+1, m.Method)
+					}
+				}
+			}
+			if len(fromHost(msgs, appserver.MethodSessionStart)) == 0 {
+				tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
+			}
+			if len(order) < 2 {
+				tc.Errorf("the host asked for two tasks around an App Server restart on %d connection(s); a restart closes the connection, so the second task needs a new one", len(order))
+			}
+		})
+
+		DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
+			s := tc.probeSurface(tc.withAppServerOver(tc.DefaultConfigure(), transport))
+			t := s.expectStarted("task-1")
+			msgs := tc.appServer.Messages()
+			starts := fromHost(msgs, appserver.MethodSessionStart)
+			if len(starts) == 0 {
+				tc.Failf("the host started the task (host:response) without agentSession/start on the App Server")
+			}
+			var sp struct {
+				AppID       string `json:"appId"`
+				WorkspaceID string `json:"workspaceId"`
+			}
+			_ = json.Unmarshal(starts[0].Params, &sp)
+			if sp.AppID != s.AppID || sp.WorkspaceID != WorkspaceID {
+				tc.Failf("agentSession/start binds appId %q and workspaceId %q; the app is %s in workspace %s: %s",
+					sp.AppID, sp.WorkspaceID, s.AppID, WorkspaceID, starts[0].Params)
+			}
+			ans, ok := answerTo(msgs, starts[0].Conn, starts[0].ID)
+			var session struct {
+				SessionID string `json:"sessionId"`
+			}
+			if ok {
+				_ = json.Unmarshal(ans.Result, &session)
+			}
+			turns := fromHost(msgs, appserver.MethodTurnStart)
+			if len(turns) == 0 {
+				tc.Failf("the host started the task without agentSession/turn/start")
+			}
+			var tp struct {
+				SessionID string `json:"sessionId"`
+			}
+			_ = json.Unmarshal(turns[0].Params, &tp)
+			var wrong []string
+			if tp.SessionID != session.SessionID {
+				wrong = append(wrong, fmt.Sprintf("sessionId %q, not the %q agentSession/start gave", tp.SessionID, session.SessionID))
+			}
+			if !containsText(turns[0].Params, t.input) {
+				wrong = append(wrong, "not the app's input")
+			}
+			if !containsText(turns[0].Params, t.key) {
+				wrong = append(wrong, "not the app's idempotency key")
+			}
+			if len(wrong) > 0 {
+				tc.Failf("agentSession/turn/start carries %s: %s", strings.Join(wrong, "; "), turns[0].Params)
+			}
+		},
+			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerSocket),
+			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerStdio),
+		)
+
+		It("projects each agentSession/event fact to the app, in order, in the task event envelope", tc.Req("AGENT-EVENTS-PROJECTED"), func() {
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			t := s.expectStarted("task-1")
+			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
+			if len(turns) == 0 {
+				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
+			}
+			ans, _ := answerTo(tc.appServer.Messages(), turns[0].Conn, turns[0].ID)
+			var turn struct {
+				TurnID string `json:"turnId"`
+			}
+			_ = json.Unmarshal(ans.Result, &turn)
+			sent := sentTypes(tc.appServer.Messages(), turn.TurnID)
+			got := taskEvents(r)
+			var types []string
+			for _, e := range got {
+				types = append(types, e.Type)
+			}
+			if !slices.Equal(types, sent) {
+				tc.Failf("the app received events %v; the App Server sent %v for the turn", types, sent)
+			}
+			for i, e := range got {
+				var missing []string
+				for name, v := range map[string]string{"schemaVersion": e.SchemaVersion, "eventId": e.EventID, "appId": e.AppID,
+					"taskId": e.TaskID, "traceId": e.TraceID, "sessionId": e.SessionID, "at": e.At} {
+					if v == "" {
+						missing = append(missing, name)
+					}
+				}
+				slices.Sort(missing)
+				switch {
+				case len(missing) > 0:
+					tc.Failf("event %d (%s) lacks %s", i+1, e.Type, strings.Join(missing, ", "))
+				case e.SchemaVersion != hostbridge.TaskEventSchema:
+					tc.Failf("event %d has schemaVersion %q, not %q", i+1, e.SchemaVersion, hostbridge.TaskEventSchema)
+				case e.AppID != s.AppID || e.TaskID != t.TaskID:
+					tc.Failf("event %d names app %q task %q; the task is %q of %s", i+1, e.AppID, e.TaskID, t.TaskID, s.AppID)
+				case i > 0 && e.Sequence <= got[i-1].Sequence:
+					tc.Failf("event %d has sequence %d after %d: not in order", i+1, e.Sequence, got[i-1].Sequence)
+				}
+			}
+		})
+
+		DescribeTable("fails closed, never mocking success, when the App Server",
+			func(mode appserver.Mode, configured bool) {
+				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+				s.expectStarted("control-1")
+				s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+				if configured {
+					tc.appServer.SetMode(mode)
+					tc.appServer.DropConnections()
+				} else {
+					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
+				}
+				before := len(taskEvents(s.Run(Sleep(1))))
+				t := s.startTask("down-1")
+				r := s.Run(Sleep(800))
+				what := "the App Server " + mode.String()
+				if !configured {
+					what = "no App Server configured"
+				}
+				if t.answered && t.answer.Type == hostbridge.TypeResponse {
+					tc.Failf("startTask was answered host:response with %s: %s", what, t.answer.Payload)
+				}
+				if got := taskEvents(r)[before:]; len(fabricated(got, nil)) > 0 {
+					tc.Failf("with %s, the app received %v, facts no App Server sent", what, fabricated(got, nil))
+				}
+				if !t.answered {
+					tc.Errorf("startTask got no answer within %d ms with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
+				}
+				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
+					tc.Failf("startTask got %s, not host:error with a stable code", describeAnswer(t.answer, t.answered))
+				}
+			},
+			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED"), appserver.Refuse, true),
+			Entry("hangs", tc.Req("AGENT-FAIL-CLOSED"), appserver.Hang, true),
+			Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED"), appserver.Garbage, true),
+			Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED"), appserver.Serve, false),
+		)
+
+		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED"), func() {
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			control := s.expectStarted("control-1")
+			s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+			tc.appServer.SetMode(appserver.DropMidTurn)
+			t := s.startTask("drop-1")
+			r := s.Run(Sleep(1500))
+			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				// Refusing at once is failing closed too.
+				return
+			}
+			var got []hostbridge.TaskEvent
+			for _, e := range taskEvents(r) {
+				if e.TaskID == t.TaskID && e.TaskID != control.TaskID {
+					got = append(got, e)
+				}
+			}
+			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
+			var sent []string
+			if len(turns) > 1 {
+				ans, _ := answerTo(tc.appServer.Messages(), turns[len(turns)-1].Conn, turns[len(turns)-1].ID)
+				var turn struct {
+					TurnID string `json:"turnId"`
+				}
+				_ = json.Unmarshal(ans.Result, &turn)
+				sent = sentTypes(tc.appServer.Messages(), turn.TurnID)
+			}
+			if extra := fabricated(got, sent); len(extra) > 0 {
+				tc.Failf("the App Server sent %v and dropped the connection; the app received %v beyond that", sent, extra)
+			}
+		})
+	})
+}
