@@ -50,6 +50,7 @@ type agentTaskLink struct {
 	l              *launch
 	taskID         string
 	sessionID      string
+	turnID         string
 	delivered      int  // events projected so far
 	ended          bool // a result was projected
 	brokenNotified bool
@@ -338,6 +339,7 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	if err == nil && t.TurnID != "" {
 		// Facts that came before the answer are projected first, in order.
 		h.agent.mu.Lock()
+		link.turnID = t.TurnID
 		h.agent.tasks[t.TurnID] = link
 		for _, ev := range h.agent.early[t.TurnID] {
 			h.agent.projectLocked(link, ev)
@@ -349,4 +351,38 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 		return unavailable(fmt.Errorf("agentSession/turn/start: %v", err))
 	}
 	return map[string]any{"taskId": link.taskID, "sessionId": s.SessionID}, nil
+}
+
+// cancelTask answers lime.agent cancelTask {taskId}: the app's running
+// turn is cancelled on the App Server (spec 001, the App Server mapping:
+// agentSession/turn/cancel "Cancels the active turn; apps do not kill
+// processes directly"); its end comes back as a fact.
+func (h *Host) cancelTask(l *launch, args json.RawMessage) (any, *denial) {
+	var a struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(args, &a)
+	h.agent.mu.Lock()
+	var link *agentTaskLink
+	for _, t := range h.agent.tasks {
+		if t.taskID == a.TaskID && t.l.appID == l.appID && !t.ended {
+			link = t
+		}
+	}
+	h.agent.mu.Unlock()
+	if link == nil {
+		return nil, invalidArgs(fmt.Sprintf("This app has no running task %q.", clip(a.TaskID, 100)))
+	}
+	// fault: agent-cancel-local-only — cancelTask is answered ok but the App Server is never told; the turn runs on.
+	if h.faults.Has("agent-cancel-local-only") {
+		return map[string]any{"ok": true}, nil
+	}
+	conn, err := h.agent.connection(context.Background())
+	if err != nil {
+		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime is not available, so the task could not be cancelled."}
+	}
+	if err := call(context.Background(), conn, "agentSession/turn/cancel", map[string]any{"sessionId": link.sessionID, "turnId": link.turnID}, nil); err != nil {
+		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not cancel the task."}
+	}
+	return map[string]any{"ok": true}, nil
 }

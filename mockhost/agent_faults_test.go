@@ -72,6 +72,23 @@ func agentProbes() map[string]probe {
 			_ = json.Unmarshal(first.Payload, &e)
 			return first.Type + " " + e.SchemaVersion
 		}),
+		"agent-cancel-local-only": func(t *testing.T, x *harness) string {
+			as, err := appserver.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer as.Close()
+			as.SetScript(appserver.LongTurn())
+			x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
+			s := x.mount("tiny-app", "main")
+			started := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
+			var task struct {
+				TaskID string `json:"taskId"`
+			}
+			_ = json.Unmarshal(started.Payload, &task)
+			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
+			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
+		},
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),

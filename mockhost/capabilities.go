@@ -121,6 +121,8 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return h.secretStatus(in.Args)
 	case "lime.agent.startTask":
 		return h.startTask(l, in.Args)
+	case "lime.agent.cancelTask":
+		return h.cancelTask(l, in.Args)
 	case "lime.evidence.record":
 		var a struct {
 			Subject json.RawMessage `json:"subject"`

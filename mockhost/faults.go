@@ -288,6 +288,8 @@ func Faults() []Fault {
 			Description: "agentSession/turn/start carries no idempotency key"},
 		{Name: "agent-events-raw", Breaks: []string{"AGENT-EVENTS-PROJECTED"},
 			Description: "the app gets the App Server's agentSession/event params as they are, not the task event envelope"},
+		{Name: "agent-cancel-local-only", Breaks: []string{"AGENT-CANCEL-MAPPED"},
+			Description: "lime.agent cancelTask is answered ok but never reaches the App Server: the turn runs on to success"},
 		{Name: "agent-mock-success-when-down", Breaks: []string{"AGENT-FAIL-CLOSED"},
 			Description: "with the App Server unreachable, startTask answers a mock task and pushes a fabricated delta and a success result"},
 		{Name: "snapshot-without-theme", Breaks: []string{"BRIDGE-SNAPSHOT-FIELDS"},

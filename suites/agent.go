@@ -311,6 +311,43 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 
+		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED"), func() {
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			tc.appServer.SetScript(appserver.LongTurn())
+			t := s.expectStarted("task-1")
+			s.Run(AwaitCount(hostbridge.TypeEvent, 2))
+			r := s.Run(Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), AwaitAnswer("cancel-1"), Sleep(1000))
+			msgs := tc.appServer.Messages()
+			turns := fromHost(msgs, appserver.MethodTurnStart)
+			if len(turns) == 0 {
+				tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
+			}
+			ans, _ := answerTo(msgs, turns[0].Conn, turns[0].ID)
+			var turn struct {
+				TurnID string `json:"turnId"`
+			}
+			_ = json.Unmarshal(ans.Result, &turn)
+			cancels := fromHost(msgs, appserver.MethodTurnCancel)
+			if len(cancels) == 0 {
+				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, describeAnswer(r.Answer("cancel-1")))
+			}
+			if !containsText(cancels[0].Params, `"`+turn.TurnID+`"`) {
+				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn.TurnID, cancels[0].Params)
+			}
+			var last hostbridge.TaskEvent
+			for _, e := range taskEvents(r) {
+				if e.TaskID == t.TaskID && e.Type == "result" {
+					last = e
+				}
+			}
+			if last.Type == "result" && last.Subtype == "success" {
+				tc.Failf("the cancelled task ended with result success")
+			}
+			if last.Subtype != "cancelled" {
+				tc.Failf("the cancelled task's last result is %q, not the cancelled the App Server sent", last.Subtype)
+			}
+		})
+
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
 				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))

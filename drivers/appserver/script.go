@@ -64,6 +64,8 @@ type Script struct {
 	sessions int
 	turns    int
 	peers    map[int]*peerState
+	// cancels ends a running turn's stream, by turn id.
+	cancels map[string]chan struct{}
 }
 
 // peerState is what one connection did so far.
@@ -83,7 +85,21 @@ func NewScript() *Script {
 		},
 		EventGap: 20 * time.Millisecond,
 		peers:    map[int]*peerState{},
+		cancels:  map[string]chan struct{}{},
 	}
+}
+
+// LongTurn is a script whose turns stream for a while (a delta every
+// 200 ms, twenty of them) before succeeding: long enough to cancel.
+func LongTurn() *Script {
+	sc := NewScript()
+	sc.Turn = []Event{{Type: "task:queued"}}
+	for i := 0; i < 20; i++ {
+		sc.Turn = append(sc.Turn, Event{Type: "assistant:delta", Payload: map[string]any{"text": "."}})
+	}
+	sc.Turn = append(sc.Turn, Event{Type: "result", Subtype: "success"})
+	sc.EventGap = 200 * time.Millisecond
+	return sc
 }
 
 func (sc *Script) peer(id int) *peerState {
@@ -143,10 +159,28 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		turn := fmt.Sprintf("turn-%d", sc.turns)
 		events := append([]Event(nil), sc.Turn...)
 		gap := sc.EventGap
+		cancel := make(chan struct{})
+		sc.cancels[turn] = cancel
 		sc.mu.Unlock()
-		go sc.emit(h, p.SessionID, turn, events, gap)
+		go sc.emit(h, p.SessionID, turn, events, gap, cancel)
 		return map[string]any{"turnId": turn}, nil
-	case MethodTurnCancel, MethodActionRespond:
+	case MethodTurnCancel:
+		var p struct {
+			TurnID string `json:"turnId"`
+		}
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
+		sc.mu.Lock()
+		cancel, ok := sc.cancels[p.TurnID]
+		delete(sc.cancels, p.TurnID)
+		sc.mu.Unlock()
+		if !ok {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("no running turn %q to cancel", p.TurnID)}
+		}
+		close(cancel)
+		return map[string]any{"ok": true}, nil
+	case MethodActionRespond:
 		return map[string]any{"ok": true}, nil
 	case MethodSessionRead:
 		return map[string]any{"ok": true}, nil
@@ -156,14 +190,24 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 
 // emit sends a turn's events in order; under DropMidTurn the connection
 // is closed after the first.
-func (sc *Script) emit(h handler, session, turn string, events []Event, gap time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+func (sc *Script) emit(h handler, session, turn string, events []Event, gap time.Duration, cancelled <-chan struct{}) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	defer func() {
+		sc.mu.Lock()
+		delete(sc.cancels, turn)
+		sc.mu.Unlock()
+	}()
 	for i, e := range events {
+		last := false
 		select {
 		case <-time.After(gap):
 		case <-h.p.conn.DisconnectNotify():
 			return
+		case <-cancelled:
+			// A cancelled turn ends with result cancelled (spec 000, the
+			// result subtypes: "User or system cancelled the task").
+			e, last = Event{Type: "result", Subtype: "cancelled"}, true
 		}
 		if mode, _ := h.s.state(); mode == DropMidTurn && i > 0 {
 			h.drop()
@@ -171,7 +215,7 @@ func (sc *Script) emit(h handler, session, turn string, events []Event, gap time
 		}
 		p := EventParams{SessionID: session, TurnID: turn, EventID: fmt.Sprintf("%s-e%d", turn, i+1), Sequence: i + 1,
 			TraceID: "trace-" + turn, At: time.Now().UTC(), Event: e}
-		if err := h.notify(ctx, MethodEvent, p); err != nil {
+		if err := h.notify(ctx, MethodEvent, p); err != nil || last {
 			return
 		}
 	}

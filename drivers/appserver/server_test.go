@@ -31,6 +31,12 @@ func (c *client) Handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Reque
 	}
 }
 
+func (c *client) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.events)
+}
+
 func (c *client) got() []EventParams {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -199,4 +205,68 @@ func TestRelayCarriesStdio(t *testing.T) {
 	if !strings.Contains(out.String(), `"serverInfo"`) {
 		t.Fatalf("relayed answer %q", out.String())
 	}
+}
+
+// A cancelled turn stops streaming and ends with result cancelled; a
+// cancel of no running turn is refused.
+func TestCancelEndsTheTurn(t *testing.T) {
+	s := start(t)
+	s.SetScript(LongTurn())
+	c := connect(t, s)
+	handshake(t, c)
+	var sess struct{ SessionID string }
+	if err := call(t, c, MethodSessionStart, map[string]any{}, &sess); err != nil {
+		t.Fatal(err)
+	}
+	var turn struct{ TurnID string }
+	if err := call(t, c, MethodTurnStart, map[string]any{"sessionId": sess.SessionID}, &turn); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(450 * time.Millisecond)
+	if err := call(t, c, MethodTurnCancel, map[string]any{"sessionId": sess.SessionID, "turnId": turn.TurnID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	ev := c.got()
+	if len(ev) == 0 || len(ev) > 5 || ev[len(ev)-1].Type != "result" || ev[len(ev)-1].Subtype != "cancelled" {
+		t.Fatalf("events after cancel: %+v", ev)
+	}
+	if err := call(t, c, MethodTurnCancel, map[string]any{"turnId": turn.TurnID}, nil); err == nil {
+		t.Error("a second cancel of the ended turn was accepted")
+	}
+}
+
+// BenchmarkEventThroughput measures facts per second from the App Server
+// to a client: one turn of b.N deltas with no pause.
+func BenchmarkEventThroughput(b *testing.B) {
+	s, err := Start(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	sc := NewScript()
+	sc.EventGap = 0
+	sc.Turn = make([]Event, b.N)
+	for i := range sc.Turn {
+		sc.Turn[i] = Event{Type: "assistant:delta", Payload: map[string]any{"text": "x"}}
+	}
+	s.SetScript(sc)
+	nc, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &client{}
+	c.conn = jsonrpc2.NewConn(context.Background(), jsonrpc2.NewPlainObjectStream(nc), c)
+	defer c.conn.Close()
+	ctx := context.Background()
+	_ = c.conn.Call(ctx, MethodInitialize, map[string]any{}, nil)
+	_ = c.conn.Notify(ctx, MethodInitialized, nil)
+	var sess struct{ SessionID string }
+	_ = c.conn.Call(ctx, MethodSessionStart, map[string]any{}, &sess)
+	b.ResetTimer()
+	_ = c.conn.Call(ctx, MethodTurnStart, map[string]any{"sessionId": sess.SessionID}, nil)
+	for c.count() < b.N {
+		time.Sleep(time.Millisecond)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
