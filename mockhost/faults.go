@@ -263,7 +263,9 @@ func Faults() []Fault {
 			Description: "readiness of a package that is not installed is needs-setup \"not installed\", whatever its own checks say"},
 
 		// The app surface and the Host Bridge.
-		{Name: "launch-ignores-readiness", Breaks: []string{"LAUNCH-GATED"},
+		{Name: "launch-keeps-install-consent", Breaks: []string{"ACTIVATE-CONSENT"},
+			Description: "app/launch trusts the consent of install time: an app the tenant policy withdrew since still mounts"},
+		{Name: "launch-ignores-readiness", Breaks: []string{"LAUNCH-GATED", "ACTIVATE-CONSENT"},
 			Description: "app/launch mounts an entry that is not ready"},
 		{Name: "no-snapshot-on-get", Breaks: []string{"BRIDGE-SNAPSHOT"},
 			Description: "host:getSnapshot is ignored (only app:ready is answered)"},

@@ -113,8 +113,22 @@ func (h *Host) launchGate(appID, entryKey string) *jsonrpc2.Error {
 	if r.OK || h.faults.Has("launch-ignores-readiness") {
 		return nil
 	}
+	// fault: launch-keeps-install-consent — launch trusts the consent of install time: an app the tenant policy withdrew since still mounts.
+	if h.faults.Has("launch-keeps-install-consent") && onlyPolicyBlocks(r) {
+		return nil
+	}
 	return rpcError(protocol.CodeNotReady, fmt.Sprintf("entry %q of %s is %s and cannot launch: %s",
 		entryKey, appID, r.Status, strings.Join(blockerReasons(r), "; ")), protocol.ErrorData{Readiness: &r})
+}
+
+// onlyPolicyBlocks reports whether every blocker of r is a policy check.
+func onlyPolicyBlocks(r protocol.ReadinessResult) bool {
+	for _, b := range r.Blockers {
+		if !strings.HasPrefix(b, "policy:") {
+			return false
+		}
+	}
+	return len(r.Blockers) > 0
 }
 
 // blockerReasons are the messages of a readiness answer's blocking checks.

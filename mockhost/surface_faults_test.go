@@ -76,6 +76,14 @@ func surfaceProbes() map[string]probe {
 			}
 			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "tasks"}, nil)))
 		},
+		"launch-keeps-install-consent": func(t *testing.T, x *harness) string {
+			x.configure(nil, nil, "")
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedApps: []string{"tiny-app"}}})
+			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, nil)))
+		},
 		"no-snapshot-on-get": sendProbe(hostbridge.TypeGetSnapshot, nil, nil),
 		"snapshot-on-timer": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")

@@ -145,6 +145,29 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
+		It("activates an app only while the tenant consents: a launch after the policy withdrew the app is refused", tc.Req("ACTIVATE-CONSENT"), func() {
+			appID := tc.installProbe(tc.DefaultConfigure())
+			tc.Precondition("the installed app launches while the tenant allows it", func() {
+				if _, err := tc.TryLaunch(appID, "main"); err != nil {
+					tc.failCall(protocol.MethodLaunch, err)
+				}
+			})
+			p := tc.DefaultConfigure()
+			p.Policy = &protocol.Policy{DeniedApps: []string{probeFixture}}
+			tc.Configure(p)
+			_, err := tc.TryLaunch(appID, "main")
+			if err == nil {
+				tc.Failf("app/launch mounted %s after the tenant policy withdrew it: activation needs the tenant's consent now, not at install", appID)
+			}
+			he, ok := hostError(err)
+			if !ok {
+				tc.Errorf("no usable answer to app/launch: %v", err)
+			}
+			if he.Code != protocol.CodeNotReady && he.Code != protocol.CodeConsentRequired {
+				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
+			}
+		})
+
 		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS"), func() {
 			tc.requireMethod(protocol.MethodCenter)
 			p := tc.withCapabilityDisabled("lime.agent")
