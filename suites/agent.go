@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -11,14 +12,30 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/appserver/golden"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 )
 
 // agentAnswerTimeout is how long the probe waits for startTask's answer:
 // longer than one bridge answer, since the host may wait out a hung App
 // Server before it refuses.
 const agentAnswerTimeout = 10000
+
+// goldenTranscript loads a golden App Server exchange of the fixtures.
+func (tc *TestContext) goldenTranscript(name string) *golden.Golden {
+	GinkgoHelper()
+	b, err := platformconformance.Transcript(name)
+	if err != nil {
+		tc.Errorf("%v", err)
+	}
+	g, err := golden.Parse(bytes.NewReader(b), "transcripts/"+name+".io")
+	if err != nil {
+		tc.Errorf("%v", err)
+	}
+	return g
+}
 
 // withAppServer adds the harness's App Server to p, reached over its
 // loopback socket.
@@ -266,6 +283,28 @@ func describeAgent(tc *TestContext) {
 			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerSocket),
 			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerStdio),
 		)
+
+		It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
+			g := tc.goldenTranscript("agent-task")
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			tc.appServer.SetScript(appserver.ReplayScript(g))
+			tc.appServer.DropConnections()
+			t := s.startTask("task-1")
+			var seen []golden.Seen
+			for _, m := range tc.appServer.Messages() {
+				if m.Dir == appserver.FromHost {
+					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
+				}
+			}
+			b := golden.Bindings{"app": s.AppID, "workspace": WorkspaceID, "input": t.input, "key": t.key}
+			if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
+				var lines []string
+				for _, m := range mis {
+					lines = append(lines, m.String())
+				}
+				tc.Failf("the host's side departs from the golden exchange %s:\n%s", g.Name, strings.Join(lines, "\n"))
+			}
+		})
 
 		It("projects each agentSession/event fact to the app, in order, in the task event envelope", tc.Req("AGENT-EVENTS-PROJECTED"), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))

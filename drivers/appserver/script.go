@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/appserver/golden"
 )
 
 // App Server methods (spec 000 app.runtime.yaml bridge methods; 001 the
@@ -66,6 +68,73 @@ type Script struct {
 	peers    map[int]*peerState
 	// cancels ends a running turn's stream, by turn id.
 	cancels map[string]chan struct{}
+	// golden, when set, is replayed instead: the App Server answers what
+	// the golden exchange says (ReplayScript).
+	golden *golden.Golden
+	used   map[int]bool // golden lines consumed
+}
+
+// ReplayScript plays the App Server's side of a golden exchange: each host
+// message is answered with the answer written under the first golden line
+// of its method not yet used, and the notifications written after that
+// answer follow it. A message the golden exchange does not have is
+// answered with -32601.
+func ReplayScript(g *golden.Golden) *Script {
+	sc := NewScript()
+	sc.golden, sc.used = g, map[int]bool{}
+	return sc
+}
+
+// replay answers req from the golden exchange.
+func (sc *Script) replay(ctx context.Context, h handler, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+	sc.mu.Lock()
+	at := -1
+	for i, l := range sc.golden.Lines {
+		if l.Dir == golden.HostSends && l.Method == req.Method && !sc.used[i] {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		sc.mu.Unlock()
+		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: req.Method + " is not in the golden exchange " + sc.golden.Name}
+	}
+	sc.used[at] = true
+	var result any = map[string]any{}
+	var rpcErr *jsonrpc2.Error
+	var notes []golden.Line
+	for _, l := range sc.golden.Lines[at+1:] {
+		if l.Dir == golden.HostSends {
+			break
+		}
+		switch l.Dir {
+		case golden.ServerAnswers:
+			result = json.RawMessage(l.Body)
+		case golden.ServerFails:
+			var e jsonrpc2.Error
+			_ = json.Unmarshal(l.Body, &e)
+			rpcErr = &e
+		case golden.ServerNotifies:
+			notes = append(notes, l)
+		}
+	}
+	sc.mu.Unlock()
+	if len(notes) > 0 {
+		go func() {
+			// After the answer: the host reads it first.
+			time.Sleep(20 * time.Millisecond)
+			for _, n := range notes {
+				var params any
+				if n.Body != nil {
+					params = json.RawMessage(n.Body)
+				}
+				if h.notify(context.Background(), n.Method, params) != nil {
+					return
+				}
+			}
+		}()
+	}
+	return result, rpcErr
 }
 
 // peerState is what one connection did so far.
@@ -115,6 +184,9 @@ func (sc *Script) peer(id int) *peerState {
 
 // handle answers one request (or takes one notification).
 func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+	if sc.golden != nil {
+		return sc.replay(ctx, h, req)
+	}
 	st := sc.peer(h.p.id)
 	switch req.Method {
 	case MethodInitialize:
