@@ -287,6 +287,9 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 		Input          json.RawMessage `json:"input"`
 		IdempotencyKey string          `json:"idempotencyKey"`
 		ExpectedOutput json.RawMessage `json:"expectedOutput"`
+		// SessionID resumes a session the app cached (sessionPolicy
+		// resume).
+		SessionID string `json:"sessionId"`
 	}
 	_ = json.Unmarshal(args, &a)
 	unavailable := func(err error) (any, *denial) {
@@ -308,16 +311,26 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	if err != nil {
 		return unavailable(err)
 	}
-	start := map[string]any{"appId": l.appID, "workspaceId": cfg.WorkspaceID, "entryKey": l.entryKey}
-	// fault: agent-session-unbound — agentSession/start binds no workspace.
-	if h.faults.Has("agent-session-unbound") {
-		delete(start, "workspaceId")
-	}
 	var s struct {
 		SessionID string `json:"sessionId"`
 	}
-	if err := call(ctx, conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
-		return unavailable(fmt.Errorf("agentSession/start: %v", err))
+	if a.SessionID != "" {
+		// A cached session id is confirmed by the App Server and must
+		// belong to this workspace (spec 001, the App Server mapping:
+		// agentSession/read).
+		if d := h.confirmSession(ctx, conn, l, cfg.WorkspaceID, a.SessionID); d != nil {
+			return nil, d
+		}
+		s.SessionID = a.SessionID
+	} else {
+		start := map[string]any{"appId": l.appID, "workspaceId": cfg.WorkspaceID, "entryKey": l.entryKey}
+		// fault: agent-session-unbound — agentSession/start binds no workspace.
+		if h.faults.Has("agent-session-unbound") {
+			delete(start, "workspaceId")
+		}
+		if err := call(ctx, conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
+			return unavailable(fmt.Errorf("agentSession/start: %v", err))
+		}
 	}
 	turn := map[string]any{"sessionId": s.SessionID, "input": a.Input, "capabilityId": "lime.agent",
 		"idempotencyKey": a.IdempotencyKey}
@@ -385,4 +398,30 @@ func (h *Host) cancelTask(l *launch, args json.RawMessage) (any, *denial) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not cancel the task."}
 	}
 	return map[string]any{"ok": true}, nil
+}
+
+// confirmSession asks the App Server about a session the app wants to
+// resume and refuses it unless it belongs to this app and workspace.
+func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launch, workspace, id string) *denial {
+	// fault: agent-resume-unconfirmed — a cached session id from the app is used as it is, never confirmed with agentSession/read.
+	if h.faults.Has("agent-resume-unconfirmed") {
+		return nil
+	}
+	var r struct {
+		SessionID   string `json:"sessionId"`
+		AppID       string `json:"appId"`
+		WorkspaceID string `json:"workspaceId"`
+	}
+	refused := &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, "This session cannot be resumed here."}
+	if err := call(ctx, conn, "agentSession/read", map[string]any{"sessionId": id}, &r); err != nil {
+		return refused
+	}
+	// fault: agent-resume-any-workspace — agentSession/read confirms the session exists; whose workspace it is goes unchecked.
+	if h.faults.Has("agent-resume-any-workspace") {
+		return nil
+	}
+	if r.WorkspaceID != workspace || (r.AppID != "" && r.AppID != l.appID) {
+		return refused
+	}
+	return nil
 }

@@ -89,6 +89,8 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
+		"agent-resume-unconfirmed":   resumeProbe(),
+		"agent-resume-any-workspace": resumeProbe(),
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),
@@ -136,4 +138,20 @@ func TestAgentTaskThroughTheAppServer(t *testing.T) {
 		}
 		return ""
 	})(t, x)
+}
+
+// resumeProbe asks to resume a session of another workspace and reports
+// the answer.
+func resumeProbe() probe {
+	return func(t *testing.T, x *harness) string {
+		as, err := appserver.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		as.Script().Seed(appserver.Session{SessionID: "foreign", AppID: "tiny-app", WorkspaceID: "elsewhere"})
+		x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
+		s := x.mount("tiny-app", "main")
+		return s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "sessionId": "foreign"}).Type
+	}
 }

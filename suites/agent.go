@@ -78,9 +78,19 @@ func nonce(prefix string) string {
 // startTask asks lime.agent startTask from the app's frame.
 func (s *Surface) startTask(requestID string) *agentTask {
 	GinkgoHelper()
+	return s.resumeTask(requestID, "")
+}
+
+// resumeTask asks lime.agent startTask in session (a session id the app
+// cached; "" for a new session).
+func (s *Surface) resumeTask(requestID, session string) *agentTask {
+	GinkgoHelper()
 	t := &agentTask{requestID: requestID, input: nonce("probe-input"), key: nonce("idem")}
-	step := Invoke(requestID, "lime.agent", "startTask", map[string]any{
-		"input": map[string]any{"text": t.input}, "idempotencyKey": t.key})
+	args := map[string]any{"input": map[string]any{"text": t.input}, "idempotencyKey": t.key}
+	if session != "" {
+		args["sessionId"] = session
+	}
+	step := Invoke(requestID, "lime.agent", "startTask", args)
 	r := s.Run(step, Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": agentAnswerTimeout})
 	t.answer, t.answered = r.Answer(requestID)
 	if t.answered && t.answer.Type == hostbridge.TypeResponse {
@@ -384,6 +394,58 @@ func describeAgent(tc *TestContext) {
 			}
 			if last.Subtype != "cancelled" {
 				tc.Failf("the cancelled task's last result is %q, not the cancelled the App Server sent", last.Subtype)
+			}
+		})
+
+		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED"), func() {
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			own := s.expectStarted("task-1")
+			tc.Precondition("the app's own session resumes", func() {
+				if t := s.resumeTask("resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
+					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, describeAnswer(t.answer, t.answered))
+				}
+			})
+			turnsOn := func(session string) int {
+				n := 0
+				for _, m := range fromHost(tc.appServer.Messages(), appserver.MethodTurnStart) {
+					if containsText(m.Params, `"`+session+`"`) {
+						n++
+					}
+				}
+				return n
+			}
+			// The resumed turn came after agentSession/read of that session.
+			var readAt, turnAt = -1, -1
+			for i, m := range tc.appServer.Messages() {
+				if m.Dir != appserver.FromHost || !containsText(m.Params, `"`+own.SessionID+`"`) {
+					continue
+				}
+				if m.Method == appserver.MethodSessionRead && readAt < 0 {
+					readAt = i
+				}
+				if m.Method == appserver.MethodTurnStart {
+					turnAt = i
+				}
+			}
+			if readAt < 0 || readAt > turnAt {
+				tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
+			}
+			foreign := appserver.Session{SessionID: nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
+			tc.appServer.Script().Seed(foreign)
+			for _, c := range []struct{ what, id string }{
+				{"of another workspace", foreign.SessionID},
+				{"the App Server does not know", nonce("unknown-session")},
+			} {
+				t := s.resumeTask("resume-"+c.id, c.id)
+				if t.answered && t.answer.Type == hostbridge.TypeResponse {
+					tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
+				}
+				if n := turnsOn(c.id); n > 0 {
+					tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
+				}
+				if !t.answered || t.answer.Type != hostbridge.TypeError {
+					tc.Failf("resuming a session %s got %s, not host:error", c.what, describeAnswer(t.answer, t.answered))
+				}
 			}
 		})
 

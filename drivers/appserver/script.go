@@ -68,6 +68,9 @@ type Script struct {
 	peers    map[int]*peerState
 	// cancels ends a running turn's stream, by turn id.
 	cancels map[string]chan struct{}
+	// known are the sessions agentSession/read confirms, by id: those
+	// agentSession/start made, and any a spec seeds (Seed).
+	known map[string]Session
 	// golden, when set, is replayed instead: the App Server answers what
 	// the golden exchange says (ReplayScript).
 	golden *golden.Golden
@@ -155,7 +158,23 @@ func NewScript() *Script {
 		EventGap: 20 * time.Millisecond,
 		peers:    map[int]*peerState{},
 		cancels:  map[string]chan struct{}{},
+		known:    map[string]Session{},
 	}
+}
+
+// Session is what agentSession/read says of a session.
+type Session struct {
+	SessionID   string `json:"sessionId"`
+	AppID       string `json:"appId"`
+	WorkspaceID string `json:"workspaceId"`
+}
+
+// Seed adds a session the App Server knows without having started it on
+// this run: another workspace's, for instance.
+func (sc *Script) Seed(s Session) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.known[s.SessionID] = s
 }
 
 // LongTurn is a script whose turns stream for a while (a delta every
@@ -211,11 +230,30 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 	}
 	switch req.Method {
 	case MethodSessionStart:
+		var p Session
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
 		sc.mu.Lock()
 		sc.sessions++
-		id := fmt.Sprintf("session-%d", sc.sessions)
+		p.SessionID = fmt.Sprintf("session-%d", sc.sessions)
+		sc.known[p.SessionID] = p
 		sc.mu.Unlock()
-		return map[string]any{"sessionId": id}, nil
+		return map[string]any{"sessionId": p.SessionID}, nil
+	case MethodSessionRead:
+		var p struct {
+			SessionID string `json:"sessionId"`
+		}
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
+		sc.mu.Lock()
+		known, ok := sc.known[p.SessionID]
+		sc.mu.Unlock()
+		if !ok {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("no session %q", p.SessionID)}
+		}
+		return known, nil
 	case MethodTurnStart:
 		var p struct {
 			SessionID string `json:"sessionId"`
@@ -253,8 +291,6 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		close(cancel)
 		return map[string]any{"ok": true}, nil
 	case MethodActionRespond:
-		return map[string]any{"ok": true}, nil
-	case MethodSessionRead:
 		return map[string]any{"ok": true}, nil
 	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "this App Server does not know " + req.Method}

@@ -120,6 +120,13 @@ func (s *Server) SetScript(sc *Script) {
 	s.script = sc
 }
 
+// Script is what the server answers now.
+func (s *Server) Script() *Script {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.script
+}
+
 // Reset forgets the messages seen, drops every connection, and goes back
 // to serving a fresh default script: the start of a spec.
 func (s *Server) Reset() {
