@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -54,6 +55,9 @@ type agentTaskLink struct {
 	delivered      int  // events projected so far
 	ended          bool // a result was projected
 	brokenNotified bool
+	// approvals are the runtime approvals the turn asked for and the app
+	// has not answered: requestId -> tool name.
+	approvals map[string]string
 }
 
 func newAgentClient(h *Host) *agentClient {
@@ -245,6 +249,18 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	if ev.Type == "result" {
 		t.ended = true
 	}
+	if ev.Type == "approval:requested" {
+		var a struct {
+			RequestID string `json:"requestId"`
+			ToolName  string `json:"toolName"`
+		}
+		if json.Unmarshal(ev.Payload, &a) == nil && a.RequestID != "" {
+			if t.approvals == nil {
+				t.approvals = map[string]string{}
+			}
+			t.approvals[a.RequestID] = a.ToolName
+		}
+	}
 	// fault: agent-events-raw — the App Server's event params reach the app as they are, not in the task event envelope.
 	if c.h.faults.Has("agent-events-raw") {
 		t.l.push(c.h.message(t.l, hostbridge.TypeEvent, "", ev))
@@ -424,4 +440,56 @@ func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launc
 		return refused
 	}
 	return nil
+}
+
+// respondApproval answers lime.agent respondApproval {taskId, requestId,
+// behavior}: the app's decision on a runtime approval goes back to the App
+// Server with agentSession/action/respond, unless the tenant policy denies
+// the tool, which wins (spec 000, Runtime approval: "Deny wins over
+// allow").
+func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
+	var a struct {
+		TaskID    string `json:"taskId"`
+		RequestID string `json:"requestId"`
+		Behavior  string `json:"behavior"`
+	}
+	_ = json.Unmarshal(args, &a)
+	switch a.Behavior {
+	case "allow", "deny", "defer":
+	default:
+		return nil, invalidArgs("An approval decision is allow, deny or defer.")
+	}
+	h.agent.mu.Lock()
+	var link *agentTaskLink
+	tool := ""
+	for _, t := range h.agent.tasks {
+		if tn, ok := t.approvals[a.RequestID]; ok && t.taskID == a.TaskID && t.l.appID == l.appID {
+			link, tool = t, tn
+			delete(t.approvals, a.RequestID)
+		}
+	}
+	h.agent.mu.Unlock()
+	if link == nil {
+		return nil, invalidArgs(fmt.Sprintf("Task %q has no approval %q waiting.", clip(a.TaskID, 100), clip(a.RequestID, 100)))
+	}
+	behavior := a.Behavior
+	cfg, _ := h.config()
+	// fault: approval-app-overrides-policy — the app's allow is passed on although the tenant policy denies the tool.
+	if cfg.Policy != nil && slices.Contains(cfg.Policy.DeniedTools, tool) && !h.faults.Has("approval-app-overrides-policy") {
+		behavior = "deny"
+	}
+	// fault: approval-decision-dropped — the app's decision is acknowledged but never sent to the App Server.
+	if h.faults.Has("approval-decision-dropped") {
+		return map[string]any{"ok": true, "behavior": behavior}, nil
+	}
+	conn, err := h.agent.connection(context.Background())
+	if err != nil {
+		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime is not available, so the decision could not be passed on."}
+	}
+	params := map[string]any{"sessionId": link.sessionID, "turnId": link.turnID, "requestId": a.RequestID,
+		"decision": map[string]any{"behavior": behavior}}
+	if err := call(context.Background(), conn, "agentSession/action/respond", params, nil); err != nil {
+		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not take the decision."}
+	}
+	return map[string]any{"ok": true, "behavior": behavior}, nil
 }

@@ -89,8 +89,10 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
-		"agent-resume-unconfirmed":   resumeProbe(),
-		"agent-resume-any-workspace": resumeProbe(),
+		"approval-decision-dropped":     approvalProbe(false),
+		"approval-app-overrides-policy": approvalProbe(true),
+		"agent-resume-unconfirmed":      resumeProbe(),
+		"agent-resume-any-workspace":    resumeProbe(),
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),
@@ -153,5 +155,37 @@ func resumeProbe() probe {
 		x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
 		s := x.mount("tiny-app", "main")
 		return s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "sessionId": "foreign"}).Type
+	}
+}
+
+// approvalProbe starts an approval turn (with the tool denied by policy
+// when deny), answers allow and reports what reached the App Server.
+func approvalProbe(deny bool) probe {
+	return func(t *testing.T, x *harness) string {
+		as, err := appserver.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		as.SetScript(appserver.ApprovalTurn())
+		p := protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}}
+		if deny {
+			p.Policy = &protocol.Policy{DeniedTools: []string{"publish"}}
+		}
+		x.configureWith(p)
+		s := x.mount("tiny-app", "main")
+		started := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
+		var task struct {
+			TaskID string `json:"taskId"`
+		}
+		_ = json.Unmarshal(started.Payload, &task)
+		for i := 0; i < 100; i++ {
+			m := s.invoke(fmt.Sprint("a", i), "lime.agent", "respondApproval", map[string]any{"taskId": task.TaskID, "requestId": "approval-1", "behavior": "allow"})
+			if m.Type == hostbridge.TypeResponse {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return paramsOf(as.Messages(), appserver.MethodActionRespond)
 	}
 }

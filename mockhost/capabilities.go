@@ -123,6 +123,8 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return h.startTask(l, in.Args)
 	case "lime.agent.cancelTask":
 		return h.cancelTask(l, in.Args)
+	case "lime.agent.respondApproval":
+		return h.respondApproval(l, in.Args)
 	case "lime.evidence.record":
 		var a struct {
 			Subject json.RawMessage `json:"subject"`

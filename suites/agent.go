@@ -449,6 +449,62 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 
+		DescribeTable("carries a runtime approval to the app and its decision back, the tenant policy's deny winning",
+			func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
+				p := tc.withAppServer(tc.DefaultConfigure())
+				if policyDenies {
+					p.Policy = &protocol.Policy{DeniedTools: []string{appserver.Approval["toolName"].(string)}}
+				}
+				s := tc.probeSurface(p)
+				tc.appServer.SetScript(appserver.ApprovalTurn())
+				t := s.expectStarted("task-1")
+				requestID := appserver.Approval["requestId"].(string)
+				r := s.Run(AwaitCount(hostbridge.TypeEvent, 2))
+				asked := false
+				for _, e := range taskEvents(r) {
+					if e.TaskID == t.TaskID && e.Type == "approval:requested" && containsText(e.Payload, `"`+requestID+`"`) {
+						asked = true
+					}
+				}
+				if !asked {
+					tc.Failf("the App Server asked for approval %s; the app never received it (events: %v)", requestID, taskEvents(r))
+				}
+				r = s.Run(Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
+					AwaitAnswer("decide-1"), Sleep(500))
+				responds := fromHost(tc.appServer.Messages(), appserver.MethodActionRespond)
+				if len(responds) == 0 {
+					tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
+						decision, requestID, describeAnswer(r.Answer("decide-1")))
+				}
+				var rp struct {
+					Decision struct {
+						Behavior string `json:"behavior"`
+					} `json:"decision"`
+					Behavior string `json:"behavior"`
+				}
+				_ = json.Unmarshal(responds[0].Params, &rp)
+				if got := firstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
+					why := "the app's decision"
+					if policyDenies {
+						why = "deny: the tenant policy denies the tool, and deny wins over the app's allow"
+					}
+					tc.Failf("agentSession/action/respond says %q; it should say %s (%s)", got, wantBehavior, why)
+				}
+				var end hostbridge.TaskEvent
+				for _, e := range taskEvents(r) {
+					if e.TaskID == t.TaskID && e.Type == "result" {
+						end = e
+					}
+				}
+				if end.Subtype != wantSubtype {
+					tc.Failf("the task ended with result %q, not the %q the App Server sent", end.Subtype, wantSubtype)
+				}
+			},
+			Entry("the app allows", tc.Req("AGENT-APPROVAL"), false, "allow", "allow", "success"),
+			Entry("the app denies", tc.Req("AGENT-APPROVAL"), false, "deny", "deny", "error_permission_denied"),
+			Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL"), true, "allow", "deny", "error_permission_denied"),
+		)
+
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
 				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))

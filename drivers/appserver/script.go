@@ -68,6 +68,10 @@ type Script struct {
 	peers    map[int]*peerState
 	// cancels ends a running turn's stream, by turn id.
 	cancels map[string]chan struct{}
+	// approval makes a turn wait for agentSession/action/respond after its
+	// events (ApprovalTurn); decisions carries each turn's decision.
+	approval  bool
+	decisions map[string]chan string
 	// known are the sessions agentSession/read confirms, by id: those
 	// agentSession/start made, and any a spec seeds (Seed).
 	known map[string]Session
@@ -155,10 +159,11 @@ func NewScript() *Script {
 			{Type: "assistant:delta", Payload: map[string]any{"text": "; done."}},
 			{Type: "result", Subtype: "success", Payload: map[string]any{"output": map[string]any{"ok": true}}},
 		},
-		EventGap: 20 * time.Millisecond,
-		peers:    map[int]*peerState{},
-		cancels:  map[string]chan struct{}{},
-		known:    map[string]Session{},
+		EventGap:  20 * time.Millisecond,
+		peers:     map[int]*peerState{},
+		cancels:   map[string]chan struct{}{},
+		known:     map[string]Session{},
+		decisions: map[string]chan string{},
 	}
 }
 
@@ -175,6 +180,20 @@ func (sc *Script) Seed(s Session) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.known[s.SessionID] = s
+}
+
+// Approval is the runtime approval ApprovalTurn asks for.
+var Approval = map[string]any{"requestId": "approval-1", "kind": "tool_confirmation", "toolName": "publish", "risk": "high"}
+
+// ApprovalTurn is a script whose turns ask for a runtime approval of the
+// tool "publish" (an approval:requested fact) and wait for
+// agentSession/action/respond: allow goes on to success, deny ends with
+// error_permission_denied (spec 000, Runtime approval).
+func ApprovalTurn() *Script {
+	sc := NewScript()
+	sc.Turn = []Event{{Type: "task:queued"}, {Type: "approval:requested", Payload: Approval}}
+	sc.approval = true
+	return sc
 }
 
 // LongTurn is a script whose turns stream for a while (a delta every
@@ -271,8 +290,13 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		gap := sc.EventGap
 		cancel := make(chan struct{})
 		sc.cancels[turn] = cancel
+		var decided chan string
+		if sc.approval {
+			decided = make(chan string, 1)
+			sc.decisions[turn] = decided
+		}
 		sc.mu.Unlock()
-		go sc.emit(h, p.SessionID, turn, events, gap, cancel)
+		go sc.run(h, p.SessionID, turn, events, gap, cancel, decided)
 		return map[string]any{"turnId": turn}, nil
 	case MethodTurnCancel:
 		var p struct {
@@ -291,40 +315,89 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		close(cancel)
 		return map[string]any{"ok": true}, nil
 	case MethodActionRespond:
+		var p struct {
+			TurnID   string `json:"turnId"`
+			Decision struct {
+				Behavior string `json:"behavior"`
+			} `json:"decision"`
+			Behavior string `json:"behavior"`
+		}
+		if req.Params != nil {
+			_ = json.Unmarshal(*req.Params, &p)
+		}
+		behavior := p.Decision.Behavior
+		if behavior == "" {
+			behavior = p.Behavior
+		}
+		sc.mu.Lock()
+		ch, ok := sc.decisions[p.TurnID]
+		delete(sc.decisions, p.TurnID)
+		sc.mu.Unlock()
+		if !ok {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("no approval pending on turn %q", p.TurnID)}
+		}
+		ch <- behavior
 		return map[string]any{"ok": true}, nil
 	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "this App Server does not know " + req.Method}
 }
 
-// emit sends a turn's events in order; under DropMidTurn the connection
-// is closed after the first.
-func (sc *Script) emit(h handler, session, turn string, events []Event, gap time.Duration, cancelled <-chan struct{}) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+// run streams one turn and, for an approval turn, waits for the decision
+// and ends the turn by it.
+func (sc *Script) run(h handler, session, turn string, events []Event, gap time.Duration, cancel chan struct{}, decided chan string) {
 	defer func() {
 		sc.mu.Lock()
 		delete(sc.cancels, turn)
+		delete(sc.decisions, turn)
 		sc.mu.Unlock()
 	}()
+	if !sc.emit(h, session, turn, events, gap, cancel, 1) || decided == nil {
+		return
+	}
+	end := Event{Type: "result", Subtype: "error_permission_denied"}
+	select {
+	case b := <-decided:
+		if b == "allow" {
+			end = Event{Type: "result", Subtype: "success"}
+		}
+	case <-cancel:
+		end = Event{Type: "result", Subtype: "cancelled"}
+	case <-h.p.conn.DisconnectNotify():
+		return
+	case <-time.After(MaxHang):
+		return
+	}
+	sc.emit(h, session, turn, []Event{end}, 0, nil, len(events)+1)
+}
+
+// emit sends a turn's events in order, numbered from seq; under
+// DropMidTurn the connection is closed after the first. A cancel ends the
+// turn with result cancelled. It reports whether the turn may go on: every
+// event was sent and none ended it.
+func (sc *Script) emit(h handler, session, turn string, events []Event, gap time.Duration, cancelled <-chan struct{}, seq int) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	for i, e := range events {
 		last := false
 		select {
 		case <-time.After(gap):
 		case <-h.p.conn.DisconnectNotify():
-			return
+			return false
 		case <-cancelled:
 			// A cancelled turn ends with result cancelled (spec 000, the
 			// result subtypes: "User or system cancelled the task").
 			e, last = Event{Type: "result", Subtype: "cancelled"}, true
 		}
-		if mode, _ := h.s.state(); mode == DropMidTurn && i > 0 {
+		if mode, _ := h.s.state(); mode == DropMidTurn && seq+i > 1 {
 			h.drop()
-			return
+			return false
 		}
-		p := EventParams{SessionID: session, TurnID: turn, EventID: fmt.Sprintf("%s-e%d", turn, i+1), Sequence: i + 1,
+		n := seq + i
+		p := EventParams{SessionID: session, TurnID: turn, EventID: fmt.Sprintf("%s-e%d", turn, n), Sequence: n,
 			TraceID: "trace-" + turn, At: time.Now().UTC(), Event: e}
-		if err := h.notify(ctx, MethodEvent, p); err != nil || last {
-			return
+		if err := h.notify(ctx, MethodEvent, p); err != nil || last || e.Type == "result" {
+			return false
 		}
 	}
+	return true
 }

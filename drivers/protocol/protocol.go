@@ -182,6 +182,10 @@ type Policy struct {
 	// approval first; a harness run has no user to approve, so the host
 	// answers host:error.
 	ApprovalRequired []string `json:"approvalRequired,omitempty"`
+	// DeniedTools are tools the policy does not allow an agent task to
+	// use: a runtime approval for one is denied whatever the app decides
+	// (spec 000, Runtime approval: "Deny wins over allow").
+	DeniedTools []string `json:"deniedTools,omitempty"`
 }
 
 // Release carries the expected identity of a package the way a registry's
