@@ -55,6 +55,8 @@ type agentTaskLink struct {
 	delivered      int  // events projected so far
 	ended          bool // a result was projected
 	brokenNotified bool
+	// output is the structured output the app asked for (output.go).
+	output *outputCheck
 	// approvals are the runtime approvals the turn asked for and the app
 	// has not answered: requestId -> tool name.
 	approvals map[string]string
@@ -249,6 +251,9 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	if ev.Type == "result" {
 		t.ended = true
 	}
+	if !c.checkOutput(t, &ev) {
+		return
+	}
 	if ev.Type == "approval:requested" {
 		var a struct {
 			RequestID string `json:"requestId"`
@@ -321,6 +326,10 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
 			"The agent runtime is not available, so the task was not started. Try again later."}
 	}
+	output, d := parseOutputCheck(a.ExpectedOutput)
+	if d != nil {
+		return nil, d
+	}
 	cfg, _ := h.config()
 	ctx := context.Background()
 	conn, err := h.agent.connection(ctx)
@@ -357,24 +366,19 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	if h.faults.Has("agent-turn-drops-idempotency-key") {
 		delete(turn, "idempotencyKey")
 	}
+	if output != nil {
+		output.turn = turn
+	}
 	h.agent.mu.Lock()
 	h.agent.seq++
-	link := &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID}
+	link := &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID, output: output}
 	h.agent.mu.Unlock()
 	var t struct {
 		TurnID string `json:"turnId"`
 	}
 	err = call(ctx, conn, "agentSession/turn/start", turn, &t)
 	if err == nil && t.TurnID != "" {
-		// Facts that came before the answer are projected first, in order.
-		h.agent.mu.Lock()
-		link.turnID = t.TurnID
-		h.agent.tasks[t.TurnID] = link
-		for _, ev := range h.agent.early[t.TurnID] {
-			h.agent.projectLocked(link, ev)
-		}
-		delete(h.agent.early, t.TurnID)
-		h.agent.mu.Unlock()
+		h.agent.register(link, t.TurnID)
 	}
 	if err != nil || t.TurnID == "" {
 		return unavailable(fmt.Errorf("agentSession/turn/start: %v", err))
@@ -492,4 +496,18 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not take the decision."}
 	}
 	return map[string]any{"ok": true, "behavior": behavior}, nil
+}
+
+// register ties turnID to t; facts of the turn that came before (the App
+// Server may stream before it answers turn/start) are projected first, in
+// order.
+func (c *agentClient) register(t *agentTaskLink, turnID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t.turnID = turnID
+	c.tasks[turnID] = t
+	for _, ev := range c.early[turnID] {
+		c.projectLocked(t, ev)
+	}
+	delete(c.early, turnID)
 }

@@ -89,10 +89,12 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
-		"approval-decision-dropped":     approvalProbe(false),
-		"approval-app-overrides-policy": approvalProbe(true),
-		"agent-resume-unconfirmed":      resumeProbe(),
-		"agent-resume-any-workspace":    resumeProbe(),
+		"approval-decision-dropped":           approvalProbe(false),
+		"approval-app-overrides-policy":       approvalProbe(true),
+		"structured-output-unchecked":         structuredProbe(),
+		"structured-output-retries-unbounded": structuredProbe(),
+		"agent-resume-unconfirmed":            resumeProbe(),
+		"agent-resume-any-workspace":          resumeProbe(),
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),
@@ -187,5 +189,39 @@ func approvalProbe(deny bool) probe {
 			time.Sleep(20 * time.Millisecond)
 		}
 		return paramsOf(as.Messages(), appserver.MethodActionRespond)
+	}
+}
+
+// structuredProbe starts a task asking for a schema whose output never
+// meets it and reports how many turns ran and how the app saw it end.
+func structuredProbe() probe {
+	return func(t *testing.T, x *harness) string {
+		as, err := appserver.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer as.Close()
+		as.SetScript(appserver.StructuredTurn("a summary"))
+		x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
+		s := x.mount("tiny-app", "main")
+		ev := s.events()
+		s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "expectedOutput": map[string]any{
+			"outputFormat": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object"}, "maxValidationRetries": 1}}})
+		var ends []string
+		for m := next(ev, 2*time.Second); m.Type != ""; m = next(ev, 2*time.Second) {
+			var e hostbridge.TaskEvent
+			_ = json.Unmarshal(m.Payload, &e)
+			if e.Type == "result" {
+				ends = append(ends, e.Subtype)
+				break
+			}
+		}
+		n := 0
+		for _, m := range as.Messages() {
+			if m.Dir == appserver.FromHost && m.Method == appserver.MethodTurnStart {
+				n++
+			}
+		}
+		return fmt.Sprint(n, ends)
 	}
 }

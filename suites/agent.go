@@ -505,6 +505,64 @@ func describeAgent(tc *TestContext) {
 			Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL"), true, "allow", "deny", "error_permission_denied"),
 		)
 
+		It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT"), func() {
+			const retries = 2
+			schema := map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string"}}}
+			expected := map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
+			start := func(s *Surface, id string) *agentTask {
+				t := &agentTask{requestID: id}
+				r := s.Run(Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
+					Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+				t.answer, t.answered = r.Answer(id)
+				var p struct {
+					TaskID string `json:"taskId"`
+				}
+				_ = json.Unmarshal(t.answer.Payload, &p)
+				t.TaskID = p.TaskID
+				return t
+			}
+			resultOf := func(s *Surface, t *agentTask) hostbridge.TaskEvent {
+				var end hostbridge.TaskEvent
+				for i := 0; i < 10 && end.Type == ""; i++ {
+					for _, e := range taskEvents(s.Run(Sleep(300))) {
+						if e.TaskID == t.TaskID && e.Type == "result" {
+							end = e
+						}
+					}
+				}
+				return end
+			}
+			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			tc.Precondition("a task whose output meets the schema succeeds", func() {
+				tc.appServer.SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
+				t := start(s, "valid-1")
+				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+					tc.Failf("startTask with expectedOutput got %s", describeAnswer(t.answer, t.answered))
+				}
+				if end := resultOf(s, t); end.Subtype != "success" {
+					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
+				}
+			})
+			before := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
+			tc.appServer.SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
+			t := start(s, "summary-1")
+			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				tc.Blockedf("startTask with expectedOutput got %s", describeAnswer(t.answer, t.answered))
+			}
+			end := resultOf(s, t)
+			for _, e := range taskEvents(s.Run(Sleep(1))) {
+				if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
+					tc.Failf("a natural-language summary reached the app as result success")
+				}
+			}
+			if turns := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
+				tc.Failf("the host started %d turns for output that keeps failing its schema: the first and at most %d retries", turns, retries)
+			}
+			if end.Subtype != "error_max_structured_output_retries" {
+				tc.Failf("the task whose output never meets the schema ended with result %q, not error_max_structured_output_retries", end.Subtype)
+			}
+		})
+
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
 				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))

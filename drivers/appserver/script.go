@@ -65,7 +65,6 @@ type Script struct {
 	mu       sync.Mutex
 	sessions int
 	turns    int
-	peers    map[int]*peerState
 	// cancels ends a running turn's stream, by turn id.
 	cancels map[string]chan struct{}
 	// approval makes a turn wait for agentSession/action/respond after its
@@ -144,11 +143,6 @@ func (sc *Script) replay(ctx context.Context, h handler, req *jsonrpc2.Request) 
 	return result, rpcErr
 }
 
-// peerState is what one connection did so far.
-type peerState struct {
-	initialize, initialized bool
-}
-
 // NewScript is the default script: a turn that queues, says two deltas
 // and succeeds.
 func NewScript() *Script {
@@ -160,7 +154,6 @@ func NewScript() *Script {
 			{Type: "result", Subtype: "success", Payload: map[string]any{"output": map[string]any{"ok": true}}},
 		},
 		EventGap:  20 * time.Millisecond,
-		peers:     map[int]*peerState{},
 		cancels:   map[string]chan struct{}{},
 		known:     map[string]Session{},
 		decisions: map[string]chan string{},
@@ -196,6 +189,14 @@ func ApprovalTurn() *Script {
 	return sc
 }
 
+// StructuredTurn is a script whose turns end in success with output: a
+// JSON value, or a natural-language summary standing in for one.
+func StructuredTurn(output any) *Script {
+	sc := NewScript()
+	sc.Turn = []Event{{Type: "task:queued"}, {Type: "result", Subtype: "success", Payload: map[string]any{"output": output}}}
+	return sc
+}
+
 // LongTurn is a script whose turns stream for a while (a delta every
 // 200 ms, twenty of them) before succeeding: long enough to cancel.
 func LongTurn() *Script {
@@ -209,41 +210,29 @@ func LongTurn() *Script {
 	return sc
 }
 
-func (sc *Script) peer(id int) *peerState {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	p, ok := sc.peers[id]
-	if !ok {
-		p = &peerState{}
-		sc.peers[id] = p
-	}
-	return p
-}
-
 // handle answers one request (or takes one notification).
 func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
 	if sc.golden != nil {
 		return sc.replay(ctx, h, req)
 	}
-	st := sc.peer(h.p.id)
 	switch req.Method {
 	case MethodInitialize:
-		sc.mu.Lock()
-		st.initialize = true
-		sc.mu.Unlock()
+		h.s.mu.Lock()
+		h.p.initialize = true
+		h.s.mu.Unlock()
 		return map[string]any{
 			"protocolVersion": "appserver.v0",
 			"serverInfo":      map[string]any{"name": "agentapp-conformance-appserver", "version": "0.1.0"},
 		}, nil
 	case MethodInitialized:
-		sc.mu.Lock()
-		st.initialized = st.initialize
-		sc.mu.Unlock()
+		h.s.mu.Lock()
+		h.p.initialized = h.p.initialize
+		h.s.mu.Unlock()
 		return nil, nil
 	}
-	sc.mu.Lock()
-	ready := st.initialized
-	sc.mu.Unlock()
+	h.s.mu.Lock()
+	ready := h.p.initialized
+	h.s.mu.Unlock()
 	if !ready {
 		return nil, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "initialize and initialized come before " + req.Method}
 	}

@@ -83,6 +83,9 @@ type peer struct {
 	conn *jsonrpc2.Conn
 	gone chan struct{} // closed by close
 	once sync.Once
+	// initialize and initialized record the connection's handshake
+	// (guarded by Server.mu): it outlives a change of script.
+	initialize, initialized bool
 }
 
 // close drops the connection and ends a hanging answer on it.
