@@ -31,7 +31,7 @@ func TestRunCasesPrintsALinePerCaseAsItSettles(t *testing.T) {
 		if name == "" {
 			name = "(no fault)"
 		}
-		line := regexp.MustCompile(`(?m)^settled ` + judge(k).status + ` +` + regexp.QuoteMeta(name) + ` \([0-9.]+m?s\)$`)
+		line := regexp.MustCompile(`(?m)^settled ` + judge(k).status + ` +` + regexp.QuoteMeta(name) + ` \([0-9][0-9.hmsµ]*\)$`)
 		if !line.MatchString(got) {
 			t.Errorf("no settled line for %s in:\n%s", name, got)
 		}
@@ -53,7 +53,7 @@ func TestSelftestPrintsEachFaultAsItSettles(t *testing.T) {
 		t.Fatalf("no kill matrix in:\n%s", got)
 	}
 	for _, name := range []string{"(no fault)", fault} {
-		settled := regexp.MustCompile(`(?m)^settled (\S+) +` + regexp.QuoteMeta(name) + ` \([0-9.]+m?s\)$`).FindStringSubmatchIndex(got)
+		settled := regexp.MustCompile(`(?m)^settled (\S+) +` + regexp.QuoteMeta(name) + ` \([0-9][0-9.hmsµ]*\)$`).FindStringSubmatchIndex(got)
 		if settled == nil {
 			t.Errorf("no settled line for %s in:\n%s", name, got)
 			continue
