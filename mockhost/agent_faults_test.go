@@ -19,22 +19,34 @@ import (
 // of the answer, the App Server's messages and the first task event.
 func agentProbe(configured bool, read func(answer hostbridge.Message, msgs []appserver.Message, first hostbridge.Message) string) probe {
 	return func(t *testing.T, x *harness) string {
-		as, err := appserver.Start(nil)
-		if err != nil {
-			t.Fatal(err)
+		as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+		if !configured {
+			x.configureWith(protocol.ConfigureParams{})
 		}
-		defer as.Close()
-		p := protocol.ConfigureParams{}
-		if configured {
-			p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}
-		}
-		x.configureWith(p)
 		s := x.mount("tiny-app", "main")
 		ev := s.events()
 		answer := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "idempotencyKey": "k1"})
 		first := next(ev, 2*time.Second)
 		return read(answer, as.Messages(), first)
 	}
+}
+
+// appServerFor starts the harness's App Server with script (nil: the
+// default) and configures x to reach it over its socket, with p's other
+// settings; the server stops with the test.
+func appServerFor(t *testing.T, x *harness, script *appserver.Script, p protocol.ConfigureParams) *appserver.Server {
+	t.Helper()
+	as, err := appserver.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = as.Close() })
+	if script != nil {
+		as.SetScript(script)
+	}
+	p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}
+	x.configureWith(p)
+	return as
 }
 
 // paramsOf is the params of the first message the host sent with method.
@@ -73,13 +85,7 @@ func agentProbes() map[string]probe {
 			return first.Type + " " + e.SchemaVersion
 		}),
 		"agent-cancel-local-only": func(t *testing.T, x *harness) string {
-			as, err := appserver.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer as.Close()
-			as.SetScript(appserver.LongTurn())
-			x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
+			as := appServerFor(t, x, appserver.LongTurn(), protocol.ConfigureParams{})
 			s := x.mount("tiny-app", "main")
 			started := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
 			var task struct {
@@ -148,13 +154,8 @@ func TestAgentTaskThroughTheAppServer(t *testing.T) {
 // the answer.
 func resumeProbe() probe {
 	return func(t *testing.T, x *harness) string {
-		as, err := appserver.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer as.Close()
+		as := appServerFor(t, x, nil, protocol.ConfigureParams{})
 		as.Script().Seed(appserver.Session{SessionID: "foreign", AppID: "tiny-app", WorkspaceID: "elsewhere"})
-		x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
 		s := x.mount("tiny-app", "main")
 		return s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "sessionId": "foreign"}).Type
 	}
@@ -164,17 +165,11 @@ func resumeProbe() probe {
 // when deny), answers allow and reports what reached the App Server.
 func approvalProbe(deny bool) probe {
 	return func(t *testing.T, x *harness) string {
-		as, err := appserver.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer as.Close()
-		as.SetScript(appserver.ApprovalTurn())
-		p := protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}}
+		p := protocol.ConfigureParams{}
 		if deny {
 			p.Policy = &protocol.Policy{DeniedTools: []string{"publish"}}
 		}
-		x.configureWith(p)
+		as := appServerFor(t, x, appserver.ApprovalTurn(), p)
 		s := x.mount("tiny-app", "main")
 		started := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
 		var task struct {
@@ -196,13 +191,7 @@ func approvalProbe(deny bool) probe {
 // meets it and reports how many turns ran and how the app saw it end.
 func structuredProbe() probe {
 	return func(t *testing.T, x *harness) string {
-		as, err := appserver.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer as.Close()
-		as.SetScript(appserver.StructuredTurn("a summary"))
-		x.configureWith(protocol.ConfigureParams{AppServer: &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: as.Addr()}})
+		as := appServerFor(t, x, appserver.StructuredTurn("a summary"), protocol.ConfigureParams{})
 		s := x.mount("tiny-app", "main")
 		ev := s.events()
 		s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "expectedOutput": map[string]any{

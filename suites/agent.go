@@ -150,6 +150,17 @@ func answerTo(msgs []appserver.Message, conn int, id string) (appserver.Message,
 	return appserver.Message{}, false
 }
 
+// turnIDOf is the turn id the App Server answered agentSession/turn/start
+// request start with ("" when it did not).
+func turnIDOf(msgs []appserver.Message, start appserver.Message) string {
+	ans, _ := answerTo(msgs, start.Conn, start.ID)
+	var turn struct {
+		TurnID string `json:"turnId"`
+	}
+	_ = json.Unmarshal(ans.Result, &turn)
+	return turn.TurnID
+}
+
 // sentTypes lists the event types the App Server sent for turn, in order.
 func sentTypes(msgs []appserver.Message, turn string) []string {
 	var out []string
@@ -324,12 +335,7 @@ func describeAgent(tc *TestContext) {
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
 			}
-			ans, _ := answerTo(tc.appServer.Messages(), turns[0].Conn, turns[0].ID)
-			var turn struct {
-				TurnID string `json:"turnId"`
-			}
-			_ = json.Unmarshal(ans.Result, &turn)
-			sent := sentTypes(tc.appServer.Messages(), turn.TurnID)
+			sent := sentTypes(tc.appServer.Messages(), turnIDOf(tc.appServer.Messages(), turns[0]))
 			got := taskEvents(r)
 			var types []string
 			for _, e := range got {
@@ -371,17 +377,13 @@ func describeAgent(tc *TestContext) {
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
 			}
-			ans, _ := answerTo(msgs, turns[0].Conn, turns[0].ID)
-			var turn struct {
-				TurnID string `json:"turnId"`
-			}
-			_ = json.Unmarshal(ans.Result, &turn)
+			turn := turnIDOf(msgs, turns[0])
 			cancels := fromHost(msgs, appserver.MethodTurnCancel)
 			if len(cancels) == 0 {
 				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, describeAnswer(r.Answer("cancel-1")))
 			}
-			if !containsText(cancels[0].Params, `"`+turn.TurnID+`"`) {
-				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn.TurnID, cancels[0].Params)
+			if !containsText(cancels[0].Params, `"`+turn+`"`) {
+				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
 			}
 			var last hostbridge.TaskEvent
 			for _, e := range taskEvents(r) {
@@ -620,12 +622,7 @@ func describeAgent(tc *TestContext) {
 			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
 			var sent []string
 			if len(turns) > 1 {
-				ans, _ := answerTo(tc.appServer.Messages(), turns[len(turns)-1].Conn, turns[len(turns)-1].ID)
-				var turn struct {
-					TurnID string `json:"turnId"`
-				}
-				_ = json.Unmarshal(ans.Result, &turn)
-				sent = sentTypes(tc.appServer.Messages(), turn.TurnID)
+				sent = sentTypes(tc.appServer.Messages(), turnIDOf(tc.appServer.Messages(), turns[len(turns)-1]))
 			}
 			if extra := fabricated(got, sent); len(extra) > 0 {
 				tc.Failf("the App Server sent %v and dropped the connection; the app received %v beyond that", sent, extra)

@@ -239,9 +239,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 	switch req.Method {
 	case MethodSessionStart:
 		var p Session
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		decodeParams(req, &p)
 		sc.mu.Lock()
 		sc.sessions++
 		p.SessionID = fmt.Sprintf("session-%d", sc.sessions)
@@ -252,9 +250,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		decodeParams(req, &p)
 		sc.mu.Lock()
 		known, ok := sc.known[p.SessionID]
 		sc.mu.Unlock()
@@ -266,9 +262,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		var p struct {
 			SessionID string `json:"sessionId"`
 		}
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		decodeParams(req, &p)
 		if p.SessionID == "" {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "agentSession/turn/start needs the sessionId agentSession/start gave"}
 		}
@@ -291,9 +285,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		var p struct {
 			TurnID string `json:"turnId"`
 		}
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		decodeParams(req, &p)
 		sc.mu.Lock()
 		cancel, ok := sc.cancels[p.TurnID]
 		delete(sc.cancels, p.TurnID)
@@ -311,9 +303,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 			} `json:"decision"`
 			Behavior string `json:"behavior"`
 		}
-		if req.Params != nil {
-			_ = json.Unmarshal(*req.Params, &p)
-		}
+		decodeParams(req, &p)
 		behavior := p.Decision.Behavior
 		if behavior == "" {
 			behavior = p.Behavior
@@ -389,4 +379,13 @@ func (sc *Script) emit(h handler, session, turn string, events []Event, gap time
 		}
 	}
 	return true
+}
+
+// decodeParams reads a request's params into p, leaving p as it is when
+// there are none or they do not fit: a spec judges what the host sent
+// from the recorded messages, not from what the App Server made of them.
+func decodeParams(req *jsonrpc2.Request, p any) {
+	if req.Params != nil {
+		_ = json.Unmarshal(*req.Params, p)
+	}
 }
