@@ -16,16 +16,18 @@ import (
 
 // cmdTranscript runs `conformance transcript diff GOLDEN RECORDED`.
 func cmdTranscript(c *cli, args []string) int {
-	if len(args) == 0 || args[0] != "diff" {
-		fmt.Fprintln(c.stderr, "conformance transcript: give diff GOLDEN RECORDED (conformance help transcript)")
-		return exitUsage
-	}
-	fl := flag.NewFlagSet("transcript diff", flag.ContinueOnError)
+	fl := flag.NewFlagSet("transcript", flag.ContinueOnError)
 	spec := fl.String("spec", "", "compare only the App Server messages of specs whose text contains `TEXT`")
 	strict := fl.Bool("strict", false, "count messages the host sent beyond the golden exchange as departures")
 	var binds multiFlag
 	fl.Var(&binds, "bind", "give a $NAME of the golden exchange its value: `NAME=VALUE` (repeatable)")
-	pos, code := parseArgs(c, fl, args[1:])
+	if len(args) > 0 && args[0] == "diff" {
+		args = args[1:]
+	} else if len(args) == 0 || (args[0] != "-h" && args[0] != "--help" && args[0] != "-help") {
+		fmt.Fprintln(c.stderr, "conformance transcript: give diff GOLDEN RECORDED (conformance help transcript)")
+		return exitUsage
+	}
+	pos, code := parseArgs(c, fl, args)
 	if code >= 0 {
 		return code
 	}
