@@ -200,7 +200,7 @@ func Faults() []Fault {
 			Description: "the package is downloaded before the release's compatibility is checked"},
 		{Name: "list-needs-registry", Breaks: []string{"REGISTRY-OUTAGE"},
 			Description: "app/list syncs with the registry first and fails when it cannot"},
-		{Name: "ignore-tenant-policy", Breaks: []string{"POLICY-INSTALL", "READY-POLICY"},
+		{Name: "ignore-tenant-policy", Breaks: []string{"POLICY-INSTALL", "READY-POLICY", "ACTIVATE-CONSENT"},
 			Description: "tenant policy is never read, at install or in readiness"},
 		{Name: "policy-denies-whole-app", Breaks: []string{"READY-POLICY"},
 			Description: "an app with one entry denied by policy is denied as a whole"},

@@ -586,7 +586,11 @@ func describeAgent(tc *TestContext) {
 				if t.answered && t.answer.Type == hostbridge.TypeResponse {
 					tc.Failf("startTask was answered host:response with %s: %s", what, t.answer.Payload)
 				}
-				if got := taskEvents(r)[before:]; len(fabricated(got, nil)) > 0 {
+				got := taskEvents(r)
+				if len(got) < before {
+					tc.Errorf("the probe reports fewer task events (%d) than it had seen before (%d)", len(got), before)
+				}
+				if got = got[before:]; len(fabricated(got, nil)) > 0 {
 					tc.Failf("with %s, the app received %v, facts no App Server sent", what, fabricated(got, nil))
 				}
 				if !t.answered {

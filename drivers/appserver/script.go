@@ -341,7 +341,7 @@ func (sc *Script) run(h handler, session, turn string, events []Event, gap time.
 		}
 	case <-cancel:
 		end = Event{Type: "result", Subtype: "cancelled"}
-	case <-h.p.conn.DisconnectNotify():
+	case <-h.conn.DisconnectNotify():
 		return
 	case <-time.After(MaxHang):
 		return
@@ -360,7 +360,7 @@ func (sc *Script) emit(h handler, session, turn string, events []Event, gap time
 		last := false
 		select {
 		case <-time.After(gap):
-		case <-h.p.conn.DisconnectNotify():
+		case <-h.conn.DisconnectNotify():
 			return false
 		case <-cancelled:
 			// A cancelled turn ends with result cancelled (spec 000, the

@@ -201,7 +201,7 @@ func (s *Server) accept() {
 		// Requests are handled in the order they arrive (initialized
 		// before the business method that follows it); a hanging answer
 		// holds the connection, as a hung server does.
-		p.conn = jsonrpc2.NewConn(context.Background(), stream, handler{s, p}, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
+		p.conn = jsonrpc2.NewConn(context.Background(), stream, handler{s: s, p: p}, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
 			jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, FromHost, req, resp) }),
 			jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, ToHost, req, resp) }))
 		go func() {
@@ -252,9 +252,13 @@ func (s *Server) state() (Mode, *Script) {
 type handler struct {
 	s *Server
 	p *peer
+	// conn is the connection the request came on: the handler's own, not
+	// p.conn, which the accepting goroutine may not have set yet.
+	conn *jsonrpc2.Conn
 }
 
 func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
+	h.conn = conn
 	mode, sc := h.s.state()
 	switch mode {
 	case Hang:
@@ -286,7 +290,7 @@ func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 // notify sends a notification to the host on this connection.
 func (h handler) notify(ctx context.Context, method string, params any) error {
-	return h.p.conn.Notify(ctx, method, params)
+	return h.conn.Notify(ctx, method, params)
 }
 
 // drop closes this connection (DropMidTurn).
