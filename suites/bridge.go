@@ -166,6 +166,13 @@ func describeBridge(tc *TestContext) {
 			if he.Code != protocol.CodeNotReady && he.Code != protocol.CodeConsentRequired {
 				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
 			}
+			// A not-ready refusal names what was planted: the policy's
+			// blocker of this app, not some other reason.
+			var data protocol.ErrorData
+			_ = json.Unmarshal(he.Data, &data)
+			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !namesFailingCheck(*data.Readiness, probeFixture)) {
+				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, probeFixture, describeHostError(he))
+			}
 		})
 
 		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS"), func() {
