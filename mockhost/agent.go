@@ -184,6 +184,11 @@ func (c *agentClient) watch(conn *jsonrpc2.Conn) {
 	}
 	c.mu.Unlock()
 	for _, t := range broken {
+		// fault: agent-drop-ends-in-success — a turn whose App Server went away mid-turn is reported to the app as a success.
+		if c.h.faults.Has("agent-drop-ends-in-success") {
+			c.h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "result", Subtype: "success"})
+			continue
+		}
 		c.h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "result", Subtype: "error_during_execution", TraceID: "",
 			Payload: json.RawMessage(`{"message":"The agent runtime stopped before the task finished."}`)})
 	}

@@ -101,6 +101,20 @@ func agentProbes() map[string]probe {
 		"structured-output-retries-unbounded": structuredProbe(),
 		"agent-resume-unconfirmed":            resumeProbe(),
 		"agent-resume-any-workspace":          resumeProbe(),
+		"agent-drop-ends-in-success": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			as.SetMode(appserver.DropMidTurn)
+			s := x.mount("tiny-app", "main")
+			ev := s.events()
+			s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
+			var seen []string
+			for range 2 {
+				var e hostbridge.TaskEvent
+				_ = json.Unmarshal(next(ev, 2*time.Second).Payload, &e)
+				seen = append(seen, e.Type+" "+e.Subtype)
+			}
+			return strings.Join(seen, ",")
+		},
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),

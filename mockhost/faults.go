@@ -304,6 +304,8 @@ func Faults() []Fault {
 			Description: "a success result is passed to the app without validating its output against the schema the app asked for"},
 		{Name: "structured-output-retries-unbounded", Breaks: []string{"AGENT-STRUCTURED-OUTPUT"},
 			Description: "output that fails its schema is retried five times more than maxValidationRetries allows"},
+		{Name: "agent-drop-ends-in-success", Breaks: []string{"AGENT-FAIL-CLOSED"},
+			Description: "a turn whose App Server connection drops mid-turn ends, for the app, with a success result"},
 		{Name: "agent-mock-success-when-down", Breaks: []string{"AGENT-FAIL-CLOSED"},
 			Description: "with the App Server unreachable, startTask answers a mock task and pushes a fabricated delta and a success result"},
 		{Name: "snapshot-without-theme", Breaks: []string{"BRIDGE-SNAPSHOT-FIELDS"},
