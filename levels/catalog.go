@@ -264,5 +264,6 @@ func allRequirements() []Requirement {
 			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets ... to apps.")},
 	}
 	reqs = append(reqs, surfaceRequirements()...)
-	return append(reqs, agentRequirements()...)
+	reqs = append(reqs, agentRequirements()...)
+	return append(reqs, dataRequirements()...)
 }

@@ -124,6 +124,18 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 	for _, id := range targets {
 		d := h.apps[id].dataDir
 		delete(h.apps, id)
+		dropStored := !keep
+		// fault: uninstall-keep-drops-storage — uninstall keeping data keeps the data folder but not what the app stored.
+		if keep && h.faults.Has("uninstall-keep-drops-storage") {
+			dropStored = true
+		}
+		// fault: uninstall-delete-keeps-storage — uninstall deleting data removes the data folder, but what the app stored stays for the next install.
+		if !keep && h.faults.Has("uninstall-delete-keeps-storage") {
+			dropStored = false
+		}
+		if dropStored {
+			h.surf.dropStorage(id)
+		}
 		if keep {
 			h.retained[id] = d
 			continue

@@ -108,13 +108,14 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		if d != nil {
 			return nil, d
 		}
-		v, ok := h.surf.load(l.appID, key)
+		v, ok := h.surf.load(h.storageNamespace(l), key)
 		if !ok {
 			v = json.RawMessage("null")
 		}
 		return map[string]any{"key": key, "value": v}, nil
 	case "lime.storage.list":
-		return map[string]any{"keys": h.surf.keys(l.appID)}, nil
+		// fault: storage-list-every-app — lime.storage list names the keys of every app.
+		return map[string]any{"keys": h.surf.keys(h.storageNamespace(l), h.faults.Has("storage-list-every-app"))}, nil
 	case "lime.cloudSession.getSnapshot":
 		return h.cloudSession(), nil
 	case "lime.secrets.status":
@@ -141,6 +142,17 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 
 func invalidArgs(msg string) *denial {
 	return &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, msg}
+}
+
+// storageNamespace is the namespace of the app l runs: its app id (spec
+// 000, Storage and data boundary 1: "Apps can access only their
+// namespace").
+func (h *Host) storageNamespace(l *launch) string {
+	// fault: storage-shared-namespace — every app's lime.storage keys live in one namespace.
+	if h.faults.Has("storage-shared-namespace") {
+		return "shared"
+	}
+	return l.appID
 }
 
 // storageKey reads args {key}: a non-empty string of at most maxStorageKey.
@@ -171,7 +183,7 @@ func (h *Host) storageSet(l *launch, args json.RawMessage) (any, *denial) {
 	if len(v) > maxStorageValue {
 		return nil, invalidArgs(fmt.Sprintf("A stored value may have at most %d bytes.", maxStorageValue))
 	}
-	if err := h.surf.store(l.appID, key, append(json.RawMessage{}, v...)); err != nil {
+	if err := h.surf.store(h.storageNamespace(l), key, append(json.RawMessage{}, v...)); err != nil {
 		return nil, invalidArgs("Storage is full: " + err.Error() + ".")
 	}
 	// fault: storage-answer-names-path — lime.storage set answers where the value lives on the host's disk.

@@ -14,7 +14,7 @@ import (
 func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
-		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodReadiness,
+		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet,
 	}
@@ -114,6 +114,17 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			s.crash(req.ID, r)
 			return nil, nil, true
 		}
+		return r, e, false
+
+	case protocol.MethodDisable, protocol.MethodEnable:
+		var p protocol.AppStateParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		r, e := h.setState(p.AppID, req.Method == protocol.MethodDisable)
 		return r, e, false
 
 	case protocol.MethodReadiness:

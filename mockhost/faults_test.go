@@ -402,6 +402,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, installProbes())
 	maps.Copy(probes, surfaceProbes())
 	maps.Copy(probes, agentProbes())
+	maps.Copy(probes, lifecycleProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -113,6 +113,10 @@ func (h *Host) launchGate(appID, entryKey string) *jsonrpc2.Error {
 	if r.OK || h.faults.Has("launch-ignores-readiness") {
 		return nil
 	}
+	// fault: disable-still-launches — a disabled app's entries still mount.
+	if h.faults.Has("disable-still-launches") && r.Status == protocol.StatusDisabled {
+		return nil
+	}
 	// fault: launch-keeps-install-consent — launch trusts the consent of install time: an app the tenant policy withdrew since still mounts.
 	if h.faults.Has("launch-keeps-install-consent") && onlyPolicyBlocks(r) {
 		return nil

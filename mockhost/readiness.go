@@ -65,6 +65,9 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	} else {
 		res = agentpkg.Readiness(p, env)
 	}
+	if params.AppID != "" && h.isDisabled(params.AppID) {
+		markDisabled(&res)
+	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)
 	return res, nil

@@ -305,6 +305,13 @@ func (s *surfaces) store(appID, key string, value json.RawMessage) error {
 	return nil
 }
 
+// dropStorage deletes everything appID stored.
+func (s *surfaces) dropStorage(appID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.storage, appID)
+}
+
 func (s *surfaces) load(appID, key string) (json.RawMessage, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -312,12 +319,17 @@ func (s *surfaces) load(appID, key string) (json.RawMessage, bool) {
 	return v, ok
 }
 
-func (s *surfaces) keys(appID string) []string {
+func (s *surfaces) keys(appID string, everyApp bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []string{}
-	for k := range s.storage[appID] {
-		out = append(out, k)
+	for id, m := range s.storage {
+		if id != appID && !everyApp {
+			continue
+		}
+		for k := range m {
+			out = append(out, k)
+		}
 	}
 	sort.Strings(out)
 	return out

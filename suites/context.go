@@ -135,6 +135,7 @@ func areas() []area {
 		describeAvailability,
 		describeBridge,
 		describeAgent,
+		describeData,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }

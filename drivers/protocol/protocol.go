@@ -18,6 +18,8 @@ const (
 	MethodProject      = "package/project"
 	MethodInstall      = "app/install"
 	MethodUninstall    = "app/uninstall"
+	MethodDisable      = "app/disable"
+	MethodEnable       = "app/enable"
 	MethodReadiness    = "app/readiness"
 	MethodList         = "app/list"
 	MethodRegistryList = "registry/list"
@@ -29,7 +31,7 @@ const (
 // with CodeMethodNotFound until it implements them.
 func ReservedMethods() []string {
 	return []string{
-		"app/invoke", "app/observe", "app/disable", "app/enable",
+		"app/invoke", "app/observe",
 		"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
 	}
 }
@@ -371,6 +373,26 @@ type UninstallResult struct {
 	AppID       string `json:"appId"`
 	DataRemoved bool   `json:"dataRemoved"`
 }
+
+// AppStateParams names the app app/disable or app/enable acts on (spec
+// 002, Cleanup: "Support disable, ...").
+type AppStateParams struct {
+	AppID string `json:"appId"`
+}
+
+// AppStateResult answers app/disable and app/enable with the app's state
+// after the call: "disabled" or "installed", as app/list shows it.
+type AppStateResult struct {
+	OK    bool   `json:"ok"`
+	AppID string `json:"appId"`
+	State string `json:"state"`
+}
+
+// App states of app/list and of app/disable / app/enable answers.
+const (
+	StateInstalled = "installed"
+	StateDisabled  = "disabled"
+)
 
 // RetainedData is data kept after an uninstall with keepData.
 type RetainedData struct {
