@@ -1,9 +1,9 @@
 package levels
 
 // dataRequirements are the host duties of the data boundary and the app
-// lifecycle after install: app storage namespaces, disable and enable, and
-// what uninstall does to what an app stored (Desktop P4, and the storage
-// service of Runtime).
+// lifecycle after install: app storage namespaces, disable and enable,
+// update and rollback, and what uninstall does to what an app stored
+// (Desktop P4, the storage service of Runtime, the upgrades of Product).
 func dataRequirements() []Requirement {
 	p4 := []string{"desktop-p4"}
 	cleanup := spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")
@@ -15,9 +15,18 @@ func dataRequirements() []Requirement {
 			Title: "A disabled app keeps its data, its readiness is disabled and none of its entries launches; enabled again, it launches and finds the same data",
 			Clause: Clause{Source: SpecText, File: SpecDesktop, Section: "Required desktop host behavior; Readiness state rules",
 				Quote: "Support disable, uninstall keep data, uninstall delete data, and export then delete. ... disabled: An admin or policy hides the entry."}},
-		{ID: "DISABLE-ISOLATED", Strength: MustNot, Levels: p4,
-			Title:  "Disabling one app leaves every other app ready, launchable and with its data",
+		{ID: "LIFECYCLE-ISOLATED", Strength: MustNot, Levels: p4,
+			Title:  "Disabling or updating one app leaves every other app as app/list showed it, ready, launchable and with its data",
 			Clause: spec(SpecDesktop, "Conformance checklist", "disable / uninstall / update do not break other apps.")},
+		{ID: "UPDATE-VERIFIED", Reading: "Update and rollback", Refusal: []RefusalKind{RefusesPackage}, Strength: Must, Levels: p4,
+			Title:  "An update is verified as an install is: a newer release whose package is not the one its release names is refused for that, and the installed release stays with its data",
+			Clause: spec(SpecRelease, "Release and distribution", "A registry can distribute packages and authorize tenants, but the host still performs local verification, readiness, policy checks, and runtime execution.")},
+		{ID: "UPDATE-KEEPS-DATA", Reading: "Update and rollback", Strength: MustNot, Levels: []string{"product", "desktop-p4"},
+			Title:  "An update to a newer release keeps what the app stored",
+			Clause: spec(SpecRelease, "What must not be overwritten", "A release upgrade must not overwrite: ... app storage records")},
+		{ID: "ROLLBACK-KEEPS-DATA", Reading: "Update and rollback", Strength: Must, Levels: []string{"product", "desktop-p4"},
+			Title:  "Rollback brings back the release the app had before its update, and keeps what the app stored before and after the update",
+			Clause: spec(SpecRelease, "Rollback", "Rollback is not just downloading the older package. The host must decide what to do with data written by the newer version. Minimum rollback plan: ... keep user data by default")},
 		{ID: "UNINSTALL-APP-STORAGE", Strength: Must, Levels: p4,
 			Title:  "What an app stored through lime.storage is there again after uninstall keeping data and a reinstall, and gone after uninstall deleting data and a reinstall",
 			Clause: cleanup},

@@ -14,7 +14,8 @@ import (
 func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
-		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodReadiness,
+		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
+		protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet,
 	}
@@ -117,7 +118,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		return r, e, false
 
 	case protocol.MethodDisable, protocol.MethodEnable:
-		var p protocol.AppStateParams
+		var p protocol.AppIDParams
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
 			return nil, e, false
 		}
@@ -125,6 +126,31 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.setState(p.AppID, req.Method == protocol.MethodDisable)
+		return r, e, false
+
+	case protocol.MethodUpdate:
+		var p protocol.UpdateParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "path", p.Path); e != nil {
+			return nil, e, false
+		}
+		r, e := h.update(p)
+		return r, e, false
+
+	case protocol.MethodRollback:
+		var p protocol.AppIDParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		r, e := h.rollback(p.AppID)
 		return r, e, false
 
 	case protocol.MethodReadiness:

@@ -90,6 +90,8 @@ type installedApp struct {
 	carried bool
 	// displayNames are the manifest's displayNameI18n overrides by locale.
 	displayNames map[string]string
+	// previous is the release app/update replaced: app/rollback's target.
+	previous *installedApp
 }
 
 // hasData reports whether the app has data of its own. The reference host

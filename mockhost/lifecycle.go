@@ -65,3 +65,82 @@ func markDisabled(res *protocol.ReadinessResult) {
 		res.Entries[i].Blockers = append([]string{ref(disabledCheck)}, res.Entries[i].Blockers...)
 	}
 }
+
+// update answers app/update: the newer release is verified and installed
+// as app/install would, in place of the installed one, which is kept as the
+// rollback target (spec 003, Rollback: "Rollback target is known"). The
+// app's data, state and storage stay (spec 003, What must not be
+// overwritten: "app storage records").
+func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jsonrpc2.Error) {
+	h.mu.Lock()
+	installed, ok := h.apps[params.AppID]
+	var before installedApp
+	if ok {
+		before = *installed
+		before.previous = nil
+	}
+	h.mu.Unlock()
+	if !ok {
+		return protocol.UpdateResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
+	}
+	if p, _, err := h.load(params.Path); err == nil && p != nil {
+		if name, _ := identity(p); name != params.AppID {
+			return protocol.UpdateResult{}, invalidParams(protocol.MethodUpdate, "path", fmt.Sprintf("holds app %q, not %q", name, params.AppID))
+		}
+	}
+	install := protocol.InstallParams{Path: params.Path, Release: params.Release, Consent: params.Consent}
+	// fault: update-skips-verification — an update is installed without checking it is the release it claims to be.
+	if h.faults.Has("update-skips-verification") {
+		install.Release = nil
+	}
+	if _, e := h.install(install); e != nil {
+		return protocol.UpdateResult{}, e
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := h.apps[params.AppID]
+	a.previous = &before
+	a.row.State = before.row.State
+	// fault: update-drops-data — the newer release starts with empty storage.
+	if h.faults.Has("update-drops-data") {
+		h.surf.dropStorage(params.AppID)
+	}
+	// fault: update-disables-others — updating one app leaves every other installed app disabled.
+	if h.faults.Has("update-disables-others") {
+		for id, other := range h.apps {
+			if id != params.AppID {
+				other.row.State = protocol.StateDisabled
+			}
+		}
+	}
+	return protocol.UpdateResult{OK: true, App: a.row, PreviousVersion: before.row.Version}, nil
+}
+
+// rollback answers app/rollback: the release before the last update comes
+// back with the data as it is now (spec 003, Rollback: "keep user data by
+// default", "avoid running downgrade migrations automatically").
+func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a, ok := h.apps[appID]
+	if !ok {
+		return protocol.RollbackResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
+	}
+	if a.previous == nil {
+		return protocol.RollbackResult{}, invalidParams(protocol.MethodRollback, "appId", fmt.Sprintf("names %s, which has no earlier release to roll back to", appID))
+	}
+	prev := a.previous
+	back := &installedApp{row: prev.row, path: prev.path, dataDir: a.dataDir, carried: a.carried, displayNames: prev.displayNames}
+	back.row.State, back.row.HasData = a.row.State, a.row.HasData
+	// fault: rollback-drops-data — rollback reinstalls the older release from scratch: what the app stored is gone.
+	if h.faults.Has("rollback-drops-data") {
+		h.surf.dropStorage(appID)
+	}
+	// fault: rollback-keeps-newer — rollback answers with the older release, but the newer one stays installed.
+	if h.faults.Has("rollback-keeps-newer") {
+		return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: a.row.Version}, nil
+	}
+	h.apps[appID] = back
+	h.paths[appID] = prev.path
+	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: a.row.Version}, nil
+}

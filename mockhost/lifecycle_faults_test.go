@@ -4,8 +4,14 @@ package mockhost
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -23,7 +29,7 @@ func storageSet(s *surface, key, value string) {
 // appState calls app/disable or app/enable and then reports every app's
 // app/list state and the readiness status of appID.
 func appState(x *harness, method, appID string) string {
-	x.must(method, protocol.AppStateParams{AppID: appID}, nil)
+	x.must(method, protocol.AppIDParams{AppID: appID}, nil)
 	var l protocol.ListResult
 	x.must(protocol.MethodList, struct{}{}, &l)
 	var r protocol.ReadinessResult
@@ -45,8 +51,67 @@ func reinstalled(x *harness, s *surface, appID string, keep bool, key string) st
 	return storageGet(x.launchEntry(appID, "main"), key)
 }
 
+// updatedApp mounts app-a, stores k = a, and updates it to version 1.1.0
+// from a copy of its package (tampered when tamper is set).
+func updatedApp(x *harness, tamper bool) (*surface, error) {
+	x.configureWith(protocol.ConfigureParams{})
+	s := x.mount("app-a", "main")
+	storageSet(s, "k", "a")
+	dir := surfaceApp(x.t, "app-a")
+	rewrite(x.t, dir, "APP.md", func(b string) string { return strings.Replace(b, "version: 1.0.0", "version: 1.1.0", 1) })
+	rel := releaseOf(x.t, dir)
+	if tamper {
+		rewrite(x.t, dir, "dist/ui/index.html", func(b string) string { return b + "<!-- changed -->\n" })
+	}
+	return s, x.call(protocol.MethodUpdate, protocol.UpdateParams{AppID: "app-a", Path: dir, Release: rel,
+		Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
+}
+
+// versionAndKey is app-a's listed version and what it reads for k.
+func versionAndKey(x *harness) string {
+	var l protocol.ListResult
+	x.must(protocol.MethodList, struct{}{}, &l)
+	out := ""
+	for _, a := range l.Apps {
+		out += a.AppID + "@" + a.Version + "=" + a.State + " "
+	}
+	return out + storageGet(x.launchEntry("app-a", "main"), "k")
+}
+
 func lifecycleProbes() map[string]probe {
 	return map[string]probe{
+		"update-skips-verification": func(t *testing.T, x *harness) string {
+			_, err := updatedApp(x, true)
+			return fmt.Sprint(err == nil, " ", versionAndKey(x))
+		},
+		"update-drops-data": func(t *testing.T, x *harness) string {
+			if _, err := updatedApp(x, false); err != nil {
+				t.Fatal(err)
+			}
+			return versionAndKey(x)
+		},
+		"update-disables-others": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			x.mount("app-b", "main")
+			if _, err := updatedApp(x, false); err != nil {
+				t.Fatal(err)
+			}
+			return versionAndKey(x)
+		},
+		"rollback-drops-data": func(t *testing.T, x *harness) string {
+			if _, err := updatedApp(x, false); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, nil)
+			return versionAndKey(x)
+		},
+		"rollback-keeps-newer": func(t *testing.T, x *harness) string {
+			if _, err := updatedApp(x, false); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, nil)
+			return versionAndKey(x)
+		},
 		"storage-shared-namespace": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			storageSet(x.mount("app-a", "main"), "k", "a")
@@ -61,20 +126,20 @@ func lifecycleProbes() map[string]probe {
 		"disable-still-launches": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			x.mount("app-a", "main")
-			x.must(protocol.MethodDisable, protocol.AppStateParams{AppID: "app-a"}, nil)
+			x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "app-a"}, nil)
 			return fmt.Sprint(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "app-a", EntryKey: "main"}, nil) == nil)
 		},
 		"disable-drops-data": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			storageSet(x.mount("app-a", "main"), "k", "a")
-			x.must(protocol.MethodDisable, protocol.AppStateParams{AppID: "app-a"}, nil)
-			x.must(protocol.MethodEnable, protocol.AppStateParams{AppID: "app-a"}, nil)
+			x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "app-a"}, nil)
+			x.must(protocol.MethodEnable, protocol.AppIDParams{AppID: "app-a"}, nil)
 			return storageGet(x.launchEntry("app-a", "main"), "k")
 		},
 		"enable-stays-disabled": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			x.mount("app-a", "main")
-			x.must(protocol.MethodDisable, protocol.AppStateParams{AppID: "app-a"}, nil)
+			x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "app-a"}, nil)
 			return appState(x, protocol.MethodEnable, "app-a")
 		},
 		"disable-affects-all": func(t *testing.T, x *harness) string {
@@ -117,8 +182,66 @@ func TestDisableAndEnable(t *testing.T) {
 	if got := storageGet(x.launchEntry("app-a", "main"), "k"); got != `{"key":"k","value":"a"}` {
 		t.Errorf("data after enable: %s", got)
 	}
-	err = x.call(protocol.MethodDisable, protocol.AppStateParams{AppID: "nobody"}, nil)
+	err = x.call(protocol.MethodDisable, protocol.AppIDParams{AppID: "nobody"}, nil)
 	if he, ok := err.(*control.HostError); !ok || he.Code != protocol.CodeAppNotFound {
 		t.Errorf("app/disable of an unknown app: %v", err)
+	}
+}
+
+// rewrite changes the file rel of the package in dir.
+func rewrite(t *testing.T, dir, rel string, change func(string) string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(change(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// releaseOf is the release a registry would publish for the package in dir.
+func releaseOf(t *testing.T, dir string) *protocol.Release {
+	t.Helper()
+	ph, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "APP.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &protocol.Release{PackageHash: ph, ManifestHash: agentpkg.HashManifest(md)}
+}
+
+// Update keeps the data and the state and makes the older release the
+// rollback target; rollback brings it back with the data; a tampered
+// update is refused; rollback without an update is invalid params.
+func TestUpdateAndRollback(t *testing.T) {
+	x := start(t)
+	if _, err := updatedApp(x, true); err == nil {
+		t.Error("a tampered update was installed")
+	}
+	if got := versionAndKey(x); got != `app-a@1.0.0=installed {"key":"k","value":"a"}` {
+		t.Errorf("after a refused update: %s", got)
+	}
+	err := x.call(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, nil)
+	if he, ok := err.(*control.HostError); !ok || he.Code != jsonrpc2.CodeInvalidParams {
+		t.Errorf("rollback with no earlier release: %v", err)
+	}
+	if _, err := updatedApp(x, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := versionAndKey(x); got != `app-a@1.1.0=installed {"key":"k","value":"a"}` {
+		t.Errorf("after update: %s", got)
+	}
+	var rb protocol.RollbackResult
+	x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, &rb)
+	if rb.App.Version != "1.0.0" || rb.RolledBackFrom != "1.1.0" {
+		t.Errorf("rollback answered %+v", rb)
+	}
+	if got := versionAndKey(x); got != `app-a@1.0.0=installed {"key":"k","value":"a"}` {
+		t.Errorf("after rollback: %s", got)
 	}
 }

@@ -3,6 +3,9 @@ package suites
 import (
 	"encoding/json"
 	"slices"
+	"strings"
+
+	"github.com/google/go-cmp/cmp"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -73,7 +76,7 @@ func (tc *TestContext) setState(method, appID string) string {
 	GinkgoHelper()
 	tc.requireMethod(method)
 	var res protocol.AppStateResult
-	tc.MustCall(method, protocol.AppStateParams{AppID: appID}, &res)
+	tc.MustCall(method, protocol.AppIDParams{AppID: appID}, &res)
 	return res.State
 }
 
@@ -86,6 +89,66 @@ func (tc *TestContext) expectState(appID, state, after string) {
 	}
 	if row.State != state {
 		tc.Failf("app/list shows %s as %q after %s, not %q", appID, row.State, after, state)
+	}
+}
+
+// newerProbe is the probe app's package as its next release: the same
+// files with version 1.1.0.
+func (tc *TestContext) newerProbe() string {
+	GinkgoHelper()
+	dir := tc.Fixture(probeFixture)
+	SetField(dir, "version", newerProbeVersion)
+	return dir
+}
+
+// newerProbeVersion is the version of newerProbe's package.
+const newerProbeVersion = "1.1.0"
+
+// tryUpdate asks the host to update appID to the package in dir.
+func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
+	GinkgoHelper()
+	tc.requireMethod(protocol.MethodUpdate)
+	var res protocol.UpdateResult
+	err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: rel,
+		Consent: protocol.Consent{Granted: true, By: "user"}}, &res)
+	return res, err
+}
+
+// updated updates appID to the newer probe release: a precondition, judged
+// by app/list showing the newer version.
+func (tc *TestContext) updated(appID string) {
+	GinkgoHelper()
+	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
+		dir := tc.newerProbe()
+		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
+			tc.failCall(protocol.MethodUpdate, err)
+		}
+		if row, _ := tc.ListedApp(appID); row.Version != newerProbeVersion {
+			tc.Failf("app/list shows %s at version %q after app/update", appID, row.Version)
+		}
+	})
+}
+
+// expectUntouched fails the spec unless appID is as app/list showed it
+// (before), ready, launchable and reads key = value, after what was done to
+// another app.
+func (tc *TestContext) expectUntouched(appID string, before protocol.InstalledApp, key, value, after string) {
+	GinkgoHelper()
+	row, listed := tc.ListedApp(appID)
+	if !listed {
+		tc.Failf("app/list no longer shows %s after %s", appID, after)
+	}
+	if diff := cmp.Diff(before, row); diff != "" {
+		tc.Failf("app/list's row of %s changed after %s (-before +after):\n%s", appID, after, diff)
+	}
+	if r := tc.AppReadiness(appID); r.Status != protocol.StatusReady {
+		tc.Failf("app/readiness of %s is %q after %s, not ready", appID, r.Status, after)
+	}
+	if _, err := tc.TryLaunch(appID, "main"); err != nil {
+		tc.Failf("app/launch of %s is refused after %s: %v", appID, after, err)
+	}
+	if got := tc.Launch(appID, "main").read(key); got != value {
+		tc.Failf("%s stored %q = %q; after %s it reads %q", appID, key, value, after, got)
 	}
 }
 
@@ -160,26 +223,86 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("leaves other apps ready, launchable and with their data when disabling one", tc.Req("DISABLE-ISOLATED"), func() {
+		It("leaves other apps as they were, ready, launchable and with their data when disabling one", tc.Req("LIFECYCLE-ISOLATED"), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			b := tc.installNeighbour()
 			key, value := nonce("neighbour"), nonce("value")
 			tc.Launch(b, "main").store(key, value)
 			tc.ExpectAppReady(b)
+			before, _ := tc.ListedApp(b)
 			tc.Precondition("app/disable of "+a+" is done", func() {
 				if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
 					tc.Failf("app/disable of %s answered state %q", a, got)
 				}
 			})
-			tc.expectState(b, protocol.StateInstalled, "app/disable of "+a)
-			if r := tc.AppReadiness(b); r.Status != protocol.StatusReady {
-				tc.Failf("app/readiness of %s is %q after app/disable of %s, not ready", b, r.Status, a)
+			tc.expectUntouched(b, before, key, value, "app/disable of "+a)
+		})
+
+		It("leaves other apps as they were, ready, launchable and with their data when updating one", tc.Req("LIFECYCLE-ISOLATED"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			b := tc.installNeighbour()
+			key, value := nonce("neighbour"), nonce("value")
+			tc.Launch(b, "main").store(key, value)
+			tc.ExpectAppReady(b)
+			before, _ := tc.ListedApp(b)
+			tc.updated(a)
+			tc.expectUntouched(b, before, key, value, "app/update of "+a)
+		})
+
+		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			key, value := nonce("kept"), nonce("value")
+			tc.Launch(a, "main").store(key, value)
+			tc.updated(a)
+			if got := tc.Launch(a, "main").read(key); got != value {
+				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, newerProbeVersion, got)
 			}
-			if _, err := tc.TryLaunch(b, "main"); err != nil {
-				tc.Failf("app/launch of %s is refused after app/disable of %s: %v", b, a, err)
+		})
+
+		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			before, _ := tc.ListedApp(a)
+			key, value := nonce("kept"), nonce("value")
+			tc.Launch(a, "main").store(key, value)
+			dir := tc.newerProbe()
+			rel := tc.ReleaseOf(dir)
+			tc.ExpectVerifies(dir, rel)
+			AppendFile(dir, tamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
+			planted := Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
+			_, err := tc.tryUpdate(a, dir, rel)
+			if err == nil {
+				tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
 			}
-			if got := tc.Launch(b, "main").read(key); got != value {
-				tc.Failf("%s stored %q = %q; after app/disable of %s it reads %q", b, key, value, a, got)
+			he, ok := hostError(err)
+			if !ok {
+				tc.Errorf("no usable answer to app/update: %v", err)
+			}
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
+				Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+			tc.expectUntouched(a, before, key, value, "a refused app/update")
+		})
+
+		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			first, _ := tc.ListedApp(a)
+			k1, v1 := nonce("before-update"), nonce("value")
+			tc.Launch(a, "main").store(k1, v1)
+			tc.updated(a)
+			k2, v2 := nonce("after-update"), nonce("value")
+			tc.Launch(a, "main").store(k2, v2)
+			tc.requireMethod(protocol.MethodRollback)
+			var res protocol.RollbackResult
+			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
+			row, _ := tc.ListedApp(a)
+			if row.Version != first.Version || !strings.EqualFold(row.PackageHash, first.PackageHash) {
+				tc.Failf("after app/rollback app/list shows %s at %s (packageHash %s), not the release before the update, %s (%s)",
+					a, row.Version, row.PackageHash, first.Version, first.PackageHash)
+			}
+			s := tc.Launch(a, "main")
+			for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
+				if got := s.read(kv[0]); got != kv[1] {
+					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
+				}
 			}
 		})
 

@@ -20,6 +20,8 @@ const (
 	MethodUninstall    = "app/uninstall"
 	MethodDisable      = "app/disable"
 	MethodEnable       = "app/enable"
+	MethodUpdate       = "app/update"
+	MethodRollback     = "app/rollback"
 	MethodReadiness    = "app/readiness"
 	MethodList         = "app/list"
 	MethodRegistryList = "registry/list"
@@ -31,8 +33,7 @@ const (
 // with CodeMethodNotFound until it implements them.
 func ReservedMethods() []string {
 	return []string{
-		"app/invoke", "app/observe",
-		"app/update", "app/rollback", "host/snapshot", "bridge/open", "bridge/close",
+		"app/invoke", "app/observe", "host/snapshot", "bridge/open", "bridge/close",
 	}
 }
 
@@ -374,9 +375,10 @@ type UninstallResult struct {
 	DataRemoved bool   `json:"dataRemoved"`
 }
 
-// AppStateParams names the app app/disable or app/enable acts on (spec
-// 002, Cleanup: "Support disable, ...").
-type AppStateParams struct {
+// AppIDParams names the installed app app/disable, app/enable or
+// app/rollback acts on (spec 002, Cleanup: "Support disable, ..."; Desktop
+// P4: "support uninstall, disable, update, and rollback").
+type AppIDParams struct {
 	AppID string `json:"appId"`
 }
 
@@ -386,6 +388,32 @@ type AppStateResult struct {
 	OK    bool   `json:"ok"`
 	AppID string `json:"appId"`
 	State string `json:"state"`
+}
+
+// UpdateParams installs a newer release of an installed app from a package
+// folder, verified as app/install verifies (spec 003, What must not be
+// overwritten).
+type UpdateParams struct {
+	AppID   string   `json:"appId"`
+	Path    string   `json:"path"`
+	Release *Release `json:"release,omitempty"`
+	Consent Consent  `json:"consent"`
+}
+
+// UpdateResult answers app/update with the app as app/list shows it now
+// and the version it replaced.
+type UpdateResult struct {
+	OK              bool         `json:"ok"`
+	App             InstalledApp `json:"app"`
+	PreviousVersion string       `json:"previousVersion"`
+}
+
+// RollbackResult answers app/rollback with the app as app/list shows it
+// now (the release it went back to) and the version it left.
+type RollbackResult struct {
+	OK             bool         `json:"ok"`
+	App            InstalledApp `json:"app"`
+	RolledBackFrom string       `json:"rolledBackFrom"`
 }
 
 // App states of app/list and of app/disable / app/enable answers.
