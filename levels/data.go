@@ -9,7 +9,7 @@ func dataRequirements() []Requirement {
 	cleanup := spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")
 	return []Requirement{
 		{ID: "STORAGE-NAMESPACED", Strength: Must, Levels: []string{"runtime", "desktop-p4"},
-			Title:  "An app reads, lists and overwrites only its own lime.storage keys: the same key in two apps holds two values, and neither app's list names the other's keys",
+			Title:  "An app reads, lists, overwrites and exports only its own lime.storage keys: the same key in two apps holds two values, neither app's list names the other's keys, and an export of one holds nothing the other stored",
 			Clause: spec(SpecMain, "Storage and data boundary", "Apps can access only their namespace unless the user explicitly grants cross-app or workspace data.")},
 		{ID: "APP-DISABLE", Reading: "Disable and enable", Strength: Must, Levels: p4,
 			Title: "A disabled app keeps its data, its readiness is disabled and none of its entries launches; enabled again, it launches and finds the same data",
@@ -27,6 +27,12 @@ func dataRequirements() []Requirement {
 		{ID: "ROLLBACK-KEEPS-DATA", Reading: "Update and rollback", Strength: Must, Levels: []string{"product", "desktop-p4"},
 			Title:  "Rollback brings back the release the app had before its update, and keeps what the app stored before and after the update",
 			Clause: spec(SpecRelease, "Rollback", "Rollback is not just downloading the older package. The host must decide what to do with data written by the newer version. Minimum rollback plan: ... keep user data by default")},
+		{ID: "UNINSTALL-EXPORT", Reading: "Export then delete", Strength: Must, Levels: p4,
+			Title:  "Uninstall with export then delete writes an export holding everything the app stored before deleting it, and a reinstall finds none of it",
+			Clause: cleanup},
+		{ID: "UNINSTALL-CLEANUP-RECORD", Reading: "Cleanup records", Strength: Should, Levels: p4,
+			Title:  "Every uninstall leaves a cleanup record naming the app and the mode it was removed in: keep data, delete data, or export then delete",
+			Clause: spec(SpecRuntime, "Host responsibilities", "Install, uninstall, upgrade, disable, and export apps. ... Record provenance, evidence, telemetry, eval results, and cleanup records.")},
 		{ID: "UNINSTALL-APP-STORAGE", Strength: Must, Levels: p4,
 			Title:  "What an app stored through lime.storage is there again after uninstall keeping data and a reinstall, and gone after uninstall deleting data and a reinstall",
 			Clause: cleanup},

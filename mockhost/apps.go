@@ -103,6 +103,10 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		return protocol.UninstallResult{}, rpcError(protocol.CodeAppNotFound,
 			fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
 	}
+	if params.ExportTo != "" && params.KeepData {
+		return protocol.UninstallResult{}, invalidParams(protocol.MethodUninstall, "exportTo",
+			"asks for export then delete, which deletes the data: keepData must be false")
+	}
 	keep := params.KeepData
 	// fault: uninstall-always-deletes — the data goes even when the caller asked to keep it.
 	if h.faults.Has("uninstall-always-deletes") {
@@ -120,9 +124,21 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			targets = append(targets, id)
 		}
 	}
+	var exported []string
+	if params.ExportTo != "" {
+		var err error
+		if exported, err = h.export(params.AppID, a, params.ExportTo); err != nil {
+			return protocol.UninstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+		// fault: export-keeps-data — export then delete writes the export and keeps the data.
+		if h.faults.Has("export-keeps-data") {
+			keep = true
+		}
+	}
 	var firstErr error
 	for _, id := range targets {
 		d := h.apps[id].dataDir
+		h.recordCleanup(id, h.apps[id].row.Version, params, keep)
 		delete(h.apps, id)
 		dropStored := !keep
 		// fault: uninstall-keep-drops-storage — uninstall keeping data keeps the data folder but not what the app stored.
@@ -147,7 +163,7 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 	if firstErr != nil {
 		return protocol.UninstallResult{}, rpcError(protocol.CodeInternalError, firstErr.Error(), nil)
 	}
-	return protocol.UninstallResult{OK: true, AppID: params.AppID, DataRemoved: !dirExists(a.dataDir)}, nil
+	return protocol.UninstallResult{OK: true, AppID: params.AppID, DataRemoved: !dirExists(a.dataDir), Exported: exported}, nil
 }
 
 // list answers app/list: installed apps sorted by appId, then the data kept
@@ -210,6 +226,7 @@ func (h *Host) reset() error {
 	}
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
+	h.cleanups = nil
 	h.paths = map[string]string{}
 	h.revocations = map[string]revocationEntry{}
 	h.bootstraps = map[string][]registryRelease{}

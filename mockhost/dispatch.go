@@ -243,7 +243,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
 			return nil, e, false
 		}
-		return h.surf.observe(p.AppID), nil, false
+		return h.observe(p.AppID), nil, false
 
 	case protocol.MethodSet:
 		var p protocol.SetParams

@@ -47,7 +47,7 @@ func withDefaults(extra string) string {
 
 // pkg writes a package folder named name below a fresh temp dir. files maps
 // slash paths to contents; APP.md defaults to manifest(withDefaults("")).
-func pkg(t *testing.T, name string, files map[string]string) string {
+func pkg(t testing.TB, name string, files map[string]string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	if _, ok := files["APP.md"]; !ok {
@@ -73,19 +73,19 @@ func app(t *testing.T, extra string) string {
 
 // harness is a control client connected to an in-process Host.
 type harness struct {
-	t    *testing.T
+	t    testing.TB
 	h    *Host
 	c    *control.Client
 	done chan struct{} // closed when Serve returns
 }
 
 // start serves a Host with the given faults over an in-process pipe.
-func start(t *testing.T, faults ...string) *harness {
+func start(t testing.TB, faults ...string) *harness {
 	t.Helper()
 	return startWith(t, control.Options{CallTimeout: 10 * time.Second}, faults...)
 }
 
-func startWith(t *testing.T, opts control.Options, faults ...string) *harness {
+func startWith(t testing.TB, opts control.Options, faults ...string) *harness {
 	t.Helper()
 	fs, err := ParseFaults(faults)
 	if err != nil {

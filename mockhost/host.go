@@ -46,6 +46,8 @@ type Host struct {
 	clock    time.Time // zero: the wall clock
 	apps     map[string]*installedApp
 	retained map[string]string // appId -> data folder kept by uninstall
+	// cleanups are the cleanup records of the uninstalls since the last reset.
+	cleanups []protocol.CleanupRecord
 	// paths remembers the package each app id was installed from since the
 	// last reset (used only by the readiness-after-uninstall fault).
 	paths map[string]string

@@ -51,6 +51,48 @@ func reinstalled(x *harness, s *surface, appID string, keep bool, key string) st
 	return storageGet(x.launchEntry(appID, "main"), key)
 }
 
+// exported stores k = a in app-a (and k = b in app-b), uninstalls app-a
+// with export then delete, and reports the export's files and what a
+// reinstalled app-a reads for k.
+func exported(x *harness) string {
+	x.configureWith(protocol.ConfigureParams{})
+	s := x.mount("app-a", "main")
+	storageSet(s, "k", "value-of-a")
+	storageSet(x.mount("app-b", "main"), "k", "value-of-b")
+	var r protocol.UninstallResult
+	x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "app-a", ExportTo: filepath.Join(x.t.TempDir(), "export")}, &r)
+	out := fmt.Sprint(r.DataRemoved)
+	for _, f := range r.Exported {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			x.t.Fatal(err)
+		}
+		out += " " + filepath.Base(f) + ":" + fmt.Sprint(strings.Contains(string(b), "value-of-a"), strings.Contains(string(b), "value-of-b"))
+	}
+	if _, err := x.install(s.dir, nil, true); err != nil {
+		x.t.Fatalf("reinstalling app-a: %v", err)
+	}
+	return out + " " + storageGet(x.launchEntry("app-a", "main"), "k")
+}
+
+// cleanupModes uninstalls app-a keeping data, deleting data and with export
+// then delete (reinstalling it between), and lists the cleanup records
+// host/observe gives.
+func cleanupModes(x *harness) string {
+	x.configureWith(protocol.ConfigureParams{})
+	s := x.mount("app-a", "main")
+	for _, p := range []protocol.UninstallParams{{AppID: "app-a", KeepData: true}, {AppID: "app-a"},
+		{AppID: "app-a", ExportTo: filepath.Join(x.t.TempDir(), "export")}} {
+		x.must(protocol.MethodUninstall, p, nil)
+		if _, err := x.install(s.dir, nil, true); err != nil {
+			x.t.Fatalf("reinstalling app-a: %v", err)
+		}
+	}
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "app-a"}, &o)
+	return fmt.Sprint(o.Cleanup)
+}
+
 // updatedApp mounts app-a, stores k = a, and updates it to version 1.1.0
 // from a copy of its package (tampered when tamper is set).
 func updatedApp(x *harness, tamper bool) (*surface, error) {
@@ -148,6 +190,11 @@ func lifecycleProbes() map[string]probe {
 			x.mount("app-b", "main")
 			return appState(x, protocol.MethodDisable, "app-a")
 		},
+		"export-keeps-data":           func(t *testing.T, x *harness) string { return exported(x) },
+		"export-without-storage":      func(t *testing.T, x *harness) string { return exported(x) },
+		"export-every-app":            func(t *testing.T, x *harness) string { return exported(x) },
+		"no-cleanup-record":           func(t *testing.T, x *harness) string { return cleanupModes(x) },
+		"cleanup-record-says-deleted": func(t *testing.T, x *harness) string { return cleanupModes(x) },
 		"uninstall-keep-drops-storage": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			s := x.mount("app-a", "main")
@@ -189,7 +236,7 @@ func TestDisableAndEnable(t *testing.T) {
 }
 
 // rewrite changes the file rel of the package in dir.
-func rewrite(t *testing.T, dir, rel string, change func(string) string) {
+func rewrite(t testing.TB, dir, rel string, change func(string) string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	b, err := os.ReadFile(p)
@@ -202,7 +249,7 @@ func rewrite(t *testing.T, dir, rel string, change func(string) string) {
 }
 
 // releaseOf is the release a registry would publish for the package in dir.
-func releaseOf(t *testing.T, dir string) *protocol.Release {
+func releaseOf(t testing.TB, dir string) *protocol.Release {
 	t.Helper()
 	ph, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
@@ -243,5 +290,23 @@ func TestUpdateAndRollback(t *testing.T) {
 	}
 	if got := versionAndKey(x); got != `app-a@1.0.0=installed {"key":"k","value":"a"}` {
 		t.Errorf("after rollback: %s", got)
+	}
+}
+
+// Export then delete writes what the app stored, and nothing of another
+// app, before deleting it; every uninstall leaves a cleanup record with its
+// mode; export with keepData is -32602.
+func TestExportThenDeleteAndCleanupRecords(t *testing.T) {
+	x := start(t)
+	if got := exported(x); got != `true app-a.export.json:true false state.json:false false {"key":"k","value":null}` {
+		t.Errorf("export then delete: %s", got)
+	}
+	x = start(t)
+	if got := cleanupModes(x); got != "[{app-a 1.0.0 keep-data [package projection]} {app-a 1.0.0 delete-data [package projection storage data]} {app-a 1.0.0 export-then-delete [package projection storage data]}]" {
+		t.Errorf("cleanup records: %s", got)
+	}
+	err := x.call(protocol.MethodUninstall, protocol.UninstallParams{AppID: "app-a", KeepData: true, ExportTo: t.TempDir()}, nil)
+	if code(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "exportTo") {
+		t.Errorf("export with keepData: %v", err)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -353,4 +355,23 @@ func (s *surfaces) setUI(theme *protocol.Theme, locale string) {
 	if locale != "" {
 		s.locale = locale
 	}
+}
+
+// storedBy is a copy of what appID stored through lime.storage.
+func (s *surfaces) storedBy(appID string) map[string]json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := maps.Clone(s.storage[appID])
+	if out == nil {
+		out = map[string]json.RawMessage{}
+	}
+	return out
+}
+
+// storageOwners are the app ids that stored anything, sorted (read only by
+// the export-every-app fault).
+func (s *surfaces) storageOwners() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.storage))
 }

@@ -35,7 +35,7 @@ const surfaceExtra = "homepage: https://tiny.example.org/home\n" +
 const surfaceIndex = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Tiny</title></head><body>tiny ui</body></html>\n"
 
 // surfaceApp writes the tiny app with a UI (and a file outside the UI).
-func surfaceApp(t *testing.T, name string) string {
+func surfaceApp(t testing.TB, name string) string {
 	t.Helper()
 	return pkg(t, name, map[string]string{
 		"APP.md":             strings.Replace(manifest(withDefaults(surfaceExtra)), "name: tiny-app", "name: "+name, 1),
@@ -53,7 +53,7 @@ func agentOff() map[string]protocol.Capability {
 
 // surface is a launched entry seen from its host page.
 type surface struct {
-	t      *testing.T
+	t      testing.TB
 	x      *harness
 	dir    string // the package folder
 	res    protocol.LaunchResult

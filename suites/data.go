@@ -1,7 +1,10 @@
 package suites
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -150,6 +153,28 @@ func (tc *TestContext) expectUntouched(appID string, before protocol.InstalledAp
 	if got := tc.Launch(appID, "main").read(key); got != value {
 		tc.Failf("%s stored %q = %q; after %s it reads %q", appID, key, value, after, got)
 	}
+}
+
+// exportThenDelete uninstalls appID with export then delete into a fresh
+// folder and returns the answer and the export's content (exportText). An
+// answer without files, or files the harness cannot read inside the folder,
+// fails the spec.
+func (tc *TestContext) exportThenDelete(appID string) (protocol.UninstallResult, []byte) {
+	GinkgoHelper()
+	dir := filepath.Join(tc.scratch(), "export")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		errorf("making the export folder: %v", err)
+	}
+	var res protocol.UninstallResult
+	tc.MustCall(protocol.MethodUninstall, protocol.UninstallParams{AppID: appID, ExportTo: dir}, &res)
+	if len(res.Exported) == 0 {
+		tc.Failf("app/uninstall of %s with export then delete into %s answered without naming an exported file", appID, dir)
+	}
+	text, err := exportText(dir, res.Exported)
+	if err != nil {
+		tc.Failf("app/uninstall of %s with export then delete: %v", appID, err)
+	}
+	return res, text
 }
 
 // describeData checks the data boundary and the lifecycle after install
@@ -303,6 +328,75 @@ func describeData(tc *TestContext) {
 				if got := s.read(kv[0]); got != kv[1] {
 					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
 				}
+			}
+		})
+
+		It("exports only the app's own storage: an export of one app holds nothing another app stored under the same key", tc.Req("STORAGE-NAMESPACED"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			b := tc.installNeighbour()
+			key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+			tc.Launch(a, "main").store(key, va)
+			tc.Launch(b, "main").store(key, vb)
+			var text []byte
+			tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
+				_, text = tc.exportThenDelete(a)
+				if !bytes.Contains(text, []byte(va)) {
+					tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
+				}
+			})
+			if bytes.Contains(text, []byte(vb)) {
+				tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
+			}
+		})
+
+		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			stored := map[string]string{nonce("first"): nonce("value"), nonce("second"): nonce("value")}
+			s := tc.Launch(a, "main")
+			for k, v := range stored {
+				s.store(k, v)
+			}
+			res, text := tc.exportThenDelete(a)
+			for k, v := range stored {
+				if !bytes.Contains(text, []byte(v)) {
+					tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
+				}
+			}
+			if !res.DataRemoved {
+				tc.Failf("app/uninstall of %s with export then delete answered dataRemoved false", a)
+			}
+			tc.installProbe(tc.DefaultConfigure())
+			s = tc.Launch(a, "main")
+			for k, v := range stored {
+				if got := s.read(k); got != "" {
+					tc.Failf("%s stored %q = %q; after export then delete and a reinstall it still reads %q", a, k, v, got)
+				}
+			}
+		})
+
+		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD"), func() {
+			tc.requireMethod(protocol.MethodObserve)
+			a := tc.installProbe(tc.DefaultConfigure())
+			dir := tc.Fixture(probeFixture)
+			tc.Precondition("uninstalls of "+a+" keeping data, deleting data and exporting then deleting, with a reinstall between, are done", func() {
+				tc.Uninstall(a, true)
+				tc.Install(dir, tc.ReleaseOf(dir))
+				tc.Uninstall(a, false)
+				tc.Install(dir, tc.ReleaseOf(dir))
+				tc.exportThenDelete(a)
+			})
+			var o protocol.ObserveResult
+			tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: a}, &o)
+			var modes []string
+			for _, c := range o.Cleanup {
+				if c.AppID == a {
+					modes = append(modes, c.Mode)
+				}
+			}
+			slices.Sort(modes)
+			want := []string{protocol.ModeDeleteData, protocol.ModeExportThenDelete, protocol.ModeKeepData}
+			if !slices.Equal(modes, want) {
+				tc.Failf("after one uninstall of %s in each mode host/observe gives cleanup records with the modes %v, not one each of %v: %+v", a, modes, want, o.Cleanup)
 			}
 		})
 

@@ -362,18 +362,31 @@ type InstallResult struct {
 	App InstalledApp `json:"app"`
 }
 
-// UninstallParams removes an app, keeping or deleting its data (spec 002, Cleanup).
+// UninstallParams removes an app, keeping or deleting its data (spec 002,
+// Cleanup: "uninstall keep data, uninstall delete data, and export then
+// delete"). ExportTo, with KeepData false, asks for export then delete: a
+// complete export of the app's data written into that folder first.
 type UninstallParams struct {
 	AppID    string `json:"appId"`
 	KeepData bool   `json:"keepData"`
+	ExportTo string `json:"exportTo,omitempty"`
 }
 
-// UninstallResult answers app/uninstall.
+// UninstallResult answers app/uninstall. Exported lists the files of the
+// export, each inside the folder the caller named.
 type UninstallResult struct {
-	OK          bool   `json:"ok"`
-	AppID       string `json:"appId"`
-	DataRemoved bool   `json:"dataRemoved"`
+	OK          bool     `json:"ok"`
+	AppID       string   `json:"appId"`
+	DataRemoved bool     `json:"dataRemoved"`
+	Exported    []string `json:"exported,omitempty"`
 }
+
+// The uninstall modes of spec 002 (Cleanup), as cleanup records name them.
+const (
+	ModeKeepData         = "keep-data"
+	ModeDeleteData       = "delete-data"
+	ModeExportThenDelete = "export-then-delete"
+)
 
 // AppIDParams names the installed app app/disable, app/enable or
 // app/rollback acts on (spec 002, Cleanup: "Support disable, ..."; Desktop

@@ -54,11 +54,23 @@ type ObserveParams struct {
 
 // ObserveResult is what the host recorded since the app was launched:
 // every request the bridge accepted with its decision, every message it
-// rejected and why, and the evidence it recorded.
+// rejected and why, the evidence it recorded, and the cleanup records of
+// its uninstalls since the last host/reset.
 type ObserveResult struct {
 	Calls    []BridgeCall      `json:"calls"`
 	Rejected []RejectedMessage `json:"rejected"`
 	Evidence []EvidenceRecord  `json:"evidence"`
+	Cleanup  []CleanupRecord   `json:"cleanup,omitempty"`
+}
+
+// CleanupRecord is what the host recorded of one uninstall of the app
+// (spec 001, Host responsibilities: "Record ... cleanup records"): the
+// release removed, the mode, and what went.
+type CleanupRecord struct {
+	AppID   string   `json:"appId"`
+	Version string   `json:"version,omitempty"`
+	Mode    string   `json:"mode"`
+	Removed []string `json:"removed,omitempty"`
 }
 
 // BridgeCall is one app -> host request the bridge accepted as coming from

@@ -1,0 +1,124 @@
+package mockhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// appExport is the file export then delete writes: everything the app
+// stored through lime.storage, and the names of the files in its data
+// folder, which are copied beside it.
+type appExport struct {
+	AppID   string                                `json:"appId"`
+	Version string                                `json:"version"`
+	Storage map[string]map[string]json.RawMessage `json:"storage"`
+	Files   []string                              `json:"files"`
+}
+
+// export writes a complete export of appID's data into dir before an
+// uninstall deletes it (spec 002, Cleanup: "export then delete"; spec 003,
+// Rollback: "expose export before delete when data loss is possible") and
+// returns the files written. Called with h.mu held.
+func (h *Host) export(appID string, a *installedApp, dir string) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("export of %s: %w", appID, err)
+	}
+	exp := appExport{AppID: appID, Version: a.row.Version, Storage: map[string]map[string]json.RawMessage{}}
+	owners := []string{appID}
+	// fault: export-every-app — the export of one app holds what every app stored.
+	if h.faults.Has("export-every-app") {
+		owners = h.surf.storageOwners()
+	}
+	for _, id := range owners {
+		exp.Storage[id] = h.surf.storedBy(id)
+	}
+	// fault: export-without-storage — the export holds the app's files but not what it stored.
+	if h.faults.Has("export-without-storage") {
+		exp.Storage = map[string]map[string]json.RawMessage{}
+	}
+	var written []string
+	dataDir := filepath.Join(dir, appID+"-data")
+	err := filepath.WalkDir(a.dataDir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(a.dataDir, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		to := filepath.Join(dataDir, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			return err
+		}
+		exp.Files = append(exp.Files, filepath.ToSlash(rel))
+		written = append(written, to)
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("export of %s: copying its data folder: %w", appID, err)
+	}
+	b, err := json.MarshalIndent(exp, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("export of %s: %w", appID, err)
+	}
+	manifest := filepath.Join(dir, appID+".export.json")
+	if err := os.WriteFile(manifest, b, 0o644); err != nil {
+		return nil, fmt.Errorf("export of %s: %w", appID, err)
+	}
+	return append([]string{manifest}, written...), nil
+}
+
+// recordCleanup keeps the cleanup record of one uninstall (spec 001, Host
+// responsibilities: "Record provenance, evidence, telemetry, eval results,
+// and cleanup records"): the mode asked for, and what went (kept tells
+// whether the data stayed). Called with h.mu held.
+func (h *Host) recordCleanup(appID, version string, asked protocol.UninstallParams, kept bool) {
+	// fault: no-cleanup-record — uninstalls leave no cleanup record.
+	if h.faults.Has("no-cleanup-record") {
+		return
+	}
+	rec := protocol.CleanupRecord{AppID: appID, Version: version, Removed: []string{"package", "projection"}}
+	switch {
+	case asked.KeepData:
+		rec.Mode = protocol.ModeKeepData
+	case asked.ExportTo != "":
+		rec.Mode = protocol.ModeExportThenDelete
+	default:
+		rec.Mode = protocol.ModeDeleteData
+	}
+	if !kept {
+		rec.Removed = append(rec.Removed, "storage", "data")
+	}
+	// fault: cleanup-record-says-deleted — every cleanup record says the data was deleted.
+	if h.faults.Has("cleanup-record-says-deleted") {
+		rec.Mode = protocol.ModeDeleteData
+	}
+	h.cleanups = append(h.cleanups, rec)
+}
+
+// observe answers host/observe: what the surfaces recorded of appID and the
+// cleanup records of its uninstalls.
+func (h *Host) observe(appID string) protocol.ObserveResult {
+	r := h.surf.observe(appID)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, c := range h.cleanups {
+		if c.AppID == appID {
+			c.Removed = slices.Clone(c.Removed)
+			r.Cleanup = append(r.Cleanup, c)
+		}
+	}
+	return r
+}

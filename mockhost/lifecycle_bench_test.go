@@ -1,0 +1,50 @@
+//go:build !mutation
+
+package mockhost
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// BenchmarkLifecycleRound measures one whole lifecycle round of an app over
+// the control protocol (install, a lime.storage write through its launched
+// surface, disable, enable, update, rollback, uninstall with export then
+// delete) with 1, 10 and 100 apps installed.
+func BenchmarkLifecycleRound(b *testing.B) {
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
+			x := start(b)
+			x.configureWith(protocol.ConfigureParams{})
+			for i := 1; i < n; i++ {
+				if _, err := x.install(surfaceApp(b, fmt.Sprintf("other-%03d", i)), nil, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+			v1 := surfaceApp(b, "app-a")
+			v2 := surfaceApp(b, "app-a")
+			rewrite(b, v2, "APP.md", func(s string) string { return strings.Replace(s, "version: 1.0.0", "version: 1.1.0", 1) })
+			rel1, rel2 := releaseOf(b, v1), releaseOf(b, v2)
+			exports := b.TempDir()
+			round := 0
+			for b.Loop() {
+				round++
+				if _, err := x.install(v1, rel1, true); err != nil {
+					b.Fatal(err)
+				}
+				storageSet(x.launchEntry("app-a", "main"), "k", "v")
+				x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "app-a"}, nil)
+				x.must(protocol.MethodEnable, protocol.AppIDParams{AppID: "app-a"}, nil)
+				x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "app-a", Path: v2, Release: rel2,
+					Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
+				x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, nil)
+				x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "app-a",
+					ExportTo: filepath.Join(exports, fmt.Sprint(round))}, nil)
+			}
+		})
+	}
+}
