@@ -108,12 +108,19 @@ func (h *Host) recordCleanup(appID, version string, asked protocol.UninstallPara
 	h.cleanups = append(h.cleanups, rec)
 }
 
-// observe answers host/observe: what the surfaces recorded of appID and the
-// cleanup records of its uninstalls.
+// observe answers host/observe: what the surfaces recorded of appID (its
+// evidence with the release that made each record) and the cleanup records
+// of its uninstalls.
 func (h *Host) observe(appID string) protocol.ObserveResult {
 	r := h.surf.observe(appID)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// fault: evidence-stamped-current — every evidence record names the release installed now, not the one that made it.
+	if a, ok := h.apps[appID]; ok && h.faults.Has("evidence-stamped-current") {
+		for i := range r.Evidence {
+			r.Evidence[i].Version = a.row.Version
+		}
+	}
 	for _, c := range h.cleanups {
 		if c.AppID == appID {
 			c.Removed = slices.Clone(c.Removed)

@@ -23,11 +23,15 @@ import (
 func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2.Error) {
 	h.mu.Lock()
 	a, ok := h.apps[p.AppID]
+	var path, version string
+	if ok {
+		path, version = a.path, a.row.Version
+	}
 	h.mu.Unlock()
 	if !ok {
 		return protocol.LaunchResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
 	}
-	pk, findings, err := h.load(a.path)
+	pk, findings, err := h.load(path)
 	if err != nil {
 		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
@@ -66,7 +70,7 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 	}
 	l := &launch{
 		hostToken: token(), frameToken: token(),
-		appID: p.AppID, entryKey: p.EntryKey, route: route, title: surfaceTitle(pk.Manifest, entry),
+		appID: p.AppID, version: version, entryKey: p.EntryKey, route: route, title: surfaceTitle(pk.Manifest, entry),
 		hostOrigin: hostOrigin, frameOrigin: frameOrigin, ui: ui,
 		declared: declaredCapabilities(pk.Manifest), origins: declaredOrigins(pk.Manifest), entries: manifestEntryKeys(pk.Manifest),
 		subs: map[chan hostMessage]struct{}{}, done: make(chan struct{}),

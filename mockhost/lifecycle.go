@@ -101,6 +101,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	a := h.apps[params.AppID]
 	a.previous = &before
 	a.row.State = before.row.State
+	// fault: update-drops-evidence — the evidence the app recorded before the update is gone.
+	if h.faults.Has("update-drops-evidence") {
+		h.surf.dropEvidence(params.AppID)
+	}
 	// fault: update-drops-data — the newer release starts with empty storage.
 	if h.faults.Has("update-drops-data") {
 		h.surf.dropStorage(params.AppID)

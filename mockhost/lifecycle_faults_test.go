@@ -93,12 +93,37 @@ func cleanupModes(x *harness) string {
 	return fmt.Sprint(o.Cleanup)
 }
 
+// evidenceAcrossUpdate records evidence in app-a, updates it, records
+// again and lists the records host/observe gives as requestId@version.
+func evidenceAcrossUpdate(x *harness) string {
+	if _, err := updatedAppAfter(x, false, func(s *surface) {
+		s.invoke("ev-1", "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": 1}})
+	}); err != nil {
+		x.t.Fatal(err)
+	}
+	x.launchEntry("app-a", "main").invoke("ev-2", "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": 2}})
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "app-a"}, &o)
+	out := ""
+	for _, e := range o.Evidence {
+		out += e.RequestID + "@" + e.Version + " "
+	}
+	return out
+}
+
 // updatedApp mounts app-a, stores k = a, and updates it to version 1.1.0
 // from a copy of its package (tampered when tamper is set).
 func updatedApp(x *harness, tamper bool) (*surface, error) {
+	return updatedAppAfter(x, tamper, func(*surface) {})
+}
+
+// updatedAppAfter is updatedApp with before run on app-a's surface before
+// the update.
+func updatedAppAfter(x *harness, tamper bool, before func(*surface)) (*surface, error) {
 	x.configureWith(protocol.ConfigureParams{})
 	s := x.mount("app-a", "main")
 	storageSet(s, "k", "a")
+	before(s)
 	dir := surfaceApp(x.t, "app-a")
 	rewrite(x.t, dir, "APP.md", func(b string) string { return strings.Replace(b, "version: 1.0.0", "version: 1.1.0", 1) })
 	rel := releaseOf(x.t, dir)
@@ -190,6 +215,8 @@ func lifecycleProbes() map[string]probe {
 			x.mount("app-b", "main")
 			return appState(x, protocol.MethodDisable, "app-a")
 		},
+		"update-drops-evidence":       func(t *testing.T, x *harness) string { return evidenceAcrossUpdate(x) },
+		"evidence-stamped-current":    func(t *testing.T, x *harness) string { return evidenceAcrossUpdate(x) },
 		"export-keeps-data":           func(t *testing.T, x *harness) string { return exported(x) },
 		"export-without-storage":      func(t *testing.T, x *harness) string { return exported(x) },
 		"export-every-app":            func(t *testing.T, x *harness) string { return exported(x) },
@@ -308,5 +335,12 @@ func TestExportThenDeleteAndCleanupRecords(t *testing.T) {
 	err := x.call(protocol.MethodUninstall, protocol.UninstallParams{AppID: "app-a", KeepData: true, ExportTo: t.TempDir()}, nil)
 	if code(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "exportTo") {
 		t.Errorf("export with keepData: %v", err)
+	}
+}
+
+// Evidence recorded before an update stays, with the release that made it.
+func TestEvidenceKeepsItsReleaseAcrossUpdate(t *testing.T) {
+	if got := evidenceAcrossUpdate(start(t)); got != "ev-1@1.0.0 ev-2@1.1.0 " {
+		t.Errorf("evidence after update: %s", got)
 	}
 }

@@ -74,6 +74,7 @@ func (s *surfaces) clear() {
 type launch struct {
 	hostToken, frameToken string
 	appID, entryKey       string
+	version               string // the release installed when the entry launched
 	route                 string
 	title                 string // shown by the host page
 	hostOrigin            string
@@ -374,4 +375,14 @@ func (s *surfaces) storageOwners() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.storage))
+}
+
+// dropEvidence forgets the evidence appID recorded (read only by the
+// update-drops-evidence fault).
+func (s *surfaces) dropEvidence(appID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg, ok := s.logs[appID]; ok {
+		lg.Evidence = lg.Evidence[:0]
+	}
 }

@@ -354,7 +354,7 @@ func TestBridgeCapabilityGates(t *testing.T) {
 	if m := s.invoke("e", "lime.evidence", "record", map[string]any{"subject": "report"}); m.Type != hostbridge.TypeResponse {
 		t.Errorf("evidence: %s", raw(m))
 	}
-	if ev := s.observe().Evidence; len(ev) != 1 || ev[0] != (protocol.EvidenceRecord{Kind: "app-record", Capability: "lime.evidence", RequestID: "e", AppID: "tiny-app"}) {
+	if ev := s.observe().Evidence; len(ev) != 1 || ev[0] != (protocol.EvidenceRecord{Kind: "app-record", Capability: "lime.evidence", RequestID: "e", AppID: "tiny-app", Version: "1.0.0"}) {
 		t.Errorf("evidence = %s", raw(ev))
 	}
 

@@ -155,6 +155,31 @@ func (tc *TestContext) expectUntouched(appID string, before protocol.InstalledAp
 	}
 }
 
+// recordEvidence records evidence through the app's lime.evidence under
+// requestID, a precondition judged by host/observe showing the record.
+func (s *Surface) recordEvidence(requestID string) {
+	GinkgoHelper()
+	s.tc.Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
+		r := s.Run(Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), AwaitAnswer(requestID))
+		if m, answered := r.Answer(requestID); !answered || m.Type != hostbridge.TypeResponse {
+			s.tc.Failf("lime.evidence record %s got %s", requestID, describeAnswer(m, answered))
+		}
+		if _, ok := s.tc.evidenceOf(s.AppID)[requestID]; !ok {
+			s.tc.Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
+		}
+	})
+}
+
+// evidenceOf is the evidence host/observe gives for appID, by request id.
+func (tc *TestContext) evidenceOf(appID string) map[string]protocol.EvidenceRecord {
+	GinkgoHelper()
+	out := map[string]protocol.EvidenceRecord{}
+	for _, e := range tc.Observe(appID).Evidence {
+		out[e.RequestID] = e
+	}
+	return out
+}
+
 // exportThenDelete uninstalls appID with export then delete into a fresh
 // folder and returns the answer and the export's content (exportText). An
 // answer without files, or files the harness cannot read inside the folder,
@@ -328,6 +353,43 @@ func describeData(tc *TestContext) {
 				if got := s.read(kv[0]); got != kv[1] {
 					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
 				}
+			}
+		})
+
+		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			before, after := nonce("evidence-v1"), nonce("evidence-v2")
+			tc.Launch(a, "main").recordEvidence(before)
+			tc.updated(a)
+			if _, ok := tc.evidenceOf(a)[before]; !ok {
+				tc.Failf("host/observe of %s no longer shows the evidence record %s, made before app/update", a, before)
+			}
+			tc.Launch(a, "main").recordEvidence(after)
+			tc.Precondition("app/rollback of "+a+" is done", func() {
+				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+			})
+			ev := tc.evidenceOf(a)
+			for _, id := range []string{before, after} {
+				if _, ok := ev[id]; !ok {
+					tc.Failf("host/observe of %s no longer shows the evidence record %s after app/rollback", a, id)
+				}
+			}
+		})
+
+		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			first, _ := tc.ListedApp(a)
+			older, newer := nonce("evidence-v1"), nonce("evidence-v2")
+			tc.Launch(a, "main").recordEvidence(older)
+			tc.updated(a)
+			tc.Launch(a, "main").recordEvidence(newer)
+			ev := tc.evidenceOf(a)
+			if _, ok := ev[older]; !ok {
+				tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
+			}
+			if ev[older].Version != first.Version || ev[newer].Version != newerProbeVersion {
+				tc.Failf("host/observe of %s gives the evidence made at %s with version %q and the one made at %s with version %q: each must name the release that made it",
+					a, first.Version, ev[older].Version, newerProbeVersion, ev[newer].Version)
 			}
 		})
 

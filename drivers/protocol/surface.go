@@ -126,6 +126,10 @@ type EvidenceRecord struct {
 	Capability string `json:"capability,omitempty"`
 	RequestID  string `json:"requestId,omitempty"`
 	AppID      string `json:"appId,omitempty"`
+	// Version is the release of the app that made the record (spec 003,
+	// Rollback: "preserve evidence records", "record which release created
+	// each artifact").
+	Version string `json:"version,omitempty"`
 }
 
 // SetParams changes host state as a user would; each member present is
