@@ -19,16 +19,18 @@ import (
 // more than twice (which is what bounds the run's time).
 func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 	bin := buildBinary(t)
-	cases := []struct{ name, hostCmd, says string }{
-		{"log on stdout", "echo listening on 7000; sleep 30",
+	// Only the silent host waits out its call timeout; the others are given
+	// a long one, so a loaded machine cannot turn their answer into silence.
+	cases := []struct{ name, hostCmd, timeout, says string }{
+		{"log on stdout", "echo listening on 7000; sleep 30", "20s",
 			`the host wrote "listening on 7000" where the answer to conformance/hello was due: that is not a Content-Length frame`},
-		{"not found", "no-such-host-binary --conformance", `its last line on stderr: "/bin/sh: 1: no-such-host-binary: not found"`},
-		{"silent", "sleep 30", "host did not answer conformance/hello within 1s"},
+		{"not found", "no-such-host-binary --conformance", "20s", `its last line on stderr: "/bin/sh: 1: no-such-host-binary: not found"`},
+		{"silent", "sleep 30", "1s", "host did not answer conformance/hello within 1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "report")
-			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", "1s", "--host-cmd", tc.hostCmd)
+			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", tc.timeout, "--host-cmd", tc.hostCmd)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
