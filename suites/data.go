@@ -132,6 +132,20 @@ func (tc *TestContext) updated(appID string) {
 	})
 }
 
+// probeAndNeighbour installs the probe app and its neighbour, stores key =
+// value in the neighbour, and returns what app/list shows of it: the
+// baseline of every isolation spec.
+func (tc *TestContext) probeAndNeighbour() (a, b string, before protocol.InstalledApp, key, value string) {
+	GinkgoHelper()
+	a = tc.installProbe(tc.DefaultConfigure())
+	b = tc.installNeighbour()
+	key, value = nonce("neighbour"), nonce("value")
+	tc.Launch(b, "main").store(key, value)
+	tc.ExpectAppReady(b)
+	before, _ = tc.ListedApp(b)
+	return a, b, before, key, value
+}
+
 // expectUntouched fails the spec unless appID is as app/list showed it
 // (before), ready, launchable and reads key = value, after what was done to
 // another app.
@@ -274,12 +288,7 @@ func describeData(tc *TestContext) {
 		})
 
 		It("leaves other apps as they were, ready, launchable and with their data when disabling one", tc.Req("LIFECYCLE-ISOLATED"), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			b := tc.installNeighbour()
-			key, value := nonce("neighbour"), nonce("value")
-			tc.Launch(b, "main").store(key, value)
-			tc.ExpectAppReady(b)
-			before, _ := tc.ListedApp(b)
+			a, b, before, key, value := tc.probeAndNeighbour()
 			tc.Precondition("app/disable of "+a+" is done", func() {
 				if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
 					tc.Failf("app/disable of %s answered state %q", a, got)
@@ -289,12 +298,7 @@ func describeData(tc *TestContext) {
 		})
 
 		It("leaves other apps as they were, ready, launchable and with their data when updating one", tc.Req("LIFECYCLE-ISOLATED"), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			b := tc.installNeighbour()
-			key, value := nonce("neighbour"), nonce("value")
-			tc.Launch(b, "main").store(key, value)
-			tc.ExpectAppReady(b)
-			before, _ := tc.ListedApp(b)
+			a, b, before, key, value := tc.probeAndNeighbour()
 			tc.updated(a)
 			tc.expectUntouched(b, before, key, value, "app/update of "+a)
 		})
