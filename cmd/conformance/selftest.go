@@ -44,12 +44,17 @@ func cmdSelftest(c *cli, args []string) int {
 	only := multiFlag{}
 	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
+	scope := fs.String("scope", scopeLevels, "what a fault's child runs: levels (every spec of the levels its requirements count in, so collateral failures anywhere there show) or breaks (the levels without a browser in full, elsewhere only the specs of the requirements it breaks)")
 	keep := fs.String("keep", "", "keep the children's reports in this folder")
 	if _, code := parseArgs(c, fs, args); code >= 0 {
 		return code
 	}
 	if *transport != "stdio" && *transport != "in-process" {
 		fmt.Fprintf(c.stderr, "conformance selftest: --transport must be stdio or in-process, not %q\n", *transport)
+		return exitUsage
+	}
+	if *scope != scopeLevels && *scope != scopeBreaks {
+		fmt.Fprintf(c.stderr, "conformance selftest: --scope must be %s or %s, not %q\n", scopeLevels, scopeBreaks, *scope)
 		return exitUsage
 	}
 	if *jobs < 1 {
@@ -85,8 +90,8 @@ func cmdSelftest(c *cli, args []string) int {
 	for _, f := range faults {
 		cases = append(cases, &selftestCase{fault: f})
 	}
-	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time\n", len(faults), *transport, *jobs)
-	runCases(c, cases, root, *transport, *callTimeout, *jobs)
+	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time, scope %s\n", len(faults), *transport, *jobs, *scope)
+	runCases(c, cases, root, childOptions{transport: *transport, callTimeout: *callTimeout, scope: *scope}, *jobs)
 	cat := levels.Default()
 	bad := printKillMatrix(c.stdout, cases)
 	checks := len(cases)
@@ -188,7 +193,7 @@ func unkilledSpecs(cases []*selftestCase) []string {
 // runCases runs every case in its own child process, jobs at a time, and
 // prints a line per case as its child settles: its kill-matrix status, the
 // fault and how long the child ran.
-func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout time.Duration, jobs int) {
+func runCases(c *cli, cases []*selftestCase, root string, o childOptions, jobs int) {
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // one settled line at a time on stdout
@@ -199,7 +204,7 @@ func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			start := time.Now()
-			k.report, k.output, k.err = runChild(c.self, k.fault, root, transport, callTimeout)
+			k.report, k.output, k.err = runChild(c.self, k.fault, root, o)
 			took := time.Since(start).Round(100 * time.Millisecond)
 			name := k.fault.Name
 			if name == "" {
@@ -213,9 +218,23 @@ func runCases(c *cli, cases []*selftestCase, root, transport string, callTimeout
 	wg.Wait()
 }
 
+// The selftest scopes: what a fault's child runs.
+const (
+	scopeLevels = "levels"
+	scopeBreaks = "breaks"
+)
+
+// childOptions say how a child reaches mockhost and what it runs.
+type childOptions struct {
+	transport   string // stdio or in-process
+	callTimeout time.Duration
+	scope       string // scopeLevels or scopeBreaks
+}
+
 // runChild runs `conformance run` against mockhost with one fault (or none)
 // in a child process: Ginkgo allows one suite run per process.
-func runChild(self string, f mockhost.Fault, root, transport string, callTimeout time.Duration) (*reports.Report, string, error) {
+func runChild(self string, f mockhost.Fault, root string, o childOptions) (*reports.Report, string, error) {
+	transport, callTimeout := o.transport, o.callTimeout
 	fault, name := f.Name, f.Name
 	if name == "" {
 		name = "baseline"
@@ -224,6 +243,11 @@ func runChild(self string, f mockhost.Fault, root, transport string, callTimeout
 	args := []string{"run", "--quiet", "--out", out, "--call-timeout", callTimeout.String()}
 	for _, l := range childLevels(levels.Default(), f) {
 		args = append(args, "--level", l)
+	}
+	if o.scope == scopeBreaks {
+		if filter := breaksFilter(levels.Default(), f); filter != "" {
+			args = append(args, "--label-filter", filter)
+		}
 	}
 	switch {
 	case transport == "stdio":
@@ -259,7 +283,7 @@ func judge(k *selftestCase) killVerdict {
 	}
 	failed := map[string]bool{}
 	for _, r := range k.report.Requirements {
-		if r.Outcome != reports.Passed {
+		if r.Outcome != reports.Passed && r.Outcome != reports.NotRun {
 			failed[r.ID] = true
 		}
 	}
@@ -426,4 +450,22 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 		}
 	}
 	return want
+}
+
+// breaksFilter is the label filter of a fault's child in the breaks scope:
+// every spec of the levels that need no browser (cheap, and where most
+// collateral failures show), and elsewhere only the specs of the
+// requirements the fault breaks. The baseline and a fault whose refusals no
+// spec may rest on run everything ("").
+func breaksFilter(cat *levels.Catalog, f mockhost.Fault) string {
+	if f.Name == "" || len(f.Indiscriminate) > 0 {
+		return ""
+	}
+	var parts []string
+	for _, id := range cat.JudgedLevels() {
+		if l, ok := cat.Level(id); ok && !l.Browser {
+			parts = append(parts, id)
+		}
+	}
+	return strings.Join(append(parts, f.Breaks...), " || ")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
+	"github.com/agentapp/conformance/reports"
 )
 
 // A selftest child runs the judged levels that need no browser, plus the
@@ -42,5 +43,29 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 		if !slices.Contains(base, id) {
 			t.Errorf("the baseline does not run claimed level %s: %v", id, base)
 		}
+	}
+}
+
+// In the breaks scope a fault's child runs the levels without a browser and
+// the specs of what it breaks; the baseline and indiscriminate faults run
+// everything. A requirement a filtered child did not run is no collateral.
+func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
+	cat := levels.Default()
+	f := mockhost.Fault{Name: "export-keeps-data", Breaks: []string{"UNINSTALL-EXPORT"}}
+	if got, want := breaksFilter(cat, f), "catalog || installable || desktop-p0 || UNINSTALL-EXPORT"; got != want {
+		t.Errorf("filter %q, want %q", got, want)
+	}
+	if got := breaksFilter(cat, mockhost.Fault{}); got != "" {
+		t.Errorf("the baseline is filtered: %q", got)
+	}
+	if got := breaksFilter(cat, mockhost.Fault{Name: "x", Indiscriminate: []levels.RefusalKind{levels.RefusesPackage}}); got != "" {
+		t.Errorf("an indiscriminate fault is filtered: %q", got)
+	}
+	k := &selftestCase{fault: f, report: &reports.Report{Results: reports.Results{Requirements: []reports.RequirementResult{
+		{ID: "UNINSTALL-EXPORT", Outcome: reports.Failed},
+		{ID: "BRIDGE-ORIGIN", Outcome: reports.NotRun},
+	}}}}
+	if v := judge(k); v.status != "KILLED" {
+		t.Errorf("a not-run requirement counted against the fault: %+v", v)
 	}
 }

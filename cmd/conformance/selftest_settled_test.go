@@ -24,7 +24,7 @@ func TestRunCasesPrintsALinePerCaseAsItSettles(t *testing.T) {
 	c := &cli{stdout: &out, stderr: &out, self: self}
 	faults := mockhost.Faults()
 	cases := []*selftestCase{{}, {fault: faults[0]}, {fault: faults[1]}}
-	runCases(c, cases, t.TempDir(), "in-process", time.Second, 2)
+	runCases(c, cases, t.TempDir(), childOptions{transport: "in-process", callTimeout: time.Second, scope: scopeLevels}, 2)
 	got := out.String()
 	for _, k := range cases {
 		name := k.fault.Name
