@@ -58,6 +58,10 @@ func LaunchChromium(ctx context.Context, o Options) (*Browser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("browser: profile directory: %w", err)
 	}
+	if err := os.Mkdir(filepath.Join(dir, profileTmp), 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("browser: profile directory: %w", err)
+	}
 	opts, err := allocatorOptions(exe, dir, o, log)
 	if err != nil {
 		_ = os.RemoveAll(dir)

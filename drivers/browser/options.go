@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +74,10 @@ func findBinary(name string) (string, error) {
 // allocatorOptions are the chromedp options that start exe with a fresh
 // profile in dir: headless unless visible, sandbox, GPU, first-run UI and
 // background traffic off, then the caller's extra flags.
+// profileTmp is the folder in the profile directory the browser gets as
+// its TMPDIR.
+const profileTmp = "tmp"
+
 func allocatorOptions(exe, dir string, o Options, out io.Writer) ([]chromedp.ExecAllocatorOption, error) {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(exe),
@@ -98,6 +103,10 @@ func allocatorOptions(exe, dir string, o Options, out io.Writer) ([]chromedp.Exe
 		chromedp.WindowSize(1280, 800),
 		chromedp.UserDataDir(dir),
 		chromedp.Env(profileEnv + "=" + dir),
+		// Chromium's own temporary files (shared memory under
+		// --disable-dev-shm-usage) go inside the profile, so removing the
+		// profile removes them even after the browser was killed.
+		chromedp.Env("TMPDIR=" + filepath.Join(dir, profileTmp)),
 		chromedp.CombinedOutput(out),
 	}
 	if !o.Visible {
