@@ -94,6 +94,9 @@ type installedApp struct {
 	displayNames map[string]string
 	// previous is the release app/update replaced: app/rollback's target.
 	previous *installedApp
+	// leftPath is the package of the release a rollback left (read only by
+	// the rollback-keeps-new-entries fault).
+	leftPath string
 }
 
 // hasData reports whether the app has data of its own. The reference host

@@ -134,7 +134,7 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 		return protocol.RollbackResult{}, invalidParams(protocol.MethodRollback, "appId", fmt.Sprintf("names %s, which has no earlier release to roll back to", appID))
 	}
 	prev := a.previous
-	back := &installedApp{row: prev.row, path: prev.path, dataDir: a.dataDir, carried: a.carried, displayNames: prev.displayNames}
+	back := &installedApp{row: prev.row, path: prev.path, dataDir: a.dataDir, carried: a.carried, displayNames: prev.displayNames, leftPath: a.path}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
 	// fault: rollback-drops-data — rollback reinstalls the older release from scratch: what the app stored is gone.
 	if h.faults.Has("rollback-drops-data") {

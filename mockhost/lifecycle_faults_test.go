@@ -111,6 +111,25 @@ func evidenceAcrossUpdate(x *harness) string {
 	return out
 }
 
+// rolledBackEntry updates app-a to a release with an extra entry, rolls
+// back, and reports whether extra and main launch.
+func rolledBackEntry(x *harness) string {
+	x.configureWith(protocol.ConfigureParams{})
+	x.mount("app-a", "main")
+	dir := surfaceApp(x.t, "app-a")
+	rewrite(x.t, dir, "APP.md", func(b string) string {
+		b = strings.Replace(b, "version: 1.0.0", "version: 1.1.0", 1)
+		return strings.Replace(b, "  - key: tasks\n", "  - key: extra\n    kind: page\n    title: Extra\n    route: /extra\n    requiredCapabilities: [lime.ui]\n  - key: tasks\n", 1)
+	})
+	x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "app-a", Path: dir, Release: releaseOf(x.t, dir),
+		Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
+	before := x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "app-a", EntryKey: "extra"}, nil)
+	x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "app-a"}, nil)
+	after := x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "app-a", EntryKey: "extra"}, nil)
+	main := x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "app-a", EntryKey: "main"}, nil)
+	return fmt.Sprint(before == nil, " ", code(after), " ", main == nil)
+}
+
 // updatedApp mounts app-a, stores k = a, and updates it to version 1.1.0
 // from a copy of its package (tampered when tamper is set).
 func updatedApp(x *harness, tamper bool) (*surface, error) {
@@ -215,6 +234,7 @@ func lifecycleProbes() map[string]probe {
 			x.mount("app-b", "main")
 			return appState(x, protocol.MethodDisable, "app-a")
 		},
+		"rollback-keeps-new-entries":  func(t *testing.T, x *harness) string { return rolledBackEntry(x) },
 		"update-drops-evidence":       func(t *testing.T, x *harness) string { return evidenceAcrossUpdate(x) },
 		"evidence-stamped-current":    func(t *testing.T, x *harness) string { return evidenceAcrossUpdate(x) },
 		"export-keeps-data":           func(t *testing.T, x *harness) string { return exported(x) },
@@ -342,5 +362,13 @@ func TestExportThenDeleteAndCleanupRecords(t *testing.T) {
 func TestEvidenceKeepsItsReleaseAcrossUpdate(t *testing.T) {
 	if got := evidenceAcrossUpdate(start(t)); got != "ev-1@1.0.0 ev-2@1.1.0 " {
 		t.Errorf("evidence after update: %s", got)
+	}
+}
+
+// After a rollback the newer release's extra entry is refused -32602 and
+// the older release's entries launch.
+func TestRollbackRetiresTheNewerReleasesEntries(t *testing.T) {
+	if got := rolledBackEntry(start(t)); got != "true -32602 true" {
+		t.Errorf("launch of extra before and after rollback, and of main: %s", got)
 	}
 }

@@ -107,6 +107,16 @@ func (tc *TestContext) newerProbe() string {
 // newerProbeVersion is the version of newerProbe's package.
 const newerProbeVersion = "1.1.0"
 
+// AddEntry appends a page entry key (route /key, needing only lime.ui) to
+// the entries of the package in dir; entries is the last frontmatter block
+// of the probe app.
+func AddEntry(dir, key string) {
+	GinkgoHelper()
+	editFrontmatter(dir, func(lines []string) []string {
+		return append(lines, "  - key: "+key, "    kind: page", "    title: Probe "+key, "    route: /"+key, "    requiredCapabilities: [lime.ui]")
+	})
+}
+
 // tryUpdate asks the host to update appID to the package in dir.
 func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
 	GinkgoHelper()
@@ -357,6 +367,42 @@ func describeData(tc *TestContext) {
 				if got := s.read(kv[0]); got != kv[1] {
 					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
 				}
+			}
+		})
+
+		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES"), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			dir := tc.newerProbe()
+			AddEntry(dir, "extra")
+			tc.Precondition("app/update of "+a+" to a newer release with an entry extra, which launches", func() {
+				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+				if _, err := tc.TryLaunch(a, "extra"); err != nil {
+					tc.Failf("app/launch of %s's entry extra is refused after app/update: %v", a, err)
+				}
+			})
+			tc.Precondition("app/rollback of "+a+" is done", func() {
+				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+			})
+			_, err := tc.TryLaunch(a, "extra")
+			if err == nil {
+				tc.Failf("app/launch mounted extra after app/rollback, an entry only the release rolled back from has")
+			}
+			he, ok := hostError(err)
+			if !ok {
+				tc.Errorf("no usable answer to app/launch: %v", err)
+			}
+			// The refusal names what was planted: the entry is unknown, or disabled.
+			var data protocol.ErrorData
+			_ = json.Unmarshal(he.Data, &data)
+			unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
+			disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
+			if !unknown && !disabled {
+				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", describeHostError(he))
+			}
+			if _, err := tc.TryLaunch(a, "main"); err != nil {
+				tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
 			}
 		})
 
