@@ -59,21 +59,22 @@ func buildBinary(t testing.TB) string {
 // processesRunning lists the pids of processes whose executable is bin.
 func processesRunning(t *testing.T, bin string) []int {
 	t.Helper()
+	return processesWhere(t, func(proc string) bool {
+		exe, err := os.Readlink(filepath.Join(proc, "exe"))
+		return err == nil && strings.TrimSuffix(exe, " (deleted)") == bin
+	})
+}
+
+// processesWhere lists the processes whose /proc folder satisfies match.
+func processesWhere(t *testing.T, match func(proc string) bool) []int {
+	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Skipf("no /proc to count processes: %v", err)
 	}
 	var pids []int
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err != nil {
-			continue
-		}
-		if strings.TrimSuffix(exe, " (deleted)") == bin {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && match(filepath.Join("/proc", e.Name())) {
 			pids = append(pids, pid)
 		}
 	}

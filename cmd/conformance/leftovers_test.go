@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/agentapp/conformance/reports"
@@ -16,22 +15,10 @@ import (
 // browser's profile, a host's data folder).
 func processesNaming(t *testing.T, dir string) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Skipf("no /proc to count processes: %v", err)
-	}
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && bytes.Contains(cmdline, []byte(dir)) {
-			pids = append(pids, pid)
-		}
-	}
-	return pids
+	return processesWhere(t, func(proc string) bool {
+		cmdline, err := os.ReadFile(filepath.Join(proc, "cmdline"))
+		return err == nil && bytes.Contains(cmdline, []byte(dir))
+	})
 }
 
 // A run of the data lifecycle specs whose host fails one of them (export
