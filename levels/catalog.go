@@ -265,5 +265,6 @@ func allRequirements() []Requirement {
 	}
 	reqs = append(reqs, surfaceRequirements()...)
 	reqs = append(reqs, agentRequirements()...)
+	reqs = append(reqs, migrationRequirements()...)
 	return append(reqs, dataRequirements()...)
 }

@@ -68,10 +68,38 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried, displayNames: localeMap(p.Manifest["displayNameI18n"])}
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
+	prev := h.apps[name]
 	h.apps[name] = a
 	h.paths[name] = p.Dir
 	h.mu.Unlock()
+	// fault: migrations-without-consent — install runs the package's storage migrations although the user did not approve them.
+	if params.Consent.Migrations || h.faults.Has("migrations-without-consent") {
+		if _, e := h.applyMigrations(name, version, dataDir, p); e != nil {
+			h.undoInstall(name, prev, carried)
+			return protocol.InstallResult{}, e
+		}
+	}
 	return protocol.InstallResult{OK: true, App: a.row}, nil
+}
+
+// undoInstall takes back an install whose approved migrations could not
+// run: the release installed before it (an update) comes back, and a new
+// data folder goes.
+func (h *Host) undoInstall(appID string, prev *installedApp, carried bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	a := h.apps[appID]
+	if prev != nil {
+		h.apps[appID] = prev
+		h.paths[appID] = prev.path
+		return
+	}
+	delete(h.apps, appID)
+	if carried {
+		h.retained[appID] = a.dataDir
+		return
+	}
+	_ = os.RemoveAll(a.dataDir)
 }
 
 // dataDirFor returns the data folder an app installs with and whether it
@@ -227,6 +255,10 @@ func (h *Host) reset() error {
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
 	h.cleanups = nil
+	h.refusedMigrations = map[string]map[string]string{}
+	if err := h.dropCoreLocked(); err != nil && firstErr == nil {
+		firstErr = err
+	}
 	h.paths = map[string]string{}
 	h.revocations = map[string]revocationEntry{}
 	h.bootstraps = map[string][]registryRelease{}

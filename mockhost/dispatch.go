@@ -15,7 +15,7 @@ func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
-		protocol.MethodReadiness,
+		protocol.MethodMigrate, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet,
 	}
@@ -153,6 +153,17 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r, e := h.rollback(p.AppID)
 		return r, e, false
 
+	case protocol.MethodMigrate:
+		var p protocol.MigrateParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
+			return nil, e, false
+		}
+		r, e := h.migrate(p)
+		return r, e, false
+
 	case protocol.MethodReadiness:
 		var p protocol.ReadinessParams
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
@@ -243,7 +254,11 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
 			return nil, e, false
 		}
-		return h.observe(p.AppID), nil, false
+		r := h.observe(p.AppID)
+		if err := h.observeStorage(p.AppID, &r); err != nil {
+			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
+		}
+		return r, nil, false
 
 	case protocol.MethodSet:
 		var p protocol.SetParams

@@ -7,6 +7,7 @@
 package mockhost
 
 import (
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -57,8 +58,13 @@ type Host struct {
 	// the bootstrap-cached-across-tenants fault).
 	bootstraps map[string][]registryRelease
 	tmpDir     string
-	seq        int
-	sessions   map[*session]struct{}
+	// coreDB is the host's own database (coredb.go), opened on first use.
+	coreDB *sql.DB
+	// refusedMigrations are the migrations refused since the last reset,
+	// by app id and file name, with why.
+	refusedMigrations map[string]map[string]string
+	seq               int
+	sessions          map[*session]struct{}
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
@@ -133,17 +139,18 @@ func NewWithOptions(o Options) *Host {
 		schemas = nil
 	}
 	h := &Host{
-		schemas:     schemas,
-		faults:      fs,
-		apps:        map[string]*installedApp{},
-		retained:    map[string]string{},
-		paths:       map[string]string{},
-		revocations: map[string]revocationEntry{},
-		bootstraps:  map[string][]registryRelease{},
-		sessions:    map[*session]struct{}{},
-		surf:        newSurfaces(),
-		runtime:     rt,
-		logw:        io.Discard,
+		schemas:           schemas,
+		faults:            fs,
+		apps:              map[string]*installedApp{},
+		retained:          map[string]string{},
+		paths:             map[string]string{},
+		revocations:       map[string]revocationEntry{},
+		bootstraps:        map[string][]registryRelease{},
+		refusedMigrations: map[string]map[string]string{},
+		sessions:          map[*session]struct{}{},
+		surf:              newSurfaces(),
+		runtime:           rt,
+		logw:              io.Discard,
 	}
 	h.agent = newAgentClient(h)
 	return h
@@ -163,6 +170,7 @@ func (h *Host) Close() error {
 	for s := range h.sessions {
 		sessions = append(sessions, s)
 	}
+	coreErr := h.closeCoreLocked()
 	dir := h.tmpDir
 	h.tmpDir = ""
 	h.apps = map[string]*installedApp{}
@@ -171,6 +179,7 @@ func (h *Host) Close() error {
 	for _, s := range sessions {
 		_ = s.stream.Close()
 	}
+	surfErr = errors.Join(surfErr, coreErr)
 	if dir == "" {
 		return surfErr
 	}

@@ -65,6 +65,11 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	} else {
 		res = agentpkg.Readiness(p, env)
 	}
+	if params.AppID != "" {
+		if err := h.migrationReadiness(params.AppID, p, &res); err != nil {
+			return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+	}
 	if params.AppID != "" && h.isDisabled(params.AppID) {
 		markDisabled(&res)
 	}

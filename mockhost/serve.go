@@ -73,6 +73,11 @@ func (s *session) work(ctx context.Context) {
 			return
 		}
 		result, rpcErr, answered := s.dispatch(ctx, req)
+		if rpcErr == nil && !answered && changesApps(req.Method) {
+			if err := s.host.syncCore(); err != nil {
+				result, rpcErr = nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
+			}
+		}
 		if answered || req.Notif {
 			continue
 		}

@@ -494,7 +494,9 @@ func TestResetClosesSurfaces(t *testing.T) {
 	if status, _, _ := s.endpoint(http.MethodPost, "/message", s.host, s.token, "{}"); status != http.StatusNotFound {
 		t.Errorf("POST message after reset: %d", status)
 	}
-	if obs := s.observe(); raw(obs) != `{"calls":[],"rejected":[],"evidence":[]}` {
+	obs := s.observe()
+	obs.HostState = nil // the digest of the (empty) host database is always there
+	if raw(obs) != `{"calls":[],"rejected":[],"evidence":[]}` {
 		t.Errorf("observe after reset = %s", raw(obs))
 	}
 	again := x.mount("tiny-app", "main")

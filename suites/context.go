@@ -135,6 +135,7 @@ func areas() []area {
 		describeAvailability,
 		describeBridge,
 		describeAgent,
+		describeMigrations,
 		describeData,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}

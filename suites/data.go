@@ -123,7 +123,7 @@ func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (prot
 	tc.requireMethod(protocol.MethodUpdate)
 	var res protocol.UpdateResult
 	err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: rel,
-		Consent: protocol.Consent{Granted: true, By: "user"}}, &res)
+		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, &res)
 	return res, err
 }
 

@@ -506,7 +506,7 @@ func (tc *TestContext) ExpectAppReady(appID string) {
 // tracks whatever the host installed for cleanup, and returns its answer.
 func (tc *TestContext) TryInstall(dir string, rel *protocol.Release, consent bool) (protocol.InstalledApp, error) {
 	ginkgo.GinkgoHelper()
-	c := protocol.Consent{Granted: consent}
+	c := protocol.Consent{Granted: consent, Migrations: consent} // an ordinary install approves the migrations its review shows
 	if consent {
 		c.By = "user"
 	}

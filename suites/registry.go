@@ -238,7 +238,7 @@ func describeListed(l protocol.RegistryListResult) string {
 // whatever the host installed for cleanup.
 func (tc *TestContext) TryInstallSource(src protocol.Source, consent bool) (protocol.InstalledApp, error) {
 	GinkgoHelper()
-	c := protocol.Consent{Granted: consent}
+	c := protocol.Consent{Granted: consent, Migrations: consent}
 	if consent {
 		c.By = "user"
 	}

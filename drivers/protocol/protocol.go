@@ -277,6 +277,10 @@ type ProjectResult struct {
 type Consent struct {
 	Granted bool   `json:"granted"`
 	By      string `json:"by,omitempty"` // user | tenant | workspace
+	// Migrations is true when the user also approved the package's storage
+	// migrations shown in the review; otherwise they wait for app/migrate
+	// (spec 001, "apply migrations only after review").
+	Migrations bool `json:"migrations,omitempty"`
 }
 
 // InstallParams installs a package: a folder (path, with the release it is
@@ -474,6 +478,8 @@ type SetupAction struct {
 	Title  string `json:"title"`
 	Kind   string `json:"kind,omitempty"`
 	Target string `json:"target,omitempty"`
+	// Description says more, such as the risk of an irreversible migration.
+	Description string `json:"description,omitempty"`
 }
 
 // EntryReadiness is the readiness of one entry.

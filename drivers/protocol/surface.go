@@ -61,6 +61,12 @@ type ObserveResult struct {
 	Rejected []RejectedMessage `json:"rejected"`
 	Evidence []EvidenceRecord  `json:"evidence"`
 	Cleanup  []CleanupRecord   `json:"cleanup,omitempty"`
+	// Migrations are the app's storage migrations and their state; Storage
+	// the app's storage namespaces; HostState the digest of the host's core
+	// state (docs/host-control-protocol.md, "Storage migrations").
+	Migrations []MigrationRecord  `json:"migrations,omitempty"`
+	Storage    []StorageNamespace `json:"storage,omitempty"`
+	HostState  *HostState         `json:"hostState,omitempty"`
 }
 
 // CleanupRecord is what the host recorded of one uninstall of the app

@@ -1,0 +1,334 @@
+package suites
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// migrationFixture is the app with its own storage namespace and two
+// migrations, 001_notes.sql and 002_note_tags.sql.
+const migrationFixture = "migration-app"
+
+// reachFile is the migration the data boundary specs plant: it first makes
+// reachTable, then, in its hostile form, reaches outside the app's database.
+const (
+	reachFile  = "003_reach.sql"
+	reachName  = "003_reach"
+	reachTable = "reach_marker"
+)
+
+// migrationApp is a fresh copy of the migration fixture named name, with
+// extra migration files (by file name) added.
+func (tc *TestContext) migrationApp(name string, extra map[string]string) string {
+	GinkgoHelper()
+	dir := tc.FixtureAs(migrationFixture, name)
+	SetField(dir, "name", name)
+	for file, sql := range extra {
+		WriteFile(dir, "storage/migrations/"+file, []byte(sql))
+	}
+	return dir
+}
+
+// installMigrating installs the package in dir with the user's consent,
+// with or without approving its storage migrations, as a precondition.
+func (tc *TestContext) installMigrating(dir string, approve bool) string {
+	GinkgoHelper()
+	var app protocol.InstalledApp
+	tc.Precondition("the package "+filepath.Base(dir)+" installs", func() {
+		var res protocol.InstallResult
+		err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: tc.ReleaseOf(dir),
+			Consent: protocol.Consent{Granted: true, By: "user", Migrations: approve}}, &res)
+		tc.resources.TrackApp(res.App.AppID)
+		if err != nil {
+			tc.failCall(protocol.MethodInstall, err)
+		}
+		app = res.App
+	})
+	return app.AppID
+}
+
+// migrate asks the host to apply appID's pending migrations, with the
+// user's approval or without it.
+func (tc *TestContext) migrate(appID string, granted bool) (protocol.MigrateResult, error) {
+	GinkgoHelper()
+	tc.requireMethod(protocol.MethodMigrate)
+	c := protocol.Consent{Granted: granted}
+	if granted {
+		c.By = "user"
+	}
+	var res protocol.MigrateResult
+	err := tc.Call(protocol.MethodMigrate, protocol.MigrateParams{AppID: appID, Consent: c}, &res)
+	return res, err
+}
+
+// migrated applies appID's migrations with the user's approval, as a
+// precondition.
+func (tc *TestContext) migrated(appID string) {
+	GinkgoHelper()
+	tc.Precondition("app/migrate with the user's approval applies the migrations of "+appID, func() {
+		if _, err := tc.migrate(appID, true); err != nil {
+			tc.failCall(protocol.MethodMigrate, err)
+		}
+	})
+}
+
+// storageSeen is what host/observe shows of appID's storage: the state of
+// each migration by file name, the tables of its namespace, and the digest
+// of the host's core state. A host that shows none of it leaves nothing to
+// judge: the spec is blocked.
+type storageSeen struct {
+	migrations map[string]string
+	tables     []string
+	digest     string
+}
+
+func (tc *TestContext) storageOf(appID string) storageSeen {
+	GinkgoHelper()
+	o := tc.Observe(appID)
+	s := storageSeen{migrations: map[string]string{}}
+	for _, m := range o.Migrations {
+		if m.AppID == appID || m.AppID == "" {
+			s.migrations[strings.TrimSuffix(filepath.Base(m.Name), ".sql")] = m.State
+		}
+	}
+	for _, ns := range o.Storage {
+		if ns.AppID == appID {
+			s.tables = append(s.tables, ns.Tables...)
+		}
+	}
+	if o.HostState != nil {
+		s.digest = o.HostState.Digest
+	}
+	return s
+}
+
+// requireStorageSeen blocks the spec unless host/observe reports the app's
+// migrations (and, with digest, the host state digest): what the data
+// boundary specs judge by.
+func (tc *TestContext) requireStorageSeen(appID string, digest bool) storageSeen {
+	GinkgoHelper()
+	s := tc.storageOf(appID)
+	if len(s.migrations) == 0 {
+		tc.Blockedf("host/observe of %s reports no storage migrations (observe.migrations), which this check needs", appID)
+	}
+	if digest && s.digest == "" {
+		tc.Blockedf("host/observe reports no digest of the host's core state (observe.hostState), which this check needs")
+	}
+	return s
+}
+
+// namesMigration reports whether a readiness answer names one of the
+// migrations given in a failing check, a blocker or an entry's blocker.
+func namesMigration(r protocol.ReadinessResult, names ...string) bool {
+	return slices.ContainsFunc(names, func(n string) bool { return namesFailingCheck(r, n) })
+}
+
+// reachVariant is a hostile form of reachFile: after creating reachTable it
+// does stmt, which reaches outside the app's own database.
+type reachVariant struct {
+	stmt string
+	// confinable is true when the statement may run inside the app's own
+	// namespace (it only names host tables); otherwise it must be refused.
+	confinable bool
+}
+
+// hostTables names the tables a host core database typically has.
+const hostTables = "DROP TABLE IF EXISTS apps; CREATE TABLE IF NOT EXISTS apps (app_id TEXT); DELETE FROM apps;\n" +
+	"CREATE TABLE IF NOT EXISTS migrations (name TEXT); DELETE FROM migrations;\n" +
+	"CREATE TABLE IF NOT EXISTS installed_apps (app_id TEXT); DELETE FROM installed_apps;\n"
+
+// describeMigrations checks storage migrations: readiness waits for them,
+// they run only after approval, and never outside the app's namespace.
+func describeMigrations(tc *TestContext) {
+	Describe("Storage migrations", func() {
+		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS"), func() {
+			tc.Precondition("installed with its migrations approved, the app is ready", func() {
+				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), true)
+				if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
+					tc.migrated(app) // a host may want app/migrate even after an approving install
+				}
+				tc.ExpectAppReady(app)
+			})
+			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
+			r := tc.AppReadiness(app)
+			if !slices.Contains(notReady(), r.Status) {
+				tc.Failf("app/readiness of %s is %q while its storage migrations wait for the user's approval", app, r.Status)
+			}
+			if !namesMigration(r, "001_notes", "002_note_tags") {
+				tc.Failf("app/readiness of %s is %q but names neither waiting migration (001_notes, 002_note_tags) in a failing check: %+v", app, r.Status, r)
+			}
+			tc.migrated(app)
+			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
+				tc.Failf("app/readiness of %s is %q after its migrations were approved and applied, not ready", app, r.Status)
+			}
+		})
+
+		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS"), func() {
+			name := nonce("migrating")
+			app := tc.installMigrating(tc.migrationApp(name, nil), true)
+			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
+				tc.migrated(app)
+			}
+			tc.ExpectAppReady(app)
+			newer := tc.migrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
+			SetField(newer, "version", "1.1.0")
+			tc.requireMethod(protocol.MethodUpdate)
+			tc.Precondition("app/update takes "+app+" to 1.1.0 without approving its new migration", func() {
+				var res protocol.UpdateResult
+				if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: app, Path: newer, Release: tc.ReleaseOf(newer),
+					Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+			})
+			r := tc.AppReadiness(app)
+			if !slices.Contains(notReady(), r.Status) || !namesMigration(r, "004_more") {
+				tc.Failf("after an update whose migration 004_more waits for approval, app/readiness of %s is %q and names it: %v", app, r.Status, namesMigration(r, "004_more"))
+			}
+			tc.migrated(app)
+			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
+				tc.Failf("app/readiness of %s is %q after 004_more was approved and applied, not ready", app, r.Status)
+			}
+		})
+
+		It("runs an app's storage migrations only after the user approved them", tc.Req("MIGRATIONS-AFTER-CONSENT"), func() {
+			tc.Precondition("approved through app/migrate, the migrations show as applied and their table is in the app's namespace", func() {
+				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), false)
+				tc.migrated(app)
+				s := tc.requireStorageSeen(app, false)
+				if s.migrations["001_notes"] != protocol.MigrationApplied || !slices.Contains(s.tables, "notes") {
+					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after app/migrate", app, s.migrations, s.tables)
+				}
+			})
+			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
+			expectNotRun := func(after string) {
+				GinkgoHelper()
+				s := tc.requireStorageSeen(app, false)
+				for m, state := range s.migrations {
+					if state == protocol.MigrationApplied {
+						tc.Failf("host/observe shows migration %s of %s applied after %s, which did not approve it", m, app, after)
+					}
+				}
+				if slices.Contains(s.tables, "notes") {
+					tc.Failf("the namespace of %s holds the table notes, which only its migration makes, after %s, which did not approve it", app, after)
+				}
+			}
+			expectNotRun("an install without consent.migrations")
+			_, err := tc.migrate(app, false)
+			if code, ok := tc.HostErrorCode(protocol.MethodMigrate, err); !ok || code != protocol.CodeConsentRequired {
+				tc.Failf("app/migrate of %s without the user's approval was not refused with -32003 (consent required): %v", app, err)
+			}
+			expectNotRun("app/migrate without consent")
+		})
+
+		It("shows the risk an update's irreversible migration declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK"), func() {
+			name := nonce("migrating")
+			app := tc.installMigrating(tc.migrationApp(name, nil), true)
+			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
+				tc.migrated(app)
+			}
+			tc.ExpectAppReady(app)
+			risk := "deletes the old notes index for good " + nonce("risk")
+			newer := tc.migrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n"})
+			SetField(newer, "version", "1.1.0")
+			withIrreversible(newer, "004_drop_index.sql", risk)
+			tc.requireMethod(protocol.MethodUpdate)
+			var review json.RawMessage
+			if slices.Contains(tc.Host().Hello().Methods, protocol.MethodReview) {
+				tc.MustCall(protocol.MethodReview, protocol.ReviewParams{Path: newer, Release: tc.ReleaseOf(newer)}, &review)
+			}
+			tc.Precondition("app/update takes "+app+" to 1.1.0 without approving its new migration", func() {
+				var res protocol.UpdateResult
+				if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: app, Path: newer, Release: tc.ReleaseOf(newer),
+					Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+			})
+			var readiness json.RawMessage
+			tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app}, &readiness)
+			if !strings.Contains(string(review), risk) && !strings.Contains(string(readiness), risk) {
+				tc.Failf("the risk %q that 1.1.0 declares for its irreversible migration 004_drop_index.sql is shown neither in app/review of the release nor in app/readiness of %s while it waits: %s", risk, app, readiness)
+			}
+		})
+
+		DescribeTable("refuses a migration that reaches outside the app's database before any of it runs, and the host's core state stays as it was",
+			func(v reachVariant) {
+				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)
+				otherRow, _ := tc.ListedApp(other)
+				tc.Precondition("the same migration without its reaching statement runs in the app's own namespace", func() {
+					app := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
+					tc.migrated(app)
+					s := tc.requireStorageSeen(app, true)
+					if s.migrations[reachName] != protocol.MigrationApplied {
+						tc.Blockedf("host/observe shows %s of %s as %q after app/migrate", reachFile, app, s.migrations[reachName])
+					}
+					if !slices.Contains(s.tables, reachTable) {
+						tc.Failf("app/migrate applied %s, but the namespace of %s has no table %s (it has %v): the migration ran outside the app's namespace", reachFile, app, reachTable, s.tables)
+					}
+				})
+				scratch := tc.scratch()
+				stmt := strings.ReplaceAll(v.stmt, "SCRATCH", scratch)
+				app := tc.installMigrating(tc.migrationApp(nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
+				before := tc.requireStorageSeen(app, true)
+				_, err := tc.migrate(app, true)
+				after := tc.requireStorageSeen(app, true)
+				he, refused := hostError(err)
+				switch {
+				case err != nil && !refused:
+					tc.Errorf("no usable answer to app/migrate: %v", err)
+				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(describeHostError(he), reachName)):
+					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, describeHostError(he), reachFile)
+				case refused:
+					if slices.Contains(after.tables, reachTable) || after.migrations[reachName] == protocol.MigrationApplied {
+						tc.Failf("app/migrate refused %s, but its first statement ran: host/observe shows it %q and tables %v", reachFile, after.migrations[reachName], after.tables)
+					}
+					if before.digest != after.digest {
+						tc.Failf("the host's core state changed (%s -> %s) across a refused migration of %s", before.digest, after.digest, app)
+					}
+				case !v.confinable:
+					tc.Failf("app/migrate of %s ran %s, which does %q: it reaches outside the app's own database and must be refused", app, reachFile, strings.TrimSpace(v.stmt))
+				case !slices.Contains(after.tables, reachTable):
+					tc.Failf("app/migrate applied %s, which names host tables, but its table %s is not in the namespace of %s (%v): it ran elsewhere", reachFile, reachTable, app, after.tables)
+				}
+				if strings.Contains(v.stmt, "SCRATCH") {
+					if _, err := os.Stat(filepath.Join(scratch, "reach-copy.sqlite")); err == nil {
+						tc.Failf("the migration of %s wrote a copy of its database outside the app's storage", app)
+					}
+				}
+				// The host keeps working: the neighbour is as it was, and
+				// another package still installs.
+				if row, listed := tc.ListedApp(other); !listed || row.State != otherRow.State || row.PackageHash != otherRow.PackageHash {
+					tc.Failf("after the migration of %s, app/list shows the neighbour %s as %+v (listed %v), not as before: %+v", app, other, row, listed, otherRow)
+				}
+				if r := tc.AppReadiness(other); r.Status != protocol.StatusReady {
+					tc.Failf("after the migration of %s, the neighbour %s is %q, not ready", app, other, r.Status)
+				}
+				if _, err := tc.TryInstall(tc.Fixture("minimal-app"), nil, true); err != nil {
+					tc.Failf("after the migration of %s, installing minimal-app fails: %v", app, err)
+				}
+			},
+			Entry("ATTACH DATABASE", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "ATTACH DATABASE ':memory:' AS host;\n"}),
+			Entry("a PRAGMA", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "PRAGMA writable_schema = ON;\n"}),
+			Entry("VACUUM INTO a file", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "VACUUM INTO 'SCRATCH/reach-copy.sqlite';\n"}),
+			Entry("load_extension", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "SELECT load_extension('reach');\n"}),
+			Entry("host table names", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: hostTables, confinable: true}),
+		)
+	})
+}
+
+// withIrreversible declares, in the release notes of the package in dir
+// (lifecycle.upgrade.migrations), that the migration file is irreversible
+// with risk.
+func withIrreversible(dir, file, risk string) {
+	GinkgoHelper()
+	editFrontmatter(dir, func(lines []string) []string {
+		return append(lines, "lifecycle:", "  upgrade:", "    migrations:", `      - from: "1.0.x"`, `        to: "1.1.0"`,
+			"        storage: ./storage/migrations/"+file, "        reversible: false", "        risk: "+risk)
+	})
+}
