@@ -2,6 +2,7 @@ package mockhost
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -61,15 +62,28 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	if row.Registered, err = h.registrations(p); err != nil {
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	dataDir, carried, err := h.dataDirFor(name)
+	own, err := h.copyPackage(p, name)
+	if errors.Is(err, errChangedWhileInstalling) {
+		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+			fmt.Sprintf("package %s: %v; nothing was installed", params.Path, err), protocol.ErrorData{Findings: []protocol.Finding{{
+				Code: "package-hash-mismatch", Severity: agentpkg.SeverityError, Field: "packageHash", Message: err.Error()}}})
+	}
 	if err != nil {
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried, displayNames: localeMap(p.Manifest["displayNameI18n"])}
+	row.InstalledPath = own.dir
+	dataDir, carried, err := h.dataDirFor(name)
+	if err != nil {
+		_ = os.RemoveAll(own.owner)
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	a := &installedApp{row: row, path: own.dir, source: p.Dir, files: own.files, dataDir: dataDir, carried: carried,
+		displayNames: localeMap(p.Manifest["displayNameI18n"])}
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	h.apps[name] = a
 	h.paths[name] = p.Dir
+	h.copies[name] = append(h.copies[name], own.owner)
 	h.mu.Unlock()
 	return protocol.InstallResult{OK: true, App: a.row}, nil
 }
@@ -140,6 +154,9 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		d := h.apps[id].dataDir
 		h.recordCleanup(id, h.apps[id].row.Version, params, keep)
 		delete(h.apps, id)
+		if err := h.removeCopies(id); err != nil && firstErr == nil {
+			firstErr = err
+		}
 		dropStored := !keep
 		// fault: uninstall-keep-drops-storage — uninstall keeping data keeps the data folder but not what the app stored.
 		if keep && h.faults.Has("uninstall-keep-drops-storage") {
@@ -223,6 +240,11 @@ func (h *Host) reset() error {
 	}
 	for id, d := range h.retained {
 		remove(id, d)
+	}
+	for id := range h.copies {
+		if err := h.removeCopies(id); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("host/reset: %w", err)
+		}
 	}
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}

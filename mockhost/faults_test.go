@@ -403,6 +403,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, surfaceProbes())
 	maps.Copy(probes, agentProbes())
 	maps.Copy(probes, lifecycleProbes())
+	maps.Copy(probes, installedProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue
