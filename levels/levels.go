@@ -113,6 +113,11 @@ type RefusalKind string
 const (
 	RefusesPackage RefusalKind = "package"   // package/verify or app/install refuses
 	NotReady       RefusalKind = "readiness" // app/readiness answers a not-ready status
+	// NotReadyInstalled: app/readiness of an installed app (by appId)
+	// answers a not-ready status. Kept apart from NotReady because a host
+	// may judge a package folder and an installed app differently: one that
+	// calls every folder not ready can still judge installed apps honestly.
+	NotReadyInstalled RefusalKind = "installed-readiness"
 )
 
 // IsPrecondition reports whether r is a rule of the control protocol.

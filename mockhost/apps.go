@@ -2,8 +2,10 @@ package mockhost
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -61,21 +63,36 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	if row.Registered, err = h.registrations(p); err != nil {
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	dataDir, carried, err := h.dataDirFor(name)
+	own, err := h.copyPackage(p, name)
+	if errors.Is(err, errChangedWhileInstalling) {
+		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+			fmt.Sprintf("package %s: %v; nothing was installed", params.Path, err), protocol.ErrorData{Findings: []protocol.Finding{{
+				Code: "package-hash-mismatch", Severity: agentpkg.SeverityError, Field: "packageHash", Message: err.Error()}}})
+	}
 	if err != nil {
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	a := &installedApp{row: row, path: p.Dir, dataDir: dataDir, carried: carried, displayNames: localeMap(p.Manifest["displayNameI18n"])}
+	row.InstalledPath = own.dir
+	dataDir, carried, err := h.dataDirFor(name)
+	if err != nil {
+		_ = os.RemoveAll(own.owner)
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	a := &installedApp{row: row, path: own.dir, source: p.Dir, files: own.files, dataDir: dataDir, carried: carried,
+		displayNames: localeMap(p.Manifest["displayNameI18n"])}
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	prev := h.apps[name]
 	h.apps[name] = a
 	h.paths[name] = p.Dir
+	h.copies[name] = append(h.copies[name], own.owner)
 	h.mu.Unlock()
 	// fault: migrations-without-consent — install runs the package's storage migrations although the user did not approve them.
 	if params.Consent.Migrations || h.faults.Has("migrations-without-consent") {
-		if _, e := h.applyMigrations(name, version, dataDir, p); e != nil {
-			h.undoInstall(name, prev, carried)
+		installed := *p
+		installed.Dir = own.dir
+		if _, e := h.applyMigrations(name, version, dataDir, &installed); e != nil {
+			h.undoInstall(name, prev, carried, own.owner)
 			return protocol.InstallResult{}, e
 		}
 	}
@@ -83,15 +100,17 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 }
 
 // undoInstall takes back an install whose approved migrations could not
-// run: the release installed before it (an update) comes back, and a new
-// data folder goes.
-func (h *Host) undoInstall(appID string, prev *installedApp, carried bool) {
+// run: its copy of the package goes, the release installed before it (an
+// update) comes back, and a new data folder goes.
+func (h *Host) undoInstall(appID string, prev *installedApp, carried bool, copyDir string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := h.apps[appID]
+	_ = os.RemoveAll(copyDir)
+	h.copies[appID] = slices.DeleteFunc(h.copies[appID], func(d string) bool { return d == copyDir })
 	if prev != nil {
 		h.apps[appID] = prev
-		h.paths[appID] = prev.path
+		h.paths[appID] = prev.source
 		return
 	}
 	delete(h.apps, appID)
@@ -168,6 +187,9 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		d := h.apps[id].dataDir
 		h.recordCleanup(id, h.apps[id].row.Version, params, keep)
 		delete(h.apps, id)
+		if err := h.removeCopies(id); err != nil && firstErr == nil {
+			firstErr = err
+		}
 		dropStored := !keep
 		// fault: uninstall-keep-drops-storage — uninstall keeping data keeps the data folder but not what the app stored.
 		if keep && h.faults.Has("uninstall-keep-drops-storage") {
@@ -251,6 +273,11 @@ func (h *Host) reset() error {
 	}
 	for id, d := range h.retained {
 		remove(id, d)
+	}
+	for id := range h.copies {
+		if err := h.removeCopies(id); err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("host/reset: %w", err)
+		}
 	}
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}

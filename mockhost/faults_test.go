@@ -404,6 +404,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, agentProbes())
 	maps.Copy(probes, lifecycleProbes())
 	maps.Copy(probes, migrationProbes())
+	maps.Copy(probes, installedProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -52,6 +52,10 @@ type Host struct {
 	// paths remembers the package each app id was installed from since the
 	// last reset (used only by the readiness-after-uninstall fault).
 	paths map[string]string
+	// copies lists, per app id, the folders holding its installed copies
+	// (its release and the one app/update replaced or a rollback left),
+	// removed at uninstall, host/reset and Close.
+	copies map[string][]string
 	// revocations caches revocation answers by checkUrl and packageHash.
 	revocations map[string]revocationEntry
 	// bootstraps keeps the last bootstrap of each registry (read only by
@@ -90,8 +94,13 @@ type Host struct {
 
 // installedApp is one row of app/list with what the host keeps about it.
 type installedApp struct {
-	row     protocol.InstalledApp
-	path    string // package folder it was installed from
+	row  protocol.InstalledApp
+	path string // the host's own copy of the package (installed.go)
+	// source is the folder the package was installed from (read only by
+	// the readiness-after-uninstall fault).
+	source string
+	// files are the digests of the copy's files taken at install.
+	files   map[string]fileDigest
 	dataDir string // the app's data namespace, created at install
 	// carried is true when the namespace holds data from before this
 	// install (kept by an uninstall with keepData).
@@ -144,6 +153,7 @@ func NewWithOptions(o Options) *Host {
 		apps:              map[string]*installedApp{},
 		retained:          map[string]string{},
 		paths:             map[string]string{},
+		copies:            map[string][]string{},
 		revocations:       map[string]revocationEntry{},
 		bootstraps:        map[string][]registryRelease{},
 		refusedMigrations: map[string]map[string]string{},
@@ -175,6 +185,7 @@ func (h *Host) Close() error {
 	h.tmpDir = ""
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
+	h.copies = map[string][]string{} // under dir, removed with it
 	h.mu.Unlock()
 	for _, s := range sessions {
 		_ = s.stream.Close()

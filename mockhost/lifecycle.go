@@ -54,6 +54,14 @@ func (h *Host) isDisabled(appID string) bool {
 	return ok && a.row.State == protocol.StateDisabled
 }
 
+// isInstalled reports whether appID is installed.
+func (h *Host) isInstalled(appID string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.apps[appID]
+	return ok
+}
+
 // markDisabled makes res the readiness of a disabled app: every entry is
 // disabled, and the blocker names the app's state.
 func markDisabled(res *protocol.ReadinessResult) {
@@ -134,7 +142,8 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 		return protocol.RollbackResult{}, invalidParams(protocol.MethodRollback, "appId", fmt.Sprintf("names %s, which has no earlier release to roll back to", appID))
 	}
 	prev := a.previous
-	back := &installedApp{row: prev.row, path: prev.path, dataDir: a.dataDir, carried: a.carried, displayNames: prev.displayNames, leftPath: a.path}
+	back := &installedApp{row: prev.row, path: prev.path, source: prev.source, files: prev.files, dataDir: a.dataDir, carried: a.carried,
+		displayNames: prev.displayNames, leftPath: a.path}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
 	// fault: rollback-drops-data — rollback reinstalls the older release from scratch: what the app stored is gone.
 	if h.faults.Has("rollback-drops-data") {
@@ -145,6 +154,6 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 		return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: a.row.Version}, nil
 	}
 	h.apps[appID] = back
-	h.paths[appID] = prev.path
+	h.paths[appID] = prev.source
 	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: a.row.Version}, nil
 }

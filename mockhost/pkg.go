@@ -142,7 +142,20 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		delete(req, "lime")
 		q.Manifest["requires"] = req
 	}
-	v := hashVariant{
+	if v := h.hashVariant(); v.wrong() {
+		sum, err := v.hash(q.Dir, q.Files)
+		if err != nil {
+			return nil, nil, err
+		}
+		q.PackageHash = sum
+	}
+	return &q, nil, nil
+}
+
+// hashVariant is how this host computes packageHash: the standard's way
+// unless a hash fault is on.
+func (h *Host) hashVariant() hashVariant {
+	return hashVariant{
 		// fault: hash-full-path-sort — packageHash is computed over files sorted by full path.
 		fullPathSort: h.faults.Has("hash-full-path-sort"),
 		// fault: hash-skips-dotfiles — hidden files and folders are left out of packageHash, as a glob leaves them out.
@@ -154,14 +167,6 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		// fault: hash-content-only — packageHash covers the files' bytes but not their names.
 		contentOnly: h.faults.Has("hash-content-only"),
 	}
-	if v.wrong() {
-		sum, err := v.hash(q.Dir, q.Files)
-		if err != nil {
-			return nil, nil, err
-		}
-		q.PackageHash = sum
-	}
-	return &q, nil, nil
 }
 
 // identity returns the manifest's name and version as strings.

@@ -17,14 +17,29 @@ import (
 // secrets and clock. It never runs package code.
 func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessResult, *jsonrpc2.Error) {
 	path := params.Path
+	var res protocol.ReadinessResult
 	if params.AppID != "" {
 		h.mu.Lock()
 		a, ok := h.apps[params.AppID]
+		var installed installedApp
+		if ok {
+			installed = *a
+		}
 		gone, wasInstalled := h.paths[params.AppID]
 		h.mu.Unlock()
 		switch {
 		case ok:
-			path = a.path
+			// The host's own copy, hashed again: never the folder the
+			// package came from.
+			path = installed.path
+			changes, err := h.installedChanges(installed.path, installed.files)
+			if err != nil {
+				return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+			}
+			if len(changes) > 0 {
+				res = integrityBlocked(params.AppID, params.Entry, installed.row.PackageHash, changes)
+				return h.finishReadiness(params, res), nil
+			}
 		// fault: readiness-after-uninstall — readiness of an uninstalled app is still answered from the package it was installed from.
 		case wasInstalled && h.faults.Has("readiness-after-uninstall"):
 			path = gone
@@ -53,7 +68,6 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		p = &q
 	}
 	env := h.readinessEnv(p, params.Entry)
-	var res protocol.ReadinessResult
 	// fault: entry-readiness-copies-app — every entry, and an entry-scoped answer, gets the app's overall status.
 	if h.faults.Has("entry-readiness-copies-app") {
 		env.Entry = ""
@@ -65,17 +79,23 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	} else {
 		res = agentpkg.Readiness(p, env)
 	}
-	if params.AppID != "" {
+	if params.AppID != "" && h.isInstalled(params.AppID) {
 		if err := h.migrationReadiness(params.AppID, p, &res); err != nil {
 			return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 		}
 	}
+	return h.finishReadiness(params, res), nil
+}
+
+// finishReadiness gives a readiness answer what follows from the app's
+// state (disabled), and the faults that rewrite answers.
+func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.ReadinessResult) protocol.ReadinessResult {
 	if params.AppID != "" && h.isDisabled(params.AppID) {
 		markDisabled(&res)
 	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)
-	return res, nil
+	return res
 }
 
 // readinessEnv is the host state readiness is judged against.

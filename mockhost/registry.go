@@ -117,6 +117,9 @@ func (h *Host) installFromRegistry(params protocol.InstallParams) (protocol.Inst
 	if e != nil {
 		return protocol.InstallResult{}, e
 	}
+	// The download is only where the package is read from: app/install
+	// keeps a copy of its own (installed.go), so the download goes.
+	defer func() { _ = os.RemoveAll(dir) }()
 	params.Path, params.Source, params.Release = dir, nil, rel
 	return h.install(params)
 }

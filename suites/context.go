@@ -129,6 +129,7 @@ func areas() []area {
 		describeProjection,
 		describeNoCodeExecution,
 		describeInstall,
+		describeInstalledIntegrity,
 		describeReadiness,
 		describeLifecycleReadiness,
 		describePolicy,

@@ -440,8 +440,14 @@ func (tc *TestContext) Project(dir string) json.RawMessage {
 // Readiness runs app/readiness for a package folder.
 func (tc *TestContext) Readiness(dir, entry string) (protocol.ReadinessResult, json.RawMessage) {
 	ginkgo.GinkgoHelper()
+	return tc.readinessOf(protocol.ReadinessParams{Path: dir, Entry: entry})
+}
+
+// readinessOf runs app/readiness and returns the answer and its raw form.
+func (tc *TestContext) readinessOf(p protocol.ReadinessParams) (protocol.ReadinessResult, json.RawMessage) {
+	ginkgo.GinkgoHelper()
 	var raw json.RawMessage
-	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{Path: dir, Entry: entry}, &raw)
+	tc.MustCall(protocol.MethodReadiness, p, &raw)
 	var res protocol.ReadinessResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		tc.Errorf("the app/readiness answer does not decode: %v", err)

@@ -358,6 +358,11 @@ type InstalledApp struct {
 	// Registered lists, per host catalog, the keys of the app's projected
 	// objects registered in it (agentpkg.RegisteredCatalogs).
 	Registered map[string][]string `json:"registered,omitempty"`
+	// InstalledPath is the folder the host keeps the installed package in,
+	// when it keeps it as a folder: a conformance hook, so the harness can
+	// change the installed files and see readiness notice
+	// (docs/host-control-protocol.md, app/list).
+	InstalledPath string `json:"installedPath,omitempty"`
 }
 
 // InstallResult answers app/install.
