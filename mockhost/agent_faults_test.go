@@ -59,8 +59,32 @@ func paramsOf(msgs []appserver.Message, method string) string {
 	return ""
 }
 
+// projectionProbe serves an App Server with an artifact and an evidence
+// pack (down when down is set) and reports what the app gets for
+// capability, method and args.
+func projectionProbe(capability, method string, args map[string]any, down bool) probe {
+	return func(t *testing.T, x *harness) string {
+		sc := appserver.NewScript()
+		sc.SetProjections(appserver.Projections{Capabilities: []any{map[string]any{"capabilityId": "from-app-server"}},
+			Artifacts: map[string]any{"a1": map[string]any{"artifactId": "a1", "content": "from the App Server"}},
+			Evidence:  map[string]any{"exportRef": "pack-from-app-server"}})
+		as := appServerFor(t, x, sc, protocol.ConfigureParams{})
+		s := x.mount("tiny-app", "main")
+		if down {
+			as.SetMode(appserver.Refuse)
+			as.DropConnections()
+		}
+		m := s.invoke("r1", capability, method, args)
+		return m.Type + " " + string(m.Payload)
+	}
+}
+
 func agentProbes() map[string]probe {
 	return map[string]probe{
+		"capabilities-from-manifest":  projectionProbe("lime.agent", "listCapabilities", nil, false),
+		"artifact-read-local":         projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, false),
+		"artifact-mock-when-down":     projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, true),
+		"evidence-export-synthesized": projectionProbe("lime.evidence", "export", nil, false),
 		"appserver-no-clientinfo": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
 			return paramsOf(msgs, appserver.MethodInitialize)
 		}),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"time"
@@ -203,6 +204,10 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			h.surf.dropStorage(id)
 		}
 		if keep {
+			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.
+			if h.faults.Has("uninstall-keep-drops-database") {
+				_ = os.Remove(filepath.Join(d, appDBFile))
+			}
 			h.retained[id] = d
 			continue
 		}

@@ -126,6 +126,12 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return h.cancelTask(l, in.Args)
 	case "lime.agent.respondApproval":
 		return h.respondApproval(l, in.Args)
+	case "lime.agent.listCapabilities":
+		return h.listCapabilities(l)
+	case "lime.artifacts.read":
+		return h.readArtifact(l, in.Args)
+	case "lime.evidence.export":
+		return h.exportEvidence(l, in.Args)
 	case "lime.evidence.record":
 		var a struct {
 			Subject json.RawMessage `json:"subject"`

@@ -132,7 +132,8 @@ func (h *Host) syncCore() error {
 		}
 		_, installed := h.apps[id]
 		_, kept := h.retained[id]
-		if !installed && !kept {
+		// fault: uninstall-delete-keeps-ledger — the ledger of applied migrations outlives the data they made, so a reinstall after deleting data never runs them again.
+		if !installed && !kept && !h.faults.Has("uninstall-delete-keeps-ledger") {
 			gone = append(gone, id)
 		}
 	}

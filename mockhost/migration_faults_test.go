@@ -78,8 +78,23 @@ func hostileMigration(x *harness, stmt string) string {
 	return fmt.Sprintf("code=%d tables=%v hostChanged=%v", code(err), tables, before.HostState.Digest != after.HostState.Digest)
 }
 
+// reinstalledMigrations installs a migration app with its migrations
+// approved, uninstalls it keeping data or not, installs it again without
+// approving them and reports what host/observe shows.
+func reinstalledMigrations(x *harness, keep bool) string {
+	dir := migrationApp(x.t, map[string]string{"001_notes.sql": notesMigration})
+	x.must(protocol.MethodInstall, protocol.InstallParams{Path: dir, Consent: protocol.Consent{Granted: true, Migrations: true}}, nil)
+	x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app", KeepData: keep}, nil)
+	if _, err := x.install(dir, nil, true); err != nil {
+		x.t.Fatal(err)
+	}
+	return observed(x)
+}
+
 func migrationProbes() map[string]probe {
 	return map[string]probe{
+		"uninstall-keep-drops-database": func(t *testing.T, x *harness) string { return reinstalledMigrations(x, true) },
+		"uninstall-delete-keeps-ledger": func(t *testing.T, x *harness) string { return reinstalledMigrations(x, false) },
 		"irreversible-risk-hidden": func(t *testing.T, x *harness) string {
 			dir := pkg(t, "tiny-app", map[string]string{
 				"APP.md": manifest(withDefaults("storage:\n  namespace: tiny-app\n  migrations: ./storage/migrations\n" +

@@ -30,7 +30,7 @@ const surfaceExtra = "homepage: https://tiny.example.org/home\n" +
 	"    lime.cloudSession: current\n    lime.secrets: current\n    lime.evidence: current\n" +
 	"runtimePackage:\n  ui:\n    path: ./dist/ui\n    entry: index.html\n" +
 	"entries:\n  - key: main\n    kind: page\n    title: Main\n    route: /main\n    requiredCapabilities: [lime.ui]\n" +
-	"  - key: tasks\n    kind: page\n    title: Tasks\n    route: /tasks\n    requiredCapabilities: [lime.agent]\n"
+	"  - key: tasks\n    kind: page\n    title: Tasks\n    route: /tasks\n    requiredCapabilities: [lime.agent, lime.artifacts]\n"
 
 const surfaceIndex = "<!doctype html><html><head><meta charset=\"utf-8\"><title>Tiny</title></head><body>tiny ui</body></html>\n"
 

@@ -275,7 +275,7 @@ func TestBridgeSnapshot(t *testing.T) {
 				t.Errorf("capability %+v", c)
 			}
 		}
-		if want := []string{"lime.agent", "lime.cloudSession", "lime.evidence", "lime.secrets", "lime.storage", "lime.ui"}; !slices.Equal(names, want) {
+		if want := []string{"lime.agent", "lime.artifacts", "lime.cloudSession", "lime.evidence", "lime.secrets", "lime.storage", "lime.ui"}; !slices.Equal(names, want) {
 			t.Errorf("capabilities %v, want the declared %v", names, want)
 		}
 	}

@@ -565,6 +565,66 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 
+		DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
+			func(capability, method, asMethod string) {
+				marker, artifactID := nonce("projected"), nonce("artifact")
+				sc := appserver.NewScript()
+				sc.SetProjections(appserver.Projections{
+					Capabilities: []any{map[string]any{"capabilityId": marker}},
+					Artifacts:    map[string]any{artifactID: map[string]any{"artifactId": artifactID, "content": marker}},
+					Evidence:     map[string]any{"exportRef": marker},
+				})
+				tc.appServer.SetScript(sc)
+				cfg := tc.withAppServer(tc.DefaultConfigure())
+				s := tc.probeSurface(cfg)
+				var args map[string]any
+				if asMethod == appserver.MethodArtifactRead {
+					args = map[string]any{"artifactId": artifactID}
+				}
+				read := func(id string) (hostbridge.Message, bool) {
+					GinkgoHelper()
+					r := s.Run(Invoke(id, capability, method, args), Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+					return r.Answer(id)
+				}
+				call := capability + " " + method
+				before := len(fromHost(tc.appServer.Messages(), asMethod))
+				m, answered := read(nonce("read"))
+				if !answered || m.Type != hostbridge.TypeResponse {
+					tc.Failf("%s with the App Server serving got %s, not host:response", call, describeAnswer(m, answered))
+				}
+				sent := fromHost(tc.appServer.Messages(), asMethod)[before:]
+				if len(sent) == 0 {
+					tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
+				}
+				if !containsText(m.Payload, marker) {
+					tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
+				}
+				var bound struct {
+					AppID       string `json:"appId"`
+					WorkspaceID string `json:"workspaceId"`
+				}
+				_ = json.Unmarshal(sent[0].Params, &bound)
+				if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
+					tc.Failf("%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, asMethod, sent[0].Params, s.AppID, cfg.WorkspaceID)
+				}
+				tc.appServer.SetMode(appserver.Refuse)
+				tc.appServer.DropConnections()
+				m, answered = read(nonce("down"))
+				if answered && m.Type == hostbridge.TypeResponse {
+					tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
+				}
+				if !answered {
+					tc.Errorf("%s got no answer within %d ms with the App Server refusing connections", call, agentAnswerTimeout)
+				}
+				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
+					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, describeAnswer(m, answered))
+				}
+			},
+			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS"), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
+			Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS"), "lime.artifacts", "read", appserver.MethodArtifactRead),
+			Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS"), "lime.evidence", "export", appserver.MethodEvidence),
+		)
+
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
 				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))

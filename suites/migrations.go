@@ -257,6 +257,35 @@ func describeMigrations(tc *TestContext) {
 			}
 		})
 
+		It("keeps what an app's migrations made across uninstall keeping data, and leaves none of it, nor their record, after uninstall deleting data", tc.Req("UNINSTALL-APP-DATABASE"), func() {
+			dir := tc.migrationApp(nonce("migrating"), nil)
+			app := tc.installMigrating(dir, true)
+			tc.Precondition("installed with its migrations approved, the app's namespace holds their table notes", func() {
+				if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") {
+					tc.migrated(app)
+				}
+				if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") || s.migrations["001_notes"] != protocol.MigrationApplied {
+					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after they were approved", app, s.migrations, s.tables)
+				}
+			})
+			tc.Uninstall(app, true)
+			tc.installMigrating(dir, false)
+			if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") {
+				tc.Failf("after uninstall keeping data and a reinstall, the namespace of %s has no table notes, which its migration made before (tables %v)", app, s.tables)
+			}
+			tc.Uninstall(app, false)
+			tc.installMigrating(dir, false)
+			s := tc.requireStorageSeen(app, false)
+			if slices.Contains(s.tables, "notes") {
+				tc.Failf("after uninstall deleting data and a reinstall, the namespace of %s still holds the table notes of the old install", app)
+			}
+			for m, state := range s.migrations {
+				if state == protocol.MigrationApplied {
+					tc.Failf("after uninstall deleting data and a reinstall that did not approve them, host/observe shows migration %s of %s applied: the record of the old install outlived its data", m, app)
+				}
+			}
+		})
+
 		DescribeTable("refuses a migration that reaches outside the app's database before any of it runs, and the host's core state stays as it was",
 			func(v reachVariant) {
 				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)

@@ -78,6 +78,30 @@ type Script struct {
 	// the golden exchange says (ReplayScript).
 	golden *golden.Golden
 	used   map[int]bool // golden lines consumed
+	// projections answers capability/list, artifact/read and
+	// evidence/export (SetProjections).
+	projections Projections
+}
+
+// Projections are what the App Server answers the projection methods
+// with (spec 000 app.runtime.yaml fixed rules: "capability/list,
+// artifact/read, and evidence/export are current entries for capability,
+// artifact, and evidence projection").
+type Projections struct {
+	// Capabilities answers capability/list: {"capabilities": ...}.
+	Capabilities []any
+	// Artifacts answers artifact/read {artifactId}, by id; an unknown id
+	// is -32602.
+	Artifacts map[string]any
+	// Evidence answers evidence/export.
+	Evidence any
+}
+
+// SetProjections sets what the projection methods answer.
+func (sc *Script) SetProjections(p Projections) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.projections = p
 }
 
 // ReplayScript plays the App Server's side of a golden exchange: each host
@@ -318,7 +342,42 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		ch <- behavior
 		return map[string]any{"ok": true}, nil
 	}
+	if res, rpcErr, ok := sc.project(req); ok {
+		return res, rpcErr
+	}
 	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "this App Server does not know " + req.Method}
+}
+
+// project answers the projection methods from the script's Projections;
+// ok is false for any other method.
+func (sc *Script) project(req *jsonrpc2.Request) (result any, rpcErr *jsonrpc2.Error, ok bool) {
+	sc.mu.Lock()
+	p := sc.projections
+	sc.mu.Unlock()
+	switch req.Method {
+	case MethodCapabilities:
+		caps := p.Capabilities
+		if caps == nil {
+			caps = []any{}
+		}
+		return map[string]any{"capabilities": caps}, nil, true
+	case MethodArtifactRead:
+		var a struct {
+			ArtifactID string `json:"artifactId"`
+		}
+		decodeParams(req, &a)
+		art, found := p.Artifacts[a.ArtifactID]
+		if !found {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("no artifact %q", a.ArtifactID)}, true
+		}
+		return art, nil, true
+	case MethodEvidence:
+		if p.Evidence == nil {
+			return map[string]any{"items": []any{}}, nil, true
+		}
+		return p.Evidence, nil, true
+	}
+	return nil, nil, false
 }
 
 // run streams one turn and, for an approval turn, waits for the decision

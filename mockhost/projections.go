@@ -1,0 +1,103 @@
+package mockhost
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The app's capability, artifact and evidence projections come from the
+// App Server (spec 000 app.runtime.yaml fixed rules: "capability/list,
+// artifact/read, and evidence/export are current entries for capability,
+// artifact, and evidence projection"; spec 002 checklist: they "derive from
+// RuntimeCore / services facts, not app UI synthesis").
+const (
+	appServerCapabilities = "capability/list"
+	appServerArtifactRead = "artifact/read"
+	appServerEvidence     = "evidence/export"
+)
+
+// listCapabilities answers lime.agent listCapabilities from capability/list.
+func (h *Host) listCapabilities(l *launch) (any, *denial) {
+	// fault: capabilities-from-manifest — listCapabilities answers from the app's own manifest instead of asking the App Server.
+	if h.faults.Has("capabilities-from-manifest") {
+		caps := []any{}
+		for _, c := range l.declared {
+			caps = append(caps, map[string]any{"capabilityId": c})
+		}
+		return map[string]any{"capabilities": caps}, nil
+	}
+	return h.fromAppServer(l, appServerCapabilities, map[string]any{})
+}
+
+// readArtifact answers lime.artifacts read {artifactId} from artifact/read.
+func (h *Host) readArtifact(l *launch, args json.RawMessage) (any, *denial) {
+	var a struct {
+		ArtifactID string `json:"artifactId"`
+	}
+	if !decodePayload(args, &a) || a.ArtifactID == "" {
+		return nil, invalidArgs("Reading an artifact needs its artifactId.")
+	}
+	// fault: artifact-read-local — lime.artifacts read answers from a record of the host's own, the App Server never asked.
+	if h.faults.Has("artifact-read-local") {
+		return map[string]any{"artifactId": a.ArtifactID, "kind": "document", "content": ""}, nil
+	}
+	res, d := h.fromAppServer(l, appServerArtifactRead, map[string]any{"artifactId": a.ArtifactID})
+	// fault: artifact-mock-when-down — with the App Server unreachable, lime.artifacts read answers with a placeholder artifact.
+	if d != nil && d.code == hostbridge.CodeRuntimeUnavailable && h.faults.Has("artifact-mock-when-down") {
+		return map[string]any{"artifactId": a.ArtifactID, "kind": "document", "content": "", "mock": true}, nil
+	}
+	return res, d
+}
+
+// exportEvidence answers lime.evidence export from evidence/export.
+func (h *Host) exportEvidence(l *launch, args json.RawMessage) (any, *denial) {
+	params := map[string]any{}
+	_ = json.Unmarshal(args, &params)
+	if params == nil {
+		params = map[string]any{}
+	}
+	// fault: evidence-export-synthesized — lime.evidence export builds the pack from the host's local records instead of evidence/export.
+	if h.faults.Has("evidence-export-synthesized") {
+		return map[string]any{"items": h.surf.observe(l.appID).Evidence}, nil
+	}
+	return h.fromAppServer(l, appServerEvidence, params)
+}
+
+// fromAppServer carries one projection call of the app to the App Server,
+// bound to the app and workspace, and answers with what the App Server
+// returned. Without a reachable App Server, or with no usable answer, the
+// call is refused with a stable code, never mocked (spec 001 forbidden
+// paths: "Product paths falling back to mock success when App Server is
+// unavailable").
+func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (any, *denial) {
+	cfg, _ := h.config()
+	params["appId"] = l.appID
+	params["workspaceId"] = cfg.WorkspaceID
+	unavailable := &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
+		"The agent runtime is not available, so this could not be read. Try again later."}
+	ctx := context.Background()
+	conn, err := h.agent.connection(ctx)
+	if err != nil {
+		return nil, unavailable
+	}
+	var out json.RawMessage
+	if err := call(ctx, conn, method, params, &out); err != nil {
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) {
+			return nil, &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest,
+				fmt.Sprintf("The agent runtime could not answer: %s", clip(rpcErr.Message, 200))}
+		}
+		return nil, unavailable
+	}
+	if !json.Valid(out) || len(out) == 0 || string(out) == "null" {
+		return nil, unavailable
+	}
+	return out, nil
+}
