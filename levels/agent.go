@@ -28,7 +28,7 @@ func agentRequirements() []Requirement {
 			Title:  "Output that fails the app's JSON Schema is retried at most maxValidationRetries times, then ends as error_max_structured_output_retries; a natural-language summary is never a success",
 			Clause: spec(SpecMain, "Structured output", "Hosts / AgentRuntime should validate structured output before artifact or storage write-back. Validation may trigger limited retries; after the limit, return error_max_structured_output_retries and never treat a natural-language summary as a successful patch.")},
 		{ID: "AGENT-PROJECTIONS", Reading: "Agent task mapping", Strength: Must, Levels: agent,
-			Title:  "lime.agent listCapabilities, lime.artifacts read and lime.evidence export are answered with what capability/list, artifact/read and evidence/export return, bound to the app and workspace; with the App Server down each is a stable error, never a made-up answer",
+			Title: "lime.agent listCapabilities, lime.artifacts read and lime.evidence export are answered with what capability/list, artifact/read and evidence/export return, bound to the app and workspace; with the App Server down each is a stable error, never a made-up answer",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "app.runtime.yaml fixed rules; 002 Conformance checklist",
 				Quote: "capability/list, artifact/read, and evidence/export are current entries for capability, artifact, and evidence projection; apps must not bypass them to read host databases or filesystems. ... [ ] agentSession/event, artifact/read, and evidence/export derive from RuntimeCore / services facts, not app UI synthesis."}},
 		{ID: "AGENT-FAIL-CLOSED", Strength: MustNot, Levels: agent,
