@@ -79,6 +79,31 @@ func (tc *TestContext) migrated(appID string) {
 	})
 }
 
+// readyWithMigrations is the positive control of the readiness specs: the
+// app installed with its migrations approved is ready (a host may want
+// app/migrate even after an approving install).
+func (tc *TestContext) readyWithMigrations(appID string) {
+	GinkgoHelper()
+	if r := tc.AppReadiness(appID); r.Status != protocol.StatusReady {
+		tc.migrated(appID)
+	}
+	tc.ExpectAppReady(appID)
+}
+
+// updateWithoutApproving updates appID to the package in dir (a newer
+// release) without approving its new migrations, as a precondition.
+func (tc *TestContext) updateWithoutApproving(appID, dir string) {
+	GinkgoHelper()
+	tc.requireMethod(protocol.MethodUpdate)
+	tc.Precondition("app/update takes "+appID+" to its newer release without approving its new migration", func() {
+		var res protocol.UpdateResult
+		if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: tc.ReleaseOf(dir),
+			Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
+			tc.failCall(protocol.MethodUpdate, err)
+		}
+	})
+}
+
 // storageSeen is what host/observe shows of appID's storage: the state of
 // each migration by file name, the tables of its namespace, and the digest
 // of the host's core state. A host that shows none of it leaves nothing to
@@ -150,11 +175,7 @@ func describeMigrations(tc *TestContext) {
 	Describe("Storage migrations", func() {
 		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS"), func() {
 			tc.Precondition("installed with its migrations approved, the app is ready", func() {
-				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), true)
-				if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
-					tc.migrated(app) // a host may want app/migrate even after an approving install
-				}
-				tc.ExpectAppReady(app)
+				tc.readyWithMigrations(tc.installMigrating(tc.migrationApp(nonce("control"), nil), true))
 			})
 			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
 			r := tc.AppReadiness(app)
@@ -173,20 +194,10 @@ func describeMigrations(tc *TestContext) {
 		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS"), func() {
 			name := nonce("migrating")
 			app := tc.installMigrating(tc.migrationApp(name, nil), true)
-			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
-				tc.migrated(app)
-			}
-			tc.ExpectAppReady(app)
+			tc.readyWithMigrations(app)
 			newer := tc.migrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
 			SetField(newer, "version", "1.1.0")
-			tc.requireMethod(protocol.MethodUpdate)
-			tc.Precondition("app/update takes "+app+" to 1.1.0 without approving its new migration", func() {
-				var res protocol.UpdateResult
-				if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: app, Path: newer, Release: tc.ReleaseOf(newer),
-					Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
-				}
-			})
+			tc.updateWithoutApproving(app, newer)
 			r := tc.AppReadiness(app)
 			if !slices.Contains(notReady(), r.Status) || !namesMigration(r, "004_more") {
 				tc.Failf("after an update whose migration 004_more waits for approval, app/readiness of %s is %q and names it: %v", app, r.Status, namesMigration(r, "004_more"))
@@ -230,26 +241,16 @@ func describeMigrations(tc *TestContext) {
 		It("shows the risk an update's irreversible migration declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK"), func() {
 			name := nonce("migrating")
 			app := tc.installMigrating(tc.migrationApp(name, nil), true)
-			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
-				tc.migrated(app)
-			}
-			tc.ExpectAppReady(app)
+			tc.readyWithMigrations(app)
 			risk := "deletes the old notes index for good " + nonce("risk")
 			newer := tc.migrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n"})
 			SetField(newer, "version", "1.1.0")
 			withIrreversible(newer, "004_drop_index.sql", risk)
-			tc.requireMethod(protocol.MethodUpdate)
 			var review json.RawMessage
 			if slices.Contains(tc.Host().Hello().Methods, protocol.MethodReview) {
 				tc.MustCall(protocol.MethodReview, protocol.ReviewParams{Path: newer, Release: tc.ReleaseOf(newer)}, &review)
 			}
-			tc.Precondition("app/update takes "+app+" to 1.1.0 without approving its new migration", func() {
-				var res protocol.UpdateResult
-				if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: app, Path: newer, Release: tc.ReleaseOf(newer),
-					Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
-				}
-			})
+			tc.updateWithoutApproving(app, newer)
 			var readiness json.RawMessage
 			tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app}, &readiness)
 			if !strings.Contains(string(review), risk) && !strings.Contains(string(readiness), risk) {
