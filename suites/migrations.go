@@ -291,17 +291,17 @@ func describeMigrations(tc *TestContext) {
 			func(v reachVariant) {
 				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)
 				otherRow, _ := tc.ListedApp(other)
-				tc.Precondition("the same migration without its reaching statement runs in the app's own namespace", func() {
-					app := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
-					tc.migrated(app)
-					s := tc.requireStorageSeen(app, true)
-					if s.migrations[reachName] != protocol.MigrationApplied {
-						tc.Blockedf("host/observe shows %s of %s as %q after app/migrate", reachFile, app, s.migrations[reachName])
-					}
-					if !slices.Contains(s.tables, reachTable) {
-						tc.Failf("app/migrate applied %s, but the namespace of %s has no table %s (it has %v): the migration ran outside the app's namespace", reachFile, app, reachTable, s.tables)
+				control := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
+				var seen storageSeen
+				tc.Precondition("the same migration without its reaching statement is applied", func() {
+					tc.migrated(control)
+					if seen = tc.requireStorageSeen(control, true); seen.migrations[reachName] != protocol.MigrationApplied {
+						tc.Blockedf("host/observe shows %s of %s as %q after app/migrate", reachFile, control, seen.migrations[reachName])
 					}
 				})
+				if !slices.Contains(seen.tables, reachTable) {
+					tc.Failf("app/migrate applied %s, but the namespace of %s has no table %s (it has %v): the migration ran outside the app's namespace", reachFile, control, reachTable, seen.tables)
+				}
 				scratch := tc.scratch()
 				stmt := strings.ReplaceAll(v.stmt, "SCRATCH", scratch)
 				app := tc.installMigrating(tc.migrationApp(nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
