@@ -27,7 +27,7 @@ const probeFixture = "bridge-probe"
 
 // probeDeclared lists every capability bridge-probe declares (requires and
 // entries); lime.billing is declared nowhere.
-var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "lime.secrets", "lime.evidence", "lime.agent"}
+var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "lime.secrets", "lime.evidence", "lime.agent", "lime.artifacts"}
 
 // installProbe configures the host with p and installs bridge-probe.
 func (tc *TestContext) installProbe(p protocol.ConfigureParams) string {
