@@ -291,6 +291,9 @@ func describeMigrations(tc *TestContext) {
 			func(v reachVariant) {
 				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)
 				otherRow, _ := tc.ListedApp(other)
+				if s := tc.requireStorageSeen(other, true); s.migrations["001_notes"] == protocol.MigrationApplied && !slices.Contains(s.tables, "notes") {
+					tc.Failf("host/observe shows migration 001_notes of %s applied, but its namespace has no table notes (it has %v): the migration ran outside the app's namespace", other, s.tables)
+				}
 				control := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
 				var seen storageSeen
 				tc.Precondition("the same migration without its reaching statement is applied", func() {
