@@ -18,13 +18,7 @@ import (
 func BenchmarkLifecycleRound(b *testing.B) {
 	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
-			x := start(b)
-			x.configureWith(protocol.ConfigureParams{})
-			for i := 1; i < n; i++ {
-				if _, err := x.install(surfaceApp(b, fmt.Sprintf("other-%03d", i)), nil, true); err != nil {
-					b.Fatal(err)
-				}
-			}
+			x := withOtherApps(b, n-1)
 			v1 := surfaceApp(b, "app-a")
 			v2 := surfaceApp(b, "app-a")
 			rewrite(b, v2, "APP.md", func(s string) string { return strings.Replace(s, "version: 1.0.0", "version: 1.1.0", 1) })
@@ -57,13 +51,7 @@ func BenchmarkLifecycleRound(b *testing.B) {
 func BenchmarkMigrationRound(b *testing.B) {
 	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("apps=%d", n), func(b *testing.B) {
-			x := start(b)
-			x.configureWith(protocol.ConfigureParams{})
-			for i := 1; i < n; i++ {
-				if _, err := x.install(surfaceApp(b, fmt.Sprintf("other-%03d", i)), nil, true); err != nil {
-					b.Fatal(err)
-				}
-			}
+			x := withOtherApps(b, n-1)
 			dir := migrationApp(b, map[string]string{"001_notes.sql": notesMigration, "002_tags.sql": "ALTER TABLE notes ADD COLUMN tags TEXT;\n"})
 			for b.Loop() {
 				if _, err := x.install(dir, nil, true); err != nil {
@@ -80,4 +68,16 @@ func BenchmarkMigrationRound(b *testing.B) {
 			}
 		})
 	}
+}
+
+// withOtherApps is a host with n other apps installed.
+func withOtherApps(b *testing.B, n int) *harness {
+	x := start(b)
+	x.configureWith(protocol.ConfigureParams{})
+	for i := 1; i <= n; i++ {
+		if _, err := x.install(surfaceApp(b, fmt.Sprintf("other-%03d", i)), nil, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return x
 }
