@@ -41,6 +41,9 @@ type agentClient struct {
 	// maxEarlyEvents.
 	early map[string][]appServerEvent
 	seq   int
+	// secrets are the credential values the host holds (host/configure),
+	// kept out of every fact and answer projected to an app.
+	secrets []string
 }
 
 // maxEarlyEvents bounds the events kept for turns not yet registered.
@@ -66,11 +69,12 @@ func newAgentClient(h *Host) *agentClient {
 	return &agentClient{h: h, tasks: map[string]*agentTaskLink{}, early: map[string][]appServerEvent{}}
 }
 
-// configure takes the App Server the host was configured with; a change
-// drops the connection.
-func (c *agentClient) configure(cfg *protocol.AppServerConfig) {
+// configure takes the App Server the host was configured with and the
+// credentials it holds; a change of App Server drops the connection.
+func (c *agentClient) configure(cfg *protocol.AppServerConfig, secrets []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.secrets = secrets
 	var next protocol.AppServerConfig
 	if cfg != nil {
 		next = *cfg
@@ -89,6 +93,14 @@ func (c *agentClient) close() {
 	c.dropLocked()
 	c.tasks = map[string]*agentTaskLink{}
 	c.early = map[string][]appServerEvent{}
+	c.secrets = nil
+}
+
+// heldSecrets are the credential values to keep out of what apps get.
+func (c *agentClient) heldSecrets() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.secrets
 }
 
 func (c *agentClient) dropLocked() {
@@ -253,6 +265,10 @@ func (c *agentClient) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.
 // projectLocked projects one App Server fact of t's turn. Called under
 // c.mu, so a turn's facts reach the app in the order they came.
 func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
+	// fault: agent-events-unredacted — a fact quoting a credential the host holds (a tool call's headers) reaches the app as it is.
+	if !c.h.faults.Has("agent-events-unredacted") {
+		ev.Payload = redactJSON(ev.Payload, c.secrets)
+	}
 	if ev.Type == "result" {
 		t.ended = true
 	}

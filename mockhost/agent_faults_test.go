@@ -79,12 +79,33 @@ func projectionProbe(capability, method string, args map[string]any, down bool) 
 	}
 }
 
+// quotingProbe has the App Server quote the host's session token in the
+// first fact of a turn and in an artifact, and reports whether the token
+// reached the app through the event or the artifact read.
+func quotingProbe() probe {
+	return func(t *testing.T, x *harness) string {
+		const token = "canary-quoted-token"
+		sc := appserver.NewScript()
+		sc.Turn[0].Payload = map[string]any{"headers": map[string]any{"authorization": "Bearer " + token}}
+		sc.SetProjections(appserver.Projections{Artifacts: map[string]any{"a1": map[string]any{"artifactId": "a1", "content": token}}})
+		appServerFor(t, x, sc, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": token}})
+		s := x.mount("tiny-app", "main")
+		ev := s.events()
+		s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "idempotencyKey": "k1"})
+		first := next(ev, 2*time.Second)
+		read := s.invoke("r2", "lime.artifacts", "read", map[string]any{"artifactId": "a1"})
+		return fmt.Sprintf("event %v, artifact %v", strings.Contains(string(first.Payload), token), strings.Contains(string(read.Payload), token))
+	}
+}
+
 func agentProbes() map[string]probe {
 	return map[string]probe{
-		"capabilities-from-manifest":  projectionProbe("lime.agent", "listCapabilities", nil, false),
-		"artifact-read-local":         projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, false),
-		"artifact-mock-when-down":     projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, true),
-		"evidence-export-synthesized": projectionProbe("lime.evidence", "export", nil, false),
+		"agent-events-unredacted":      quotingProbe(),
+		"agent-projections-unredacted": quotingProbe(),
+		"capabilities-from-manifest":   projectionProbe("lime.agent", "listCapabilities", nil, false),
+		"artifact-read-local":          projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, false),
+		"artifact-mock-when-down":      projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, true),
+		"evidence-export-synthesized":  projectionProbe("lime.evidence", "export", nil, false),
 		"appserver-no-clientinfo": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
 			return paramsOf(msgs, appserver.MethodInitialize)
 		}),

@@ -328,7 +328,7 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
 		}
 	}
-	h.agent.configure(p.AppServer)
+	h.agent.configure(p.AppServer, secretValues(p))
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cfg = &p

@@ -92,12 +92,26 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 		var rpcErr *jsonrpc2.Error
 		if errors.As(err, &rpcErr) {
 			return nil, &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest,
-				fmt.Sprintf("The agent runtime could not answer: %s", clip(rpcErr.Message, 200))}
+				fmt.Sprintf("The agent runtime could not answer: %s", clip(h.forApp(rpcErr.Message), 200))}
 		}
 		return nil, unavailable
 	}
 	if !json.Valid(out) || len(out) == 0 || string(out) == "null" {
 		return nil, unavailable
 	}
-	return out, nil
+	return redactJSON(out, h.projectionSecrets()), nil
+}
+
+// forApp keeps the host's credentials out of a text the App Server wrote
+// that goes on to the app.
+func (h *Host) forApp(s string) string { return redactText(s, h.projectionSecrets()) }
+
+// projectionSecrets are the credential values kept out of the App Server's
+// answers and error messages on their way to the app.
+func (h *Host) projectionSecrets() []string {
+	// fault: agent-projections-unredacted — what the App Server answers, and its error messages, reach the app as they are, credentials they quote included.
+	if h.faults.Has("agent-projections-unredacted") {
+		return nil
+	}
+	return h.agent.heldSecrets()
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/appserver/golden"
@@ -623,6 +624,65 @@ func describeAgent(tc *TestContext) {
 			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS"), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
 			Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS"), "lime.artifacts", "read", appserver.MethodArtifactRead),
 			Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS"), "lime.evidence", "export", appserver.MethodEvidence),
+		)
+
+		DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
+			func(where string) {
+				canaries := tc.Config.Canaries
+				quoting := map[string]any{
+					"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken}},
+					"apiKey":  canaries.ProviderKey,
+				}
+				clean, tainted, marker := nonce("artifact"), nonce("artifact"), nonce("projected")
+				sc := appserver.NewScript()
+				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+					clean:   map[string]any{"artifactId": clean, "content": marker},
+					tainted: map[string]any{"artifactId": tainted, "content": marker, "source": quoting},
+				}})
+				switch where {
+				case "facts":
+					fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
+					sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
+				case "error":
+					sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+						clean: map[string]any{"artifactId": clean, "content": marker},
+						tainted: &jsonrpc2.Error{Code: -32000,
+							Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey + ")"},
+					}})
+				}
+				tc.appServer.SetScript(sc)
+				s := tc.probeSurface(tc.withAppServer(tc.WithSecret()))
+				var r *ProbeResult
+				if where == "facts" {
+					s.expectStarted("task-1")
+					r = s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
+					ended := slices.ContainsFunc(taskEvents(r), func(e hostbridge.TaskEvent) bool { return e.Type == "result" })
+					tc.Precondition("the turn that quotes the credentials reaches the app, to its result", func() {
+						if !ended {
+							tc.Failf("the app received no result event of the task; the App Server sent %d facts", len(sc.Turn))
+						}
+					})
+				} else {
+					read := func(id string) (hostbridge.Message, bool) {
+						GinkgoHelper()
+						r = s.Run(Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
+							Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+						return r.Answer(id)
+					}
+					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
+						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !containsText(m.Payload, marker) {
+							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, describeAnswer(m, answered))
+						}
+					})
+					// Either answer is fine (host:response without the
+					// credentials, or host:error); what it carries is judged.
+					read(tainted)
+				}
+				tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.raw)
+			},
+			Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK"), "facts"),
+			Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK"), "artifact"),
+			Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK"), "error"),
 		)
 
 		DescribeTable("fails closed, never mocking success, when the App Server",

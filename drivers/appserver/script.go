@@ -90,8 +90,9 @@ type Script struct {
 type Projections struct {
 	// Capabilities answers capability/list: {"capabilities": ...}.
 	Capabilities []any
-	// Artifacts answers artifact/read {artifactId}, by id; an unknown id
-	// is -32602.
+	// Artifacts answers artifact/read {artifactId}, by id: the artifact,
+	// or the error when the value is a *jsonrpc2.Error; an unknown id is
+	// -32602.
 	Artifacts map[string]any
 	// Evidence answers evidence/export.
 	Evidence any
@@ -369,6 +370,9 @@ func (sc *Script) project(req *jsonrpc2.Request) (result any, rpcErr *jsonrpc2.E
 		art, found := p.Artifacts[a.ArtifactID]
 		if !found {
 			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: fmt.Sprintf("no artifact %q", a.ArtifactID)}, true
+		}
+		if e, isErr := art.(*jsonrpc2.Error); isErr {
+			return nil, e, true
 		}
 		return art, nil, true
 	case MethodEvidence:

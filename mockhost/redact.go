@@ -1,0 +1,78 @@
+package mockhost
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// redactedMark replaces a secret value the host found in something bound
+// for an app.
+const redactedMark = "[redacted]"
+
+// secretValues are the values the host holds as credentials: its
+// configured secrets and session tokens, longest first (so a value that
+// contains another is replaced whole).
+func secretValues(p protocol.ConfigureParams) []string {
+	var vs []string
+	for _, m := range []map[string]string{p.Secrets, p.SessionTokens} {
+		for _, v := range m {
+			if v != "" {
+				vs = append(vs, v)
+			}
+		}
+	}
+	sort.Slice(vs, func(i, j int) bool { return len(vs[i]) > len(vs[j]) })
+	return vs
+}
+
+// redactText replaces every secret value in s.
+func redactText(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, redactedMark)
+	}
+	return s
+}
+
+// redactJSON replaces every secret value inside the strings and member
+// names of a JSON document bound for an app (spec 000, Shared host model:
+// "The host must not expose bearer tokens, refresh tokens, provider keys,
+// plaintext secrets ... to apps"): what the agent runtime says reaches the
+// app as a projection, and a fact that quotes a credential (a tool call's
+// headers, an error echoing a token) must not carry it through. A document
+// that is not JSON is returned as it is.
+func redactJSON(raw json.RawMessage, secrets []string) json.RawMessage {
+	if len(raw) == 0 || len(secrets) == 0 {
+		return raw
+	}
+	var doc any
+	if json.Unmarshal(raw, &doc) != nil {
+		return raw
+	}
+	out, err := json.Marshal(redactValue(doc, secrets))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func redactValue(v any, secrets []string) any {
+	switch x := v.(type) {
+	case string:
+		return redactText(x, secrets)
+	case []any:
+		for i := range x {
+			x[i] = redactValue(x[i], secrets)
+		}
+		return x
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[redactText(k, secrets)] = redactValue(e, secrets)
+		}
+		return out
+	}
+	return v
+}
