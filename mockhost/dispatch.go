@@ -17,7 +17,7 @@ func methods() []string {
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
 		protocol.MethodMigrate, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
-		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet,
+		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke,
 	}
 }
 
@@ -222,6 +222,19 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.registryList()
+		return r, e, false
+
+	case protocol.MethodInvoke:
+		var p protocol.InvokeParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"entryKey", p.EntryKey}, {"requestId", p.RequestID}, {"capability", p.Capability}, {"method", p.Method}} {
+			if e := h.requireString(req.Method, f.name, f.v); e != nil {
+				return nil, e, false
+			}
+		}
+		r, e := h.invokeAsApp(p)
 		return r, e, false
 
 	case protocol.MethodLaunch:

@@ -147,7 +147,7 @@ func faultProbes() map[string]probe {
 		"lenient-params": func(t *testing.T, x *harness) string {
 			return fmt.Sprint(x.call(protocol.MethodVerify, map[string]any{}, nil))
 		},
-		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/invoke", nil, nil)) },
+		"unknown-method-null": func(t *testing.T, x *harness) string { return fmt.Sprint(x.call("app/observe", nil, nil)) },
 		"name-from-directory": func(t *testing.T, x *harness) string {
 			return verdict(x.verify(pkg(t, "some-folder", map[string]string{}), nil))
 		},

@@ -1,6 +1,7 @@
 package mockhost
 
 import (
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -21,6 +23,24 @@ import (
 // needs-setup or blocked show the reasons, on ready mount a controlled UI
 // surface). The answer names the host page and the runtime origin.
 func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2.Error) {
+	l, e := h.mount(p)
+	if e != nil {
+		return protocol.LaunchResult{}, e
+	}
+	page := l.hostOrigin + "/surface/" + l.hostToken
+	if h.runtime != nil {
+		dt, err := h.runtime.open("surface", page)
+		if err != nil {
+			return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+		return protocol.LaunchResult{DevTools: dt, RuntimeOrigin: l.frameOrigin}, nil
+	}
+	return protocol.LaunchResult{URL: page, RuntimeOrigin: l.frameOrigin}, nil
+}
+
+// mount runs the launch gate of an entry and mounts its surface: what
+// app/launch shows and app/invoke speaks for.
+func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 	h.mu.Lock()
 	a, ok := h.apps[p.AppID]
 	var path, version, leftPath string
@@ -29,14 +49,14 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 	}
 	h.mu.Unlock()
 	if !ok {
-		return protocol.LaunchResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
+		return nil, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
 	}
 	pk, findings, err := h.load(path)
 	if err != nil {
-		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if pk == nil {
-		return protocol.LaunchResult{}, rpcError(protocol.CodePackageInvalid,
+		return nil, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("the package of %s cannot be read: %s", p.AppID, firstError(findings)), protocol.ErrorData{Findings: findings})
 	}
 	entry, ok := manifestEntry(pk.Manifest, p.EntryKey)
@@ -50,7 +70,7 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 		}
 	}
 	if !ok {
-		return protocol.LaunchResult{}, invalidParams(protocol.MethodLaunch, "entryKey", fmt.Sprintf("names no entry of app %q: %q", p.AppID, p.EntryKey))
+		return nil, invalidParams(protocol.MethodLaunch, "entryKey", fmt.Sprintf("names no entry of app %q: %q", p.AppID, p.EntryKey))
 	}
 	route := p.Route
 	if route == "" {
@@ -60,18 +80,18 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 		route = "/"
 	}
 	if !appLocalRoute(route) {
-		return protocol.LaunchResult{}, invalidParams(protocol.MethodLaunch, "route", fmt.Sprintf("must be an app-local path starting with one /: %q", route))
+		return nil, invalidParams(protocol.MethodLaunch, "route", fmt.Sprintf("must be an app-local path starting with one /: %q", route))
 	}
 	ui, e := uiFolderOf(pk)
 	if e != nil {
-		return protocol.LaunchResult{}, e
+		return nil, e
 	}
 	if e := h.launchGate(p.AppID, p.EntryKey); e != nil && !stale {
-		return protocol.LaunchResult{}, e
+		return nil, e
 	}
 	hostOrigin, frameOrigin, err := h.surf.start(h.hostMux, h.frameMux)
 	if err != nil {
-		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	// fault: frame-same-origin-as-host — the app frame is served from the host origin, so it can reach the host page's DOM.
 	if h.faults.Has("frame-same-origin-as-host") {
@@ -85,20 +105,12 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 		subs: map[chan hostMessage]struct{}{}, done: make(chan struct{}),
 	}
 	if err := h.surf.add(l); err != nil {
-		return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	if h.faults.Has("snapshot-on-timer") {
 		go h.pushSnapshots(l)
 	}
-	page := hostOrigin + "/surface/" + l.hostToken
-	if h.runtime != nil {
-		dt, err := h.runtime.open("surface", page)
-		if err != nil {
-			return protocol.LaunchResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
-		}
-		return protocol.LaunchResult{DevTools: dt, RuntimeOrigin: frameOrigin}, nil
-	}
-	return protocol.LaunchResult{URL: page, RuntimeOrigin: frameOrigin}, nil
+	return l, nil
 }
 
 // surfaceTitle is what the host page shows: the app's and the entry's titles.
@@ -345,4 +357,34 @@ func webOrigin(s string) (string, bool) {
 		host = strings.TrimSuffix(host, ":")
 	}
 	return u.Scheme + "://" + host, true
+}
+
+// invokeAsApp answers app/invoke: the entry is mounted as app/launch
+// mounts it (its launch gate included), and the call goes through the
+// same bridge a message from the app's frame goes through; the answer is
+// what the frame would have been posted.
+func (h *Host) invokeAsApp(p protocol.InvokeParams) (protocol.InvokeResult, *jsonrpc2.Error) {
+	l, e := h.mount(protocol.LaunchParams{AppID: p.AppID, EntryKey: p.EntryKey})
+	if e != nil {
+		return protocol.InvokeResult{}, e
+	}
+	body, err := json.Marshal(map[string]any{
+		"protocol": hostbridge.Protocol, "version": 1, "type": hostbridge.TypeInvoke,
+		"requestId": p.RequestID, "appId": p.AppID, "entryKey": p.EntryKey,
+		"payload": map[string]any{"capability": p.Capability, "method": p.Method, "args": p.Args},
+	})
+	if err != nil {
+		return protocol.InvokeResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	for _, m := range h.bridge(l, body).Post {
+		if m.RequestID == p.RequestID && (m.Type == hostbridge.TypeResponse || m.Type == hostbridge.TypeError) {
+			raw, err := json.Marshal(m)
+			if err != nil {
+				return protocol.InvokeResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+			}
+			return protocol.InvokeResult{Answer: raw}, nil
+		}
+	}
+	return protocol.InvokeResult{}, rpcError(protocol.CodeInternalError,
+		fmt.Sprintf("the bridge gave no answer to %s %s", p.Capability, p.Method), nil)
 }

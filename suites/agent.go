@@ -204,6 +204,22 @@ func containsText(raw json.RawMessage, s string) bool { return strings.Contains(
 // Agent Task Runtime Control Plane; 001 the App Server mapping; 002 the
 // desktop agent execution path).
 func describeAgent(tc *TestContext) {
+	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
+		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED"), func() {
+			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
+			input, key := nonce("probe-input"), nonce("idem")
+			args, _ := json.Marshal(map[string]any{"input": map[string]any{"text": input}, "idempotencyKey": key})
+			tc.Precondition("lime.agent startTask through app/invoke is answered with host:response while the App Server serves", func() {
+				m := tc.invokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: "task-1",
+					Capability: "lime.agent", Method: "startTask", Args: args})
+				if m.Type != hostbridge.TypeResponse {
+					tc.Failf("app/invoke of lime.agent startTask answered %s", describeAnswer(m, true))
+				}
+			})
+			tc.expectTaskMapped(appID, input, key)
+		})
+	})
+
 	Describe("Runtime: lime.agent through App Server JSON-RPC", browserRetry, func() {
 		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE"), func() {
 			// What the host sent is judged whether or not the App Server
@@ -259,48 +275,7 @@ func describeAgent(tc *TestContext) {
 		DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
 			s := tc.probeSurface(tc.withAppServerOver(tc.DefaultConfigure(), transport))
 			t := s.expectStarted("task-1")
-			msgs := tc.appServer.Messages()
-			starts := fromHost(msgs, appserver.MethodSessionStart)
-			if len(starts) == 0 {
-				tc.Failf("the host started the task (host:response) without agentSession/start on the App Server")
-			}
-			var sp struct {
-				AppID       string `json:"appId"`
-				WorkspaceID string `json:"workspaceId"`
-			}
-			_ = json.Unmarshal(starts[0].Params, &sp)
-			if sp.AppID != s.AppID || sp.WorkspaceID != WorkspaceID {
-				tc.Failf("agentSession/start binds appId %q and workspaceId %q; the app is %s in workspace %s: %s",
-					sp.AppID, sp.WorkspaceID, s.AppID, WorkspaceID, starts[0].Params)
-			}
-			ans, ok := answerTo(msgs, starts[0].Conn, starts[0].ID)
-			var session struct {
-				SessionID string `json:"sessionId"`
-			}
-			if ok {
-				_ = json.Unmarshal(ans.Result, &session)
-			}
-			turns := fromHost(msgs, appserver.MethodTurnStart)
-			if len(turns) == 0 {
-				tc.Failf("the host started the task without agentSession/turn/start")
-			}
-			var tp struct {
-				SessionID string `json:"sessionId"`
-			}
-			_ = json.Unmarshal(turns[0].Params, &tp)
-			var wrong []string
-			if tp.SessionID != session.SessionID {
-				wrong = append(wrong, fmt.Sprintf("sessionId %q, not the %q agentSession/start gave", tp.SessionID, session.SessionID))
-			}
-			if !containsText(turns[0].Params, t.input) {
-				wrong = append(wrong, "not the app's input")
-			}
-			if !containsText(turns[0].Params, t.key) {
-				wrong = append(wrong, "not the app's idempotency key")
-			}
-			if len(wrong) > 0 {
-				tc.Failf("agentSession/turn/start carries %s: %s", strings.Join(wrong, "; "), turns[0].Params)
-			}
+			tc.expectTaskMapped(s.AppID, t.input, t.key)
 		},
 			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerSocket),
 			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerStdio),
@@ -753,4 +728,74 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 	})
+}
+
+// invokeAsApp calls app/invoke and decodes the bridge message it answers
+// with. A host without app/invoke (-32601), or one that refuses to mount
+// the entry, leaves the spec blocked: nothing was asked of the App Server.
+func (tc *TestContext) invokeAsApp(p protocol.InvokeParams) hostbridge.Message {
+	GinkgoHelper()
+	var r protocol.InvokeResult
+	err := tc.Call(protocol.MethodInvoke, p, &r)
+	if code, isErr := tc.HostErrorCode(protocol.MethodInvoke, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement app/invoke (-32601), so no call can be made as the app without a browser")
+		}
+		tc.Blockedf("app/invoke of %s %s as %s/%s was refused: %v", p.Capability, p.Method, p.AppID, p.EntryKey, err)
+	}
+	var m hostbridge.Message
+	if json.Unmarshal(r.Answer, &m) != nil || m.RequestID != p.RequestID {
+		tc.Errorf("app/invoke answered %s, not the bridge message for request %s", r.Answer, p.RequestID)
+	}
+	return m
+}
+
+// expectTaskMapped judges what the app's startTask became on the App
+// Server (spec 001, the App Server mapping): agentSession/start binding the
+// app and the workspace, then agentSession/turn/start on the session it
+// answered, carrying the app's input and idempotency key.
+func (tc *TestContext) expectTaskMapped(appID, input, key string) {
+	GinkgoHelper()
+	msgs := tc.appServer.Messages()
+	starts := fromHost(msgs, appserver.MethodSessionStart)
+	if len(starts) == 0 {
+		tc.Failf("the host started the task (host:response) without agentSession/start on the App Server")
+	}
+	var sp struct {
+		AppID       string `json:"appId"`
+		WorkspaceID string `json:"workspaceId"`
+	}
+	_ = json.Unmarshal(starts[0].Params, &sp)
+	if sp.AppID != appID || sp.WorkspaceID != WorkspaceID {
+		tc.Failf("agentSession/start binds appId %q and workspaceId %q; the app is %s in workspace %s: %s",
+			sp.AppID, sp.WorkspaceID, appID, WorkspaceID, starts[0].Params)
+	}
+	ans, ok := answerTo(msgs, starts[0].Conn, starts[0].ID)
+	var session struct {
+		SessionID string `json:"sessionId"`
+	}
+	if ok {
+		_ = json.Unmarshal(ans.Result, &session)
+	}
+	turns := fromHost(msgs, appserver.MethodTurnStart)
+	if len(turns) == 0 {
+		tc.Failf("the host started the task without agentSession/turn/start")
+	}
+	var tp struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal(turns[0].Params, &tp)
+	var wrong []string
+	if tp.SessionID != session.SessionID {
+		wrong = append(wrong, fmt.Sprintf("sessionId %q, not the %q agentSession/start gave", tp.SessionID, session.SessionID))
+	}
+	if !containsText(turns[0].Params, input) {
+		wrong = append(wrong, "not the app's input")
+	}
+	if !containsText(turns[0].Params, key) {
+		wrong = append(wrong, "not the app's idempotency key")
+	}
+	if len(wrong) > 0 {
+		tc.Failf("agentSession/turn/start carries %s: %s", strings.Join(wrong, "; "), turns[0].Params)
+	}
 }

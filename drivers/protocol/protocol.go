@@ -33,7 +33,7 @@ const (
 // with CodeMethodNotFound until it implements them.
 func ReservedMethods() []string {
 	return []string{
-		"app/invoke", "app/observe", "host/snapshot", "bridge/open", "bridge/close",
+		"app/observe", "host/snapshot", "bridge/open", "bridge/close",
 	}
 }
 

@@ -1,5 +1,7 @@
 package protocol
 
+import "encoding/json"
+
 // Methods of the app surface (docs/host-control-protocol.md, "The app
 // surface"): how the harness reaches the UI a host mounts for an entry, and
 // what the host recorded while the app ran there.
@@ -8,6 +10,11 @@ const (
 	MethodCenter  = "app/center"
 	MethodObserve = "host/observe"
 	MethodSet     = "host/set"
+	// MethodInvoke has the host answer one capability:invoke as if the
+	// app of a launched entry sent it from its frame: a conformance hook
+	// for the specs that judge what a capability call becomes on the
+	// host's far side, without a browser.
+	MethodInvoke = "app/invoke"
 )
 
 // CodeNotReady answers app/launch of an entry that is not ready; data
@@ -151,4 +158,20 @@ type Theme struct {
 	Mode          string            `json:"mode"` // light, dark or system
 	ColorSchemeID string            `json:"colorSchemeId,omitempty"`
 	Tokens        map[string]string `json:"tokens,omitempty"`
+}
+
+// InvokeParams is one capability call made as the app of an entry.
+type InvokeParams struct {
+	AppID      string          `json:"appId"`
+	EntryKey   string          `json:"entryKey"`
+	RequestID  string          `json:"requestId"`
+	Capability string          `json:"capability"`
+	Method     string          `json:"method"`
+	Args       json.RawMessage `json:"args,omitempty"`
+}
+
+// InvokeResult is the Host Bridge message the app's frame would have got
+// for the call: host:response or host:error, carrying the requestId.
+type InvokeResult struct {
+	Answer json.RawMessage `json:"answer"`
 }
