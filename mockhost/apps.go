@@ -211,6 +211,7 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			h.retained[id] = d
 			continue
 		}
+		delete(h.overlays, id)
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {
 			firstErr = fmt.Errorf("deleting the data of %s: %w", id, err)
 		}
@@ -267,6 +268,7 @@ func (h *Host) reset() error {
 	if h.faults.Has("reset-keeps-apps") {
 		return nil
 	}
+	h.overlays = map[string]map[overlaySlot]overlaySet{}
 	var firstErr error
 	remove := func(id, d string) {
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {

@@ -15,7 +15,7 @@ func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
-		protocol.MethodMigrate, protocol.MethodReadiness,
+		protocol.MethodMigrate, protocol.MethodOverlay, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke,
 	}
@@ -164,6 +164,22 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r, e := h.migrate(p)
 		return r, e, false
 
+	case protocol.MethodOverlay:
+		var p protocol.OverlayParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"key", p.Key}, {"scope", p.Scope}} {
+			if e := h.requireString(req.Method, f.name, f.v); e != nil {
+				return nil, e, false
+			}
+		}
+		if p.Values == nil {
+			return nil, invalidParams(req.Method, "values", "is missing: an object of the overlay's values"), false
+		}
+		r, e := h.setOverlay(p)
+		return r, e, false
+
 	case protocol.MethodReadiness:
 		var p protocol.ReadinessParams
 		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
@@ -268,6 +284,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r := h.observe(p.AppID)
+		r.Overlay = h.effectiveOverlay(p.AppID)
 		if err := h.observeStorage(p.AppID, &r); err != nil {
 			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
 		}

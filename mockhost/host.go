@@ -41,12 +41,16 @@ func DefaultProfile() map[string]protocol.Capability { return agentpkg.FullProfi
 type Host struct {
 	faults FaultSet
 
-	mu       sync.Mutex
-	closed   bool
-	cfg      *protocol.ConfigureParams
-	clock    time.Time // zero: the wall clock
-	apps     map[string]*installedApp
-	retained map[string]string // appId -> data folder kept by uninstall
+	mu     sync.Mutex
+	closed bool
+	cfg    *protocol.ConfigureParams
+	clock  time.Time // zero: the wall clock
+	apps   map[string]*installedApp
+	// overlays are the apps' tenant, user and workspace overlays, by appId
+	// (overlays.go); overlaySeq orders the times they were set.
+	overlays   map[string]map[overlaySlot]overlaySet
+	overlaySeq int
+	retained   map[string]string // appId -> data folder kept by uninstall
 	// cleanups are the cleanup records of the uninstalls since the last reset.
 	cleanups []protocol.CleanupRecord
 	// paths remembers the package each app id was installed from since the
@@ -152,6 +156,7 @@ func NewWithOptions(o Options) *Host {
 		faults:            fs,
 		apps:              map[string]*installedApp{},
 		retained:          map[string]string{},
+		overlays:          map[string]map[overlaySlot]overlaySet{},
 		paths:             map[string]string{},
 		copies:            map[string][]string{},
 		revocations:       map[string]revocationEntry{},

@@ -137,6 +137,7 @@ func areas() []area {
 		describeBridge,
 		describeAgent,
 		describeMigrations,
+		describeOverlays,
 		describeData,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}

@@ -71,8 +71,9 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Migrations: []MigrationRecord{{AppID: "a", Version: "1.0.0", Name: "001_init.sql", State: MigrationRefused, Reason: "ATTACH"}},
 			Storage:    []StorageNamespace{{AppID: "a", Namespace: "a", Tables: []string{"notes"}}},
 			HostState:  &HostState{Digest: hashA}},
-		MethodSet:    OK{OK: true},
-		MethodInvoke: InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
+		MethodSet:     OK{OK: true},
+		MethodOverlay: OK{OK: true},
+		MethodInvoke:  InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -99,6 +100,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodCenter:       nil,
 		MethodObserve:      ObserveParams{AppID: "a"},
 		MethodInvoke:       InvokeParams{AppID: "a", EntryKey: "main", RequestID: "r", Capability: "lime.agent", Method: "startTask", Args: json.RawMessage(`{"input":"x"}`)},
+		MethodOverlay:      OverlayParams{AppID: "a", Key: "tenant_defaults", Scope: ScopeTenant, Values: map[string]json.RawMessage{"tone": json.RawMessage(`"formal"`)}},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}
 	for _, m := range SchemaMethods() {

@@ -74,6 +74,10 @@ type ObserveResult struct {
 	Migrations []MigrationRecord  `json:"migrations,omitempty"`
 	Storage    []StorageNamespace `json:"storage,omitempty"`
 	HostState  *HostState         `json:"hostState,omitempty"`
+	// Overlay is the value in effect for each name the app's overlays set,
+	// with the scope it comes from (docs/host-control-protocol.md,
+	// "app/overlay").
+	Overlay map[string]OverlayValue `json:"overlay,omitempty"`
 }
 
 // CleanupRecord is what the host recorded of one uninstall of the app

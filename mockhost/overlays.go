@@ -1,0 +1,122 @@
+package mockhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// Overlays: the tenant, user and workspace values an app's overlayTemplates
+// let them set (spec 000, Overlay package). They are host state of the app,
+// kept apart from its package: an update or a rollback keeps them (spec
+// 003, What must not be overwritten: "tenant overlays, user overrides"),
+// and they never touch the installed package ("Overlays must not modify the
+// official package hash").
+
+// overlaySlot names one overlay: an overlayTemplate key and its scope.
+type overlaySlot struct{ scope, key string }
+
+// overlaySet is what was set for one slot, and when (a counter).
+type overlaySet struct {
+	values map[string]json.RawMessage
+	seq    int
+}
+
+// overlayRank orders the scopes by spec 000's Overlay precedence,
+// "Workspace Override > User Overlay > Tenant Overlay > App Default > Host
+// Default": the higher rank wins. A customer overlay ranks with the
+// tenant's (the precedence does not name it).
+func (h *Host) overlayRank(scope string) int {
+	ranks := map[string]int{protocol.ScopeTenant: 1, "customer": 1, protocol.ScopeUser: 2, protocol.ScopeWorkspace: 3}
+	// fault: overlay-user-over-workspace — a user overlay beats the workspace override.
+	if h.faults.Has("overlay-user-over-workspace") {
+		ranks[protocol.ScopeUser], ranks[protocol.ScopeWorkspace] = 3, 2
+	}
+	return ranks[scope]
+}
+
+// setOverlay answers app/overlay: the values of one of the app's
+// overlayTemplates, of the template's own scope, replacing those set before.
+func (h *Host) setOverlay(p protocol.OverlayParams) (protocol.OK, *jsonrpc2.Error) {
+	h.mu.Lock()
+	a, ok := h.apps[p.AppID]
+	var path string
+	if ok {
+		path = a.path
+	}
+	h.mu.Unlock()
+	if !ok {
+		return protocol.OK{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
+	}
+	pk, _, err := h.load(path)
+	if err != nil || pk == nil {
+		return protocol.OK{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("the package of %s cannot be read", p.AppID), nil)
+	}
+	scope, declared := "", false
+	if list, isList := pk.Manifest["overlayTemplates"].([]any); isList {
+		for _, t := range list {
+			m, _ := t.(map[string]any)
+			if stringField(m, "key") == p.Key {
+				scope, declared = stringField(m, "scope"), true
+				break
+			}
+		}
+	}
+	if !declared {
+		return protocol.OK{}, invalidParams(protocol.MethodOverlay, "key", fmt.Sprintf("names no overlayTemplate of app %q: %q", p.AppID, p.Key))
+	}
+	if scope != p.Scope {
+		return protocol.OK{}, invalidParams(protocol.MethodOverlay, "scope", fmt.Sprintf("is %q; the overlayTemplate %q is of scope %q", p.Scope, p.Key, scope))
+	}
+	// fault: overlay-written-into-package — the overlay is saved into the installed package, next to its APP.md, which changes the package's hash.
+	if h.faults.Has("overlay-written-into-package") {
+		b, _ := json.Marshal(p.Values)
+		_ = os.WriteFile(filepath.Join(path, "overlay."+p.Scope+"."+p.Key+".json"), b, 0o644)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.overlays[p.AppID] == nil {
+		h.overlays[p.AppID] = map[overlaySlot]overlaySet{}
+	}
+	h.overlaySeq++
+	h.overlays[p.AppID][overlaySlot{p.Scope, p.Key}] = overlaySet{values: p.Values, seq: h.overlaySeq}
+	return protocol.OK{OK: true}, nil
+}
+
+// effectiveOverlay is the value in effect for each name the app's overlays
+// set: the one of the highest-ranked scope, the later set among equals.
+func (h *Host) effectiveOverlay(appID string) map[string]protocol.OverlayValue {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	type pick struct {
+		v         protocol.OverlayValue
+		rank, seq int
+	}
+	won := map[string]pick{}
+	for slot, set := range h.overlays[appID] {
+		rank := h.overlayRank(slot.scope)
+		// fault: overlay-last-write-wins — the value set last is in effect, whatever its scope.
+		if h.faults.Has("overlay-last-write-wins") {
+			rank = 0
+		}
+		for name, v := range set.values {
+			cur, seen := won[name]
+			if !seen || rank > cur.rank || (rank == cur.rank && set.seq > cur.seq) {
+				won[name] = pick{protocol.OverlayValue{Value: v, Scope: slot.scope}, rank, set.seq}
+			}
+		}
+	}
+	if len(won) == 0 {
+		return nil
+	}
+	out := make(map[string]protocol.OverlayValue, len(won))
+	for name, p := range won {
+		out[name] = p.v
+	}
+	return out
+}

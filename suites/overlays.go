@@ -1,0 +1,264 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// overlayFixture declares one overlayTemplate per scope.
+const overlayFixture = "overlay-app"
+
+// overlayTemplate is overlay-app's template of scope.
+func overlayTemplate(scope string) string {
+	switch scope {
+	case protocol.ScopeTenant:
+		return "tenant_defaults"
+	case protocol.ScopeUser:
+		return "user_preferences"
+	}
+	return "workspace_rules"
+}
+
+// overlayScopes are the scopes from lowest to highest precedence (spec 000,
+// Overlay precedence: "Workspace Override > User Overlay > Tenant
+// Overlay").
+func overlayScopes() []string {
+	return []string{protocol.ScopeTenant, protocol.ScopeUser, protocol.ScopeWorkspace}
+}
+
+// overlayNames are what the overlays set: things spec 000 lets an overlay
+// override (tone, default model, budget, banned words).
+func overlayNames() []string { return []string{"tone", "defaultModel", "budget", "bannedWords"} }
+
+// inEffect is the value in effect for one name and the scope it comes from.
+type inEffect struct{ value, scope string }
+
+func (e inEffect) String() string {
+	if e.scope == "" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q from the %s overlay", e.value, e.scope)
+}
+
+// describeOverlays checks how a host resolves and keeps an app's overlays
+// (spec 000 Overlay precedence and Overlay package; spec 003 What must not
+// be overwritten), set through app/overlay and read through host/observe
+// (docs/decisions.md, "Overlays").
+func describeOverlays(tc *TestContext) {
+	Describe("Executable: overlays", func() {
+		It("takes each overlaid name from the highest scope that sets it, workspace over user over tenant, whatever order they were set in", tc.Req("OVERLAY-PRECEDENCE"), func() {
+			app := tc.installOverlayApp()
+			// The first round sets the scopes highest first, so a host
+			// that lets the last value win, or ranks them otherwise, shows
+			// it at once; the rounds after it are drawn at random, each
+			// setting every scope (an empty overlay clears one).
+			rounds := [][]map[string]string{{
+				{"tone": "tenant-tone"}, {"tone": "user-tone"}, {"tone": "workspace-tone"},
+			}}
+			order := [][]int{{2, 1, 0}}
+			rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0x6f7665726c6179))
+			for r := 1; r <= 12; r++ {
+				sets := make([]map[string]string, len(overlayScopes()))
+				for i, scope := range overlayScopes() {
+					sets[i] = map[string]string{}
+					for _, name := range overlayNames() {
+						if rng.IntN(2) == 0 {
+							sets[i][name] = fmt.Sprintf("%s-%d-%s", scope, r, name)
+						}
+					}
+				}
+				rounds = append(rounds, sets)
+				order = append(order, rng.Perm(len(overlayScopes())))
+			}
+			for r, sets := range rounds {
+				var setOrder []string
+				for _, i := range order[r] {
+					tc.setOverlay(app, overlayScopes()[i], sets[i])
+					setOrder = append(setOrder, overlayScopes()[i])
+				}
+				got := tc.overlayOf(app)
+				if r == 0 && got["tone"].scope == "" {
+					tc.Blockedf("host/observe of %s shows no overlay in effect after app/overlay set tone in every scope", app)
+				}
+				var wrong []string
+				for _, name := range overlayNames() {
+					want := inEffect{}
+					for i, scope := range overlayScopes() {
+						if v, set := sets[i][name]; set {
+							want = inEffect{v, scope}
+						}
+					}
+					if got[name] != want {
+						wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", name, got[name], want))
+					}
+				}
+				if len(wrong) > 0 {
+					tc.Failf("round %d of %d, overlays set in the order %s (%s): %s", r+1, len(rounds),
+						strings.Join(setOrder, ", "), describeOverlaySets(sets), strings.Join(wrong, "; "))
+				}
+			}
+		})
+
+		It("leaves the installed package as released when overlays are set: it still hashes to its packageHash and the app stays ready", tc.Req("OVERLAY-KEEPS-PACKAGE-HASH"), func() {
+			dir := tc.Fixture(overlayFixture)
+			rel := tc.ReleaseOf(dir)
+			installed := tc.Install(dir, rel)
+			app := installed.AppID
+			tc.ExpectAppReady(app)
+			tc.setEveryOverlay(app)
+			row, listed := tc.ListedApp(app)
+			if !listed {
+				tc.Failf("app/list no longer shows %s after its overlays were set", app)
+			}
+			if row.PackageHash == "" {
+				tc.Blockedf("app/list names no packageHash for %s, so it cannot show whether the overlays changed it", app)
+			}
+			if !strings.EqualFold(row.PackageHash, rel.PackageHash) {
+				tc.Failf("app/list shows %s with packageHash %s after its overlays were set, not its release's %s", app, row.PackageHash, rel.PackageHash)
+			}
+			if installed.InstalledPath != "" {
+				got, _, err := agentpkg.HashPackage(installed.InstalledPath, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+				if err != nil {
+					tc.Errorf("hashing the installed package of %s at %s: %v", app, installed.InstalledPath, err)
+				}
+				if !strings.EqualFold(got, rel.PackageHash) {
+					tc.Failf("the installed package of %s (%s) hashes to %s after its overlays were set, not its release's packageHash %s: an overlay changed the package",
+						app, installed.InstalledPath, got, rel.PackageHash)
+				}
+			} else {
+				tc.Reading("Overlays", "the host names no installedPath: judged by app/list and readiness only")
+			}
+			if r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app}); r.Status != protocol.StatusReady {
+				tc.Failf("app/readiness of %s is %q after its overlays were set; it was ready before: %s", app, r.Status, raw)
+			}
+		})
+
+		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS"), func() {
+			app := tc.installOverlayApp()
+			before := tc.setEveryOverlay(app)
+			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {
+				dir := tc.Fixture(overlayFixture)
+				SetField(dir, "version", "1.1.0")
+				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+				if row, _ := tc.ListedApp(app); row.Version != "1.1.0" {
+					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
+				}
+			})
+			tc.expectOverlays(app, before, "app/update to 1.1.0")
+			tc.Precondition("app/rollback of "+app+" is done", func() {
+				tc.requireMethod(protocol.MethodRollback)
+				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: app}, &protocol.RollbackResult{})
+			})
+			tc.expectOverlays(app, before, "app/rollback")
+		})
+	})
+}
+
+// installOverlayApp installs overlay-app under the default profile.
+func (tc *TestContext) installOverlayApp() string {
+	GinkgoHelper()
+	tc.Configure(tc.DefaultConfigure())
+	dir := tc.Fixture(overlayFixture)
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// setOverlay sets the overlay of scope's template of app to values. A host
+// without app/overlay, or one that refuses it, cannot be judged on
+// overlays: the spec is blocked.
+func (tc *TestContext) setOverlay(app, scope string, values map[string]string) {
+	GinkgoHelper()
+	raw := map[string]json.RawMessage{}
+	for k, v := range values {
+		b, _ := json.Marshal(v)
+		raw[k] = b
+	}
+	err := tc.Call(protocol.MethodOverlay, protocol.OverlayParams{AppID: app, Key: overlayTemplate(scope), Scope: scope, Values: raw}, &protocol.OK{})
+	if code, isErr := tc.HostErrorCode(protocol.MethodOverlay, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement app/overlay (-32601), so no overlay can be set")
+		}
+		tc.Blockedf("app/overlay of %s's %s overlay was refused: %v", app, scope, err)
+	}
+}
+
+// setEveryOverlay sets a tenant, a user and a workspace overlay that
+// overlap, and returns what host/observe then shows in effect. Its
+// positive control asks only that each name set shows a value set for it:
+// which one wins is OVERLAY-PRECEDENCE's to judge, so a host that ranks
+// the scopes otherwise is still judged on what else keeps its overlays.
+func (tc *TestContext) setEveryOverlay(app string) map[string]inEffect {
+	GinkgoHelper()
+	sets := map[string]map[string]string{
+		protocol.ScopeTenant:    {"tone": nonce("tenant"), "defaultModel": nonce("tenant"), "budget": nonce("tenant")},
+		protocol.ScopeUser:      {"tone": nonce("user"), "defaultModel": nonce("user")},
+		protocol.ScopeWorkspace: {"tone": nonce("workspace")},
+	}
+	for _, scope := range overlayScopes() {
+		tc.setOverlay(app, scope, sets[scope])
+	}
+	var got map[string]inEffect
+	tc.Precondition("each name the overlays set shows a value set for it (host/observe overlay)", func() {
+		got = tc.overlayOf(app)
+		for _, name := range []string{"tone", "defaultModel", "budget"} {
+			if v, ok := sets[got[name].scope][name]; !ok || v != got[name].value {
+				tc.Failf("host/observe of %s shows %s for %s, which no overlay set", app, got[name], name)
+			}
+		}
+	})
+	return got
+}
+
+// expectOverlays fails the spec unless what is in effect for app is still
+// want (what was in effect before), after what happened.
+func (tc *TestContext) expectOverlays(app string, want map[string]inEffect, after string) {
+	GinkgoHelper()
+	got := tc.overlayOf(app)
+	var wrong []string
+	for name, w := range want {
+		if got[name] != w {
+			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", name, got[name], w))
+		}
+	}
+	sort.Strings(wrong)
+	if len(wrong) > 0 {
+		tc.Failf("after %s the overlays of %s are no longer in effect as before it: %s", after, app, strings.Join(wrong, "; "))
+	}
+}
+
+// overlayOf is what host/observe says is in effect for app, by name.
+func (tc *TestContext) overlayOf(app string) map[string]inEffect {
+	GinkgoHelper()
+	out := map[string]inEffect{}
+	for name, v := range tc.Observe(app).Overlay {
+		var s string
+		if json.Unmarshal(v.Value, &s) != nil {
+			s = string(v.Value)
+		}
+		out[name] = inEffect{s, v.Scope}
+	}
+	return out
+}
+
+// describeOverlaySets renders what each scope set in a round.
+func describeOverlaySets(sets []map[string]string) string {
+	var parts []string
+	for i, scope := range overlayScopes() {
+		names := make([]string, 0, len(sets[i]))
+		for n := range sets[i] {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		parts = append(parts, fmt.Sprintf("%s sets [%s]", scope, strings.Join(names, " ")))
+	}
+	return strings.Join(parts, ", ")
+}
