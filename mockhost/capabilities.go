@@ -150,15 +150,21 @@ func invalidArgs(msg string) *denial {
 	return &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, msg}
 }
 
-// storageNamespace is the namespace of the app l runs: its app id (spec
-// 000, Storage and data boundary 1: "Apps can access only their
-// namespace").
+// storageNamespace is where the app l runs keeps its lime.storage keys:
+// its own namespace (spec 000, Storage and data boundary 1: "Apps can
+// access only their namespace"), in the tenant and workspace the host runs
+// in (spec 002: "Namespace app data ... by app, workspace, and tenant").
 func (h *Host) storageNamespace(l *launch) string {
 	// fault: storage-shared-namespace — every app's lime.storage keys live in one namespace.
 	if h.faults.Has("storage-shared-namespace") {
 		return "shared"
 	}
-	return l.appID
+	// fault: storage-ignores-workspace — an app's lime.storage keys are the same in every tenant and workspace.
+	if h.faults.Has("storage-ignores-workspace") {
+		return l.appID
+	}
+	cfg, _ := h.config()
+	return storageBucket(l.appID, cfg.TenantID, cfg.WorkspaceID)
 }
 
 // storageKey reads args {key}: a non-empty string of at most maxStorageKey.

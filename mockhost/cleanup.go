@@ -3,6 +3,7 @@ package mockhost
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,7 @@ import (
 )
 
 // appExport is the file export then delete writes: everything the app
-// stored through lime.storage, and the names of the files in its data
+// stored through lime.storage, by tenant and workspace, and the names of the files in its data
 // folder, which are copied beside it.
 type appExport struct {
 	AppID   string                                `json:"appId"`
@@ -35,7 +36,7 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 		owners = h.surf.storageOwners()
 	}
 	for _, id := range owners {
-		exp.Storage[id] = h.surf.storedBy(id)
+		maps.Copy(exp.Storage, h.surf.storedBy(id))
 	}
 	// fault: export-without-storage — the export holds the app's files but not what it stored.
 	if h.faults.Has("export-without-storage") {

@@ -204,6 +204,12 @@ func lifecycleProbes() map[string]probe {
 			storageSet(x.mount("app-b", "main"), "k", "b")
 			return storageGet(x.launchEntry("app-a", "main"), "k")
 		},
+		"storage-ignores-workspace": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			storageSet(x.mount("app-a", "main"), "kept", "in w1")
+			x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: "w2", UserID: "u1"}, nil)
+			return string(x.launchEntry("app-a", "main").invoke("g", "lime.storage", "get", map[string]any{"key": "kept"}).Payload)
+		},
 		"storage-list-every-app": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			storageSet(x.mount("app-a", "main"), "only-a", "a")

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,7 +48,7 @@ type surfaces struct {
 	frames                  map[string]*launch // by frame token
 	centers                 map[string]bool    // app center tokens
 	logs                    map[string]*protocol.ObserveResult
-	storage                 map[string]map[string]json.RawMessage // app id -> key -> value
+	storage                 map[string]map[string]json.RawMessage // bucket (storageBucket) -> key -> value
 	// theme and locale are what host/set changed (nil, "": the defaults).
 	theme  *protocol.Theme
 	locale string
@@ -293,41 +294,59 @@ func (s *surfaces) observe(appID string) protocol.ObserveResult {
 
 // store, load and keys are lime.storage, namespaced by app id: an app
 // never sees another's keys (spec 002, Storage boundary).
-func (s *surfaces) store(appID, key string, value json.RawMessage) error {
+func (s *surfaces) store(bucket, key string, value json.RawMessage) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m, ok := s.storage[appID]
+	m, ok := s.storage[bucket]
 	if !ok {
 		m = map[string]json.RawMessage{}
-		s.storage[appID] = m
+		s.storage[bucket] = m
 	}
 	if _, exists := m[key]; !exists && len(m) >= maxStoredKeys {
-		return fmt.Errorf("app %s already keeps %d keys", appID, maxStoredKeys)
+		return fmt.Errorf("app %s already keeps %d keys", bucketOwner(bucket), maxStoredKeys)
 	}
 	m[key] = value
 	return nil
 }
 
-// dropStorage deletes everything appID stored.
+// storageBucket names where an app's lime.storage keys live in one tenant
+// and workspace (spec 002, Required desktop host behavior: "Namespace app
+// data, outputs, logs, and evidence by app, workspace, and tenant").
+func storageBucket(appID, tenant, workspace string) string {
+	return appID + "@" + tenant + "/" + workspace
+}
+
+// bucketOwner is the app a storage bucket belongs to.
+func bucketOwner(bucket string) string {
+	owner, _, _ := strings.Cut(bucket, "@")
+	return owner
+}
+
+// dropStorage deletes everything appID stored, in every tenant and
+// workspace.
 func (s *surfaces) dropStorage(appID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.storage, appID)
+	for b := range s.storage {
+		if bucketOwner(b) == appID {
+			delete(s.storage, b)
+		}
+	}
 }
 
-func (s *surfaces) load(appID, key string) (json.RawMessage, bool) {
+func (s *surfaces) load(bucket, key string) (json.RawMessage, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.storage[appID][key]
+	v, ok := s.storage[bucket][key]
 	return v, ok
 }
 
-func (s *surfaces) keys(appID string, everyApp bool) []string {
+func (s *surfaces) keys(bucket string, everyApp bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []string{}
 	for id, m := range s.storage {
-		if id != appID && !everyApp {
+		if id != bucket && !everyApp {
 			continue
 		}
 		for k := range m {
@@ -358,13 +377,16 @@ func (s *surfaces) setUI(theme *protocol.Theme, locale string) {
 	}
 }
 
-// storedBy is a copy of what appID stored through lime.storage.
-func (s *surfaces) storedBy(appID string) map[string]json.RawMessage {
+// storedBy is a copy of what appID stored through lime.storage, by
+// bucket (every tenant and workspace it stored in).
+func (s *surfaces) storedBy(appID string) map[string]map[string]json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := maps.Clone(s.storage[appID])
-	if out == nil {
-		out = map[string]json.RawMessage{}
+	out := map[string]map[string]json.RawMessage{}
+	for b, m := range s.storage {
+		if bucketOwner(b) == appID {
+			out[b] = maps.Clone(m)
+		}
 	}
 	return out
 }
@@ -374,7 +396,11 @@ func (s *surfaces) storedBy(appID string) map[string]json.RawMessage {
 func (s *surfaces) storageOwners() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Sorted(maps.Keys(s.storage))
+	owners := map[string]bool{}
+	for b := range s.storage {
+		owners[bucketOwner(b)] = true
+	}
+	return slices.Sorted(maps.Keys(owners))
 }
 
 // dropEvidence forgets the evidence appID recorded (read only by the

@@ -138,6 +138,7 @@ func areas() []area {
 		describeAgent,
 		describeMigrations,
 		describeOverlays,
+		describeScoping,
 		describeData,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}

@@ -1,0 +1,84 @@
+package suites
+
+import (
+	"encoding/json"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// describeScoping checks that an app's lime.storage is scoped by tenant and
+// workspace as well as by app (spec 002, Required desktop host behavior:
+// "Namespace app data, outputs, logs, and evidence by app, workspace, and
+// tenant"), through app/invoke: the same app, run in another workspace or
+// tenant, must not find what it stored in the first.
+func describeScoping(tc *TestContext) {
+	Describe("Runtime: app storage scoped by workspace and tenant", func() {
+		DescribeTable("keeps what an app stores in one workspace and tenant from the same app run in",
+			func(elsewhere func(protocol.ConfigureParams) protocol.ConfigureParams) {
+				home := tc.DefaultConfigure()
+				app := tc.installProbe(home)
+				key, value, theirs := nonce("scoped"), nonce("value"), nonce("value")
+				tc.Precondition("lime.storage set and get through app/invoke keep "+key+" in "+home.WorkspaceID, func() {
+					tc.expectStoredAsApp(app, key, value)
+				})
+				away := elsewhere(home)
+				tc.Configure(away)
+				if m := tc.storageCall(app, "get", map[string]any{"key": key}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, value) {
+					tc.Failf("%s in workspace %s of tenant %s reads %q = %s, which it stored in workspace %s of tenant %s",
+						app, away.WorkspaceID, away.TenantID, key, m.Payload, home.WorkspaceID, home.TenantID)
+				}
+				if m := tc.storageCall(app, "list", nil); m.Type == hostbridge.TypeResponse && containsText(m.Payload, key) {
+					tc.Failf("lime.storage list of %s in workspace %s of tenant %s names %q, which it stored in workspace %s of tenant %s: %s",
+						app, away.WorkspaceID, away.TenantID, key, home.WorkspaceID, home.TenantID, m.Payload)
+				}
+				// A write there must not reach home either.
+				tc.storageCall(app, "set", map[string]any{"key": key, "value": theirs})
+				tc.Configure(home)
+				m := tc.storageCall(app, "get", map[string]any{"key": key})
+				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, value) {
+					tc.Failf("back in workspace %s of tenant %s, %s reads %q as %s, not the %q it stored there (a write in workspace %s of tenant %s came between)",
+						home.WorkspaceID, home.TenantID, app, key, describeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
+				}
+			},
+			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED"), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+				p.WorkspaceID = "workspace-elsewhere"
+				return p
+			}),
+			Entry("the same workspace id in another tenant", tc.Req("STORAGE-SCOPED"), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+				p.TenantID = OtherTenant
+				return p
+			}),
+		)
+	})
+}
+
+// storageCall makes one lime.storage call as the probe app's main entry
+// through app/invoke.
+func (tc *TestContext) storageCall(app, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
+	var raw json.RawMessage
+	if args != nil {
+		raw, _ = json.Marshal(args)
+	}
+	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("storage"),
+		Capability: "lime.storage", Method: method, Args: raw})
+}
+
+// expectStoredAsApp sets key = value as the app and reads it back: the
+// positive control of the scoping specs.
+func (tc *TestContext) expectStoredAsApp(app, key, value string) {
+	GinkgoHelper()
+	if m := tc.storageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
+		tc.Failf("lime.storage set of %s got %s", app, describeAnswer(m, true))
+	}
+	m := tc.storageCall(app, "get", map[string]any{"key": key})
+	if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, value) {
+		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, describeAnswer(m, true))
+	}
+	if l := tc.storageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !containsText(l.Payload, key) {
+		tc.Failf("lime.storage list does not name %q, just set: %s", key, describeAnswer(l, true))
+	}
+}
