@@ -218,6 +218,45 @@ func describeAgent(tc *TestContext) {
 			})
 			tc.expectTaskMapped(appID, input, key)
 		})
+
+		It("follows the golden exchange of the capability, artifact and evidence projections (transcripts/agent-projections.io) made through app/invoke, and answers the app with what the App Server returned", tc.Req("AGENT-PROJECTIONS"), func() {
+			g := tc.goldenTranscript("agent-projections")
+			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
+			tc.appServer.SetScript(appserver.ReplayScript(g))
+			tc.appServer.DropConnections()
+			artifact := nonce("artifact")
+			args, _ := json.Marshal(map[string]any{"artifactId": artifact})
+			for _, c := range []struct {
+				capability, method string
+				args               json.RawMessage
+				returned           string
+			}{
+				{"lime.agent", "listCapabilities", nil, "golden-capability"},
+				{"lime.artifacts", "read", args, "golden artifact content"},
+				{"lime.evidence", "export", nil, "golden-evidence-pack"},
+			} {
+				m := tc.invokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: nonce("read"),
+					Capability: c.capability, Method: c.method, Args: c.args})
+				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, c.returned) {
+					tc.Failf("app/invoke of %s %s answered %s, not with what the App Server returned (it holds %q)",
+						c.capability, c.method, describeAnswer(m, true), c.returned)
+				}
+			}
+			var seen []golden.Seen
+			for _, m := range tc.appServer.Messages() {
+				if m.Dir == appserver.FromHost {
+					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
+				}
+			}
+			b := golden.Bindings{"app": appID, "workspace": WorkspaceID, "artifact": artifact}
+			if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
+				var lines []string
+				for _, m := range mis {
+					lines = append(lines, m.String())
+				}
+				tc.Failf("the host's side departs from the golden exchange %s:\n%s", g.Name, strings.Join(lines, "\n"))
+			}
+		})
 	})
 
 	Describe("Runtime: lime.agent through App Server JSON-RPC", browserRetry, func() {
