@@ -344,6 +344,8 @@ func Faults() []Fault {
 			Description: "uninstall keeping data keeps the data folder but deletes the app's database in it"},
 		{Name: "uninstall-delete-keeps-ledger", Breaks: []string{"UNINSTALL-APP-DATABASE"},
 			Description: "uninstall deleting data deletes the app's database but not the host's ledger of its applied migrations, so a reinstall never runs them again"},
+		{Name: "migrate-first-pending-only", Breaks: []string{"READY-MIGRATIONS", "MIGRATION-NO-HOST-WRITE"},
+			Description: "an approval applies only the first of the app's pending storage migrations; the others stay pending"},
 		{Name: "migrations-unvetted", Breaks: []string{"MIGRATION-NO-HOST-WRITE"},
 			Description: "migrations run as written: ATTACH, VACUUM INTO, PRAGMA and load_extension are not refused"},
 		{Name: "migrations-in-host-db", Breaks: []string{"MIGRATION-NO-HOST-WRITE", "READY-MIGRATIONS", "MIGRATIONS-AFTER-CONSENT", "UNINSTALL-APP-DATABASE"},

@@ -110,6 +110,14 @@ func migrationProbes() map[string]probe {
 			}
 			return fmt.Sprint(r.Warnings)
 		},
+		"migrate-first-pending-only": func(t *testing.T, x *harness) string {
+			dir := migrationApp(x.t, map[string]string{"001_notes.sql": notesMigration, "002_more.sql": "CREATE TABLE more_notes (id INTEGER);\n"})
+			if _, err := x.install(dir, nil, true); err != nil {
+				x.t.Fatal(err)
+			}
+			x.must(protocol.MethodMigrate, protocol.MigrateParams{AppID: "tiny-app", Consent: protocol.Consent{Granted: true}}, nil)
+			return observed(x)
+		},
 		"readiness-ignores-migrations": func(t *testing.T, x *harness) string { return migrationState(x, true) },
 		"migrations-without-consent":   func(t *testing.T, x *harness) string { return migrationState(x, true) },
 		"migrate-ignores-consent":      func(t *testing.T, x *harness) string { return migrationState(x, false) },

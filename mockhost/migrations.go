@@ -241,6 +241,10 @@ func (h *Host) applyMigrations(appID, version, dataDir string, p *agentpkg.Packa
 			return applied, rpcError(protocol.CodeInternalError, err.Error(), nil)
 		}
 		applied = append(applied, f.name)
+		// fault: migrate-first-pending-only — one approval applies only the first pending migration; the others stay pending.
+		if h.faults.Has("migrate-first-pending-only") {
+			break
+		}
 	}
 	return applied, nil
 }
