@@ -34,7 +34,7 @@ func agentProbe(configured bool, read func(answer hostbridge.Message, msgs []app
 // appServerFor starts the harness's App Server with script (nil: the
 // default) and configures x to reach it over its socket, with p's other
 // settings; the server stops with the test.
-func appServerFor(t *testing.T, x *harness, script *appserver.Script, p protocol.ConfigureParams) *appserver.Server {
+func appServerFor(t testing.TB, x *harness, script *appserver.Script, p protocol.ConfigureParams) *appserver.Server {
 	t.Helper()
 	as, err := appserver.Start(nil)
 	if err != nil {
@@ -100,6 +100,22 @@ func quotingProbe() probe {
 
 func agentProbes() map[string]probe {
 	return map[string]probe{
+		"events-dropped-under-burst": func(t *testing.T, x *harness) string {
+			sc := appserver.NewScript()
+			sc.EventGap = 0
+			for range 2000 {
+				sc.Turn = append(sc.Turn[:len(sc.Turn)-1:len(sc.Turn)-1], appserver.Event{Type: "assistant:delta"}, sc.Turn[len(sc.Turn)-1])
+			}
+			appServerFor(t, x, sc, protocol.ConfigureParams{})
+			s := x.mount("tiny-app", "main")
+			ev := s.events()
+			s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "idempotencyKey": "k"})
+			got := 0
+			for next(ev, 2*time.Second).Type != "" {
+				got++
+			}
+			return fmt.Sprint(got >= len(sc.Turn))
+		},
 		"agent-events-unredacted":      quotingProbe(),
 		"agent-projections-unredacted": quotingProbe(),
 		"capabilities-from-manifest":   projectionProbe("lime.agent", "listCapabilities", nil, false),

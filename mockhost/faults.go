@@ -296,6 +296,8 @@ func Faults() []Fault {
 			Description: "agentSession/turn/start carries no idempotency key"},
 		{Name: "agent-events-raw", Breaks: []string{"AGENT-EVENTS-PROJECTED", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-STRUCTURED-OUTPUT"},
 			Description: "the app gets the App Server's agentSession/event params as they are, not the task event envelope"},
+		{Name: "events-dropped-under-burst", Breaks: []string{"AGENT-EVENTS-PROJECTED"},
+			Description: "the app's event stream holds 16 messages: task facts that come faster than the page takes them are lost"},
 		{Name: "agent-cancel-local-only", Breaks: []string{"AGENT-CANCEL-MAPPED"},
 			Description: "lime.agent cancelTask is answered ok but never reaches the App Server: the turn runs on to success"},
 		{Name: "agent-resume-unconfirmed", Breaks: []string{"AGENT-RESUME-CONFIRMED"},

@@ -96,9 +96,16 @@ type launch struct {
 // close ends the surface: its event streams stop.
 func (l *launch) close() { l.once.Do(func() { close(l.done) }) }
 
-// subscribe registers an event stream; cancel unregisters it.
-func (l *launch) subscribe() (ch chan hostMessage, cancel func()) {
-	ch = make(chan hostMessage, 64)
+// maxQueuedEvents bounds what one event stream holds that its page has not
+// taken yet: enough for a burst of a task's facts (BenchmarkTaskEventProjection
+// streams thousands without a pause), small enough that a page that stopped
+// reading costs little.
+const maxQueuedEvents = 8192
+
+// subscribe registers an event stream holding at most queue messages its
+// page has not taken; cancel unregisters it.
+func (l *launch) subscribe(queue int) (ch chan hostMessage, cancel func()) {
+	ch = make(chan hostMessage, queue)
 	l.mu.Lock()
 	l.subs[ch] = struct{}{}
 	l.mu.Unlock()

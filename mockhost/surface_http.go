@@ -195,7 +195,12 @@ func (h *Host) events(w http.ResponseWriter, r *http.Request, l *launch) {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return
 	}
-	ch, cancel := l.subscribe()
+	queue := maxQueuedEvents
+	// fault: events-dropped-under-burst — a page's event stream holds 16 messages: facts that come faster than the page takes them are lost.
+	if h.faults.Has("events-dropped-under-burst") {
+		queue = 16
+	}
+	ch, cancel := l.subscribe(queue)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)

@@ -342,10 +342,22 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 
-		It("projects each agentSession/event fact to the app, in order, in the task event envelope", tc.Req("AGENT-EVENTS-PROJECTED"), func() {
+		DescribeTable("projects each agentSession/event fact to the app, in order, in the task event envelope", func(deltas int) {
+			sc := appserver.NewScript()
+			if deltas > 0 {
+				// A burst: the facts come with no pause, as a model streams.
+				sc.EventGap = 0
+				burst := make([]appserver.Event, 0, deltas+2)
+				burst = append(burst, sc.Turn[0])
+				for i := range deltas {
+					burst = append(burst, appserver.Event{Type: "assistant:delta", Payload: map[string]any{"text": fmt.Sprintf("part %d", i)}})
+				}
+				sc.Turn = append(burst, sc.Turn[len(sc.Turn)-1])
+			}
+			tc.appServer.SetScript(sc)
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			t := s.expectStarted("task-1")
-			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
 			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
@@ -357,7 +369,7 @@ func describeAgent(tc *TestContext) {
 				types = append(types, e.Type)
 			}
 			if !slices.Equal(types, sent) {
-				tc.Failf("the app received events %v; the App Server sent %v for the turn", types, sent)
+				tc.Failf("the app received %d events; the App Server sent %d facts for the turn, and they differ first at %s", len(types), len(sent), firstDifference(types, sent))
 			}
 			for i, e := range got {
 				var missing []string
@@ -379,7 +391,10 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("event %d has sequence %d after %d: not in order", i+1, e.Sequence, got[i-1].Sequence)
 				}
 			}
-		})
+		},
+			Entry("a turn of a few facts", tc.Req("AGENT-EVENTS-PROJECTED"), 0),
+			Entry("a burst of 500 facts with no pause between them", tc.Req("AGENT-EVENTS-PROJECTED"), 500),
+		)
 
 		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED"), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
@@ -837,4 +852,18 @@ func (tc *TestContext) expectTaskMapped(appID, input, key string) {
 	if len(wrong) > 0 {
 		tc.Failf("agentSession/turn/start carries %s: %s", strings.Join(wrong, "; "), turns[0].Params)
 	}
+}
+
+// firstDifference says where got first departs from want: the position
+// and the two values there.
+func firstDifference(got, want []string) string {
+	for i := 0; i < len(got) && i < len(want); i++ {
+		if got[i] != want[i] {
+			return fmt.Sprintf("position %d: %s received where %s was sent", i+1, got[i], want[i])
+		}
+	}
+	if len(got) < len(want) {
+		return fmt.Sprintf("position %d: nothing received where %s was sent", len(got)+1, want[len(got)])
+	}
+	return fmt.Sprintf("position %d: %s received after the last fact sent", len(want)+1, got[len(want)])
 }
