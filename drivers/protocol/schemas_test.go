@@ -70,8 +70,10 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Rejected: []RejectedMessage{{Type: "app:ready", Reason: RejectOrigin, Origin: "http://x"}}, Evidence: []EvidenceRecord{{Kind: "app-record"}},
 			Migrations: []MigrationRecord{{AppID: "a", Version: "1.0.0", Name: "001_init.sql", State: MigrationRefused, Reason: "ATTACH"}},
 			Storage:    []StorageNamespace{{AppID: "a", Namespace: "a", Tables: []string{"notes"}}},
-			HostState:  &HostState{Digest: hashA}},
-		MethodSet: OK{OK: true},
+			HostState:  &HostState{Digest: hashA},
+			Backends:   []BackendState{{Service: "probe", State: BackendRunning, PID: 42, Restarts: 1}}},
+		MethodSet:     OK{OK: true},
+		MethodBackend: BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -97,6 +99,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodLaunch:       LaunchParams{AppID: "a", EntryKey: "main"},
 		MethodCenter:       nil,
 		MethodObserve:      ObserveParams{AppID: "a"},
+		MethodBackend:      BackendParams{AppID: "a", Service: "probe", Method: "probe/report", Params: json.RawMessage(`{"paths": []}`)},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}
 	for _, m := range SchemaMethods() {

@@ -67,6 +67,9 @@ type ObserveResult struct {
 	Migrations []MigrationRecord  `json:"migrations,omitempty"`
 	Storage    []StorageNamespace `json:"storage,omitempty"`
 	HostState  *HostState         `json:"hostState,omitempty"`
+	// Backends are the app's client-local backend services and their state
+	// (docs/host-control-protocol.md, app/backend).
+	Backends []BackendState `json:"backends,omitempty"`
 }
 
 // CleanupRecord is what the host recorded of one uninstall of the app
