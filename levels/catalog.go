@@ -269,5 +269,6 @@ func allRequirements() []Requirement {
 	reqs = append(reqs, surfaceRequirements()...)
 	reqs = append(reqs, agentRequirements()...)
 	reqs = append(reqs, migrationRequirements()...)
+	reqs = append(reqs, backendRequirements()...)
 	return append(reqs, dataRequirements()...)
 }

@@ -432,6 +432,24 @@ func Faults() []Fault {
 		{Name: "center-hides-blockers", Breaks: []string{"CENTER-BLOCKERS"},
 			Description: "the app center shows status only, no blocker reasons or setup actions"},
 
+		// Client-local backend services.
+		{Name: "backend-started-at-install", Breaks: []string{"BACKEND-SUPERVISED"},
+			Description: "an app's backend services start as soon as it is installed, before any entry passed its readiness gate"},
+		{Name: "backend-starts-unready", Breaks: []string{"BACKEND-SUPERVISED"},
+			Description: "app/launch starts the app's backends before its readiness gate, so an app that needs setup runs its backend anyway"},
+		{Name: "backend-survives-disable", Breaks: []string{"BACKEND-SUPERVISED"},
+			Description: "a disabled app's backends keep running"},
+		{Name: "backend-survives-uninstall", Breaks: []string{"BACKEND-SUPERVISED"},
+			Description: "an uninstalled app's backends keep running until host/reset"},
+		{Name: "backend-crash-ignored", Breaks: []string{"BACKEND-RESTART"},
+			Description: "a backend that exits on its own is neither restarted nor reported: host/observe still says it runs"},
+		{Name: "backend-env-inherits-secrets", Breaks: []string{"BACKEND-ENV-CLEAN"},
+			Description: "the configured secrets and session tokens are put into each backend's environment, for convenience"},
+		{Name: "backend-unsandboxed", Breaks: []string{"BACKEND-NO-HOST-ACCESS"},
+			Description: "backends run with the host's own rights (no Landlock): they can read the host's database and other apps' data"},
+		{Name: "backend-network-open", Breaks: []string{"BACKEND-NETWORK-POLICY"},
+			Description: "the filesystem sandbox is applied, but a backend declaring network deny-by-default may still connect anywhere"},
+
 		// Hostile hosts: the harness must fail the check at hand, record it and go on.
 		{Name: "host-page-spins", Hostile: true,
 			Breaks: []string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",

@@ -66,7 +66,16 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 	if e != nil {
 		return protocol.LaunchResult{}, e
 	}
+	// fault: backend-starts-unready — the backends start before the readiness gate, so an app that needs setup runs its backend anyway.
+	if h.faults.Has("backend-starts-unready") {
+		_ = h.startBackends(p.AppID, pk)
+	}
 	if e := h.launchGate(p.AppID, p.EntryKey); e != nil && !stale {
+		return protocol.LaunchResult{}, e
+	}
+	// The app's backends start once an entry passed its gate (spec 002,
+	// Desktop P6: "Run app-owned backend services ... under host supervision").
+	if e := h.startBackends(p.AppID, pk); e != nil {
 		return protocol.LaunchResult{}, e
 	}
 	hostOrigin, frameOrigin, err := h.surf.start(h.hostMux, h.frameMux)
