@@ -405,6 +405,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, lifecycleProbes())
 	maps.Copy(probes, migrationProbes())
 	maps.Copy(probes, installedProbes())
+	maps.Copy(probes, backendProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue
