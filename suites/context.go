@@ -94,6 +94,8 @@ type TestContext struct {
 	browserOnce browserStarter
 	runtimes    runtimeBrowsers
 	surfaces    []*browser.Session
+	// probe is the run's one build of the backend-app fixture's service.
+	probe probeBuild
 	// lastProbe is the probe's last report in the current spec.
 	lastProbe []byte
 	// surfaceMisses counts mounts in a row that did not load;
@@ -138,6 +140,7 @@ func areas() []area {
 		describeAgent,
 		describeMigrations,
 		describeData,
+		describeBackends,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
