@@ -376,6 +376,8 @@ func (be *backend) relay(method string, params json.RawMessage) (json.RawMessage
 	if err != nil {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
+	// A backend that stops reading its stdin must not hold the host.
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(backendCallTimeout))
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		return nil, rpcError(protocol.CodeInternalError, fmt.Sprintf("backend service %q of %s does not take requests: %v", be.spec.key, be.appID, err), nil)
 	}
