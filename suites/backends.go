@@ -43,7 +43,7 @@ func describeBackends(tc *TestContext) {
 			})
 			seen := processState(cr.PID) == "running"
 			if !seen {
-				tc.Reading("Backend processes", fmt.Sprintf("the harness cannot see the backend's process (pid %d) on this machine", cr.PID))
+				tc.Reading("Backend lifecycle", fmt.Sprintf("the harness cannot see the backend's process (pid %d) on this machine", cr.PID))
 			}
 
 			dir := tc.backendApp(nonce("backend"))
@@ -194,7 +194,7 @@ func describeBackends(tc *TestContext) {
 				tc.Errorf("backend-probe did not try to connect to %s: its report is not what the fixture sends", l.Addr())
 			}
 			if r.Net.ConnectOK {
-				tc.Reading("Backend network", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
+				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
 			}
 		})
 	})
