@@ -7,7 +7,6 @@ package levels
 // backend and stdio-jsonrpc; spec 001, Backend services; spec 002, Desktop
 // P6).
 func backendRequirements() []Requirement {
-	p6 := []string{"desktop-p6"}
 	return []Requirement{
 		{ID: "BACKEND-SUPERVISED", Reading: "Backend lifecycle", Strength: Must, Levels: []string{"runtime", "desktop-p6"},
 			Title: "An app's client-local backend runs only while the app may run: not after install, nor for an app that needs setup; started when an entry launches, stopped (its process gone) when the app is disabled or uninstalled, and started again after enable and launch",
@@ -23,7 +22,7 @@ func backendRequirements() []Requirement {
 			Title: "A backend cannot read host databases, another app's files or data, or the host's secrets: nothing it reads holds the neighbour app's stored value or a configured secret, and no SQLite database outside its own package and data folder",
 			Clause: Clause{Source: SpecText, File: SpecRuntime, Section: "App backend services; 002 Desktop P6",
 				Quote: "Backend services are not a loophole around the host. They must not read host databases, workspace files, secrets, model keys, or user state directly ... Desktop P6 ... Let app backends read host databases, secrets, files, or user state directly."}},
-		{ID: "BACKEND-NETWORK-POLICY", Reading: "Backend sandbox", Strength: Must, Levels: p6,
+		{ID: "BACKEND-NETWORK-POLICY", Reading: "Backend sandbox", Strength: Must, Levels: []string{"runtime", "desktop-p6"},
 			Title:  "A backend whose manifest declares network deny-by-default cannot open a TCP connection, even to loopback",
 			Clause: spec(SpecRuntime, "Worker runtime", "Raw worker or app backend execution requires additional sandboxing: - resource limits - filesystem restrictions - network policy")},
 	}

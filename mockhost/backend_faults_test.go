@@ -202,7 +202,7 @@ func backendProbes() map[string]probe {
 // TestBackendLifecycle walks the healthy path: nothing runs after install;
 // launch starts the backend in a minimal environment, confined to its
 // package and data folder; a crash is restarted; disable stops it with its
-// process gone; close leaves no process behind.
+// process gone; host/reset and close leave no process behind.
 func TestBackendLifecycle(t *testing.T) {
 	x := start(t)
 	x.configure(map[string]string{"provider_api_key": "canary-secret"}, nil, "")
@@ -253,10 +253,19 @@ func TestBackendLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	x.must(protocol.MethodReset, nil, nil)
+	if !processGone(third.PID) {
+		t.Errorf("backend %d outlived host/reset", third.PID)
+	}
+	launched(x, backendApp(t, ""))
+	fourth, err := report(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := x.h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if !processGone(third.PID) {
-		t.Errorf("backend %d outlived the host's close", third.PID)
+	if !processGone(fourth.PID) {
+		t.Errorf("backend %d outlived the host's close", fourth.PID)
 	}
 }
