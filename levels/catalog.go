@@ -270,5 +270,6 @@ func allRequirements() []Requirement {
 	reqs = append(reqs, agentRequirements()...)
 	reqs = append(reqs, migrationRequirements()...)
 	reqs = append(reqs, overlayRequirements()...)
+	reqs = append(reqs, backendRequirements()...)
 	return append(reqs, dataRequirements()...)
 }

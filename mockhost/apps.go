@@ -97,6 +97,12 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 			return protocol.InstallResult{}, e
 		}
 	}
+	// fault: backend-started-at-install — the app's backend services start as soon as it is installed, before any readiness gate.
+	if h.faults.Has("backend-started-at-install") {
+		installed := *p
+		installed.Dir = own.dir
+		_ = h.startBackends(name, &installed)
+	}
 	return protocol.InstallResult{OK: true, App: a.row}, nil
 }
 
@@ -255,6 +261,7 @@ func (h *Host) list() protocol.ListResult {
 // configuration, no open surface, observe log or app storage
 // (docs/host-control-protocol.md, host/reset).
 func (h *Host) reset() error {
+	h.backends.stopAllAndForget()
 	h.surf.reset()
 	h.agent.close()
 	if h.runtime != nil {

@@ -17,7 +17,7 @@ func methods() []string {
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
 		protocol.MethodMigrate, protocol.MethodOverlay, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
-		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke,
+		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke, protocol.MethodBackend,
 	}
 }
 
@@ -110,6 +110,10 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.uninstall(p)
+		// fault: backend-survives-uninstall — an uninstalled app's backends keep running (until host/reset).
+		if e == nil && !h.faults.Has("backend-survives-uninstall") {
+			h.stopOrphanBackends()
+		}
 		// fault: crash-mid-uninstall — half of the answer is written, then the host dies.
 		if e == nil && h.faults.Has("crash-mid-uninstall") {
 			s.crash(req.ID, r)
@@ -126,6 +130,10 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.setState(p.AppID, req.Method == protocol.MethodDisable)
+		// fault: backend-survives-disable — a disabled app's backends keep running.
+		if e == nil && req.Method == protocol.MethodDisable && !h.faults.Has("backend-survives-disable") {
+			h.backends.stopApp(p.AppID)
+		}
 		return r, e, false
 
 	case protocol.MethodUpdate:
@@ -140,6 +148,9 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.update(p)
+		if e == nil {
+			h.backends.stopApp(p.AppID) // they start again, from the new release, at the next launch
+		}
 		return r, e, false
 
 	case protocol.MethodRollback:
@@ -151,6 +162,9 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.rollback(p.AppID)
+		if e == nil {
+			h.backends.stopApp(p.AppID)
+		}
 		return r, e, false
 
 	case protocol.MethodMigrate:
@@ -285,10 +299,24 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		}
 		r := h.observe(p.AppID)
 		r.Overlay = h.effectiveOverlay(p.AppID)
+		r.Backends = h.backends.observe(p.AppID)
 		if err := h.observeStorage(p.AppID, &r); err != nil {
 			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
 		}
 		return r, nil, false
+
+	case protocol.MethodBackend:
+		var p protocol.BackendParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		for _, f := range [][2]string{{"appId", p.AppID}, {"service", p.Service}, {"method", p.Method}} {
+			if e := h.requireString(req.Method, f[0], f[1]); e != nil {
+				return nil, e, false
+			}
+		}
+		r, e := h.backendCall(p)
+		return r, e, false
 
 	case protocol.MethodSet:
 		var p protocol.SetParams

@@ -85,6 +85,8 @@ type Host struct {
 	runtime *browserRuntime
 	// agent is the host's App Server client (agent.go).
 	agent *agentClient
+	// backends supervises the apps' client-local backend services (backends.go).
+	backends *backends
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).
@@ -165,6 +167,7 @@ func NewWithOptions(o Options) *Host {
 		sessions:          map[*session]struct{}{},
 		surf:              newSurfaces(),
 		runtime:           rt,
+		backends:          newBackends(),
 		logw:              io.Discard,
 	}
 	h.agent = newAgentClient(h)
@@ -178,6 +181,7 @@ func (h *Host) Close() error {
 		h.runtime.close()
 	}
 	h.agent.close()
+	h.backends.stopAllAndForget()
 	surfErr := h.surf.close()
 	h.mu.Lock()
 	h.closed = true

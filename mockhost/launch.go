@@ -86,7 +86,16 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 	if e != nil {
 		return nil, e
 	}
+	// fault: backend-starts-unready — the backends start before the readiness gate, so an app that needs setup runs its backend anyway.
+	if h.faults.Has("backend-starts-unready") {
+		_ = h.startBackends(p.AppID, pk)
+	}
 	if e := h.launchGate(p.AppID, p.EntryKey); e != nil && !stale {
+		return nil, e
+	}
+	// The app's backends start once an entry passed its gate (spec 002,
+	// Desktop P6: "Run app-owned backend services ... under host supervision").
+	if e := h.startBackends(p.AppID, pk); e != nil {
 		return nil, e
 	}
 	hostOrigin, frameOrigin, err := h.surf.start(h.hostMux, h.frameMux)

@@ -94,6 +94,8 @@ type TestContext struct {
 	browserOnce browserStarter
 	runtimes    runtimeBrowsers
 	surfaces    []*browser.Session
+	// probe is the run's one build of the backend-app fixture's service.
+	probe probeBuild
 	// lastProbe is the probe's last report in the current spec.
 	lastProbe []byte
 	// surfaceMisses counts mounts in a row that did not load;
@@ -140,6 +142,7 @@ func areas() []area {
 		describeOverlays,
 		describeScoping,
 		describeData,
+		describeBackends,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }

@@ -35,7 +35,7 @@ func SchemaMethods() []string {
 	return []string{
 		MethodHello, MethodReset, MethodConfigure, MethodVerify, MethodProject,
 		MethodInstall, MethodUninstall, MethodDisable, MethodEnable, MethodUpdate, MethodRollback, MethodMigrate, MethodOverlay, MethodReadiness, MethodList, MethodRegistryList, MethodReview, MethodShutdownHint,
-		MethodLaunch, MethodCenter, MethodObserve, MethodSet, MethodInvoke,
+		MethodLaunch, MethodCenter, MethodObserve, MethodSet, MethodInvoke, MethodBackend,
 	}
 }
 

@@ -70,10 +70,12 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Rejected: []RejectedMessage{{Type: "app:ready", Reason: RejectOrigin, Origin: "http://x"}}, Evidence: []EvidenceRecord{{Kind: "app-record"}},
 			Migrations: []MigrationRecord{{AppID: "a", Version: "1.0.0", Name: "001_init.sql", State: MigrationRefused, Reason: "ATTACH"}},
 			Storage:    []StorageNamespace{{AppID: "a", Namespace: "a", Tables: []string{"notes"}}},
-			HostState:  &HostState{Digest: hashA}},
+			HostState:  &HostState{Digest: hashA},
+			Backends:   []BackendState{{Service: "probe", State: BackendRunning, PID: 42, Restarts: 1}}},
 		MethodSet:     OK{OK: true},
 		MethodOverlay: OK{OK: true},
 		MethodInvoke:  InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
+		MethodBackend: BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -101,6 +103,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodObserve:      ObserveParams{AppID: "a"},
 		MethodInvoke:       InvokeParams{AppID: "a", EntryKey: "main", RequestID: "r", Capability: "lime.agent", Method: "startTask", Args: json.RawMessage(`{"input":"x"}`)},
 		MethodOverlay:      OverlayParams{AppID: "a", Key: "tenant_defaults", Scope: ScopeTenant, Values: map[string]json.RawMessage{"tone": json.RawMessage(`"formal"`)}},
+		MethodBackend:      BackendParams{AppID: "a", Service: "probe", Method: "probe/report", Params: json.RawMessage(`{"paths": []}`)},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}
 	for _, m := range SchemaMethods() {

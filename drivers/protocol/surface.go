@@ -78,6 +78,9 @@ type ObserveResult struct {
 	// with the scope it comes from (docs/host-control-protocol.md,
 	// "app/overlay").
 	Overlay map[string]OverlayValue `json:"overlay,omitempty"`
+	// Backends are the app's client-local backend services and their state
+	// (docs/host-control-protocol.md, app/backend).
+	Backends []BackendState `json:"backends,omitempty"`
 }
 
 // CleanupRecord is what the host recorded of one uninstall of the app

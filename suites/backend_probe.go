@@ -1,0 +1,255 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
+)
+
+// backendFixture is the app with one client-local backend service, probe,
+// whose command is bin/backend-probe.
+const (
+	backendFixture = "backend-app"
+	backendService = "probe"
+	backendEntry   = "main"
+	backendCommand = "bin/backend-probe"
+)
+
+// probeBuildTimeout bounds the one build of backend-probe in a run.
+const probeBuildTimeout = 3 * time.Minute
+
+// probeBuild is the run's one build of backend-probe: the binary, or why
+// there is none.
+type probeBuild struct {
+	once sync.Once
+	bin  string
+	// blocked says why no binary could be made on this machine (no Go
+	// toolchain); err is the harness's own trouble.
+	blocked string
+	err     error
+}
+
+// build compiles the embedded source of backend-probe once, into a folder
+// below workDir (removed with it at the end of the run).
+func (b *probeBuild) build(workDir string) (string, string, error) {
+	b.once.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			b.blocked = "no Go toolchain on PATH to build the backend-app fixture's service (backend-probe)"
+			return
+		}
+		dir, err := os.MkdirTemp(workDir, "backend-probe-")
+		if err != nil {
+			b.err = fmt.Errorf("making a folder to build backend-probe: %w", err)
+			return
+		}
+		files := map[string][]byte{"main.go": platformconformance.BackendProbeSource(), "go.mod": []byte("module backendprobe\n\ngo 1.22\n")}
+		for name, data := range files {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				b.err = fmt.Errorf("writing backend-probe's %s: %w", name, err)
+				return
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), probeBuildTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-o", "backend-probe", ".")
+		cmd.Dir = dir
+		// A static binary: the sandbox a host puts it in may leave out the
+		// system's libraries.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.blocked = fmt.Sprintf("the Go toolchain on PATH could not build backend-probe: %v: %s", err, bytes.TrimSpace(out))
+			return
+		}
+		b.bin = filepath.Join(dir, "backend-probe")
+	})
+	return b.bin, b.blocked, b.err
+}
+
+// backendApp copies backend-app into a fresh folder named name, puts the
+// built backend-probe at bin/backend-probe and returns the folder. A
+// machine that cannot build it blocks the spec.
+func (tc *TestContext) backendApp(name string) string {
+	ginkgo.GinkgoHelper()
+	bin, blocked, err := tc.probe.build(tc.Config.WorkDir)
+	if err != nil {
+		errorf("%v", err)
+	}
+	if blocked != "" {
+		tc.Blockedf("%s", blocked)
+	}
+	dir := tc.FixtureAs(backendFixture, name)
+	SetField(dir, "name", name)
+	data, err := os.ReadFile(bin)
+	if err != nil {
+		errorf("reading the built backend-probe: %v", err)
+	}
+	WriteFile(dir, backendCommand, data)
+	if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(backendCommand)), 0o755); err != nil {
+		errorf("making %s executable: %v", backendCommand, err)
+	}
+	return dir
+}
+
+// probeReport is what backend-probe answers to probe/report
+// (fixtures/platform-conformance/backend-probe).
+type probeReport struct {
+	PID   int               `json:"pid"`
+	PPID  int               `json:"ppid"`
+	Cwd   string            `json:"cwd"`
+	Exe   string            `json:"exe"`
+	Args  []string          `json:"args"`
+	Env   map[string]string `json:"env"`
+	Files []probeFile       `json:"files"`
+	Net   struct {
+		ConnectTried bool   `json:"connectTried"`
+		ConnectOK    bool   `json:"connectOK"`
+		Error        string `json:"error"`
+	} `json:"net"`
+}
+
+// probeFile is one file the probe read: its path, the SHA-256 and length
+// of what it read (at most 64 KiB), and the first 4 KiB (base64).
+type probeFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Size   int    `json:"size"`
+	Head   string `json:"head"`
+}
+
+// content is what the probe read of f, as far as the harness can know it:
+// the file as the harness reads it when that hashes as the probe said
+// (same bytes), or else the head the probe sent.
+func (f probeFile) content() []byte {
+	if fh, err := os.Open(f.Path); err == nil {
+		b, _ := io.ReadAll(io.LimitReader(fh, int64(f.Size)))
+		_ = fh.Close()
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) == f.SHA256 {
+			return b
+		}
+	}
+	head, _ := base64.StdEncoding.DecodeString(f.Head)
+	return head
+}
+
+// backendCall relays one request to appID's backend through app/backend.
+// A host that does not implement the hook blocks the spec.
+func (tc *TestContext) backendCall(appID, method string, params any) (json.RawMessage, error) {
+	ginkgo.GinkgoHelper()
+	tc.requireMethod(protocol.MethodBackend)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		errorf("encoding %s params: %v", method, err)
+	}
+	var res protocol.BackendResult
+	err = tc.Call(protocol.MethodBackend, protocol.BackendParams{AppID: appID, Service: backendService, Method: method, Params: raw}, &res)
+	if code, ok := tc.HostErrorCode(protocol.MethodBackend, err); ok && code == protocol.CodeMethodNotFound {
+		tc.Blockedf("the host answers app/backend with -32601: the harness cannot speak to the backend it handed over (docs/host-control-protocol.md, app/backend)")
+	}
+	return res.Result, err
+}
+
+// report asks appID's backend what it sees; the error is the host's.
+func (tc *TestContext) report(appID string, params map[string]any) (probeReport, json.RawMessage, error) {
+	ginkgo.GinkgoHelper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	raw, err := tc.backendCall(appID, "probe/report", params)
+	if err != nil {
+		return probeReport{}, nil, err
+	}
+	var r probeReport
+	if err := json.Unmarshal(raw, &r); err != nil || r.PID <= 0 {
+		return probeReport{}, raw, fmt.Errorf("app/backend gave no report of backend-probe (%v): %.200s", err, raw)
+	}
+	return r, raw, nil
+}
+
+// mustReport is report as a step the spec needs: no report ends it.
+func (tc *TestContext) mustReport(appID string, params map[string]any) (probeReport, json.RawMessage) {
+	ginkgo.GinkgoHelper()
+	r, raw, err := tc.report(appID, params)
+	if err != nil {
+		tc.failCall(protocol.MethodBackend, err)
+	}
+	return r, raw
+}
+
+// backendOf is what host/observe shows of appID's probe service (ok false:
+// the host shows it not at all).
+func (tc *TestContext) backendOf(appID string) (protocol.BackendState, bool) {
+	ginkgo.GinkgoHelper()
+	for _, b := range tc.Observe(appID).Backends {
+		if b.Service == backendService {
+			return b, true
+		}
+	}
+	return protocol.BackendState{}, false
+}
+
+// launchBackend launches the app's entry, as a precondition: the host
+// starts its backend then.
+func (tc *TestContext) launchBackend(appID string) {
+	ginkgo.GinkgoHelper()
+	tc.Precondition("app/launch of "+appID+" mounts its entry "+backendEntry, func() {
+		if _, err := tc.TryLaunch(appID, backendEntry); err != nil {
+			tc.failCall(protocol.MethodLaunch, err)
+		}
+	})
+}
+
+// processState says whether the harness sees pid running backend-probe:
+// "running", "gone" (no such process, a zombie, or another program), or
+// "unseen" when this machine's /proc shows no processes at all of the
+// host's (another pid namespace, another machine).
+func processState(pid int) string {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		return "unseen"
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if errors.Is(err, os.ErrNotExist) {
+		return "gone"
+	}
+	if err != nil {
+		return "unseen"
+	}
+	if _, rest, _ := strings.Cut(string(stat), ") "); strings.HasPrefix(rest, "Z") || strings.HasPrefix(rest, "X") {
+		return "gone"
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !strings.Contains(string(cmdline), "backend-probe") {
+		return "gone"
+	}
+	return "running"
+}
+
+// waitGone polls until pid is gone or grace passed; the state it saw last.
+func waitGone(pid int, grace time.Duration) string {
+	deadline := time.Now().Add(grace)
+	for {
+		s := processState(pid)
+		if s != "running" || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

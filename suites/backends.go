@@ -1,0 +1,325 @@
+package suites
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// Waits of the backend specs.
+const (
+	// backendStopGrace is how long a stopped backend's process may take to
+	// go after the host answered the call that stopped it.
+	backendStopGrace = 3 * time.Second
+	// backendRestartWait is how long a crashed backend may take to answer
+	// again, or to be reported crashed.
+	backendRestartWait = 6 * time.Second
+)
+
+// sqliteHeader starts every SQLite database file.
+var sqliteHeader = []byte("SQLite format 3\x00")
+
+// describeBackends checks the host's supervision of an app's client-local
+// backend services (spec 000, Client-local service backend; spec 001, App
+// backend services; spec 002, Desktop P6), speaking to the backend through
+// the app/backend hook (docs/host-control-protocol.md).
+func describeBackends(tc *TestContext) {
+	Describe("App backend services", func() {
+		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED"), func() {
+			control, cr, _ := tc.runningBackend("control")
+			tc.Precondition("host/observe shows the control's backend running while it answers", func() {
+				if b, ok := tc.backendOf(control); !ok || b.State != protocol.BackendRunning {
+					tc.Blockedf("host/observe of %s shows its backend as %+v (shown: %v) while it answers: the host does not report backends (observe.backends), which this check needs", control, b, ok)
+				}
+			})
+			seen := processState(cr.PID) == "running"
+			if !seen {
+				tc.Reading("Backend lifecycle", fmt.Sprintf("the harness cannot see the backend's process (pid %d) on this machine", cr.PID))
+			}
+
+			dir := tc.backendApp(nonce("backend"))
+			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			tc.expectNotRunning(app, "after install, before any entry launched")
+			tc.launchBackend(app)
+			first := tc.expectAnswers(app, "after app/launch of "+app)
+			if b, ok := tc.backendOf(app); !ok || b.State != protocol.BackendRunning {
+				tc.Failf("after app/launch of %s host/observe shows its answering backend as %+v (shown: %v), not running", app, b, ok)
+			}
+			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
+			tc.expectStopped(app, first.PID, seen, "after app/disable")
+			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
+			tc.launchBackend(app)
+			again := tc.expectAnswers(app, "after app/enable and app/launch of "+app)
+			tc.Uninstall(app, false)
+			tc.expectStopped(app, again.PID, seen, "after app/uninstall")
+
+			unready := tc.backendApp(nonce("unready"))
+			withRequiredSecret(unready, "provider_api_key")
+			u := tc.Install(unready, tc.ReleaseOf(unready)).AppID
+			tc.Precondition("the copy requiring the secret provider_api_key, which is not configured, is not ready", func() {
+				if r := tc.AppReadiness(u); r.Status == protocol.StatusReady || r.Status == protocol.StatusReadyDegraded {
+					tc.Blockedf("app/readiness of %s is %q although the secret it requires is not configured", u, r.Status)
+				}
+			})
+			_, _ = tc.TryLaunch(u, backendEntry) // its refusal is READY-*'s concern; here only the backend is judged
+			tc.expectNotRunning(u, "after app/launch of an app that needs setup")
+			if !seen {
+				tc.Blockedf("host/observe and app/backend showed each backend stopped where it should be, but the harness cannot see the backend's processes (pid %d is not in this machine's /proc), so whether they ended is not judged", cr.PID)
+			}
+		})
+
+		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART"), func() {
+			app, r, _ := tc.runningBackend("restart")
+			_, _ = tc.backendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host
+			deadline := time.Now().Add(backendRestartWait)
+			var last protocol.BackendState
+			var shown bool
+			for time.Now().Before(deadline) {
+				if nr, _, err := tc.report(app, nil); err == nil && nr.PID != r.PID {
+					b, _ := tc.backendOf(app)
+					tc.Reading("Backend restart", fmt.Sprintf("restarted: a new process answers (restarts %d)", b.Restarts))
+					return
+				}
+				if last, shown = tc.backendOf(app); shown && (last.State == protocol.BackendCrashed || last.State == protocol.BackendStopped) {
+					tc.Reading("Backend restart", "reported "+last.State+", not restarted")
+					return
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if nr, _, err := tc.report(app, nil); err == nil && nr.PID == r.PID {
+				tc.Errorf("the backend of %s (pid %d) still answers after probe/exit: the relayed request did not reach it", app, r.PID)
+			}
+			if shown && last.State == protocol.BackendRunning {
+				tc.Failf("%s after its backend (pid %d) exited on its own: host/observe says it runs (pid %d, restarts %d), but no process answers through app/backend", backendRestartWait, r.PID, last.PID, last.Restarts)
+			}
+			tc.Failf("%s after its backend (pid %d) exited on its own, no new process answers and host/observe reports it neither crashed nor stopped (shown: %v)", backendRestartWait, r.PID, shown)
+		})
+
+		It("hands a backend no configured secret or session token, in its environment, arguments or files", tc.Req("BACKEND-ENV-CLEAN"), func() {
+			tc.Configure(tc.WithSecret())
+			app, r, _ := tc.runningBackend("env")
+			env, err := json.Marshal(r.Env)
+			if err != nil {
+				errorf("encoding the backend's environment: %v", err)
+			}
+			tc.ExpectNoCanary("the environment of the backend of "+app, env)
+			tc.ExpectNoCanary("the arguments of the backend of "+app, []byte(strings.Join(r.Args, "\x00")))
+			for _, f := range r.Files {
+				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.content())
+			}
+		})
+
+		It("keeps a backend from host databases, another app's stored data and the host's secrets", tc.Req("BACKEND-NO-HOST-ACCESS"), func() {
+			tc.Configure(tc.WithSecret())
+			stored := nonce("stored")
+			half := len(stored) / 2
+			// The value is joined by SQLite, so only the neighbour's database
+			// holds it whole, not its package.
+			kept := fmt.Sprintf("CREATE TABLE kept (v TEXT);\nINSERT INTO kept VALUES ('%s' || '%s');\n", stored[:half], stored[half:])
+			other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), map[string]string{"003_kept.sql": kept}), true)
+			tc.Precondition("the neighbour's migrations, which store a fresh value in its database, are applied", func() {
+				tc.readyWithMigrations(other)
+			})
+			otherRow, _ := tc.ListedApp(other)
+			dir := tc.backendApp(nonce("backend"))
+			installed := tc.Install(dir, tc.ReleaseOf(dir))
+			tc.launchBackend(installed.AppID)
+			var paths []string
+			if otherRow.InstalledPath != "" {
+				paths = append(paths, otherRow.InstalledPath, filepath.Dir(otherRow.InstalledPath))
+			}
+			paths = append(paths, tc.Host().Hello().DataPaths...)
+			var r probeReport
+			tc.Precondition("the backend answers probe/report and reads its own APP.md", func() {
+				r, _ = tc.mustReport(installed.AppID, map[string]any{"paths": paths})
+				if !readOwnManifest(r, installed.AppID) {
+					tc.Blockedf("the backend of %s read no APP.md naming it among the %d files it read: the harness cannot tell whether it can read at all", installed.AppID, len(r.Files))
+				}
+			})
+			own := tc.ownFolders(installed, r, otherRow.InstalledPath)
+			for _, f := range r.Files {
+				if within(f.Path, tc.Config.WorkDir) {
+					continue // the harness's own copies, no host's file
+				}
+				c := f.content()
+				if bytes.Contains(c, []byte(stored)) {
+					tc.Failf("the backend of %s read %s, which holds the value the neighbour %s stored in its own database", installed.AppID, f.Path, other)
+				}
+				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, installed.AppID), c)
+				if bytes.HasPrefix(c, sqliteHeader) && !withinAny(f.Path, own) && !systemFile(f.Path) {
+					tc.Failf("the backend of %s read the SQLite database %s, outside its own package and data folder (%s)", installed.AppID, f.Path, strings.Join(own, ", "))
+				}
+			}
+		})
+
+		It("keeps a backend whose manifest declares network deny-by-default from opening a TCP connection", tc.Req("BACKEND-NETWORK-POLICY"), func() {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				errorf("opening the harness's loopback listener: %v", err)
+			}
+			tc.resources.Track("listener "+l.Addr().String(), func() error { _ = l.Close(); return nil })
+			var accepted atomic.Int32
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					accepted.Add(1)
+					_ = c.Close()
+				}
+			}()
+			app, _, _ := tc.runningBackend("network")
+			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String()})
+			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
+			if n := accepted.Load(); n > 0 {
+				tc.Failf("the backend of %s, whose manifest declares network deny-by-default, opened %d TCP connection(s) to the harness's listener on %s", app, n, l.Addr())
+			}
+			if !r.Net.ConnectTried {
+				tc.Errorf("backend-probe did not try to connect to %s: its report is not what the fixture sends", l.Addr())
+			}
+			if r.Net.ConnectOK {
+				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
+			}
+		})
+	})
+}
+
+// runningBackend installs and launches a fresh copy of backend-app and
+// returns its app id and its backend's first report: the positive control
+// of every backend spec. A host that cannot do this judges nothing here.
+func (tc *TestContext) runningBackend(prefix string) (string, probeReport, json.RawMessage) {
+	GinkgoHelper()
+	dir := tc.backendApp(nonce(prefix))
+	var app string
+	var r probeReport
+	var raw json.RawMessage
+	tc.Precondition("a fresh copy of backend-app installs and launches, and its backend answers probe/report through app/backend", func() {
+		app = tc.Install(dir, tc.ReleaseOf(dir)).AppID
+		tc.launchBackend(app)
+		r, raw = tc.mustReport(app, nil)
+	})
+	return app, r, raw
+}
+
+// expectAnswers is the backend's report when it should run: a host that
+// answers with an error fails the spec (the control's backend answered),
+// an unusable answer ends it as an error.
+func (tc *TestContext) expectAnswers(appID, when string) probeReport {
+	GinkgoHelper()
+	r, _, err := tc.report(appID, nil)
+	if _, refused := hostError(err); refused {
+		tc.Failf("%s its backend does not answer probe/report through app/backend, as the control's did: %v", when, err)
+	}
+	if err != nil {
+		tc.Errorf("no usable answer to app/backend %s: %v", when, err)
+	}
+	return r
+}
+
+// expectNotRunning fails the spec when appID's backend runs: host/observe
+// says so, or it answers through app/backend.
+func (tc *TestContext) expectNotRunning(appID, when string) {
+	GinkgoHelper()
+	if b, ok := tc.backendOf(appID); ok && b.State == protocol.BackendRunning {
+		tc.Failf("host/observe shows the backend of %s running (pid %d) %s", appID, b.PID, when)
+	}
+	if r, _, err := tc.report(appID, nil); err == nil {
+		tc.Failf("the backend of %s answered probe/report through app/backend (pid %d) %s: it runs", appID, r.PID, when)
+	}
+}
+
+// expectStopped fails the spec when appID's backend still runs after a
+// call that must stop it: shown running, answering, or (seen) its process
+// pid still there after backendStopGrace.
+func (tc *TestContext) expectStopped(appID string, pid int, seen bool, when string) {
+	GinkgoHelper()
+	tc.expectNotRunning(appID, when)
+	if seen {
+		if s := waitGone(pid, backendStopGrace); s == "running" {
+			tc.Failf("the process of the backend of %s (pid %d) still runs %s after %s", appID, pid, backendStopGrace, strings.TrimPrefix(when, "after "))
+		}
+	}
+}
+
+// withRequiredSecret makes the package in dir require the workspace secret key.
+func withRequiredSecret(dir, key string) {
+	GinkgoHelper()
+	editFrontmatter(dir, func(lines []string) []string {
+		return append(lines, "secrets:", "  - key: "+key, "    provider: generic-llm", "    required: true", "    scope: workspace")
+	})
+}
+
+// readOwnManifest reports whether the probe read an APP.md naming appID.
+func readOwnManifest(r probeReport, appID string) bool {
+	for _, f := range r.Files {
+		if filepath.Base(f.Path) == "APP.md" && bytes.Contains(f.content(), []byte("\nname: "+appID+"\n")) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownFolders are the folders that belong to the backend's app: its
+// installed package (the host's installedPath, or the folder above the
+// command) and the data folder it was given (LIME_DATA_DIR, HOME or its
+// working folder). A candidate that holds the neighbour's package, the
+// host's data folder or the harness's work folder is not its own
+// (docs/decisions.md, "Backend sandbox").
+func (tc *TestContext) ownFolders(app protocol.InstalledApp, r probeReport, neighbour string) []string {
+	pkg := app.InstalledPath
+	if pkg == "" && r.Exe != "" {
+		pkg = filepath.Dir(filepath.Dir(r.Exe))
+	}
+	foreign := append([]string{neighbour, tc.Config.WorkDir}, tc.Host().Hello().DataPaths...)
+	var own []string
+	for _, d := range []string{pkg, r.Env["LIME_DATA_DIR"], r.Env["HOME"], r.Cwd} {
+		d = filepath.Clean(d)
+		if !filepath.IsAbs(d) || len(d) < minHostPath {
+			continue
+		}
+		holds := false
+		for _, f := range foreign {
+			if f != "" && within(filepath.Clean(f), d) {
+				holds = true
+			}
+		}
+		if !holds {
+			own = append(own, d)
+		}
+	}
+	return own
+}
+
+// within reports whether path is dir or below it.
+func within(path, dir string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
+}
+
+func withinAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// systemFile reports whether path is part of the system's installed
+// software, which a sandbox may let a backend read: no host's database.
+func systemFile(path string) bool {
+	return withinAny(path, []string{"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin"})
+}
