@@ -29,7 +29,7 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 	}{
 		{"exec-worker-on-project", []string{"catalog", "installable", "desktop-p0"}},
 		{"bridge-trusts-any-origin", []string{"catalog", "installable", "desktop-p0", "capability", "desktop-p2"}},
-		{"launch-ignores-readiness", []string{"catalog", "installable", "desktop-p0", "desktop-p1"}},
+		{"center-hides-blockers", []string{"catalog", "installable", "desktop-p0", "desktop-p1"}},
 	} {
 		got := childLevels(cat, find(tc.fault))
 		slices.Sort(got)
