@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,28 +24,43 @@ const backendAppManifest = "runtimePackage:\n  ui:\n    path: ./dist/ui\n    ent
 	"services:\n  - key: probe\n    kind: app-backend\n    executionPlane: client-local\n    protocol: stdio-jsonrpc\n" +
 	"    network: deny-by-default\n    command: bin/backend-probe\n"
 
-// buildProbe builds the backend-app fixture's service into a folder of the
-// test; a machine without a Go toolchain skips the test.
-func buildProbe(t testing.TB) string {
-	t.Helper()
+// probeBuildDir is where probeBinary built backend-probe ("" before it
+// did); TestMain removes it.
+var probeBuildDir string
+
+// TestMain removes the folder of the one backend-probe build.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if probeBuildDir != "" {
+		_ = os.RemoveAll(probeBuildDir)
+	}
+	os.Exit(code)
+}
+
+// probeBinary is backend-probe, built once for the test binary with the
+// go on PATH (`make test` runs the tests with it): a machine without one
+// fails these tests, never skips them.
+var probeBinary = sync.OnceValues(func() (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("no Go toolchain on PATH to build backend-probe")
+		return "", fmt.Errorf("no Go toolchain on PATH to build it: %w", err)
 	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), platformconformance.BackendProbeSource(), 0o644); err != nil {
-		t.Fatal(err)
+	dir, err := os.MkdirTemp("", "mockhost-backend-probe-")
+	if err != nil {
+		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module backendprobe\n\ngo 1.22\n"), 0o644); err != nil {
-		t.Fatal(err)
+	probeBuildDir = dir
+	return platformconformance.BuildBackendProbe(context.Background(), goBin, dir)
+})
+
+// buildProbe is the path of backend-probe, built once.
+func buildProbe(t testing.TB) string {
+	t.Helper()
+	bin, err := probeBinary()
+	if err != nil {
+		t.Fatalf("backend-probe: %v", err)
 	}
-	cmd := exec.Command(goBin, "build", "-o", "backend-probe", ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("building backend-probe: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "backend-probe")
+	return bin
 }
 
 // backendApp is tiny-app with the probe as its backend service; extra goes

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -60,25 +59,14 @@ func (b *probeBuild) build(workDir string) (string, string, error) {
 			b.err = fmt.Errorf("making a folder to build backend-probe: %w", err)
 			return
 		}
-		files := map[string][]byte{"main.go": platformconformance.BackendProbeSource(), "go.mod": []byte("module backendprobe\n\ngo 1.22\n")}
-		for name, data := range files {
-			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-				b.err = fmt.Errorf("writing backend-probe's %s: %w", name, err)
-				return
-			}
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), probeBuildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-o", "backend-probe", ".")
-		cmd.Dir = dir
-		// A static binary: the sandbox a host puts it in may leave out the
-		// system's libraries.
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOFLAGS=")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.blocked = fmt.Sprintf("the Go toolchain on PATH could not build backend-probe: %v: %s", err, bytes.TrimSpace(out))
+		bin, err := platformconformance.BuildBackendProbe(ctx, goBin, dir)
+		if err != nil {
+			b.blocked = fmt.Sprintf("the Go toolchain on PATH could not build backend-probe: %v", err)
 			return
 		}
-		b.bin = filepath.Join(dir, "backend-probe")
+		b.bin = bin
 	})
 	return b.bin, b.blocked, b.err
 }
