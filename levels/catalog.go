@@ -271,5 +271,6 @@ func allRequirements() []Requirement {
 	reqs = append(reqs, migrationRequirements()...)
 	reqs = append(reqs, overlayRequirements()...)
 	reqs = append(reqs, backendRequirements()...)
+	reqs = append(reqs, workflowRequirements()...)
 	return append(reqs, dataRequirements()...)
 }

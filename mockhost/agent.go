@@ -57,6 +57,9 @@ type agentTaskLink struct {
 	turnID         string
 	delivered      int  // events projected so far
 	ended          bool // a result was projected
+	// result is the turn's result fact, once it came (a workflow's
+	// agent-task state waits for it).
+	result *appServerEvent
 	brokenNotified bool
 	// output is the structured output the app asked for (output.go).
 	output *outputCheck
@@ -271,6 +274,7 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	}
 	if ev.Type == "result" {
 		t.ended = true
+		t.result = &ev
 	}
 	if !c.checkOutput(t, &ev) {
 		return
@@ -325,16 +329,10 @@ func (h *Host) pushTaskEventLocked(t *agentTaskLink, e hostbridge.TaskEvent) {
 // task is refused with a stable code, never mocked (spec 002: "When App
 // Server is unavailable, the host returns blocked / host:error").
 func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
-	var a struct {
-		Input          json.RawMessage `json:"input"`
-		IdempotencyKey string          `json:"idempotencyKey"`
-		ExpectedOutput json.RawMessage `json:"expectedOutput"`
-		// SessionID resumes a session the app cached (sessionPolicy
-		// resume).
-		SessionID string `json:"sessionId"`
-	}
+	var a taskArgs
 	_ = json.Unmarshal(args, &a)
-	unavailable := func(err error) (any, *denial) {
+	link, d, down := h.beginTurn(l, a)
+	if down {
 		// fault: agent-mock-success-when-down — with the App Server unreachable, the task "succeeds" with a mock turn and fabricated events.
 		if h.faults.Has("agent-mock-success-when-down") {
 			t := &agentTaskLink{l: l, taskID: "task-mock", sessionID: "session-mock"}
@@ -344,12 +342,35 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 			}()
 			return map[string]any{"taskId": t.taskID, "sessionId": t.sessionID}, nil
 		}
+		return nil, d
+	}
+	if d != nil {
+		return nil, d
+	}
+	return map[string]any{"taskId": link.taskID, "sessionId": link.sessionID}, nil
+}
+
+// taskArgs are lime.agent startTask's args.
+type taskArgs struct {
+	Input          json.RawMessage `json:"input"`
+	IdempotencyKey string          `json:"idempotencyKey"`
+	ExpectedOutput json.RawMessage `json:"expectedOutput"`
+	// SessionID resumes a session the app cached (sessionPolicy resume).
+	SessionID string `json:"sessionId"`
+}
+
+// beginTurn starts the App Server session and turn of a task of the app
+// l runs: for lime.agent startTask and for a workflow's agent-task state.
+// down reports that the App Server could not be reached or did not start
+// the turn (d then says so to the app).
+func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial, down bool) {
+	unavailable := func(err error) (*agentTaskLink, *denial, bool) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
-			"The agent runtime is not available, so the task was not started. Try again later."}
+			"The agent runtime is not available, so the task was not started. Try again later."}, true
 	}
 	output, d := parseOutputCheck(a.ExpectedOutput)
 	if d != nil {
-		return nil, d
+		return nil, d, false
 	}
 	cfg, _ := h.config()
 	ctx := context.Background()
@@ -365,7 +386,7 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 		// belong to this workspace (spec 001, the App Server mapping:
 		// agentSession/read).
 		if d := h.confirmSession(ctx, conn, l, cfg.WorkspaceID, a.SessionID); d != nil {
-			return nil, d
+			return nil, d, false
 		}
 		s.SessionID = a.SessionID
 	} else {
@@ -392,7 +413,7 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	}
 	h.agent.mu.Lock()
 	h.agent.seq++
-	link := &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID, output: output}
+	link = &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID, output: output}
 	h.agent.mu.Unlock()
 	var t struct {
 		TurnID string `json:"turnId"`
@@ -404,7 +425,7 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	if err != nil || t.TurnID == "" {
 		return unavailable(fmt.Errorf("agentSession/turn/start: %v", err))
 	}
-	return map[string]any{"taskId": link.taskID, "sessionId": s.SessionID}, nil
+	return link, nil, false
 }
 
 // cancelTask answers lime.agent cancelTask {taskId}: the app's running

@@ -262,6 +262,7 @@ func (h *Host) list() protocol.ListResult {
 // (docs/host-control-protocol.md, host/reset).
 func (h *Host) reset() error {
 	h.backends.stopAllAndForget()
+	h.workflows.forget()
 	h.surf.reset()
 	h.agent.close()
 	if h.runtime != nil {

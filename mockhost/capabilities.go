@@ -128,6 +128,9 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return h.respondApproval(l, in.Args)
 	case "lime.agent.listCapabilities":
 		return h.listCapabilities(l)
+	case "lime.workflow.start", "lime.workflow.read", "lime.workflow.respond", "lime.workflow.signal",
+		"lime.workflow.interrupt", "lime.workflow.resume":
+		return h.workflowCall(l, in.Method, in.Args)
 	case "lime.artifacts.read":
 		return h.readArtifact(l, in.Args)
 	case "lime.evidence.export":

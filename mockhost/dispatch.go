@@ -300,6 +300,7 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r := h.observe(p.AppID)
 		r.Overlay = h.effectiveOverlay(p.AppID)
 		r.Backends = h.backends.observe(p.AppID)
+		r.Artifacts = h.workflows.observe(p.AppID)
 		if err := h.observeStorage(p.AppID, &r); err != nil {
 			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
 		}

@@ -87,6 +87,8 @@ type Host struct {
 	agent *agentClient
 	// backends supervises the apps' client-local backend services (backends.go).
 	backends *backends
+	// workflows is the workflow runtime's runs (workflows.go).
+	workflows *workflowRuns
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).
@@ -168,6 +170,7 @@ func NewWithOptions(o Options) *Host {
 		surf:              newSurfaces(),
 		runtime:           rt,
 		backends:          newBackends(),
+		workflows:         newWorkflowRuns(),
 		logw:              io.Discard,
 	}
 	h.agent = newAgentClient(h)
@@ -180,6 +183,7 @@ func (h *Host) Close() error {
 	if h.runtime != nil {
 		h.runtime.close()
 	}
+	h.workflows.forget()
 	h.agent.close()
 	h.backends.stopAllAndForget()
 	surfErr := h.surf.close()

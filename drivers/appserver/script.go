@@ -59,6 +59,10 @@ type Script struct {
 	// Turn is the facts every turn emits, in order; the last is its
 	// result.
 	Turn []Event
+	// Turns, when set, overrides Turn for the first turns: turn n of the
+	// script emits Turns[n-1]. A turn whose facts end without a result
+	// hangs until it is cancelled (HangingTurn).
+	Turns [][]Event
 	// EventGap is the pause between two events of a turn.
 	EventGap time.Duration
 
@@ -222,6 +226,13 @@ func StructuredTurn(output any) *Script {
 	return sc
 }
 
+// FailedTurn is a turn that ends in an error result.
+var FailedTurn = []Event{{Type: "task:queued"}, {Type: "result", Subtype: "error_during_execution", Payload: map[string]any{"message": "the model call failed"}}}
+
+// HangingTurn is a turn that queues and then says nothing more until the
+// host cancels it.
+var HangingTurn = []Event{{Type: "task:queued"}}
+
 // LongTurn is a script whose turns stream for a while (a delta every
 // 200 ms, twenty of them) before succeeding: long enough to cancel.
 func LongTurn() *Script {
@@ -295,6 +306,9 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		sc.turns++
 		turn := fmt.Sprintf("turn-%d", sc.turns)
 		events := append([]Event(nil), sc.Turn...)
+		if sc.turns <= len(sc.Turns) {
+			events = append([]Event(nil), sc.Turns[sc.turns-1]...)
+		}
 		gap := sc.EventGap
 		cancel := make(chan struct{})
 		sc.cancels[turn] = cancel
@@ -393,10 +407,14 @@ func (sc *Script) run(h handler, session, turn string, events []Event, gap time.
 		delete(sc.decisions, turn)
 		sc.mu.Unlock()
 	}()
-	if !sc.emit(h, session, turn, events, gap, cancel, 1) || decided == nil {
+	if !sc.emit(h, session, turn, events, gap, cancel, 1) {
 		return
 	}
 	end := Event{Type: "result", Subtype: "error_permission_denied"}
+	if decided == nil {
+		// A turn without a result hangs until it is cancelled.
+		end = Event{Type: "result", Subtype: "cancelled"}
+	}
 	select {
 	case b := <-decided:
 		if b == "allow" {

@@ -81,6 +81,23 @@ type ObserveResult struct {
 	// Backends are the app's client-local backend services and their state
 	// (docs/host-control-protocol.md, app/backend).
 	Backends []BackendState `json:"backends,omitempty"`
+	// Artifacts are the artifacts the host's runtime created for the app,
+	// with their provenance (spec 003, Rollback: "record which release
+	// created each artifact").
+	Artifacts []ArtifactRecord `json:"artifacts,omitempty"`
+}
+
+// ArtifactRecord is one artifact the host created for an app and where it
+// came from: the release, and for a workflow's artifact-create state the
+// workflow, run and state.
+type ArtifactRecord struct {
+	ArtifactID string `json:"artifactId"`
+	AppID      string `json:"appId"`
+	Version    string `json:"version"`
+	Type       string `json:"type,omitempty"`
+	Workflow   string `json:"workflow,omitempty"`
+	RunID      string `json:"runId,omitempty"`
+	State      string `json:"state,omitempty"`
 }
 
 // CleanupRecord is what the host recorded of one uninstall of the app
@@ -150,6 +167,10 @@ type EvidenceRecord struct {
 	// Rollback: "preserve evidence records", "record which release created
 	// each artifact").
 	Version string `json:"version,omitempty"`
+	// RunID and State name the workflow run and state a workflow's
+	// evidence is of.
+	RunID string `json:"runId,omitempty"`
+	State string `json:"state,omitempty"`
 }
 
 // SetParams changes host state as a user would; each member present is

@@ -1,0 +1,37 @@
+package levels
+
+// workflowRequirements are the host duties of a workflow runtime: running an
+// app's declared state machines (spec 000 Workflow descriptor and its
+// enhancements; spec 001 actors: "Workflow runtime: Execute approved
+// workflow steps with trace, retry, cancel, and evidence"). The texts name
+// lime.workflow.start and no other method, so how a run is started, read,
+// answered, interrupted and resumed is the harness's reading (docs/
+// decisions.md "Workflow runtime"; docs/host-control-protocol.md "Bridge
+// payloads").
+func workflowRequirements() []Requirement {
+	const reading = "Workflow runtime"
+	rt := []string{"runtime"}
+	return []Requirement{
+		{ID: "WORKFLOW-STATE-KINDS", Reading: reading, Strength: Should, Levels: rt,
+			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give",
+			Clause: spec(SpecMain, "Workflow descriptor", "A workflow is a resumable business state machine, not prompt text. ... Hosts should understand at least agent-task, tool-call, human-review, storage-write, artifact-create, branch, wait, and end.")},
+		{ID: "WORKFLOW-HUMAN-REVIEW", Reading: reading, Strength: Must, Levels: rt,
+			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, and nothing of it happens after a rejection",
+			Clause: spec(SpecRuntime, "Minimum contract", "The final result is structured data, not only chat text. The app writes it back through lime.storage, lime.artifacts, and lime.evidence after policy checks and any required human review.")},
+		{ID: "WORKFLOW-INTERRUPT-RESUME", Reading: reading, Strength: Must, Levels: rt,
+			Title:  "An interrupted run stays where it was, whatever happens meanwhile, and a resumed run goes on from its checkpoint: states it finished are not run again, an agent task cut short is cancelled on the App Server and started anew",
+			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording. ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
+		{ID: "WORKFLOW-RETRY-POLICY", Reading: reading, Strength: Must, Levels: rt,
+			Title:  "A state that fails is tried again at most recovery.maxRetries times: a run whose agent task fails that often still completes, one whose task fails once more ends failed after exactly maxRetries + 1 attempts, never completed",
+			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy ... recovery: onTimeout ... onError ... maxRetries: 3 ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
+		{ID: "WORKFLOW-TIMEOUT", Reading: reading, Strength: Must, Levels: rt,
+			Title:  "A state that outlives its timeout is ended and retried per the recovery policy; when its attempts are spent the run ends failed, naming the timed-out state, and nothing after it happens",
+			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy, timeout ... timeout: 60s ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
+		{ID: "WORKFLOW-FAILS-CLOSED", Reading: reading, Strength: MustNot, Levels: rt,
+			Title:  "A state the host cannot carry out (its App Server is down, its tool is not available) ends the run failed, naming the state: it never counts as done, and no later state (storage write, artifact) runs",
+			Clause: spec(SpecRuntime, "UI runtime; App Server bridge profile, Forbidden paths", "Blocked calls return host:error; mock results must not masquerade as success. ... Product paths falling back to mock success when App Server is unavailable.")},
+		{ID: "WORKFLOW-OUTPUTS-RECORDED", Reading: reading, Strength: Must, Levels: rt,
+			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
+			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},
+	}
+}

@@ -1,0 +1,366 @@
+package mockhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
+)
+
+// wfDriver drives workflow-app's runs through app/invoke.
+type wfDriver struct {
+	t  testing.TB
+	x  *harness
+	as *appserver.Server
+	n  int
+}
+
+// runView is what lime.workflow read answers.
+type runView struct {
+	RunID     string        `json:"runId"`
+	Status    string        `json:"status"`
+	State     string        `json:"state"`
+	Reason    string        `json:"reason"`
+	History   []stateRecord `json:"history"`
+	Artifacts []string      `json:"artifacts"`
+}
+
+// newWorkflowDriver installs workflow-app under an App Server playing sc
+// (nil: the default) with the tools in tools (nil: not listed).
+func newWorkflowDriver(t testing.TB, x *harness, sc *appserver.Script, tools []string) *wfDriver {
+	t.Helper()
+	var p protocol.ConfigureParams
+	if tools != nil {
+		p.Available = map[string][]string{"tools": tools}
+	}
+	as := appServerFor(t, x, sc, p)
+	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.install(dir, nil, true); err != nil {
+		t.Fatalf("installing workflow-app: %v", err)
+	}
+	return &wfDriver{t: t, x: x, as: as}
+}
+
+// call makes one lime.workflow call as workflow-app.
+func (d *wfDriver) call(method string, args map[string]any) hostbridge.Message {
+	d.t.Helper()
+	d.n++
+	raw, _ := json.Marshal(args)
+	rid := fmt.Sprintf("wf-%d", d.n)
+	var r protocol.InvokeResult
+	d.x.must(protocol.MethodInvoke, protocol.InvokeParams{AppID: "workflow-app", EntryKey: "main", RequestID: rid,
+		Capability: "lime.workflow", Method: method, Args: raw}, &r)
+	var m hostbridge.Message
+	if err := json.Unmarshal(r.Answer, &m); err != nil {
+		d.t.Fatalf("app/invoke answered %s", r.Answer)
+	}
+	return m
+}
+
+// start starts a run of key and returns its id.
+func (d *wfDriver) start(key string) string {
+	d.t.Helper()
+	m := d.call("start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": "t"}})
+	var v runView
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+		d.t.Fatalf("start %s got %s %s", key, m.Type, m.Payload)
+	}
+	return v.RunID
+}
+
+func (d *wfDriver) read(run string) runView {
+	d.t.Helper()
+	m := d.call("read", map[string]any{"runId": run})
+	var v runView
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil {
+		d.t.Fatalf("read %s got %s %s", run, m.Type, m.Payload)
+	}
+	return v
+}
+
+// settle waits until the run is no longer running (or 10 s passed) and
+// returns what read says.
+func (d *wfDriver) settle(run string) runView {
+	d.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		v := d.read(run)
+		if v.Status != runRunning || time.Now().After(deadline) {
+			return v
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// turns counts the agentSession/turn/start the host sent.
+func (d *wfDriver) turns() int {
+	n := 0
+	for _, m := range d.as.Messages() {
+		if m.Dir == appserver.FromHost && m.Method == appserver.MethodTurnStart {
+			n++
+		}
+	}
+	return n
+}
+
+// stored is what workflow-app's storage holds under key.
+func (d *wfDriver) stored(key string) string {
+	d.t.Helper()
+	d.n++
+	raw, _ := json.Marshal(map[string]any{"key": key})
+	var r protocol.InvokeResult
+	d.x.must(protocol.MethodInvoke, protocol.InvokeParams{AppID: "workflow-app", EntryKey: "main", RequestID: fmt.Sprintf("st-%d", d.n),
+		Capability: "lime.storage", Method: "get", Args: raw}, &r)
+	var m hostbridge.Message
+	_ = json.Unmarshal(r.Answer, &m)
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	_ = json.Unmarshal(m.Payload, &v)
+	return string(v.Value)
+}
+
+// path is the states a run went through, with their outcome.
+func (v runView) path() string {
+	var parts []string
+	for _, s := range v.History {
+		parts = append(parts, s.State+":"+s.Status)
+	}
+	return strings.Join(parts, " ")
+}
+
+// summary is what a probe compares: status, state, path, turns and the
+// stored result.
+func (d *wfDriver) summary(v runView, storageKey string) string {
+	return fmt.Sprintf("%s at %s [%s] turns=%d stored=%s reason=%q", v.Status, v.State, v.path(), d.turns(), d.stored(storageKey), v.Reason)
+}
+
+// reviewFlow runs review_flow to its review, decides, signals the wait
+// and reports the summary at each stop.
+func reviewFlow(t testing.TB, x *harness, decision string) string {
+	d := newWorkflowDriver(t, x, nil, []string{"pdf_reader"})
+	run := d.start("review_flow")
+	atReview := d.summary(d.settle(run), "review-flow-result")
+	d.call("respond", map[string]any{"runId": run, "decision": decision})
+	v := d.settle(run)
+	if v.Status == runWaiting && v.State == "hold" {
+		d.call("signal", map[string]any{"runId": run})
+		v = d.settle(run)
+	}
+	return atReview + " | " + d.summary(v, "review-flow-result")
+}
+
+func TestWorkflowReviewFlowRunsEveryKind(t *testing.T) {
+	x := start(t)
+	d := newWorkflowDriver(t, x, nil, []string{"pdf_reader"})
+	run := d.start("review_flow")
+	v := d.settle(run)
+	if v.Status != runWaiting || v.State != "review" || d.stored("review-flow-result") != "null" {
+		t.Fatalf("before the review: %s", d.summary(v, "review-flow-result"))
+	}
+	d.call("respond", map[string]any{"runId": run, "decision": "approve"})
+	if v = d.settle(run); v.Status != runWaiting || v.State != "hold" {
+		t.Fatalf("after approval: %s", d.summary(v, "review-flow-result"))
+	}
+	d.call("signal", map[string]any{"runId": run})
+	v = d.settle(run)
+	want := "begin:completed draft:completed check:completed route:completed review:approved save:completed publish:completed hold:completed done:completed"
+	if v.Status != runCompleted || v.path() != want || d.turns() != 1 || !strings.Contains(d.stored("review-flow-result"), "ok") {
+		t.Fatalf("got %s, want completed along %s", d.summary(v, "review-flow-result"), want)
+	}
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "workflow-app"}, &o)
+	if len(o.Artifacts) != 1 || o.Artifacts[0].RunID != run || o.Artifacts[0].Version != "1.0.0" || o.Artifacts[0].State != "publish" {
+		t.Errorf("artifacts: %+v", o.Artifacts)
+	}
+	states := map[string]bool{}
+	for _, e := range o.Evidence {
+		if e.RunID == run {
+			states[e.State] = true
+		}
+	}
+	for _, s := range []string{"draft", "check", "review", "save", "publish"} {
+		if !states[s] {
+			t.Errorf("no evidence of state %s: %+v", s, o.Evidence)
+		}
+	}
+}
+
+func TestWorkflowRejectedReviewWritesNothing(t *testing.T) {
+	got := reviewFlow(t, start(t), "reject")
+	if !strings.Contains(got, "| rejected at review") || !strings.HasSuffix(strings.SplitN(got, "stored=", 3)[2], `null reason="state review: rejected by the reviewer"`) {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// interruptAtHold interrupts review_flow at its wait, signals it (which
+// must not move it), resumes and signals again.
+func interruptAtHold(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, []string{"pdf_reader"})
+	run := d.start("review_flow")
+	d.settle(run)
+	d.call("respond", map[string]any{"runId": run, "decision": "approve"})
+	d.settle(run)
+	d.call("interrupt", map[string]any{"runId": run})
+	d.call("signal", map[string]any{"runId": run})
+	during := d.settle(run)
+	d.call("resume", map[string]any{"runId": run})
+	after := d.settle(run)
+	if after.State == "hold" {
+		d.call("signal", map[string]any{"runId": run})
+	}
+	return during.Status + " | " + after.Status + " at " + after.State + " | " + d.summary(d.settle(run), "review-flow-result")
+}
+
+func TestWorkflowInterruptAndResume(t *testing.T) {
+	got := interruptAtHold(t, start(t))
+	if !strings.HasPrefix(got, "interrupted | waiting at hold | completed") || !strings.Contains(got, "turns=1") {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestWorkflowInterruptCancelsTheRunningTurn(t *testing.T) {
+	x := start(t)
+	sc := appserver.NewScript()
+	sc.Turns = [][]appserver.Event{appserver.HangingTurn}
+	d := newWorkflowDriver(t, x, sc, []string{"pdf_reader"})
+	run := d.start("review_flow")
+	deadline := time.Now().Add(5 * time.Second)
+	for d.turns() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	d.call("interrupt", map[string]any{"runId": run})
+	d.call("resume", map[string]any{"runId": run})
+	v := d.settle(run)
+	cancels := 0
+	for _, m := range d.as.Messages() {
+		if m.Dir == appserver.FromHost && m.Method == appserver.MethodTurnCancel {
+			cancels++
+		}
+	}
+	if v.State != "review" || d.turns() != 2 || cancels != 1 {
+		t.Fatalf("got %s, cancels=%d", d.summary(v, "review-flow-result"), cancels)
+	}
+}
+
+// retryFlow runs retry_flow with its first fails turns failing.
+func retryFlow(t testing.TB, x *harness, fails int) string {
+	sc := appserver.NewScript()
+	sc.EventGap = time.Millisecond
+	for range fails {
+		sc.Turns = append(sc.Turns, appserver.FailedTurn)
+	}
+	d := newWorkflowDriver(t, x, sc, nil)
+	run := d.start("retry_flow")
+	return d.summary(d.settle(run), "retry-flow-result")
+}
+
+func TestWorkflowRetryPolicy(t *testing.T) {
+	x := start(t)
+	if got := retryFlow(t, x, 2); !strings.HasPrefix(got, "completed") || !strings.Contains(got, "turns=3") {
+		t.Errorf("two failures, two retries allowed: %s", got)
+	}
+	x = start(t)
+	if got := retryFlow(t, x, 3); !strings.HasPrefix(got, "failed") || !strings.Contains(got, "turns=3") || !strings.Contains(got, "stored=null") {
+		t.Errorf("three failures, two retries allowed: %s", got)
+	}
+}
+
+// timeoutFlow runs timeout_flow with every turn hanging.
+func timeoutFlow(t *testing.T, x *harness) string {
+	sc := appserver.NewScript()
+	sc.Turn = appserver.HangingTurn
+	d := newWorkflowDriver(t, x, sc, nil)
+	run := d.start("timeout_flow")
+	deadline := time.Now().Add(5 * time.Second)
+	v := d.read(run)
+	for v.Status == runRunning && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		v = d.read(run)
+	}
+	return d.summary(v, "timeout-flow-result")
+}
+
+func TestWorkflowTimeout(t *testing.T) {
+	got := timeoutFlow(t, start(t))
+	if !strings.HasPrefix(got, "failed at draft") || !strings.Contains(got, "turns=2") || !strings.Contains(got, "timed out") {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// downFlow runs review_flow with the App Server refusing.
+func downFlow(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, []string{"pdf_reader"})
+	d.as.SetMode(appserver.Refuse)
+	d.as.DropConnections()
+	run := d.start("review_flow")
+	return d.summary(d.settle(run), "review-flow-result")
+}
+
+// noToolFlow runs review_flow on a host without pdf_reader.
+func noToolFlow(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, []string{})
+	run := d.start("review_flow")
+	return d.summary(d.settle(run), "review-flow-result")
+}
+
+func TestWorkflowFailsClosed(t *testing.T) {
+	if got := downFlow(t, start(t)); !strings.HasPrefix(got, "failed at draft") {
+		t.Errorf("App Server down: %s", got)
+	}
+	if got := noToolFlow(t, start(t)); !strings.HasPrefix(got, "failed at check") || !strings.Contains(got, "pdf_reader") {
+		t.Errorf("tool missing: %s", got)
+	}
+}
+
+func TestWorkflowCallsAreTheApps(t *testing.T) {
+	x := start(t)
+	d := newWorkflowDriver(t, x, nil, nil)
+	if m := d.call("read", map[string]any{"runId": "run-404"}); m.Type != hostbridge.TypeError {
+		t.Errorf("read of an unknown run: %s %s", m.Type, m.Payload)
+	}
+	if m := d.call("start", map[string]any{"workflowKey": "nope"}); m.Type != hostbridge.TypeError {
+		t.Errorf("start of an undeclared workflow: %s %s", m.Type, m.Payload)
+	}
+	if m := d.call("signal", map[string]any{"runId": d.start("retry_flow")}); m.Type != hostbridge.TypeError {
+		t.Errorf("signal of a run not waiting: %s %s", m.Type, m.Payload)
+	}
+}
+
+// outputsOf is what host/observe records of review_flow's completed run.
+func outputsOf(t *testing.T, x *harness) string {
+	reviewFlow(t, x, "approve")
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "workflow-app"}, &o)
+	var ev []string
+	for _, e := range o.Evidence {
+		ev = append(ev, e.RunID+"/"+e.State)
+	}
+	return fmt.Sprintf("artifacts=%+v evidence=%v", o.Artifacts, ev)
+}
+
+func workflowProbes() map[string]probe {
+	return map[string]probe{
+		"workflow-branch-unsupported":     func(t *testing.T, x *harness) string { return reviewFlow(t, x, "approve") },
+		"workflow-review-auto-approved":   func(t *testing.T, x *harness) string { return reviewFlow(t, x, "approve") },
+		"workflow-reject-continues":       func(t *testing.T, x *harness) string { return reviewFlow(t, x, "reject") },
+		"workflow-interrupt-ignored":      interruptAtHold,
+		"workflow-resume-from-start":      interruptAtHold,
+		"workflow-retry-ignored":          func(t *testing.T, x *harness) string { return retryFlow(t, x, 2) },
+		"workflow-retry-unbounded":        func(t *testing.T, x *harness) string { return retryFlow(t, x, 3) },
+		"workflow-timeout-ignored":        timeoutFlow,
+		"workflow-mock-success-when-down": downFlow,
+		"workflow-missing-tool-skipped":   noToolFlow,
+		"workflow-artifact-no-provenance": outputsOf,
+		"workflow-no-evidence":            outputsOf,
+	}
+}
