@@ -51,15 +51,15 @@ const maxEarlyEvents = 1000
 
 // agentTaskLink ties a turn to the app surface that started it.
 type agentTaskLink struct {
-	l              *launch
-	taskID         string
-	sessionID      string
-	turnID         string
-	delivered      int  // events projected so far
-	ended          bool // a result was projected
+	l         *launch
+	taskID    string
+	sessionID string
+	turnID    string
+	delivered int  // events projected so far
+	ended     bool // a result was projected
 	// result is the turn's result fact, once it came (a workflow's
 	// agent-task state waits for it).
-	result *appServerEvent
+	result         *appServerEvent
 	brokenNotified bool
 	// output is the structured output the app asked for (output.go).
 	output *outputCheck
