@@ -16,14 +16,14 @@ func backendRequirements() []Requirement {
 			Title:  "A backend that exits on its own is restarted (answering again from a new process) or reported crashed; a host never reports it running while nothing answers",
 			Clause: spec(SpecRuntime, "App backend services", "host owns process, environment, stdio, cancellation, and restart policy.")},
 		{ID: "BACKEND-ENV-CLEAN", Strength: MustNot, Levels: []string{"runtime", "desktop-p6"},
-			Title:  "No configured secret or session token reaches a backend: not in its environment, its arguments, nor any file it can read",
+			Title:  "No configured secret or session token reaches a backend or a worker service: not in its environment, its arguments, nor any file it can read",
 			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets ... to apps.")},
 		{ID: "BACKEND-NO-HOST-ACCESS", Reading: "Backend sandbox", Strength: MustNot, Levels: []string{"runtime", "desktop-p6"},
-			Title: "A backend cannot read host databases, another app's files or data, or the host's secrets: nothing it reads holds the neighbour app's stored value or a configured secret, and no SQLite database outside its own package and data folder",
+			Title: "A backend or a worker service cannot read host databases, another app's files or data, or the host's secrets: nothing it reads holds the neighbour app's stored value or a configured secret, and no SQLite database outside its own package and data folder",
 			Clause: Clause{Source: SpecText, File: SpecRuntime, Section: "App backend services; 002 Desktop P6",
 				Quote: "Backend services are not a loophole around the host. They must not read host databases, workspace files, secrets, model keys, or user state directly ... Desktop P6 ... Let app backends read host databases, secrets, files, or user state directly."}},
 		{ID: "BACKEND-NETWORK-POLICY", Reading: "Backend sandbox", Strength: Must, Levels: []string{"runtime", "desktop-p6"},
-			Title:  "A backend whose manifest declares network deny-by-default cannot open a TCP connection, even to loopback",
+			Title:  "A backend or a worker service whose manifest declares network deny-by-default cannot open a TCP connection, even to loopback",
 			Clause: spec(SpecRuntime, "Worker runtime", "Raw worker or app backend execution requires additional sandboxing: - resource limits - filesystem restrictions - network policy")},
 	}
 }

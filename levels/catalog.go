@@ -18,7 +18,7 @@ func allLevels() []Level {
 			Meaning: "Host verifies package, projects catalog objects, installs / uninstalls, and preserves provenance."},
 		{ID: "capability", Name: "Capability", Family: Generic, Rank: 3, Judged: true, Browser: true,
 			Meaning: "Host injects SDK capability handles according to manifest and intercepts permissions."},
-		{ID: "runtime", Name: "Runtime", Family: Generic, Rank: 4,
+		{ID: "runtime", Name: "Runtime", Family: Generic, Rank: 4, Judged: true, Browser: true,
 			Meaning: "Host runs UI, workers, workflows, storage migrations, agent tasks, and artifacts."},
 		{ID: "product", Name: "Product", Family: Generic, Rank: 5,
 			Meaning: "App has independent business UI, data model, workflows, deliverables, upgrades, and regression validation."},

@@ -32,12 +32,12 @@ func TestLevelsAreCumulativeWithinAFamily(t *testing.T) {
 func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	c := Default()
 	got := c.JudgedLevels()
-	want := []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2"}
+	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("judged levels = %v, want %v", got, want)
 	}
 	if c.CanJudge("executable") {
-		t.Error("executable cannot be judged while runtime and product are not covered")
+		t.Error("executable cannot be judged while product is not covered")
 	}
 	if c.CanJudge("desktop-p3") {
 		t.Error("desktop-p3 is not covered")

@@ -200,6 +200,28 @@ func backendProbes() map[string]probe {
 			}
 			return fmt.Sprint(outside)
 		},
+		"worker-unsandboxed": func(t *testing.T, x *harness) string {
+			l, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			dir := backendApp(t, "")
+			md := filepath.Join(dir, "APP.md")
+			b, err := os.ReadFile(md)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(md, []byte(strings.Replace(string(b), "kind: app-backend", "kind: worker", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			launched(x, dir)
+			r, err := report(x, map[string]any{"connect": l.Addr().String()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("connected=%v", r.Net.ConnectOK)
+		},
 		"backend-network-open": func(t *testing.T, x *harness) string {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {

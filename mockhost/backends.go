@@ -44,6 +44,7 @@ type backendSpec struct {
 	key     string
 	command string // slash path inside the package
 	network string
+	kind    string // app-backend, worker, background-task, ...
 }
 
 // backendServices lists the services of m the host runs itself.
@@ -61,7 +62,7 @@ func backendServices(m map[string]any) []backendSpec {
 				break
 			}
 		}
-		out = append(out, backendSpec{key: stringField(s, "key"), command: cmd, network: stringField(s, "network")})
+		out = append(out, backendSpec{key: stringField(s, "key"), kind: stringField(s, "kind"), command: cmd, network: stringField(s, "network")})
 	}
 	return out
 }
@@ -207,6 +208,10 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 		denyNet: s.network == "" || s.network == "deny-by-default"}
 	// fault: backend-unsandboxed — the backend runs with the host's own rights: no filesystem or network restriction.
 	if h.faults.Has("backend-unsandboxed") {
+		sb.off = true
+	}
+	// fault: worker-unsandboxed — only services of kind app-backend are sandboxed: a worker runs with the host's own rights.
+	if s.kind == "worker" && h.faults.Has("worker-unsandboxed") {
 		sb.off = true
 	}
 	// fault: backend-network-open — the filesystem is restricted, but the network policy deny-by-default is not applied.

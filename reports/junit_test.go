@@ -35,7 +35,7 @@ func latticeReport(t *testing.T) (r *Report, shared string) {
 	r.Requirements[2].Specs = append(r.Requirements[2].Specs, s)
 	r.Run = RunStatus{Status: RunInterrupted, Reason: "interrupted by interrupt"}
 	// A level no failure reaches that the harness cannot judge: not-judged.
-	r.Requested = append(r.Requested, "runtime")
+	r.Requested = append(r.Requested, "product")
 	recompute(t, r)
 	return r, s.Name
 }

@@ -71,10 +71,25 @@ func (b *probeBuild) build(workDir string) (string, string, error) {
 	return b.bin, b.blocked, b.err
 }
 
+// Service kinds a backend spec runs its service as: the app's backend, and
+// a worker (spec 000 Security rules 5: "Workers, tool adapters, and
+// background tasks must run under host sandbox and policy"; spec 001:
+// "Raw worker or app backend execution requires additional sandboxing").
+const (
+	kindBackend = "app-backend"
+	kindWorker  = "worker"
+)
+
 // backendApp copies backend-app into a fresh folder named name, puts the
 // built backend-probe at bin/backend-probe and returns the folder. A
 // machine that cannot build it blocks the spec.
 func (tc *TestContext) backendApp(name string) string {
+	ginkgo.GinkgoHelper()
+	return tc.serviceApp(name, kindBackend)
+}
+
+// serviceApp is backendApp with its service declared of kind.
+func (tc *TestContext) serviceApp(name, kind string) string {
 	ginkgo.GinkgoHelper()
 	bin, blocked, err := tc.probe.build(tc.Config.WorkDir)
 	if err != nil {
@@ -88,6 +103,9 @@ func (tc *TestContext) backendApp(name string) string {
 	data, err := os.ReadFile(bin)
 	if err != nil {
 		errorf("reading the built backend-probe: %v", err)
+	}
+	if kind != kindBackend {
+		ReplaceIn(dir, "APP.md", "kind: "+kindBackend, "kind: "+kind)
 	}
 	WriteFile(dir, backendCommand, data)
 	if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(backendCommand)), 0o755); err != nil {

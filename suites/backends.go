@@ -104,9 +104,9 @@ func describeBackends(tc *TestContext) {
 			tc.Failf("%s after its backend (pid %d) exited on its own, no new process answers and host/observe reports it neither crashed nor stopped (shown: %v)", backendRestartWait, r.PID, shown)
 		})
 
-		It("hands a backend no configured secret or session token, in its environment, arguments or files", tc.Req("BACKEND-ENV-CLEAN"), func() {
+		DescribeTable("hands a backend or worker no configured secret or session token, in its environment, arguments or files", func(kind string) {
 			tc.Configure(tc.WithSecret())
-			app, r, _ := tc.runningBackend("env")
+			app, r, _ := tc.runningService("env", kind)
 			env, err := json.Marshal(r.Env)
 			if err != nil {
 				errorf("encoding the backend's environment: %v", err)
@@ -116,9 +116,12 @@ func describeBackends(tc *TestContext) {
 			for _, f := range r.Files {
 				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.content())
 			}
-		})
+		},
+			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN"), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN"), kindWorker),
+		)
 
-		It("keeps a backend from host databases, another app's stored data and the host's secrets", tc.Req("BACKEND-NO-HOST-ACCESS"), func() {
+		DescribeTable("keeps a backend or worker from host databases, another app's stored data and the host's secrets", func(kind string) {
 			tc.Configure(tc.WithSecret())
 			stored := nonce("stored")
 			half := len(stored) / 2
@@ -130,7 +133,7 @@ func describeBackends(tc *TestContext) {
 				tc.readyWithMigrations(other)
 			})
 			otherRow, _ := tc.ListedApp(other)
-			dir := tc.backendApp(nonce("backend"))
+			dir := tc.serviceApp(nonce("backend"), kind)
 			installed := tc.Install(dir, tc.ReleaseOf(dir))
 			tc.launchBackend(installed.AppID)
 			var paths []string
@@ -159,9 +162,12 @@ func describeBackends(tc *TestContext) {
 					tc.Failf("the backend of %s read the SQLite database %s, outside its own package and data folder (%s)", installed.AppID, f.Path, strings.Join(own, ", "))
 				}
 			}
-		})
+		},
+			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS"), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS"), kindWorker),
+		)
 
-		It("keeps a backend whose manifest declares network deny-by-default from opening a TCP connection", tc.Req("BACKEND-NETWORK-POLICY"), func() {
+		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection", func(kind string) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				errorf("opening the harness's loopback listener: %v", err)
@@ -178,7 +184,7 @@ func describeBackends(tc *TestContext) {
 					_ = c.Close()
 				}
 			}()
-			app, _, _ := tc.runningBackend("network")
+			app, _, _ := tc.runningService("network", kind)
 			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String()})
 			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
 			if n := accepted.Load(); n > 0 {
@@ -190,7 +196,10 @@ func describeBackends(tc *TestContext) {
 			if r.Net.ConnectOK {
 				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
 			}
-		})
+		},
+			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY"), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY"), kindWorker),
+		)
 	})
 }
 
@@ -199,7 +208,13 @@ func describeBackends(tc *TestContext) {
 // of every backend spec. A host that cannot do this judges nothing here.
 func (tc *TestContext) runningBackend(prefix string) (string, probeReport, json.RawMessage) {
 	GinkgoHelper()
-	dir := tc.backendApp(nonce(prefix))
+	return tc.runningService(prefix, kindBackend)
+}
+
+// runningService is runningBackend with the service declared of kind.
+func (tc *TestContext) runningService(prefix, kind string) (string, probeReport, json.RawMessage) {
+	GinkgoHelper()
+	dir := tc.serviceApp(nonce(prefix), kind)
 	var app string
 	var r probeReport
 	var raw json.RawMessage

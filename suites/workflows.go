@@ -1,0 +1,525 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The workflow runtime, through app/invoke as workflow-app (spec 000
+// Workflow descriptor; the methods are the harness's reading:
+// docs/host-control-protocol.md, "Bridge payloads").
+const (
+	workflowFixture = "workflow-app"
+	reviewFlow      = "review_flow"
+	retryFlow       = "retry_flow"
+	timeoutFlow     = "timeout_flow"
+	// workflowSettle bounds how long a run may keep running before the
+	// spec judges it: far beyond any state timeout of the fixture (1 s).
+	workflowSettle = 20 * time.Second
+	toolOfReview   = "pdf_reader"
+)
+
+// reviewFlowStates are review_flow's states of the kinds the standard
+// lists, in the order its next members give.
+var reviewFlowStates = []string{"draft", "check", "route", "review", "save", "publish", "hold", "done"}
+
+// storageKeyOf is where each workflow's storage-write state writes.
+var storageKeyOf = map[string]string{reviewFlow: "review-flow-result", retryFlow: "retry-flow-result", timeoutFlow: "timeout-flow-result"}
+
+// runView is what lime.workflow read answers.
+type runView struct {
+	RunID   string `json:"runId"`
+	Status  string `json:"status"`
+	State   string `json:"state"`
+	Reason  string `json:"reason"`
+	History []struct {
+		State  string `json:"state"`
+		Kind   string `json:"kind"`
+		Status string `json:"status"`
+	} `json:"history"`
+	Artifacts []string `json:"artifacts"`
+}
+
+// ran lists the states the run's history names, in order.
+func (v runView) ran() []string {
+	var out []string
+	for _, h := range v.History {
+		out = append(out, h.State)
+	}
+	return out
+}
+
+// times counts the history entries of state.
+func (v runView) times(state string) int {
+	n := 0
+	for _, h := range v.History {
+		if h.State == state {
+			n++
+		}
+	}
+	return n
+}
+
+func (v runView) String() string {
+	var steps []string
+	for _, h := range v.History {
+		steps = append(steps, h.State+":"+h.Status)
+	}
+	s := fmt.Sprintf("%s %s at %q after [%s]", v.RunID, v.Status, v.State, strings.Join(steps, " "))
+	if v.Reason != "" {
+		s += fmt.Sprintf(" (%s)", v.Reason)
+	}
+	return s
+}
+
+// workflowTerminal are the statuses a run ends in.
+var workflowTerminal = []string{"completed", "failed", "rejected"}
+
+// installWorkflowApp configures p with the App Server and the review's
+// tool, and installs workflow-app.
+func (tc *TestContext) installWorkflowApp(p protocol.ConfigureParams) string {
+	GinkgoHelper()
+	tc.Configure(withTools(tc.withAppServer(p), toolOfReview))
+	dir := tc.Fixture(workflowFixture)
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// withTools sets the tools the host has.
+func withTools(p protocol.ConfigureParams, tools ...string) protocol.ConfigureParams {
+	p.Available = map[string][]string{"tools": append([]string{}, tools...)}
+	return p
+}
+
+// workflowCall makes one lime.workflow call as the app's main entry.
+func (tc *TestContext) workflowCall(app, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
+	raw, _ := json.Marshal(args)
+	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("workflow"),
+		Capability: "lime.workflow", Method: method, Args: raw})
+}
+
+// startRun starts a run of key: a host that will not start one leaves the
+// spec blocked, since nothing was run to judge.
+func (tc *TestContext) startRun(app, key string) string {
+	GinkgoHelper()
+	var v runView
+	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
+		m := tc.workflowCall(app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": nonce("topic")},
+			"idempotencyKey": nonce("run")})
+		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, describeAnswer(m, true))
+		}
+	})
+	return v.RunID
+}
+
+// readRun reads a run; an answer that is not a run is unusable.
+func (tc *TestContext) readRun(app, run string) runView {
+	GinkgoHelper()
+	m := tc.workflowCall(app, "read", map[string]any{"runId": run})
+	var v runView
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.Status == "" {
+		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, describeAnswer(m, true))
+	}
+	return v
+}
+
+// settleRun reads the run until it no longer runs, for at most
+// workflowSettle.
+func (tc *TestContext) settleRun(app, run string) runView {
+	GinkgoHelper()
+	deadline := time.Now().Add(workflowSettle)
+	for {
+		v := tc.readRun(app, run)
+		if v.Status != "running" || time.Now().After(deadline) {
+			return v
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// expectRunAt is a positive control: the run stops at state with status.
+func (tc *TestContext) expectRunAt(app, run, status, state string) runView {
+	GinkgoHelper()
+	var v runView
+	tc.Precondition(fmt.Sprintf("the run reaches %s %s", status, state), func() {
+		v = tc.settleRun(app, run)
+		if v.Status != status || v.State != state {
+			tc.Failf("the run is %s, not %s at %s", v, status, state)
+		}
+	})
+	return v
+}
+
+// expectHeldAtReview judges that review_flow's run stops at its human
+// review: a run that went past it without a decision fails; one that
+// never got there (its agent task or tool call failed) blocks.
+func (tc *TestContext) expectHeldAtReview(app, run string) {
+	GinkgoHelper()
+	v := tc.settleRun(app, run)
+	if v.Status == "waiting" && v.State == "review" {
+		return
+	}
+	i := slices.Index(reviewFlowStates, "review")
+	for _, after := range reviewFlowStates[i+1:] {
+		if slices.Contains(v.ran(), after) || v.State == after || v.Status == "completed" {
+			tc.Failf("nobody decided the review, yet the run went on past it: it is %s", v)
+		}
+	}
+	tc.Blockedf("the run never reached its review to wait there: it is %s", v)
+}
+
+// decide answers a run's review or wait (respond, signal, interrupt,
+// resume); the answer is the spec's to judge.
+func (tc *TestContext) decide(app, run, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
+	a := map[string]any{"runId": run}
+	for k, v := range args {
+		a[k] = v
+	}
+	return tc.workflowCall(app, method, a)
+}
+
+// storedValue is what the app reads under key ("null" when nothing).
+func (tc *TestContext) storedValue(app, key string) string {
+	GinkgoHelper()
+	m := tc.storageCall(app, "get", map[string]any{"key": key})
+	var v struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil {
+		tc.Errorf("lime.storage get of %q got %s", key, describeAnswer(m, true))
+	}
+	if len(v.Value) == 0 {
+		return "null"
+	}
+	return string(v.Value)
+}
+
+// runArtifacts lists the artifacts host/observe records of run.
+func (tc *TestContext) runArtifacts(app, run string) []protocol.ArtifactRecord {
+	GinkgoHelper()
+	var out []protocol.ArtifactRecord
+	named := tc.readRun(app, run).Artifacts
+	for _, a := range tc.Observe(app).Artifacts {
+		if a.RunID == run || slices.Contains(named, a.ArtifactID) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// turnsStarted counts the agentSession/turn/start the host sent.
+func (tc *TestContext) turnsStarted() int {
+	return len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
+}
+
+// markedTurns is a script whose turns succeed with output {"mark": m}
+// for each m in marks, in order.
+func markedTurns(marks ...string) *appserver.Script {
+	sc := appserver.NewScript()
+	for _, m := range marks {
+		sc.Turns = append(sc.Turns, []appserver.Event{{Type: "task:queued"},
+			{Type: "result", Subtype: "success", Payload: map[string]any{"output": map[string]any{"mark": m}}}})
+	}
+	return sc
+}
+
+// expectNothingAfter fails when the run wrote its result or made an
+// artifact.
+func (tc *TestContext) expectNothingAfter(app, run, key, mark, when string) {
+	GinkgoHelper()
+	if v := tc.storedValue(app, key); strings.Contains(v, mark) {
+		tc.Failf("%s, the app's storage holds %s = %s, which the run's storage-write state writes", when, key, v)
+	}
+	if arts := tc.runArtifacts(app, run); len(arts) > 0 {
+		tc.Failf("%s, the host records the run's artifact %+v", when, arts[0])
+	}
+}
+
+func describeWorkflows(tc *TestContext) {
+	Describe("Runtime: workflows", func() {
+		It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
+			tc.Req("WORKFLOW-STATE-KINDS"), func() {
+				mark := nonce("draft")
+				tc.appServer.SetScript(markedTurns(mark))
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				run := tc.startRun(app, reviewFlow)
+				v := tc.settleRun(app, run)
+				if v.Status != "waiting" || v.State != "review" {
+					tc.Failf("review_flow did not reach its human-review state: it is %s", v)
+				}
+				tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
+				if v = tc.settleRun(app, run); v.Status != "waiting" || v.State != "hold" {
+					tc.Failf("approved, review_flow did not go on to wait at its wait state: it is %s", v)
+				}
+				tc.decide(app, run, "signal", nil)
+				v = tc.settleRun(app, run)
+				if v.Status != "completed" {
+					tc.Failf("signalled at its wait state, review_flow did not complete: it is %s", v)
+				}
+				var listed []string
+				for _, s := range v.ran() {
+					if slices.Contains(reviewFlowStates, s) {
+						listed = append(listed, s)
+					}
+				}
+				if !slices.Equal(listed, reviewFlowStates) {
+					tc.Failf("the run went through %v, not %v once each in that order: %s", listed, reviewFlowStates, v)
+				}
+				if n := tc.turnsStarted(); n != 1 {
+					tc.Failf("the run's one agent-task state became %d App Server turns, not one", n)
+				}
+				if got := tc.storedValue(app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
+					tc.Failf("the storage-write state left %s = %s, not the agent task's output (%s)", storageKeyOf[reviewFlow], got, mark)
+				}
+			})
+
+		It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
+			tc.Req("WORKFLOW-HUMAN-REVIEW"), func() {
+				approved, rejected := nonce("approved"), nonce("rejected")
+				tc.appServer.SetScript(markedTurns(approved, rejected))
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				key := storageKeyOf[reviewFlow]
+
+				first := tc.startRun(app, reviewFlow)
+				tc.expectHeldAtReview(app, first)
+				tc.expectNothingAfter(app, first, key, approved, "while the run waits at its review")
+				tc.Precondition("an approved review lets the run write its result", func() {
+					tc.decide(app, first, "respond", map[string]any{"decision": "approve"})
+					tc.expectRunAt(app, first, "waiting", "hold")
+					if got := tc.storedValue(app, key); !strings.Contains(got, approved) {
+						tc.Failf("after the approval the run is past its storage write, yet %s = %s", key, got)
+					}
+				})
+
+				second := tc.startRun(app, reviewFlow)
+				tc.expectHeldAtReview(app, second)
+				tc.expectNothingAfter(app, second, key, rejected, "while the second run waits at its review")
+				tc.decide(app, second, "respond", map[string]any{"decision": "reject"})
+				v := tc.settleRun(app, second)
+				if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
+					tc.Failf("after a rejected review the run is %s", v)
+				}
+				tc.expectNothingAfter(app, second, key, rejected, "after the review was rejected")
+			})
+
+		DescribeTable("stops an interrupted run where it was and resumes it from its checkpoint, running no finished state again",
+			func(whileTurnRuns bool) {
+				if whileTurnRuns {
+					sc := markedTurns()
+					sc.Turns = [][]appserver.Event{appserver.HangingTurn}
+					tc.appServer.SetScript(sc)
+				}
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				run := tc.startRun(app, reviewFlow)
+				at := "hold"
+				if whileTurnRuns {
+					at = "draft"
+					tc.Precondition("the run's agent task starts on the App Server", func() {
+						deadline := time.Now().Add(workflowSettle)
+						for tc.turnsStarted() == 0 && time.Now().Before(deadline) {
+							time.Sleep(20 * time.Millisecond)
+						}
+						if tc.turnsStarted() == 0 {
+							tc.Failf("the run started no App Server turn within %s", workflowSettle)
+						}
+					})
+				} else {
+					tc.expectRunAt(app, run, "waiting", "review")
+					tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
+					tc.expectRunAt(app, run, "waiting", "hold")
+				}
+				if m := tc.decide(app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, describeAnswer(m, true))
+				}
+				// Meanwhile the wait's signal comes: an interrupted run must not take it.
+				if !whileTurnRuns {
+					tc.decide(app, run, "signal", nil)
+				}
+				v := tc.settleRun(app, run)
+				if v.Status != "interrupted" {
+					tc.Failf("interrupted at %s, the run is %s", at, v)
+				}
+				turns := tc.turnsStarted()
+				if m := tc.decide(app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.workflow resume of the interrupted run got %s", describeAnswer(m, true))
+				}
+				want := "hold"
+				if whileTurnRuns {
+					want = "review"
+				}
+				v = tc.settleRun(app, run)
+				if v.Status != "waiting" || v.State != want {
+					tc.Failf("resumed, the run is %s, not waiting at %s", v, want)
+				}
+				for _, s := range []string{"check", "route", "review", "save", "publish"} {
+					if n := v.times(s); n > 1 {
+						tc.Failf("resumed, the run went through %s %d times: %s", s, n, v)
+					}
+				}
+				if !whileTurnRuns && tc.turnsStarted() != turns {
+					tc.Failf("resumed at its wait, the run started %d more App Server turns: its finished agent task ran again", tc.turnsStarted()-turns)
+				}
+				if whileTurnRuns && v.times("draft") == 0 {
+					tc.Failf("resumed, the run went past its agent task without finishing it: %s", v)
+				}
+			},
+			Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME"), false),
+			Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME"), true),
+		)
+
+		DescribeTable("tries a failing state again at most recovery.maxRetries times",
+			func(failures int, completes bool) {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				key := storageKeyOf[retryFlow]
+				tc.Precondition("retry_flow completes when its agent task succeeds at once", func() {
+					run := tc.startRun(app, retryFlow)
+					if v := tc.settleRun(app, run); v.Status != "completed" {
+						tc.Failf("retry_flow is %s", v)
+					}
+				})
+				mark := nonce("retried")
+				sc := markedTurns()
+				for range failures {
+					sc.Turns = append(sc.Turns, appserver.FailedTurn)
+				}
+				sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
+				sc.EventGap = 5 * time.Millisecond
+				tc.appServer.SetScript(sc)
+				before := tc.turnsStarted()
+				run := tc.startRun(app, retryFlow)
+				v := tc.settleRun(app, run)
+				turns := tc.turnsStarted() - before
+				const allowed = 2 // retry_flow's recovery.maxRetries
+				if completes {
+					if v.Status != "completed" || turns != failures+1 {
+						tc.Failf("with %d failed attempts and %d retries allowed, the run is %s after %d App Server turns, not completed after %d",
+							failures, allowed, v, turns, failures+1)
+					}
+					if got := tc.storedValue(app, key); !strings.Contains(got, mark) {
+						tc.Failf("the retried run completed but %s = %s, not the output of its successful attempt (%s)", key, got, mark)
+					}
+					return
+				}
+				if v.Status == "completed" || v.Status == "running" {
+					tc.Failf("with every one of its %d attempts failing, the run is %s", allowed+1, v)
+				}
+				if turns != allowed+1 {
+					tc.Failf("with %d retries allowed, the failing agent task was tried %d times, not %d", allowed, turns, allowed+1)
+				}
+				if !strings.Contains(v.Reason, "draft") {
+					tc.Failf("the run ended %s without naming its failed state draft", v)
+				}
+			},
+			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 2, true),
+			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 3, false),
+		)
+
+		It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
+			tc.Req("WORKFLOW-TIMEOUT"), func() {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
+					run := tc.startRun(app, timeoutFlow)
+					if v := tc.settleRun(app, run); v.Status != "completed" {
+						tc.Failf("timeout_flow is %s", v)
+					}
+				})
+				sc := markedTurns()
+				sc.Turn = appserver.HangingTurn
+				tc.appServer.SetScript(sc)
+				before := tc.turnsStarted()
+				run := tc.startRun(app, timeoutFlow)
+				v := tc.settleRun(app, run)
+				if v.Status == "running" {
+					tc.Failf("%s after it started, the run whose agent task has a 1s timeout is still %s", workflowSettle, v)
+				}
+				if v.Status == "completed" || slices.Contains(v.ran(), "save") {
+					tc.Failf("the agent task never answered, yet the run is %s", v)
+				}
+				const attempts = 2 // timeout_flow's recovery.maxRetries is 1
+				if n := tc.turnsStarted() - before; n != attempts {
+					tc.Failf("the timed-out agent task was tried %d times, not %d (one retry on timeout)", n, attempts)
+				}
+				if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
+					tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
+				}
+			})
+
+		DescribeTable("fails a run closed at a state it cannot carry out, and runs nothing after it",
+			func(state string, cut func(app string)) {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				tc.Precondition("review_flow gets past its agent task and its tool call to its review", func() {
+					tc.expectRunAt(app, tc.startRun(app, reviewFlow), "waiting", "review")
+				})
+				cut(app)
+				run := tc.startRun(app, reviewFlow)
+				v := tc.settleRun(app, run)
+				if v.Status != "failed" || !strings.Contains(v.Reason, state) {
+					tc.Failf("the run that cannot carry out %s is %s, not failed naming %s", state, v, state)
+				}
+				for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, state)+1:] {
+					if slices.Contains(v.ran(), after) {
+						tc.Failf("the run went on to %s after %s could not be carried out: %s", after, state, v)
+					}
+				}
+				if arts := tc.runArtifacts(app, run); len(arts) > 0 {
+					tc.Failf("the failed run left the artifact %+v", arts[0])
+				}
+			},
+			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED"), "draft", func(string) {
+				tc.appServer.SetMode(appserver.Refuse)
+				tc.appServer.DropConnections()
+			}),
+			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED"), "check", func(string) {
+				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure())))
+			}),
+		)
+
+		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
+			tc.Req("WORKFLOW-OUTPUTS-RECORDED"), func() {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				run := tc.startRun(app, reviewFlow)
+				tc.expectRunAt(app, run, "waiting", "review")
+				tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
+				tc.expectRunAt(app, run, "waiting", "hold")
+				tc.decide(app, run, "signal", nil)
+				tc.Precondition("the run completes", func() {
+					if v := tc.settleRun(app, run); v.Status != "completed" {
+						tc.Failf("signalled at its wait, the run is %s", v)
+					}
+				})
+				installed, _ := tc.ListedApp(app)
+				arts := tc.runArtifacts(app, run)
+				if len(arts) != 1 {
+					tc.Failf("host/observe records %d artifacts of run %s, not the one of its artifact-create state: %+v", len(arts), run, arts)
+				}
+				a := arts[0]
+				want := protocol.ArtifactRecord{ArtifactID: a.ArtifactID, AppID: app, Version: installed.Version, Type: a.Type,
+					Workflow: reviewFlow, RunID: run, State: "publish"}
+				if a != want {
+					tc.Failf("the run's artifact is recorded as %+v; its provenance is app %s, release %s, workflow %s, run %s, state publish",
+						a, app, installed.Version, reviewFlow, run)
+				}
+				var missing []string
+				ev := tc.Observe(app).Evidence
+				for _, s := range []string{"draft", "check", "review", "save", "publish"} {
+					if !slices.ContainsFunc(ev, func(e protocol.EvidenceRecord) bool { return e.RunID == run && e.State == s }) {
+						missing = append(missing, s)
+					}
+				}
+				if len(missing) > 0 {
+					tc.Failf("host/observe has no evidence of run %s at %v: %+v", run, missing, ev)
+				}
+			})
+	})
+}
