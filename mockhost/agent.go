@@ -58,14 +58,28 @@ type agentTaskLink struct {
 	delivered int  // events projected so far
 	ended     bool // a result was projected
 	// result is the turn's result fact, once it came (a workflow's
-	// agent-task state waits for it).
+	// agent-task state waits for it); done is closed when the result came
+	// or the connection went away.
 	result         *appServerEvent
+	done           chan struct{}
 	brokenNotified bool
 	// output is the structured output the app asked for (output.go).
 	output *outputCheck
 	// approvals are the runtime approvals the turn asked for and the app
 	// has not answered: requestId -> tool name.
 	approvals map[string]string
+}
+
+// finishLocked tells whoever waits for the turn that it ended (under the
+// client's mu).
+func (t *agentTaskLink) finishLocked() {
+	if t.done != nil {
+		select {
+		case <-t.done:
+		default:
+			close(t.done)
+		}
+	}
 }
 
 func newAgentClient(h *Host) *agentClient {
@@ -193,6 +207,7 @@ func (c *agentClient) watch(conn *jsonrpc2.Conn) {
 	for id, t := range c.tasks {
 		if !t.ended && !t.brokenNotified {
 			t.brokenNotified = true
+			t.finishLocked()
 			broken = append(broken, t)
 		}
 		delete(c.tasks, id)
@@ -272,9 +287,10 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	if !c.h.faults.Has("agent-events-unredacted") {
 		ev.Payload = redactJSON(ev.Payload, c.secrets)
 	}
-	if ev.Type == "result" {
+	if ev.Type == "result" && t.result == nil {
 		t.ended = true
 		t.result = &ev
+		t.finishLocked()
 	}
 	if !c.checkOutput(t, &ev) {
 		return
@@ -413,7 +429,7 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 	}
 	h.agent.mu.Lock()
 	h.agent.seq++
-	link = &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID, output: output}
+	link = &agentTaskLink{l: l, taskID: fmt.Sprintf("task-%d", h.agent.seq), sessionID: s.SessionID, output: output, done: make(chan struct{})}
 	h.agent.mu.Unlock()
 	var t struct {
 		TurnID string `json:"turnId"`

@@ -364,3 +364,21 @@ func workflowProbes() map[string]probe {
 		"workflow-no-evidence":            outputsOf,
 	}
 }
+
+// BenchmarkWorkflowRun measures one whole run of retry_flow (an agent task
+// as an App Server turn, a storage write, the end) through app/invoke, from
+// start until read says completed.
+func BenchmarkWorkflowRun(b *testing.B) {
+	x := start(b)
+	sc := appserver.NewScript()
+	sc.EventGap = 0
+	d := newWorkflowDriver(b, x, sc, nil)
+	b.ResetTimer()
+	for range b.N {
+		run := d.start("retry_flow")
+		if v := d.settle(run); v.Status != runCompleted {
+			b.Fatalf("run %s: %s", run, d.summary(v, "retry-flow-result"))
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+}

@@ -34,8 +34,8 @@ const (
 const (
 	maxWorkflowRuns   = 1000
 	maxRunHistory     = 1000
-	workflowPoll      = 10 * time.Millisecond
-	defaultStateLimit = 2 * time.Minute // an agent-task state without a timeout
+	workflowPoll      = 50 * time.Millisecond // how often a waiting state looks for an interrupt
+	defaultStateLimit = 2 * time.Minute       // an agent-task state without a timeout
 )
 
 // workflowState is one state of a declared workflow.
@@ -651,10 +651,18 @@ func (h *Host) awaitTurn(r *workflowRun, epoch int, t *agentTaskLink, limit time
 	if h.faults.Has("workflow-timeout-ignored") {
 		limit = defaultStateLimit
 	}
-	deadline := time.Now().Add(limit)
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
 	tick := time.NewTicker(workflowPoll)
 	defer tick.Stop()
-	for range tick.C {
+	for {
+		timedOut := false
+		select {
+		case <-t.done:
+		case <-tick.C:
+		case <-timer.C:
+			timedOut = true
+		}
 		h.agent.mu.Lock()
 		res, broken := t.result, t.brokenNotified
 		h.agent.mu.Unlock()
@@ -674,12 +682,11 @@ func (h *Host) awaitTurn(r *workflowRun, epoch int, t *agentTaskLink, limit time
 			return "failed", nil, "the agent task ended with " + res.Subtype
 		case broken:
 			return "failed", nil, "the agent runtime stopped before the task finished"
-		case time.Now().After(deadline):
+		case timedOut:
 			go h.cancelTurn(t)
 			return "timed-out", nil, fmt.Sprintf("timed out after %s", limit)
 		}
 	}
-	return "failed", nil, "the wait ended"
 }
 
 // cancelTurn cancels t on the App Server (a timed-out or interrupted
