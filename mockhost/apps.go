@@ -209,6 +209,16 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		if dropStored {
 			h.surf.dropStorage(id)
 		}
+		dropOutputs := !keep
+		// fault: delete-data-keeps-outputs — uninstall deleting data leaves the app's artifacts and workflow runs for the next install.
+		if !keep && h.faults.Has("delete-data-keeps-outputs") {
+			dropOutputs = false
+		}
+		// fault: keep-data-drops-outputs — uninstall keeping data keeps storage but throws away the app's artifacts and workflow runs.
+		if keep && h.faults.Has("keep-data-drops-outputs") {
+			dropOutputs = true
+		}
+		h.workflows.uninstalled(id, dropOutputs)
 		if keep {
 			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.
 			if h.faults.Has("uninstall-keep-drops-database") {

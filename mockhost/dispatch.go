@@ -301,6 +301,16 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r.Overlay = h.effectiveOverlay(p.AppID)
 		r.Backends = h.backends.observe(p.AppID)
 		r.Artifacts = h.workflows.observe(p.AppID)
+		// fault: artifacts-stamped-current — every artifact record names the release installed now, not the one that made it.
+		if h.faults.Has("artifacts-stamped-current") {
+			h.mu.Lock()
+			if a, ok := h.apps[p.AppID]; ok {
+				for i := range r.Artifacts {
+					r.Artifacts[i].Version = a.row.Version
+				}
+			}
+			h.mu.Unlock()
+		}
 		if err := h.observeStorage(p.AppID, &r); err != nil {
 			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
 		}

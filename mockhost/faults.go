@@ -115,9 +115,9 @@ func Faults() []Fault {
 			Description: "app/install ignores a missing consent"},
 		{Name: "list-drops-hash", Breaks: []string{"INSTALL-PINNED", "REGISTRY-OUTAGE", "REGISTRY-PINNED-CHANNEL"},
 			Description: "app/list reports installed apps without the package hash they were installed from"},
-		{Name: "uninstall-always-deletes", Breaks: []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-APP-STORAGE", "UNINSTALL-APP-DATABASE"},
+		{Name: "uninstall-always-deletes", Breaks: []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-APP-STORAGE", "UNINSTALL-APP-DATABASE", "UNINSTALL-APP-OUTPUTS"},
 			Description: "uninstall deletes app data even when asked to keep it"},
-		{Name: "uninstall-never-deletes", Breaks: []string{"UNINSTALL-DELETE-DATA", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UNINSTALL-APP-DATABASE"},
+		{Name: "uninstall-never-deletes", Breaks: []string{"UNINSTALL-DELETE-DATA", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UNINSTALL-APP-DATABASE", "UNINSTALL-APP-OUTPUTS"},
 			Description: "uninstall keeps app data even when asked to delete it"},
 		{Name: "readiness-after-uninstall", Breaks: []string{"UNINSTALL-DELETE-DATA"},
 			Description: "readiness of an uninstalled app is still answered from the package it was installed from"},
@@ -341,6 +341,15 @@ func Faults() []Fault {
 			Description: "a workflow's artifact is recorded without the release, workflow, run and state that made it"},
 		{Name: "workflow-no-evidence", Breaks: []string{"WORKFLOW-OUTPUTS-RECORDED"},
 			Description: "the states of a workflow run leave no evidence"},
+
+		{Name: "update-drops-artifacts", Breaks: []string{"UPDATE-KEEPS-ARTIFACTS"},
+			Description: "the artifacts the app's workflow runs made before an update are gone after it"},
+		{Name: "artifacts-stamped-current", Breaks: []string{"UPDATE-KEEPS-ARTIFACTS"},
+			Description: "every artifact record names the release installed now, not the one that made it"},
+		{Name: "delete-data-keeps-outputs", Breaks: []string{"UNINSTALL-APP-OUTPUTS"},
+			Description: "uninstall deleting data leaves the app's artifacts and workflow runs for the next install"},
+		{Name: "keep-data-drops-outputs", Breaks: []string{"UNINSTALL-APP-OUTPUTS"},
+			Description: "uninstall keeping data keeps the app's storage but throws away its artifacts and workflow runs"},
 
 		// Overlays.
 		{Name: "overlay-last-write-wins", Breaks: []string{"OVERLAY-PRECEDENCE"},

@@ -113,6 +113,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	if h.faults.Has("update-drops-evidence") {
 		h.surf.dropEvidence(params.AppID)
 	}
+	// fault: update-drops-artifacts — the artifacts the app's runs made before the update are gone.
+	if h.faults.Has("update-drops-artifacts") {
+		h.workflows.uninstalled(params.AppID, true)
+	}
 	// fault: update-resets-overlays — the newer release starts from its package defaults: the tenant, user and workspace overlays set before are gone.
 	if h.faults.Has("update-resets-overlays") {
 		delete(h.overlays, params.AppID)

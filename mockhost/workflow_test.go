@@ -3,6 +3,8 @@ package mockhost
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -348,8 +350,57 @@ func outputsOf(t *testing.T, x *harness) string {
 	return fmt.Sprintf("artifacts=%+v evidence=%v", o.Artifacts, ev)
 }
 
+// artifactsAfter runs review_flow to its end, then does what to
+// workflow-app and reports the artifacts host/observe records of it.
+func artifactsAfter(what func(t *testing.T, x *harness)) probe {
+	return func(t *testing.T, x *harness) string {
+		reviewFlow(t, x, "approve")
+		what(t, x)
+		var o protocol.ObserveResult
+		x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "workflow-app"}, &o)
+		return fmt.Sprintf("%+v", o.Artifacts)
+	}
+}
+
+// updateWorkflowApp updates workflow-app to its release 1.1.0.
+func updateWorkflowApp(t *testing.T, x *harness) {
+	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(dir, "APP.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "version: 1.0.0", "version: 1.1.0", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "workflow-app", Path: dir,
+		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, nil)
+}
+
+// reinstallAfter uninstalls workflow-app (keeping its data or not) and
+// installs it again.
+func reinstallAfter(keep bool) func(t *testing.T, x *harness) {
+	return func(t *testing.T, x *harness) {
+		x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "workflow-app", KeepData: keep}, nil)
+		dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := x.install(dir, nil, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func workflowProbes() map[string]probe {
 	return map[string]probe{
+		"update-drops-artifacts":          artifactsAfter(updateWorkflowApp),
+		"artifacts-stamped-current":       artifactsAfter(updateWorkflowApp),
+		"delete-data-keeps-outputs":       artifactsAfter(reinstallAfter(false)),
+		"keep-data-drops-outputs":         artifactsAfter(reinstallAfter(true)),
 		"workflow-branch-unsupported":     func(t *testing.T, x *harness) string { return reviewFlow(t, x, "approve") },
 		"workflow-review-auto-approved":   func(t *testing.T, x *harness) string { return reviewFlow(t, x, "approve") },
 		"workflow-reject-continues":       func(t *testing.T, x *harness) string { return reviewFlow(t, x, "reject") },

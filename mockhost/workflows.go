@@ -117,6 +117,30 @@ func (w *workflowRuns) forget() {
 	w.artifacts = map[string][]protocol.ArtifactRecord{}
 }
 
+// uninstalled stops the runs of an app that was uninstalled and, when its
+// data goes (deleteData), forgets them and its artifacts; kept data keeps
+// both for a reinstall (spec 002 Cleanup: "uninstall keep data, uninstall
+// delete data").
+func (w *workflowRuns) uninstalled(appID string, deleteData bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for id, r := range w.runs {
+		if r.appID != appID {
+			continue
+		}
+		r.epoch++
+		if r.status == runRunning || r.status == runWaiting {
+			r.status = runInterrupted
+		}
+		if deleteData {
+			delete(w.runs, id)
+		}
+	}
+	if deleteData {
+		delete(w.artifacts, appID)
+	}
+}
+
 // observe lists the artifacts the runs of appID created.
 func (w *workflowRuns) observe(appID string) []protocol.ArtifactRecord {
 	w.mu.Lock()

@@ -178,6 +178,40 @@ func (tc *TestContext) expectHeldAtReview(app, run string) {
 	tc.Blockedf("the run never reached its review to wait there: it is %s", v)
 }
 
+// completedReviewRun runs review_flow to its end, approving its review
+// and signalling its wait: a precondition of the specs that judge what a
+// completed run leaves.
+func (tc *TestContext) completedReviewRun(app string) string {
+	GinkgoHelper()
+	run := tc.startRun(app, reviewFlow)
+	tc.expectRunAt(app, run, "waiting", "review")
+	tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
+	tc.expectRunAt(app, run, "waiting", "hold")
+	tc.decide(app, run, "signal", nil)
+	tc.Precondition("the run completes", func() {
+		if v := tc.settleRun(app, run); v.Status != "completed" {
+			tc.Failf("signalled at its wait, the run is %s", v)
+		}
+	})
+	return run
+}
+
+// recordedArtifact is the precondition of the lifecycle specs on
+// artifacts: the completed run's artifact is recorded (whether with the
+// right provenance is WORKFLOW-OUTPUTS-RECORDED's concern).
+func (tc *TestContext) recordedArtifact(app, run string) protocol.ArtifactRecord {
+	GinkgoHelper()
+	var a protocol.ArtifactRecord
+	tc.Precondition("host/observe records the artifact of the completed run "+run, func() {
+		arts := tc.runArtifacts(app, run)
+		if len(arts) == 0 {
+			tc.Failf("host/observe of %s records no artifact of run %s", app, run)
+		}
+		a = arts[0]
+	})
+	return a
+}
+
 // decide answers a run's review or wait (respond, signal, interrupt,
 // resume); the answer is the spec's to judge.
 func (tc *TestContext) decide(app, run, method string, args map[string]any) hostbridge.Message {
@@ -488,16 +522,7 @@ func describeWorkflows(tc *TestContext) {
 		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
 			tc.Req("WORKFLOW-OUTPUTS-RECORDED"), func() {
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				run := tc.startRun(app, reviewFlow)
-				tc.expectRunAt(app, run, "waiting", "review")
-				tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
-				tc.expectRunAt(app, run, "waiting", "hold")
-				tc.decide(app, run, "signal", nil)
-				tc.Precondition("the run completes", func() {
-					if v := tc.settleRun(app, run); v.Status != "completed" {
-						tc.Failf("signalled at its wait, the run is %s", v)
-					}
-				})
+				run := tc.completedReviewRun(app)
 				installed, _ := tc.ListedApp(app)
 				arts := tc.runArtifacts(app, run)
 				if len(arts) != 1 {
@@ -521,5 +546,66 @@ func describeWorkflows(tc *TestContext) {
 					tc.Failf("host/observe has no evidence of run %s at %v: %+v", run, missing, ev)
 				}
 			})
+	})
+
+	Describe("App lifecycle: what an app's runs made", func() {
+		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS"), func() {
+			app := tc.installWorkflowApp(tc.DefaultConfigure())
+			first, _ := tc.ListedApp(app)
+			older := tc.recordedArtifact(app, tc.completedReviewRun(app))
+			tc.Precondition("app/update takes "+app+" to "+newerProbeVersion, func() {
+				dir := tc.Fixture(workflowFixture)
+				SetField(dir, "version", newerProbeVersion)
+				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+				if row, _ := tc.ListedApp(app); row.Version != newerProbeVersion {
+					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
+				}
+			})
+			arts := tc.Observe(app).Artifacts
+			i := slices.IndexFunc(arts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == older.ArtifactID })
+			if i < 0 {
+				tc.Failf("after app/update host/observe of %s no longer records the artifact %s, made at %s", app, older.ArtifactID, first.Version)
+			}
+			if arts[i].Version != first.Version {
+				tc.Failf("after app/update the artifact %s, made at %s, is recorded as made by release %q", older.ArtifactID, first.Version, arts[i].Version)
+			}
+			newer := tc.recordedArtifact(app, tc.completedReviewRun(app))
+			if newer.Version != newerProbeVersion {
+				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, newerProbeVersion, newer.Version)
+			}
+		})
+
+		DescribeTable("finds an app's artifacts and runs again after uninstall keeping data, and none after uninstall deleting data",
+			func(keep bool) {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				run := tc.completedReviewRun(app)
+				art := tc.recordedArtifact(app, run)
+				tc.Uninstall(app, keep)
+				tc.installWorkflowApp(tc.DefaultConfigure())
+				tc.Precondition("the reinstalled "+app+" runs and reads a new run", func() {
+					fresh := tc.startRun(app, retryFlow)
+					if v := tc.readRun(app, fresh); v.RunID != fresh {
+						tc.Failf("lime.workflow read of the new run %s answers run %q", fresh, v.RunID)
+					}
+				})
+				recorded := slices.ContainsFunc(tc.Observe(app).Artifacts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == art.ArtifactID })
+				m := tc.workflowCall(app, "read", map[string]any{"runId": run})
+				readable := m.Type == hostbridge.TypeResponse && containsText(m.Payload, run)
+				switch {
+				case keep && !recorded:
+					tc.Failf("after uninstall keeping data and a reinstall, host/observe of %s no longer records the artifact %s of run %s", app, art.ArtifactID, run)
+				case keep && !readable:
+					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, describeAnswer(m, true))
+				case !keep && recorded:
+					tc.Failf("after uninstall deleting data and a reinstall, host/observe of %s still records the artifact %s of the old run %s", app, art.ArtifactID, run)
+				case !keep && readable:
+					tc.Failf("after uninstall deleting data and a reinstall, lime.workflow read of the old run %s still answers %s", run, m.Payload)
+				}
+			},
+			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS"), true),
+			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS"), false),
+		)
 	})
 }
