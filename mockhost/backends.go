@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,9 @@ type backend struct {
 	sb    sandbox
 	// restartCrashed is false under backend-crash-ignored.
 	restartCrashed bool
+	// limited puts the process under the host's resource limits
+	// (limitProcess); discardStderr drops its stderr (faults only).
+	limited, discardStderr bool
 
 	call sync.Mutex // one relayed request at a time
 	mu   sync.Mutex
@@ -97,18 +101,26 @@ type backendProc struct {
 	stderr *capped
 }
 
-// capped keeps the first max bytes written to it (the backend's stderr).
+// capped keeps the last max bytes written to it (the backend's stderr).
 type capped struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	max int
 }
 
+// String is what was kept.
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
 func (c *capped) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
+	c.buf.Write(p)
+	if over := c.buf.Len() - c.max; over > 0 {
+		c.buf.Next(over)
 	}
 	return len(p), nil
 }
@@ -219,7 +231,10 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 		sb.denyNet = false
 	}
 	return &backend{appID: appID, spec: s, exe: exe, env: env, dir: dataDir, sb: sb,
-		restartCrashed: !h.faults.Has("backend-crash-ignored"), state: protocol.BackendStopped}, nil
+		restartCrashed: !h.faults.Has("backend-crash-ignored"), state: protocol.BackendStopped,
+		// fault: backend-no-resource-limits — the backend runs with the host's own resource limits: as many files and as large as the host may.
+		limited:       !h.faults.Has("backend-no-resource-limits"),
+		discardStderr: h.faults.Has("backend-stderr-discarded")}, nil
 }
 
 // start starts a new process of the backend (mu not held).
@@ -252,8 +267,19 @@ func (be *backend) spawn() (*backendProc, error) {
 	cmd := exec.Command(be.exe)
 	cmd.Dir, cmd.Env = be.dir, be.env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	// fault: backend-stderr-discarded — the backend's stderr goes nowhere: nothing it logs is kept.
+	if be.discardStderr {
+		cmd.Stderr = io.Discard
+	}
 	p.cmd = cmd
 	err = startSandboxed(cmd, be.sb)
+	if err == nil && be.limited {
+		err = limitProcess(cmd.Process.Pid)
+		if err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}
 	_ = inR.Close()
 	_ = outW.Close()
 	if err != nil {
@@ -357,6 +383,9 @@ func (be *backend) observed() protocol.BackendState {
 	s := protocol.BackendState{Service: be.spec.key, State: be.state, Restarts: be.restarts}
 	if be.state == protocol.BackendRunning && be.proc != nil {
 		s.PID = be.proc.cmd.Process.Pid
+	}
+	if be.proc != nil {
+		s.Log = be.proc.stderr.String()
 	}
 	return s
 }

@@ -146,3 +146,26 @@ func allowBeneath(ruleset int, dir string, access uint64) error {
 	}
 	return nil
 }
+
+// Resource limits of a backend process (spec 001, Worker runtime: "Raw
+// worker or app backend execution requires additional sandboxing: -
+// resource limits"): open files and the size of any file it writes.
+const (
+	backendMaxFiles    = 256
+	backendMaxFileSize = 64 << 20
+)
+
+// limitProcess puts the running process pid under the backend limits, soft
+// and hard alike, so it cannot raise them again.
+func limitProcess(pid int) error {
+	for _, l := range []struct {
+		resource int
+		value    uint64
+	}{{unix.RLIMIT_NOFILE, backendMaxFiles}, {unix.RLIMIT_FSIZE, backendMaxFileSize}} {
+		lim := unix.Rlimit{Cur: l.value, Max: l.value}
+		if err := unix.Prlimit(pid, l.resource, &lim, nil); err != nil {
+			return fmt.Errorf("limiting the backend's resources: %w", err)
+		}
+	}
+	return nil
+}

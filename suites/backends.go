@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -166,6 +167,61 @@ func describeBackends(tc *TestContext) {
 			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS"), kindBackend),
 			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS"), kindWorker),
 		)
+
+		DescribeTable("runs a backend or worker under resource limits of its own, tighter than the host's", func(kind string) {
+			app, r, _ := tc.runningService("limits", kind)
+			pid := strconv.Itoa(r.PID)
+			if processState(r.PID) != "running" {
+				tc.Blockedf("the harness cannot see the backend of %s (pid %d) on this machine, so its limits cannot be read", app, r.PID)
+			}
+			mine, err := procLimits("self")
+			if err != nil {
+				tc.Blockedf("the harness cannot read its own resource limits to compare: %v", err)
+			}
+			theirs, err := procLimits(pid)
+			if err != nil {
+				tc.Blockedf("the harness cannot read the resource limits of the backend of %s (pid %d): %v", app, r.PID, err)
+			}
+			if tighter := tighterLimits(theirs, mine); len(tighter) > 0 {
+				tc.Reading("Backend sandbox", "resource limits: "+strings.Join(tighter, "; "))
+				return
+			}
+			ownGroup, _ := cgroupLimits("self")
+			group, set := cgroupLimits(pid)
+			if group != "" && group != ownGroup && len(set) > 0 {
+				tc.Reading("Backend sandbox", fmt.Sprintf("resource limits: cgroup %s (%s)", group, strings.Join(set, ", ")))
+				return
+			}
+			tc.Failf("the backend of %s (pid %d) runs with no resource limit tighter than the harness's own (/proc/%d/limits: %v; the harness: %v) and in no cgroup of its own with a limit (its cgroup %q)",
+				app, r.PID, r.PID, theirs, mine, group)
+		},
+			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS"), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS"), kindWorker),
+		)
+
+		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED"), func() {
+			app, _, _ := tc.runningBackend("logs")
+			tc.Precondition("host/observe shows the backend of "+app, func() {
+				if _, ok := tc.backendOf(app); !ok {
+					tc.Blockedf("host/observe of %s shows no backend (observe.backends), which this check needs", app)
+				}
+			})
+			line := nonce("logged")
+			if _, err := tc.backendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
+				tc.Errorf("the backend of %s did not answer probe/log through app/backend: %v", app, err)
+			}
+			deadline := time.Now().Add(backendStopGrace)
+			for {
+				b, _ := tc.backendOf(app)
+				if strings.Contains(b.Log, line) {
+					return
+				}
+				if time.Now().After(deadline) {
+					tc.Failf("%s after the backend of %s wrote %q to its stderr, host/observe shows its log as %q", backendStopGrace, app, line, truncate(b.Log, 300))
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
 
 		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection", func(kind string) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -37,4 +37,7 @@ type BackendState struct {
 	State    string `json:"state"`
 	PID      int    `json:"pid,omitempty"`
 	Restarts int    `json:"restarts,omitempty"`
+	// Log is what the host kept of the backend's stderr (its latest
+	// process), at most 64 KiB.
+	Log string `json:"log,omitempty"`
 }

@@ -71,7 +71,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Migrations: []MigrationRecord{{AppID: "a", Version: "1.0.0", Name: "001_init.sql", State: MigrationRefused, Reason: "ATTACH"}},
 			Storage:    []StorageNamespace{{AppID: "a", Namespace: "a", Tables: []string{"notes"}}},
 			HostState:  &HostState{Digest: hashA},
-			Backends:   []BackendState{{Service: "probe", State: BackendRunning, PID: 42, Restarts: 1}},
+			Backends:   []BackendState{{Service: "probe", State: BackendRunning, PID: 42, Restarts: 1, Log: "started\n"}},
 			Artifacts:  []ArtifactRecord{{ArtifactID: "art-1", AppID: "a", Version: "1.0.0", Type: "report", Workflow: "w", RunID: "run-1", State: "publish"}}},
 		MethodSet:     OK{OK: true},
 		MethodOverlay: OK{OK: true},
