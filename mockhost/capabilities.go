@@ -118,6 +118,16 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return map[string]any{"keys": h.surf.keys(h.storageNamespace(l), h.faults.Has("storage-list-every-app"))}, nil
 	case "lime.cloudSession.getSnapshot":
 		return h.cloudSession(), nil
+	case "lime.modelSettings.get":
+		return h.modelSettingsGet()
+	case "lime.modelSettings.set":
+		return h.modelSettingsSet(in.Args)
+	case "lime.branding.get":
+		return h.brandingGet(l)
+	case "lime.billing.getStatus":
+		return h.billingStatus()
+	case "lime.appUpdates.check":
+		return h.appUpdatesCheck(l)
 	case "lime.secrets.status":
 		return h.secretStatus(in.Args)
 	case "lime.agent.startTask":

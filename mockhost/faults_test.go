@@ -407,6 +407,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, installedProbes())
 	maps.Copy(probes, overlayProbes())
 	maps.Copy(probes, backendProbes())
+	maps.Copy(probes, platformProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

@@ -143,6 +143,7 @@ func areas() []area {
 		describeScoping,
 		describeData,
 		describeBackends,
+		describePlatform,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
