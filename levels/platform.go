@@ -4,8 +4,9 @@ package levels
 // each app, provides model settings, the cloud session, OEM branding,
 // billing and app updates, and projects to apps only what the shared
 // projection allows (spec 002, Shared platform capabilities; spec 001,
-// Shared projection; spec 000, Shared host model). Local evidence
-// projection is judged by AGENT-PROJECTIONS and EVIDENCE-RELEASE-PROVENANCE.
+// Shared projection; spec 000, Shared host model), and it keeps the app's
+// evidence locally with its provenance (the App Server's evidence/export
+// is AGENT-PROJECTIONS, at Desktop P5).
 func platformRequirements() []Requirement {
 	p3 := []string{"desktop-p3"}
 	return []Requirement{
@@ -29,6 +30,9 @@ func platformRequirements() []Requirement {
 		{ID: "BILLING-BLOCKS", Refusal: []RefusalKind{NotReadyInstalled}, Reading: "Billing in readiness", Strength: Must, Levels: p3,
 			Title:  "While the tenant's quota is exhausted, an entry that needs lime.billing is not ready and its readiness names billing; it is ready again once the quota is restored",
 			Clause: spec(SpecDesktop, "Required desktop host behavior; Readiness state rules", "Check host version, capabilities, session, model settings, secrets, billing, and policy. ... The host must explain which capability, policy, secret, billing state, model setting, or host version caused the failure.")},
+		{ID: "EVIDENCE-LOCAL-RECORD", Reading: "Local evidence", Strength: Must, Levels: p3,
+			Title:  "An app's lime.evidence record is answered with success only when the host keeps it: host/observe then shows the record, bound to the app, the request and the installed release",
+			Clause: spec(SpecDesktop, "Shared platform capabilities; Desktop levels", "Evidence: lime.evidence: Important runs and external side effects keep provenance. ... Desktop P3: Provide ... local evidence projection.")},
 		{ID: "APP-UPDATES-CHECK", Reading: "lime.appUpdates check", Strength: Must, Levels: p3,
 			Title:  "lime.appUpdates check names the newer release the host's registry enables for the app, and with the registry down is a host:error, never an answer that the app is up to date",
 			Clause: spec(SpecDesktop, "Shared platform capabilities", "The host checks releases, downloads, switches versions, and rolls back; apps do not build private updaters.")},

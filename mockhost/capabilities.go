@@ -149,7 +149,7 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		if !decodePayload(in.Args, &a) || len(a.Subject) == 0 || string(a.Subject) == "null" {
 			return nil, invalidArgs("Evidence needs a subject.")
 		}
-		h.surf.addEvidence(l.appID, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: l.version})
+		h.keepEvidence(l, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: l.version})
 		return map[string]any{"ok": true}, nil
 	}
 	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,

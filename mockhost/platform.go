@@ -245,3 +245,15 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 	out["updateAvailable"] = latest != cur
 	return out, nil
 }
+
+// keepEvidence keeps an evidence record the app made (lime.evidence
+// record) in the host's local evidence, bound to the app and the release
+// that made it (spec 002, Shared platform capabilities: "Important runs and
+// external side effects keep provenance").
+func (h *Host) keepEvidence(l *launch, e protocol.EvidenceRecord) {
+	// fault: evidence-record-dropped — lime.evidence record is answered ok but the host keeps no record of it.
+	if h.faults.Has("evidence-record-dropped") {
+		return
+	}
+	h.surf.addEvidence(l.appID, e)
+}

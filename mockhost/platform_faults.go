@@ -19,20 +19,21 @@ func platformFaults() []Fault {
 			Description: "lime.appUpdates check never asks the registry: the installed version is always the latest"},
 		{Name: "app-updates-fabricated", Breaks: []string{"APP-UPDATES-CHECK"},
 			Description: "with the registry unreachable, lime.appUpdates check answers that the app is up to date"},
+		{Name: "evidence-record-dropped", Breaks: []string{"EVIDENCE-LOCAL-RECORD"},
+			Description: "lime.evidence record is answered ok, but the host keeps no evidence record of it"},
 	}
 }
 
 // platformCollateral lists, per existing fault, the Desktop P3
 // requirements it breaks too (kept here so the P3 additions stay in one
 // place): a fault that refuses every package blocks every P3 spec, one
-// that makes every entry ready, or says nothing of why it is not, defeats
-// the billing gate, and so on.
+// that makes every entry ready, or demotes required checks, defeats the
+// billing gate, and so on.
 func platformCollateral() map[string][]string {
 	return map[string][]string{
 		"refuse-unrelated-finding": {"MODEL-SETTINGS-NO-KEY", "MODEL-SETTINGS-HOST-OWNED", "CLOUD-SESSION-NO-TOKEN",
-			"BRANDING-HOST-PROJECTED", "BILLING-NO-LEDGER", "BILLING-BLOCKS", "APP-UPDATES-CHECK"},
+			"BRANDING-HOST-PROJECTED", "BILLING-NO-LEDGER", "BILLING-BLOCKS", "APP-UPDATES-CHECK", "EVIDENCE-LOCAL-RECORD"},
 		"accept-everything":              {"BILLING-BLOCKS"},
-		"vague-readiness":                {"BILLING-BLOCKS"},
 		"required-tier-ignored":          {"BILLING-BLOCKS"},
 		"snapshot-carries-session-token": {"CLOUD-SESSION-NO-TOKEN"},
 		"registry-ignores-tenant":        {"APP-UPDATES-CHECK"},

@@ -16,7 +16,7 @@ import (
 // brand of its own and an entry (paid) that needs lime.billing.
 const platformApp = "manifestVersion: 0.10.0\n" +
 	"requires:\n  capabilities:\n    lime.ui: current\n    lime.modelSettings: current\n    lime.cloudSession: current\n" +
-	"    lime.branding: current\n    lime.billing: current\n    lime.appUpdates: current\n" +
+	"    lime.branding: current\n    lime.billing: current\n    lime.appUpdates: current\n    lime.evidence: current\n" +
 	"install:\n  branding:\n    name: Tiny Own Brand\n" +
 	"runtimePackage:\n  ui:\n    path: ./dist/ui\n    entry: index.html\n    format: static\n" +
 	"entries:\n  - key: main\n    kind: page\n    title: Main\n    route: /main\n    requiredCapabilities: [lime.ui]\n" +
@@ -97,6 +97,13 @@ func platformProbes() map[string]probe {
 				t.Fatal(err)
 			}
 			return r.Status + " " + raw(r.Blockers)
+		},
+		"evidence-record-dropped": func(t *testing.T, x *harness) string {
+			installPlatformApp(t, x, protocol.ConfigureParams{})
+			answer := platformCall(t, x, "lime.evidence", "record", map[string]any{"subject": "s1"})
+			var o protocol.ObserveResult
+			x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+			return answer + " " + raw(o.Evidence)
 		},
 		"app-updates-ignores-registry": updatesProbe(false),
 		"app-updates-fabricated":       updatesProbe(true),

@@ -146,6 +146,24 @@ func describePlatform(tc *TestContext) {
 			}
 		})
 
+		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD"), func() {
+			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			rid := nonce("evidence")
+			m := tc.platformCallAs(app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
+			tc.Precondition("lime.evidence record is executed (host:response)", func() {
+				if m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.evidence record %s answered %s", rid, describeAnswer(m, true))
+				}
+			})
+			e, kept := tc.evidenceOf(app)[rid]
+			if !kept {
+				tc.Failf("lime.evidence record %s answered host:response, but host/observe of %s shows no evidence record of it", rid, app)
+			}
+			if e.AppID != "" && e.AppID != app || e.Version != "" && e.Version != "1.0.0" {
+				tc.Failf("the evidence record %s names app %q release %q; %s 1.0.0 made it", rid, e.AppID, e.Version, app)
+			}
+		})
+
 		It("names the newer release the registry offers, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK"), func() {
 			if tc.registry == nil {
 				tc.Blockedf("no registry is running (dry run)")
@@ -183,11 +201,17 @@ func (tc *TestContext) installPlatformProbe(p protocol.ConfigureParams) string {
 // through app/invoke.
 func (tc *TestContext) platformCall(app, entry, capability, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
+	return tc.platformCallAs(app, entry, nonce("platform"), capability, method, args)
+}
+
+// platformCallAs is platformCall under the request id rid.
+func (tc *TestContext) platformCallAs(app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
 		raw, _ = json.Marshal(args)
 	}
-	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: nonce("platform"),
+	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: rid,
 		Capability: capability, Method: method, Args: raw})
 }
 
