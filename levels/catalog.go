@@ -270,7 +270,7 @@ func allRequirements() []Requirement {
 	reqs = append(reqs, agentRequirements()...)
 	reqs = append(reqs, migrationRequirements()...)
 	reqs = append(reqs, overlayRequirements()...)
-	reqs = append(reqs, backendRequirements()...)
 	reqs = append(reqs, platformRequirements()...)
+	reqs = append(reqs, backendRequirements()...)
 	return append(reqs, dataRequirements()...)
 }

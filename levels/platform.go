@@ -18,7 +18,7 @@ func platformRequirements() []Requirement {
 			Title:  "An app cannot change the host's global model settings: lime.modelSettings set is refused with host:error, and the effective profile stays the host's",
 			Clause: spec(SpecDesktop, "Shared platform capabilities", "Apps read effective settings or request setup; they do not persist global model settings.")},
 		{ID: "CLOUD-SESSION-NO-TOKEN", Reading: "Platform capability payloads", Strength: MustNot, Levels: p3,
-			Title:  "lime.cloudSession getSnapshot answers the session's presence and never a bearer or session token the host holds",
+			Title:  "lime.cloudSession getSnapshot is answered (the session's presence is the app's to see) and never with a bearer or session token the host holds",
 			Clause: spec(SpecDesktop, "Shared platform capabilities; Conformance checklist", "Snapshots do not include bearer tokens; tokens are fetched just in time only. ... lime.cloudSession snapshots never leak tokens.")},
 		{ID: "BRANDING-HOST-PROJECTED", Reading: "Platform capability payloads", Strength: Must, Levels: p3,
 			Title:  "lime.branding get answers the OEM brand and tokens the host holds, not a brand the app's own package names",

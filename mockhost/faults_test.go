@@ -406,8 +406,8 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, migrationProbes())
 	maps.Copy(probes, installedProbes())
 	maps.Copy(probes, overlayProbes())
-	maps.Copy(probes, backendProbes())
 	maps.Copy(probes, platformProbes())
+	maps.Copy(probes, backendProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

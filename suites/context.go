@@ -142,8 +142,8 @@ func areas() []area {
 		describeOverlays,
 		describeScoping,
 		describeData,
-		describeBackends,
 		describePlatform,
+		describeBackends,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }
