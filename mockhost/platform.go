@@ -242,7 +242,7 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 		}
 	}
 	out["latestVersion"] = latest.Original()
-	out["updateAvailable"] = latest != cur
+	out["updateAvailable"] = latest.GreaterThan(cur)
 	return out, nil
 }
 
