@@ -30,7 +30,7 @@ func allLevels() []Level {
 			Meaning: "Show app center, install state, setup tasks, blocked / needs-setup; must not pretend blocked work succeeded."},
 		{ID: "desktop-p2", Name: "Desktop P2", Family: Desktop, Rank: 2, Judged: true, Browser: true,
 			Meaning: "Inject Host Bridge and Capability SDK, run controlled UI."},
-		{ID: "desktop-p3", Name: "Desktop P3", Family: Desktop, Rank: 3,
+		{ID: "desktop-p3", Name: "Desktop P3", Family: Desktop, Rank: 3, Judged: true, Browser: true,
 			Meaning: "Provide model settings, OAuth session, OEM, billing, updates, and local evidence projection."},
 		{ID: "desktop-p4", Name: "Desktop P4", Family: Desktop, Rank: 4,
 			Meaning: "Let multiple apps share host capabilities and support uninstall, disable, update, and rollback."},
@@ -270,6 +270,7 @@ func allRequirements() []Requirement {
 	reqs = append(reqs, agentRequirements()...)
 	reqs = append(reqs, migrationRequirements()...)
 	reqs = append(reqs, overlayRequirements()...)
+	reqs = append(reqs, platformRequirements()...)
 	reqs = append(reqs, backendRequirements()...)
 	reqs = append(reqs, workflowRequirements()...)
 	return append(reqs, dataRequirements()...)

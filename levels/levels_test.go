@@ -32,15 +32,18 @@ func TestLevelsAreCumulativeWithinAFamily(t *testing.T) {
 func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	c := Default()
 	got := c.JudgedLevels()
-	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2"}
+	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("judged levels = %v, want %v", got, want)
 	}
 	if c.CanJudge("executable") {
 		t.Error("executable cannot be judged while product is not covered")
 	}
-	if c.CanJudge("desktop-p3") {
-		t.Error("desktop-p3 is not covered")
+	if !c.CanJudge("desktop-p3") {
+		t.Error("desktop-p3 is covered")
+	}
+	if c.CanJudge("desktop-p4") {
+		t.Error("desktop-p4 is not covered")
 	}
 }
 

@@ -118,6 +118,16 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return map[string]any{"keys": h.surf.keys(h.storageNamespace(l), h.faults.Has("storage-list-every-app"))}, nil
 	case "lime.cloudSession.getSnapshot":
 		return h.cloudSession(), nil
+	case "lime.modelSettings.get":
+		return h.modelSettingsGet()
+	case "lime.modelSettings.set":
+		return h.modelSettingsSet(in.Args)
+	case "lime.branding.get":
+		return h.brandingGet(l)
+	case "lime.billing.getStatus":
+		return h.billingStatus()
+	case "lime.appUpdates.check":
+		return h.appUpdatesCheck(l)
 	case "lime.secrets.status":
 		return h.secretStatus(in.Args)
 	case "lime.agent.startTask":
@@ -142,7 +152,7 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		if !decodePayload(in.Args, &a) || len(a.Subject) == 0 || string(a.Subject) == "null" {
 			return nil, invalidArgs("Evidence needs a subject.")
 		}
-		h.surf.addEvidence(l.appID, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: l.version})
+		h.keepEvidence(l, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: l.version})
 		return map[string]any{"ok": true}, nil
 	}
 	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,

@@ -533,6 +533,7 @@ func Faults() []Fault {
 				"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE", "HOST-NO-SECRET-LEAK"},
 			Description: "package/project is answered with 100 MB"},
 	}
+	fs = withPlatform(fs)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }

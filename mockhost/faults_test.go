@@ -406,6 +406,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, migrationProbes())
 	maps.Copy(probes, installedProbes())
 	maps.Copy(probes, overlayProbes())
+	maps.Copy(probes, platformProbes())
 	maps.Copy(probes, backendProbes())
 	maps.Copy(probes, workflowProbes())
 	for _, f := range Faults() {

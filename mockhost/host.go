@@ -29,7 +29,7 @@ const (
 
 // ClaimedLevels are the levels the reference host claims in hello.
 func ClaimedLevels() []string {
-	return []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2"}
+	return []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3"}
 }
 
 // DefaultProfile returns the reference capability profile: every capability

@@ -142,6 +142,7 @@ func areas() []area {
 		describeOverlays,
 		describeScoping,
 		describeData,
+		describePlatform,
 		describeBackends,
 		describeWorkflows,
 		describeSecretsEverywhere, // last: it searches every frame of the run

@@ -141,7 +141,51 @@ type ConfigureParams struct {
 	// Clock is an RFC 3339 instant the host must treat as "now" for lifecycle
 	// dates (deprecatedAt, endOfLifeAt). Empty means the wall clock.
 	Clock string `json:"clock,omitempty"`
+	// ModelSettings, Branding and Billing are what Lime Cloud (played by
+	// the harness) tells the host about the tenant's model settings, OEM
+	// branding and billing (spec 002, Desktop P3). Absent: the host's own.
+	ModelSettings *ModelSettings `json:"modelSettings,omitempty"`
+	Branding      *Branding      `json:"branding,omitempty"`
+	Billing       *Billing       `json:"billing,omitempty"`
 }
+
+// ModelSettings are the host's global model settings. ProviderKey and
+// Routing are canaries: the host holds them and never lets an app see them
+// (spec 001, Shared projection: "Provider API keys or host-private routing
+// tables" are forbidden).
+type ModelSettings struct {
+	Profile     string           `json:"profile"`
+	Limits      map[string]int64 `json:"limits,omitempty"`
+	ProviderKey string           `json:"providerKey,omitempty"`
+	Routing     string           `json:"routing,omitempty"`
+}
+
+// Branding is the OEM brand the host projects to apps (spec 002, Shared
+// platform capabilities: "The host projects branding, theme, and shell
+// copy").
+type Branding struct {
+	Name      string            `json:"name"`
+	ShellCopy string            `json:"shellCopy,omitempty"`
+	Tokens    map[string]string `json:"tokens,omitempty"`
+}
+
+// Billing is the tenant's billing state. Ledger and PaymentCredential are
+// canaries the host holds and never lets an app see (spec 001, Shared
+// projection: "Raw billing ledger or payment credentials").
+type Billing struct {
+	Plan string `json:"plan"`
+	// Quota is "ok" or "exhausted"; exhausted blocks what needs billing.
+	Quota             string `json:"quota"`
+	BlockedReason     string `json:"blockedReason,omitempty"`
+	Ledger            string `json:"ledger,omitempty"`
+	PaymentCredential string `json:"paymentCredential,omitempty"`
+}
+
+// Billing quota states.
+const (
+	QuotaOK        = "ok"
+	QuotaExhausted = "exhausted"
+)
 
 // App Server transports.
 const (

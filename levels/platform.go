@@ -1,0 +1,40 @@
+package levels
+
+// platformRequirements are the host duties of Desktop P3: the host, not
+// each app, provides model settings, the cloud session, OEM branding,
+// billing and app updates, and projects to apps only what the shared
+// projection allows (spec 002, Shared platform capabilities; spec 001,
+// Shared projection; spec 000, Shared host model), and it keeps the app's
+// evidence locally with its provenance (the App Server's evidence/export
+// is AGENT-PROJECTIONS, at Desktop P5).
+func platformRequirements() []Requirement {
+	p3 := []string{"desktop-p3"}
+	return []Requirement{
+		{ID: "MODEL-SETTINGS-NO-KEY", Reading: "Platform capability payloads", Strength: MustNot, Levels: p3,
+			Title: "lime.modelSettings get answers the effective model profile the host holds, and never its provider key or private routing table",
+			Clause: Clause{Source: SpecText, File: SpecRuntime, Section: "Shared projection; 002 Shared platform capabilities",
+				Quote: "Model settings: Effective model profile, limits, setup action. ... Provider API keys or host-private routing tables."}},
+		{ID: "MODEL-SETTINGS-HOST-OWNED", Reading: "Apps do not persist model settings", Strength: MustNot, Levels: p3,
+			Title:  "An app cannot change the host's global model settings: lime.modelSettings set is refused with host:error, and the effective profile stays the host's",
+			Clause: spec(SpecDesktop, "Shared platform capabilities", "Apps read effective settings or request setup; they do not persist global model settings.")},
+		{ID: "CLOUD-SESSION-NO-TOKEN", Reading: "Platform capability payloads", Strength: MustNot, Levels: p3,
+			Title:  "lime.cloudSession getSnapshot is answered (the session's presence is the app's to see) and never with a bearer or session token the host holds",
+			Clause: spec(SpecDesktop, "Shared platform capabilities; Conformance checklist", "Snapshots do not include bearer tokens; tokens are fetched just in time only. ... lime.cloudSession snapshots never leak tokens.")},
+		{ID: "BRANDING-HOST-PROJECTED", Reading: "Platform capability payloads", Strength: Must, Levels: p3,
+			Title:  "lime.branding get answers the OEM brand and tokens the host holds, not a brand the app's own package names",
+			Clause: spec(SpecDesktop, "Shared platform capabilities", "The host projects branding, theme, and shell copy; apps consume tokens.")},
+		{ID: "BILLING-NO-LEDGER", Reading: "Platform capability payloads", Strength: MustNot, Levels: p3,
+			Title: "lime.billing getStatus answers the plan, the quota status and the blocked reason, and never the raw ledger or a payment credential the host holds",
+			Clause: Clause{Source: SpecText, File: SpecRuntime, Section: "Shared projection; 002 Shared platform capabilities",
+				Quote: "Billing and entitlement: Plan summary, quota status, blocked reason. ... Raw billing ledger or payment credentials. ... The host projects tenant billing state; apps do not own the ledger."}},
+		{ID: "BILLING-BLOCKS", Refusal: []RefusalKind{NotReadyInstalled}, Reading: "Billing in readiness", Strength: Must, Levels: p3,
+			Title:  "While the tenant's quota is exhausted, an entry that needs lime.billing is not ready and its readiness names billing; it is ready again once the quota is restored",
+			Clause: spec(SpecDesktop, "Required desktop host behavior; Readiness state rules", "Check host version, capabilities, session, model settings, secrets, billing, and policy. ... The host must explain which capability, policy, secret, billing state, model setting, or host version caused the failure.")},
+		{ID: "EVIDENCE-LOCAL-RECORD", Reading: "Local evidence", Strength: Must, Levels: p3,
+			Title:  "An app's lime.evidence record is answered with success only when the host keeps it: host/observe then shows the record, bound to the app, the request and the installed release",
+			Clause: spec(SpecDesktop, "Shared platform capabilities; Desktop levels", "Evidence: lime.evidence: Important runs and external side effects keep provenance. ... Desktop P3: Provide ... local evidence projection.")},
+		{ID: "APP-UPDATES-CHECK", Reading: "lime.appUpdates check", Strength: Must, Levels: p3,
+			Title:  "lime.appUpdates check names the newer release the host's registry enables for the app, and with the registry down is a host:error, never an answer that the app is up to date",
+			Clause: spec(SpecDesktop, "Shared platform capabilities", "The host checks releases, downloads, switches versions, and rolls back; apps do not build private updaters.")},
+	}
+}

@@ -1,0 +1,259 @@
+package mockhost
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/Masterminds/semver/v3"
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// The shared platform capabilities of Desktop P3 (spec 002, Shared
+// platform capabilities): the host projects model settings, the OEM
+// brand, the tenant's billing state and app updates; the app reads them
+// and never owns them. What the harness plays as Lime Cloud arrives in
+// host/configure (modelSettings, branding, billing) and from the registry.
+
+// defaultBrand is the reference host's own brand, when Cloud sets none.
+const defaultBrand = "Lime"
+
+// billingCapability gates the entries that need the tenant's billing.
+const billingCapability = "lime.billing"
+
+// modelSettingsGet answers lime.modelSettings get: the effective profile
+// and its limits, or a setup action when the host has none (spec 001,
+// Shared projection: "Effective model profile, limits, setup action";
+// never "Provider API keys or host-private routing tables").
+func (h *Host) modelSettingsGet() (any, *denial) {
+	cfg, _ := h.config()
+	ms := cfg.ModelSettings
+	if ms == nil || ms.Profile == "" {
+		return map[string]any{"configured": false,
+			"setupAction": protocol.SetupAction{Key: "model-settings", Title: "Set up a model in the host's settings", Kind: "configure-model", Target: "modelSettings"}}, nil
+	}
+	out := map[string]any{"configured": true, "profile": ms.Profile, "limits": ms.Limits}
+	// fault: model-settings-expose-provider-key — lime.modelSettings get answers the provider key and the routing table with the profile.
+	if h.faults.Has("model-settings-expose-provider-key") {
+		out["providerKey"], out["routing"] = ms.ProviderKey, ms.Routing
+	}
+	return out, nil
+}
+
+// modelSettingsSet answers lime.modelSettings set: apps do not persist
+// global model settings (spec 002), so the host refuses it and points at
+// setup; the host's settings stay as they were.
+func (h *Host) modelSettingsSet(args json.RawMessage) (any, *denial) {
+	// fault: model-settings-app-writable — lime.modelSettings set overwrites the host's global model profile with the app's.
+	if h.faults.Has("model-settings-app-writable") {
+		var a struct {
+			Profile string `json:"profile"`
+		}
+		if decodePayload(args, &a) && a.Profile != "" {
+			h.mu.Lock()
+			if h.cfg != nil {
+				ms := protocol.ModelSettings{}
+				if h.cfg.ModelSettings != nil {
+					ms = *h.cfg.ModelSettings
+				}
+				ms.Profile = a.Profile
+				h.cfg.ModelSettings = &ms
+			}
+			h.mu.Unlock()
+			return map[string]any{"ok": true}, nil
+		}
+	}
+	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
+		"Model settings belong to the host: an app cannot change them. Ask the user to open model setup instead."}
+}
+
+// brandingGet answers lime.branding get: the OEM brand Cloud set for the
+// host (name, shell copy, visual tokens), else the host's own; never what
+// the app's package says about itself.
+func (h *Host) brandingGet(l *launch) (any, *denial) {
+	cfg, _ := h.config()
+	b := protocol.Branding{Name: defaultBrand, Tokens: map[string]string{}}
+	if cfg.Branding != nil {
+		b = *cfg.Branding
+	}
+	tokens := maps.Clone(h.theme().Variables)
+	maps.Copy(tokens, b.Tokens)
+	// fault: branding-from-package — lime.branding get answers the brand the app's own package names (install.branding, else displayName).
+	if h.faults.Has("branding-from-package") {
+		if name := h.packageBrand(l.appID); name != "" {
+			b.Name = name
+		}
+	}
+	return map[string]any{"name": b.Name, "shellCopy": b.ShellCopy, "tokens": tokens}, nil
+}
+
+// packageBrand is the brand an app's own manifest names.
+func (h *Host) packageBrand(appID string) string {
+	h.mu.Lock()
+	a, ok := h.apps[appID]
+	var path string
+	if ok {
+		path = a.path
+	}
+	h.mu.Unlock()
+	if !ok {
+		return ""
+	}
+	p, _, err := h.load(path)
+	if err != nil || p == nil {
+		return ""
+	}
+	install, _ := p.Manifest["install"].(map[string]any)
+	branding, _ := install["branding"].(map[string]any)
+	if n, ok := branding["name"].(string); ok && n != "" {
+		return n
+	}
+	n, _ := p.Manifest["displayName"].(string)
+	return n
+}
+
+// billingStatus answers lime.billing getStatus: plan summary, quota status
+// and blocked reason (spec 001, Shared projection); never the ledger or a
+// payment credential.
+func (h *Host) billingStatus() (any, *denial) {
+	cfg, _ := h.config()
+	b := cfg.Billing
+	if b == nil {
+		return map[string]any{"plan": "local", "quota": protocol.QuotaOK, "blocked": false}, nil
+	}
+	out := map[string]any{"plan": b.Plan, "quota": b.Quota, "blocked": b.Quota == protocol.QuotaExhausted}
+	if b.Quota == protocol.QuotaExhausted {
+		out["blockedReason"] = billingReason(b)
+	}
+	// fault: billing-ledger-in-answer — lime.billing getStatus answers the raw ledger and the payment credential with the plan.
+	if h.faults.Has("billing-ledger-in-answer") {
+		out["ledger"], out["paymentCredential"] = b.Ledger, b.PaymentCredential
+	}
+	return out, nil
+}
+
+// billingReason says why billing blocks.
+func billingReason(b *protocol.Billing) string {
+	if b.BlockedReason != "" {
+		return "billing: " + b.BlockedReason
+	}
+	return "billing: the tenant's quota is exhausted"
+}
+
+// billingReadiness blocks the entries that need lime.billing while the
+// tenant's quota is exhausted, naming billing and a setup action (spec
+// 002, Readiness: the host checks billing and must explain which billing
+// state caused the failure). Other entries are left as they were.
+func (h *Host) billingReadiness(p *agentpkg.Package, res *protocol.ReadinessResult) {
+	cfg, _ := h.config()
+	// fault: billing-ignores-quota — readiness never looks at the tenant's billing: an exhausted quota blocks nothing.
+	if cfg.Billing == nil || cfg.Billing.Quota != protocol.QuotaExhausted || h.faults.Has("billing-ignores-quota") {
+		return
+	}
+	c := protocol.ReadinessCheck{Severity: agentpkg.SeverityError, Kind: "billing", Key: "quota", Tier: "required",
+		Required: true, Blocking: true, Message: billingReason(cfg.Billing)}
+	action := protocol.SetupAction{Key: "billing", Title: "Restore the organisation's billing (" + cfg.Billing.Plan + ")", Kind: "billing", Target: "billing"}
+	block := func(status *string, blockers *[]string) {
+		*status = worse(*status, protocol.StatusNeedsSetup)
+		*blockers = append(*blockers, ref(c))
+	}
+	if res.Entry != "" {
+		if billingGated(p, res.Entry) {
+			block(&res.Status, &res.Blockers)
+			res.OK = false
+			res.Checks = append(res.Checks, c)
+			res.SetupActions = append(res.SetupActions, action)
+		}
+		return
+	}
+	gated := false
+	for i := range res.Entries {
+		if billingGated(p, res.Entries[i].Key) {
+			block(&res.Entries[i].Status, &res.Entries[i].Blockers)
+			gated = true
+		}
+	}
+	if gated {
+		res.Checks = append(res.Checks, c)
+		res.SetupActions = append(res.SetupActions, action)
+	}
+}
+
+// billingGated reports whether the entry's requiredCapabilities name
+// lime.billing.
+func billingGated(p *agentpkg.Package, entry string) bool {
+	list, _ := p.Manifest["entries"].([]any)
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		if k, _ := e["key"].(string); k != entry {
+			continue
+		}
+		caps, _ := e["requiredCapabilities"].([]any)
+		return slices.ContainsFunc(caps, func(c any) bool { return c == billingCapability })
+	}
+	return false
+}
+
+// appUpdatesCheck answers lime.appUpdates check: the host asks its
+// registry for the releases enabled for the tenant and names the newest
+// active one of the app above the installed version (spec 002: "The host
+// checks releases"). A registry the host cannot ask is a stable error,
+// never an answer it made up.
+func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
+	h.mu.Lock()
+	a, ok := h.apps[l.appID]
+	current := l.version
+	if ok {
+		current = a.row.Version
+	}
+	h.mu.Unlock()
+	out := map[string]any{"appId": l.appID, "currentVersion": current, "updateAvailable": false}
+	// fault: app-updates-ignores-registry — lime.appUpdates check never asks the registry and always answers that the installed version is the latest.
+	if h.faults.Has("app-updates-ignores-registry") {
+		out["latestVersion"] = current
+		return out, nil
+	}
+	rels, e := h.bootstrap()
+	if e != nil {
+		// fault: app-updates-fabricated — with the registry unreachable, lime.appUpdates check answers that the app is up to date.
+		if h.faults.Has("app-updates-fabricated") {
+			out["latestVersion"] = current
+			return out, nil
+		}
+		return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
+			"The host cannot check for updates now: its registry did not answer."}
+	}
+	cur, err := semver.NewVersion(current)
+	if err != nil {
+		return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
+			fmt.Sprintf("The installed version %q is not a version the host can compare.", current)}
+	}
+	latest := cur
+	for _, r := range rels {
+		v, err := semver.NewVersion(r.Version)
+		if r.AppID != l.appID || r.Status != "active" || err != nil {
+			continue
+		}
+		if v.GreaterThan(latest) {
+			latest = v
+		}
+	}
+	out["latestVersion"] = latest.Original()
+	out["updateAvailable"] = latest.GreaterThan(cur)
+	return out, nil
+}
+
+// keepEvidence keeps an evidence record the app made (lime.evidence
+// record) in the host's local evidence, bound to the app and the release
+// that made it (spec 002, Shared platform capabilities: "Important runs and
+// external side effects keep provenance").
+func (h *Host) keepEvidence(l *launch, e protocol.EvidenceRecord) {
+	// fault: evidence-record-dropped — lime.evidence record is answered ok but the host keeps no record of it.
+	if h.faults.Has("evidence-record-dropped") {
+		return
+	}
+	h.surf.addEvidence(l.appID, e)
+}

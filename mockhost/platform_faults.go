@@ -1,0 +1,51 @@
+package mockhost
+
+// platformFaults are the faults of the Desktop P3 platform capabilities
+// (platform.go): each breaks a capability the way a host that let the app
+// own it, or leaked what it holds, would.
+func platformFaults() []Fault {
+	return []Fault{
+		{Name: "model-settings-expose-provider-key", Breaks: []string{"MODEL-SETTINGS-NO-KEY"},
+			Description: "lime.modelSettings get answers the provider key and the host's routing table with the effective profile"},
+		{Name: "model-settings-app-writable", Breaks: []string{"MODEL-SETTINGS-HOST-OWNED"},
+			Description: "lime.modelSettings set is executed: the app's profile replaces the host's global model settings"},
+		{Name: "branding-from-package", Breaks: []string{"BRANDING-HOST-PROJECTED"},
+			Description: "lime.branding get answers the brand the app's own package names (install.branding), not the OEM brand the host holds"},
+		{Name: "billing-ledger-in-answer", Breaks: []string{"BILLING-NO-LEDGER"},
+			Description: "lime.billing getStatus answers the raw billing ledger and the payment credential with the plan"},
+		{Name: "billing-ignores-quota", Breaks: []string{"BILLING-BLOCKS"},
+			Description: "readiness never looks at billing: an exhausted quota keeps nothing from ready"},
+		{Name: "app-updates-ignores-registry", Breaks: []string{"APP-UPDATES-CHECK"},
+			Description: "lime.appUpdates check never asks the registry: the installed version is always the latest"},
+		{Name: "app-updates-fabricated", Breaks: []string{"APP-UPDATES-CHECK"},
+			Description: "with the registry unreachable, lime.appUpdates check answers that the app is up to date"},
+		{Name: "evidence-record-dropped", Breaks: []string{"EVIDENCE-LOCAL-RECORD"},
+			Description: "lime.evidence record is answered ok, but the host keeps no evidence record of it"},
+	}
+}
+
+// platformCollateral lists, per existing fault, the Desktop P3
+// requirements it breaks too (kept here so the P3 additions stay in one
+// place): a fault that refuses every package blocks every P3 spec, one
+// that makes every entry ready, or demotes required checks, defeats the
+// billing gate, and so on.
+func platformCollateral() map[string][]string {
+	return map[string][]string{
+		"refuse-unrelated-finding": {"MODEL-SETTINGS-NO-KEY", "MODEL-SETTINGS-HOST-OWNED", "CLOUD-SESSION-NO-TOKEN",
+			"BRANDING-HOST-PROJECTED", "BILLING-NO-LEDGER", "BILLING-BLOCKS", "APP-UPDATES-CHECK", "EVIDENCE-LOCAL-RECORD"},
+		"accept-everything":              {"BILLING-BLOCKS"},
+		"required-tier-ignored":          {"BILLING-BLOCKS"},
+		"snapshot-carries-session-token": {"CLOUD-SESSION-NO-TOKEN"},
+		"registry-ignores-tenant":        {"APP-UPDATES-CHECK"},
+	}
+}
+
+// withPlatform adds the platform faults to fs and the P3 requirements the
+// existing faults break too.
+func withPlatform(fs []Fault) []Fault {
+	more := platformCollateral()
+	for i := range fs {
+		fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
+	}
+	return append(fs, platformFaults()...)
+}

@@ -1,0 +1,266 @@
+package suites
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+)
+
+// platformFixture is the probe app of the Desktop P3 specs: it declares
+// every shared platform capability and names a brand of its own.
+const platformFixture = "platform-probe"
+
+// platformOwnBrand is the brand platform-probe's own package names
+// (install.branding.name): never the brand the host projects.
+const platformOwnBrand = "Probe Own Brand"
+
+// describePlatform checks the shared platform capabilities of Desktop P3
+// (spec 002, Shared platform capabilities; spec 001, Shared projection):
+// the host provides model settings, the cloud session, the OEM brand,
+// billing and app updates, and the app sees only what the shared
+// projection allows. Every call is made as the app through app/invoke, so
+// no browser is needed; the harness plays Lime Cloud through host/configure
+// and the registry.
+func describePlatform(tc *TestContext) {
+	Describe("Desktop P3: shared platform capabilities", func() {
+		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY"), func() {
+			cfg := tc.DefaultConfigure()
+			ms := &protocol.ModelSettings{Profile: nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
+				ProviderKey: nonce("provider-key"), Routing: nonce("routing-table")}
+			cfg.ModelSettings = ms
+			app := tc.installPlatformProbe(cfg)
+			m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil)
+			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
+				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, ms.Profile) {
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", describeAnswer(m, true), ms.Profile)
+				}
+			})
+			tc.expectNonePlanted("lime.modelSettings get", m.Payload, map[string]string{
+				"the provider key of the model settings": ms.ProviderKey, "the host's routing table": ms.Routing})
+			tc.ExpectNoCanary("lime.modelSettings get", m.Payload)
+		})
+
+		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED"), func() {
+			cfg := tc.DefaultConfigure()
+			cfg.ModelSettings = &protocol.ModelSettings{Profile: nonce("profile")}
+			app := tc.installPlatformProbe(cfg)
+			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
+				if m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, cfg.ModelSettings.Profile) {
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", describeAnswer(m, true), cfg.ModelSettings.Profile)
+				}
+			})
+			mine := nonce("app-profile")
+			set := tc.platformCall(app, "main", "lime.modelSettings", "set", map[string]any{"profile": mine})
+			if set.Type != hostbridge.TypeError {
+				tc.Failf("lime.modelSettings set of the app's own profile %q was answered %s, not host:error: apps do not persist global model settings",
+					mine, describeAnswer(set, true))
+			}
+			m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil)
+			if containsText(m.Payload, mine) || !containsText(m.Payload, cfg.ModelSettings.Profile) {
+				tc.Failf("after the app's lime.modelSettings set of %q, get answers %s, not the host's profile %q",
+					mine, describeAnswer(m, true), cfg.ModelSettings.Profile)
+			}
+		})
+
+		It("answers the cloud session's presence without a token", tc.Req("CLOUD-SESSION-NO-TOKEN"), func() {
+			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			m := tc.platformCall(app, "main", "lime.cloudSession", "getSnapshot", nil)
+			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
+				if m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.cloudSession getSnapshot answered %s", describeAnswer(m, true))
+				}
+			})
+			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
+		})
+
+		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED"), func() {
+			cfg := tc.DefaultConfigure()
+			brand := &protocol.Branding{Name: nonce("OEM"), ShellCopy: nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
+			cfg.Branding = brand
+			app := tc.installPlatformProbe(cfg)
+			m := tc.platformCall(app, "main", "lime.branding", "get", nil)
+			tc.Precondition("lime.branding get is answered", func() {
+				if m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.branding get answered %s", describeAnswer(m, true))
+				}
+			})
+			if !containsText(m.Payload, brand.Name) {
+				tc.Failf("lime.branding get answered %s, without the OEM brand %q the host holds", m.Payload, brand.Name)
+			}
+			if containsText(m.Payload, platformOwnBrand) {
+				tc.Failf("lime.branding get answered %s: it names %q, the brand the app's own package declares, not only the host's", m.Payload, platformOwnBrand)
+			}
+			if !containsText(m.Payload, "#7a1fa2") {
+				tc.Failf("lime.branding get answered %s, without the OEM accent token the host holds (#7a1fa2)", m.Payload)
+			}
+		})
+
+		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER"), func() {
+			cfg := tc.DefaultConfigure()
+			b := &protocol.Billing{Plan: nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: nonce("reason"),
+				Ledger: nonce("ledger"), PaymentCredential: nonce("card")}
+			cfg.Billing = b
+			app := tc.installPlatformProbe(cfg)
+			m := tc.platformCall(app, "main", "lime.billing", "getStatus", nil)
+			tc.Precondition("lime.billing getStatus answers the plan the host holds", func() {
+				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, b.Plan) {
+					tc.Failf("lime.billing getStatus answered %s, not the plan %q", describeAnswer(m, true), b.Plan)
+				}
+			})
+			tc.expectNonePlanted("lime.billing getStatus", m.Payload, map[string]string{
+				"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
+			if !containsText(m.Payload, b.BlockedReason) {
+				tc.Failf("lime.billing getStatus answered %s, without the blocked reason %q of the exhausted quota", m.Payload, b.BlockedReason)
+			}
+		})
+
+		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS"), func() {
+			cfg := tc.DefaultConfigure()
+			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
+			app := tc.installPlatformProbe(cfg)
+			tc.Precondition("with the quota ok, the entry paid (it needs lime.billing) is ready", func() {
+				if r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !isLaunchable(r.Status) {
+					tc.Failf("app/readiness of %s/paid is %q with billing in order: %s", app, r.Status, raw)
+				}
+			})
+			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaExhausted, BlockedReason: "the monthly quota is used up"}
+			tc.Configure(cfg)
+			r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"})
+			if isLaunchable(r.Status) || r.OK {
+				tc.Failf("app/readiness of %s/paid is %q (ok %v) while the tenant's quota is exhausted: %s", app, r.Status, r.OK, raw)
+			}
+			if !namesBilling(r) {
+				tc.Failf("app/readiness of %s/paid is %q but no check or blocker names billing, which the spec made fail: %s", app, r.Status, raw)
+			}
+			tc.Reading("Billing in readiness", r.Status)
+			cfg.Billing.Quota, cfg.Billing.BlockedReason = protocol.QuotaOK, ""
+			tc.Configure(cfg)
+			if r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !isLaunchable(r.Status) {
+				tc.Failf("app/readiness of %s/paid stays %q after the quota was restored: %s", app, r.Status, raw)
+			}
+		})
+
+		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD"), func() {
+			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			rid := nonce("evidence")
+			m := tc.platformCallAs(app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
+			tc.Precondition("lime.evidence record is executed (host:response)", func() {
+				if m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.evidence record %s answered %s", rid, describeAnswer(m, true))
+				}
+			})
+			e, kept := tc.evidenceOf(app)[rid]
+			if !kept {
+				tc.Failf("lime.evidence record %s answered host:response, but host/observe of %s shows no evidence record of it", rid, app)
+			}
+			if e.AppID != "" && e.AppID != app || e.Version != "" && e.Version != "1.0.0" {
+				tc.Failf("the evidence record %s names app %q release %q; %s 1.0.0 made it", rid, e.AppID, e.Version, app)
+			}
+		})
+
+		It("names the newer release the registry offers, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK"), func() {
+			if tc.registry == nil {
+				tc.Blockedf("no registry is running (dry run)")
+			}
+			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			newer := tc.Fixture(platformFixture)
+			SetField(newer, "version", "1.1.0")
+			rel := tc.publish(newer)
+			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			m := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+			if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, `"1.1.0"`) {
+				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, describeAnswer(m, true))
+			}
+			tc.registry.SetMode(registry.Down)
+			DeferCleanup(func() { tc.registry.SetMode(registry.Answer) })
+			down := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+			if down.Type == hostbridge.TypeResponse && !containsText(down.Payload, `"1.1.0"`) {
+				tc.Failf("with the registry down, lime.appUpdates check answered %s: an answer it cannot have had from the registry (1.1.0 is offered)", down.Payload)
+			}
+			tc.Reading("lime.appUpdates check", "with the registry down: "+down.Type)
+		})
+	})
+}
+
+// installPlatformProbe configures the host with p and installs
+// platform-probe.
+func (tc *TestContext) installPlatformProbe(p protocol.ConfigureParams) string {
+	GinkgoHelper()
+	tc.Configure(p)
+	dir := tc.Fixture(platformFixture)
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// platformCall makes one capability call as platform-probe's entry
+// through app/invoke.
+func (tc *TestContext) platformCall(app, entry, capability, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
+	return tc.platformCallAs(app, entry, nonce("platform"), capability, method, args)
+}
+
+// platformCallAs is platformCall under the request id rid.
+func (tc *TestContext) platformCallAs(app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
+	GinkgoHelper()
+	var raw json.RawMessage
+	if args != nil {
+		raw, _ = json.Marshal(args)
+	}
+	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: rid,
+		Capability: capability, Method: method, Args: raw})
+}
+
+// expectNonePlanted fails the spec when raw carries, in any form, one of
+// the values the spec planted in a member no app may see; the message
+// names the member, never the value.
+func (tc *TestContext) expectNonePlanted(what string, raw []byte, planted map[string]string) {
+	GinkgoHelper()
+	var leaked []string
+	for name, v := range planted {
+		if form := findCanary(raw, v); form != "" {
+			leaked = append(leaked, name+" ("+form+")")
+		}
+	}
+	if len(leaked) > 0 {
+		sort.Strings(leaked)
+		tc.Failf("%s carries %s, which the host holds and no app may see", what, strings.Join(leaked, " and "))
+	}
+}
+
+// isLaunchable reports whether a readiness status lets the entry launch
+// (any status the standard does not call not-ready).
+func isLaunchable(status string) bool {
+	for _, s := range notReady() {
+		if status == s {
+			return false
+		}
+	}
+	return status != "" && status != protocol.StatusDisabled && status != protocol.StatusUnknown
+}
+
+// namesBilling reports whether a not-ready answer names billing in one of
+// its checks, blockers or setup actions.
+func namesBilling(r protocol.ReadinessResult) bool {
+	var texts []string
+	texts = append(texts, r.Blockers...)
+	for _, c := range r.Checks {
+		texts = append(texts, c.Kind, c.Key, c.Code, c.Message)
+	}
+	for _, a := range r.SetupActions {
+		texts = append(texts, a.Key, a.Kind, a.Target, a.Title)
+	}
+	for _, e := range r.Entries {
+		texts = append(texts, e.Blockers...)
+	}
+	for _, t := range texts {
+		if strings.Contains(strings.ToLower(t), "billing") {
+			return true
+		}
+	}
+	return false
+}
