@@ -32,11 +32,11 @@ func allLevels() []Level {
 			Meaning: "Inject Host Bridge and Capability SDK, run controlled UI."},
 		{ID: "desktop-p3", Name: "Desktop P3", Family: Desktop, Rank: 3, Judged: true, Browser: true,
 			Meaning: "Provide model settings, OAuth session, OEM, billing, updates, and local evidence projection."},
-		{ID: "desktop-p4", Name: "Desktop P4", Family: Desktop, Rank: 4,
+		{ID: "desktop-p4", Name: "Desktop P4", Family: Desktop, Rank: 4, Judged: true, Browser: true,
 			Meaning: "Let multiple apps share host capabilities and support uninstall, disable, update, and rollback."},
-		{ID: "desktop-p5", Name: "Desktop P5", Family: Desktop, Rank: 5,
+		{ID: "desktop-p5", Name: "Desktop P5", Family: Desktop, Rank: 5, Judged: true, Browser: true,
 			Meaning: "Reuse the same contract in Tauri or runtime-backed shells."},
-		{ID: "desktop-p6", Name: "Desktop P6", Family: Desktop, Rank: 6,
+		{ID: "desktop-p6", Name: "Desktop P6", Family: Desktop, Rank: 6, Judged: true, Browser: true,
 			Meaning: "Run app-owned backend services and app storage under host supervision."},
 	}
 }

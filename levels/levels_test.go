@@ -32,7 +32,7 @@ func TestLevelsAreCumulativeWithinAFamily(t *testing.T) {
 func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	c := Default()
 	got := c.JudgedLevels()
-	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3"}
+	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("judged levels = %v, want %v", got, want)
 	}
@@ -42,8 +42,8 @@ func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	if !c.CanJudge("desktop-p3") {
 		t.Error("desktop-p3 is covered")
 	}
-	if c.CanJudge("desktop-p4") {
-		t.Error("desktop-p4 is not covered")
+	if !c.CanJudge("desktop-p6") {
+		t.Error("desktop-p6 is covered")
 	}
 }
 

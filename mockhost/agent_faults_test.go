@@ -110,8 +110,10 @@ func agentProbes() map[string]probe {
 			s := x.mount("tiny-app", "main")
 			ev := s.events()
 			s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "idempotencyKey": "k"})
+			// Read until every fact came or none came for 10 s: a loaded
+			// machine may pause the stream, which is not a drop.
 			got := 0
-			for next(ev, 2*time.Second).Type != "" {
+			for got < len(sc.Turn) && next(ev, 10*time.Second).Type != "" {
 				got++
 			}
 			return fmt.Sprint(got >= len(sc.Turn))

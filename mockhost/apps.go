@@ -219,6 +219,7 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			dropOutputs = true
 		}
 		h.workflows.uninstalled(id, dropOutputs)
+		h.secretBindingsAtUninstallLocked(id, keep)
 		if keep {
 			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.
 			if h.faults.Has("uninstall-keep-drops-database") {
@@ -287,6 +288,7 @@ func (h *Host) reset() error {
 		return nil
 	}
 	h.overlays = map[string]map[overlaySlot]overlaySet{}
+	h.bindings = map[string]map[string]string{}
 	var firstErr error
 	remove := func(id, d string) {
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {

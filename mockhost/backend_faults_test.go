@@ -200,6 +200,39 @@ func backendProbes() map[string]probe {
 			}
 			return fmt.Sprint(outside)
 		},
+		"backend-no-resource-limits": func(t *testing.T, x *harness) string {
+			launched(x, backendApp(t, ""))
+			r, err := report(x, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", r.PID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(line, "Max open files") {
+					return strings.Join(strings.Fields(line), " ")
+				}
+			}
+			return string(b)
+		},
+		"backend-stderr-discarded": func(t *testing.T, x *harness) string {
+			launched(x, backendApp(t, ""))
+			if err := x.call(protocol.MethodBackend, protocol.BackendParams{AppID: "tiny-app", Service: "probe", Method: "probe/log",
+				Params: json.RawMessage(`{"text": "a line for the log"}`)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(2 * time.Second)
+			for {
+				var o protocol.ObserveResult
+				x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+				if (len(o.Backends) > 0 && o.Backends[0].Log != "") || time.Now().After(deadline) {
+					return fmt.Sprintf("%+v", o.Backends)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		},
 		"worker-unsandboxed": func(t *testing.T, x *harness) string {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {

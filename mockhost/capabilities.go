@@ -129,7 +129,7 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 	case "lime.appUpdates.check":
 		return h.appUpdatesCheck(l)
 	case "lime.secrets.status":
-		return h.secretStatus(in.Args)
+		return h.secretStatus(l, in.Args)
 	case "lime.agent.startTask":
 		return h.startTask(l, in.Args)
 	case "lime.agent.cancelTask":
@@ -223,7 +223,7 @@ func (h *Host) storageSet(l *launch, args json.RawMessage) (any, *denial) {
 // secretStatus answers lime.secrets status {key}: whether the secret is
 // configured, never its value (spec 002, Minimum host snapshot fields: a
 // snapshot "must not contain plaintext secrets").
-func (h *Host) secretStatus(args json.RawMessage) (any, *denial) {
+func (h *Host) secretStatus(l *launch, args json.RawMessage) (any, *denial) {
 	var a struct {
 		Key string `json:"key"`
 	}
@@ -232,6 +232,11 @@ func (h *Host) secretStatus(args json.RawMessage) (any, *denial) {
 	}
 	cfg, _ := h.config()
 	value := cfg.Secrets[a.Key]
+	h.mu.Lock()
+	if bound := h.bindings[l.appID][a.Key]; bound != "" {
+		value = bound
+	}
+	h.mu.Unlock()
 	msg := fmt.Sprintf("The secret %q is not configured.", a.Key)
 	if value != "" {
 		msg = fmt.Sprintf("The secret %q is configured.", a.Key)

@@ -15,7 +15,7 @@ func methods() []string {
 	return []string{
 		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
 		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
-		protocol.MethodMigrate, protocol.MethodOverlay, protocol.MethodReadiness,
+		protocol.MethodMigrate, protocol.MethodOverlay, protocol.MethodSecret, protocol.MethodReadiness,
 		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
 		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke, protocol.MethodBackend,
 	}
@@ -176,6 +176,19 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			return nil, e, false
 		}
 		r, e := h.migrate(p)
+		return r, e, false
+
+	case protocol.MethodSecret:
+		var p protocol.SecretParams
+		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
+			return nil, e, false
+		}
+		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"key", p.Key}, {"value", p.Value}} {
+			if e := h.requireString(req.Method, f.name, f.v); e != nil {
+				return nil, e, false
+			}
+		}
+		r, e := h.bindSecret(p)
 		return r, e, false
 
 	case protocol.MethodOverlay:

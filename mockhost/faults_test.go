@@ -409,6 +409,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, platformProbes())
 	maps.Copy(probes, backendProbes())
 	maps.Copy(probes, workflowProbes())
+	maps.Copy(probes, secretProbes())
 	for _, f := range Faults() {
 		if f.Hostile {
 			continue

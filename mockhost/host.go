@@ -29,7 +29,7 @@ const (
 
 // ClaimedLevels are the levels the reference host claims in hello.
 func ClaimedLevels() []string {
-	return []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3"}
+	return []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
 }
 
 // DefaultProfile returns the reference capability profile: every capability
@@ -87,6 +87,9 @@ type Host struct {
 	agent *agentClient
 	// backends supervises the apps' client-local backend services (backends.go).
 	backends *backends
+	// bindings are the secrets bound to each app's slots (secrets.go), by
+	// app id and slot key; under mu.
+	bindings map[string]map[string]string
 	// workflows is the workflow runtime's runs (workflows.go).
 	workflows *workflowRuns
 
@@ -171,6 +174,7 @@ func NewWithOptions(o Options) *Host {
 		runtime:           rt,
 		backends:          newBackends(),
 		workflows:         newWorkflowRuns(),
+		bindings:          map[string]map[string]string{},
 		logw:              io.Discard,
 	}
 	h.agent = newAgentClient(h)

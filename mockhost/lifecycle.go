@@ -117,6 +117,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	if h.faults.Has("update-drops-artifacts") {
 		h.workflows.uninstalled(params.AppID, true)
 	}
+	// fault: update-drops-secret-bindings — the secrets the user bound to the app are gone after an update.
+	if h.faults.Has("update-drops-secret-bindings") {
+		delete(h.bindings, params.AppID)
+	}
 	// fault: update-resets-overlays — the newer release starts from its package defaults: the tenant, user and workspace overlays set before are gone.
 	if h.faults.Has("update-resets-overlays") {
 		delete(h.overlays, params.AppID)

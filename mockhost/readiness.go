@@ -125,13 +125,16 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 			env.Secrets[k] = true
 		}
 	}
+	name, _ := identity(p)
+	for _, k := range h.boundSecrets(name) {
+		env.Secrets[k] = true
+	}
 	// fault: ignore-missing-secrets — every secret the package names counts as configured.
 	if h.faults.Has("ignore-missing-secrets") {
 		for _, k := range secretKeys(p) {
 			env.Secrets[k] = true
 		}
 	}
-	name, _ := identity(p)
 	h.applyPolicy(&env, cfg, name)
 	return env
 }

@@ -145,6 +145,7 @@ func areas() []area {
 		describePlatform,
 		describeBackends,
 		describeWorkflows,
+		describeSecretBindings,
 		describeSecretsEverywhere, // last: it searches every frame of the run
 	}
 }

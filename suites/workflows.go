@@ -81,9 +81,6 @@ func (v runView) String() string {
 	return s
 }
 
-// workflowTerminal are the statuses a run ends in.
-var workflowTerminal = []string{"completed", "failed", "rejected"}
-
 // installWorkflowApp configures p with the App Server and the review's
 // tool, and installs workflow-app.
 func (tc *TestContext) installWorkflowApp(p protocol.ConfigureParams) string {

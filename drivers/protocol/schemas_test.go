@@ -75,6 +75,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			Artifacts:  []ArtifactRecord{{ArtifactID: "art-1", AppID: "a", Version: "1.0.0", Type: "report", Workflow: "w", RunID: "run-1", State: "publish"}}},
 		MethodSet:     OK{OK: true},
 		MethodOverlay: OK{OK: true},
+		MethodSecret:  OK{OK: true},
 		MethodInvoke:  InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
 		MethodBackend: BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
 	}
@@ -107,6 +108,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodObserve:      ObserveParams{AppID: "a"},
 		MethodInvoke:       InvokeParams{AppID: "a", EntryKey: "main", RequestID: "r", Capability: "lime.agent", Method: "startTask", Args: json.RawMessage(`{"input":"x"}`)},
 		MethodOverlay:      OverlayParams{AppID: "a", Key: "tenant_defaults", Scope: ScopeTenant, Values: map[string]json.RawMessage{"tone": json.RawMessage(`"formal"`)}},
+		MethodSecret:       SecretParams{AppID: "a", Key: "provider_api_key", Value: "canary-1"},
 		MethodBackend:      BackendParams{AppID: "a", Service: "probe", Method: "probe/report", Params: json.RawMessage(`{"paths": []}`)},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}

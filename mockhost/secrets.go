@@ -1,0 +1,74 @@
+package mockhost
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// Secret bindings: values the user bound to an app's own secret slots
+// (app/secret), beside the host-wide secrets of host/configure. They belong
+// to the app's data: an update keeps them, an uninstall keeping data keeps
+// them for a reinstall, one deleting data deletes them (spec 002 Cleanup;
+// spec 003 What must not be overwritten).
+
+// bindSecret answers app/secret.
+func (h *Host) bindSecret(p protocol.SecretParams) (protocol.OK, *jsonrpc2.Error) {
+	h.mu.Lock()
+	a, ok := h.apps[p.AppID]
+	var path string
+	if ok {
+		path = a.path
+	}
+	h.mu.Unlock()
+	if !ok {
+		return protocol.OK{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
+	}
+	pk, _, err := h.load(path)
+	if err != nil || pk == nil {
+		return protocol.OK{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("the package of %s cannot be read", p.AppID), nil)
+	}
+	if !slices.Contains(secretKeys(pk), p.Key) {
+		return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q", p.AppID, p.Key))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bindings[p.AppID] == nil {
+		h.bindings[p.AppID] = map[string]string{}
+	}
+	h.bindings[p.AppID][p.Key] = p.Value
+	return protocol.OK{OK: true}, nil
+}
+
+// boundSecrets lists the secret slots of appID with a bound value.
+func (h *Host) boundSecrets(appID string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for k, v := range h.bindings[appID] {
+		if v != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// secretBindingsAtUninstall drops or keeps appID's bindings with its data
+// (under h.mu).
+func (h *Host) secretBindingsAtUninstallLocked(appID string, keep bool) {
+	drop := !keep
+	// fault: delete-data-keeps-secret-bindings — uninstall deleting data leaves the app's bound secrets for the next install.
+	if !keep && h.faults.Has("delete-data-keeps-secret-bindings") {
+		drop = false
+	}
+	// fault: keep-data-drops-secret-bindings — uninstall keeping data forgets the secrets the user bound to the app.
+	if keep && h.faults.Has("keep-data-drops-secret-bindings") {
+		drop = true
+	}
+	if drop {
+		delete(h.bindings, appID)
+	}
+}

@@ -1,0 +1,93 @@
+package suites
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// secretSlotFixture is an app with one required secret slot,
+// provider_api_key, which the default configuration leaves unset.
+const (
+	secretSlotFixture = "secret-required-app"
+	secretSlot        = "provider_api_key"
+)
+
+// describeSecretBindings checks that a secret the user bound to an app's
+// slot (app/secret) is app data: an update keeps it (spec 003, What must
+// not be overwritten: "secrets"), an uninstall keeping data keeps it for a
+// reinstall and one deleting data deletes it (spec 002, Cleanup). The app's
+// readiness shows whether the binding counts: without it the app needs
+// setup.
+func describeSecretBindings(tc *TestContext) {
+	Describe("App lifecycle: secrets bound to an app", func() {
+		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS"), func() {
+			app := tc.installBoundSecretApp()
+			tc.Precondition("app/update takes "+app+" to "+newerProbeVersion, func() {
+				dir := tc.Fixture(secretSlotFixture)
+				SetField(dir, "version", newerProbeVersion)
+				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+				if row, _ := tc.ListedApp(app); row.Version != newerProbeVersion {
+					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
+				}
+			})
+			if r := tc.AppReadiness(app); !readyStatus(r.Status) {
+				tc.Failf("after app/update %s is %q: the secret bound to its slot %s no longer counts", app, r.Status, secretSlot)
+			}
+		})
+
+		DescribeTable("finds a secret bound to an app again after uninstall keeping data, and not after uninstall deleting data",
+			func(keep bool) {
+				app := tc.installBoundSecretApp()
+				tc.Uninstall(app, keep)
+				dir := tc.Fixture(secretSlotFixture)
+				tc.Install(dir, tc.ReleaseOf(dir))
+				r := tc.AppReadiness(app)
+				switch {
+				case keep && !readyStatus(r.Status):
+					tc.Failf("after uninstall keeping data and a reinstall %s is %q: the secret bound to its slot %s before no longer counts", app, r.Status, secretSlot)
+				case !keep && readyStatus(r.Status):
+					tc.Failf("after uninstall deleting data and a reinstall %s is %q: the secret bound to its slot %s before still counts", app, r.Status, secretSlot)
+				}
+			},
+			Entry("keeping data", tc.Req("UNINSTALL-SECRET-BINDINGS"), true),
+			Entry("deleting data", tc.Req("UNINSTALL-SECRET-BINDINGS"), false),
+		)
+	})
+}
+
+// readyStatus reports whether status lets the app run.
+func readyStatus(status string) bool {
+	return status == protocol.StatusReady || status == protocol.StatusReadyDegraded
+}
+
+// installBoundSecretApp installs secret-required-app under the default
+// configuration (no host-wide provider_api_key), shows it needs setup,
+// binds a canary to its slot with app/secret and shows it ready: the
+// positive control of the binding specs.
+func (tc *TestContext) installBoundSecretApp() string {
+	GinkgoHelper()
+	tc.Configure(tc.DefaultConfigure())
+	dir := tc.Fixture(secretSlotFixture)
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+secretSlot, func() {
+		if r := tc.AppReadiness(app); readyStatus(r.Status) {
+			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, secretSlot)
+		}
+	})
+	tc.Precondition("app/secret binds "+secretSlot+" to "+app+" and the app is ready", func() {
+		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: secretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
+		if code, isErr := tc.HostErrorCode(protocol.MethodSecret, err); isErr {
+			if code == protocol.CodeMethodNotFound {
+				tc.Blockedf("the host does not implement app/secret (-32601), so no secret can be bound to an app")
+			}
+			tc.Failf("app/secret of %s's %s was refused: %v", app, secretSlot, err)
+		}
+		if r := tc.AppReadiness(app); !readyStatus(r.Status) {
+			tc.Failf("with %s bound, %s is %q", secretSlot, app, r.Status)
+		}
+	})
+	return app
+}
