@@ -43,19 +43,9 @@ func (h *Host) overlayRank(scope string) int {
 // setOverlay answers app/overlay: the values of one of the app's
 // overlayTemplates, of the template's own scope, replacing those set before.
 func (h *Host) setOverlay(p protocol.OverlayParams) (protocol.OK, *jsonrpc2.Error) {
-	h.mu.Lock()
-	a, ok := h.apps[p.AppID]
-	var path string
-	if ok {
-		path = a.path
-	}
-	h.mu.Unlock()
-	if !ok {
-		return protocol.OK{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
-	}
-	pk, _, err := h.load(path)
-	if err != nil || pk == nil {
-		return protocol.OK{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("the package of %s cannot be read", p.AppID), nil)
+	pk, e := h.installedPackage(p.AppID)
+	if e != nil {
+		return protocol.OK{}, e
 	}
 	scope, declared := "", false
 	if list, isList := pk.Manifest["overlayTemplates"].([]any); isList {
@@ -76,7 +66,7 @@ func (h *Host) setOverlay(p protocol.OverlayParams) (protocol.OK, *jsonrpc2.Erro
 	// fault: overlay-written-into-package — the overlay is saved into the installed package, next to its APP.md, which changes the package's hash.
 	if h.faults.Has("overlay-written-into-package") {
 		b, _ := json.Marshal(p.Values)
-		_ = os.WriteFile(filepath.Join(path, "overlay."+p.Scope+"."+p.Key+".json"), b, 0o644)
+		_ = os.WriteFile(filepath.Join(pk.Dir, "overlay."+p.Scope+"."+p.Key+".json"), b, 0o644)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

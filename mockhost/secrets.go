@@ -6,6 +6,7 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -17,19 +18,9 @@ import (
 
 // bindSecret answers app/secret.
 func (h *Host) bindSecret(p protocol.SecretParams) (protocol.OK, *jsonrpc2.Error) {
-	h.mu.Lock()
-	a, ok := h.apps[p.AppID]
-	var path string
-	if ok {
-		path = a.path
-	}
-	h.mu.Unlock()
-	if !ok {
-		return protocol.OK{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", p.AppID), nil)
-	}
-	pk, _, err := h.load(path)
-	if err != nil || pk == nil {
-		return protocol.OK{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("the package of %s cannot be read", p.AppID), nil)
+	pk, e := h.installedPackage(p.AppID)
+	if e != nil {
+		return protocol.OK{}, e
 	}
 	if !slices.Contains(secretKeys(pk), p.Key) {
 		return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q", p.AppID, p.Key))
@@ -71,4 +62,24 @@ func (h *Host) secretBindingsAtUninstallLocked(appID string, keep bool) {
 	if drop {
 		delete(h.bindings, appID)
 	}
+}
+
+// installedPackage loads the installed copy of appID's package: -32004 for
+// an app that is not installed.
+func (h *Host) installedPackage(appID string) (*agentpkg.Package, *jsonrpc2.Error) {
+	h.mu.Lock()
+	a, ok := h.apps[appID]
+	var path string
+	if ok {
+		path = a.path
+	}
+	h.mu.Unlock()
+	if !ok {
+		return nil, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
+	}
+	pk, _, err := h.load(path)
+	if err != nil || pk == nil {
+		return nil, rpcError(protocol.CodeInternalError, fmt.Sprintf("the package of %s cannot be read", appID), nil)
+	}
+	return pk, nil
 }

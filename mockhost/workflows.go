@@ -219,18 +219,8 @@ func (h *Host) workflowCall(l *launch, method string, args json.RawMessage) (any
 // startWorkflow starts a run of the workflow key (the launched entry's
 // workflow when key is empty).
 func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem string) (any, *denial) {
-	h.mu.Lock()
-	a, ok := h.apps[l.appID]
-	var path string
-	if ok {
-		path = a.path
-	}
-	h.mu.Unlock()
-	if !ok {
-		return nil, invalidArgs("This app is not installed.")
-	}
-	pk, _, err := h.load(path)
-	if err != nil || pk == nil {
+	pk, e := h.installedPackage(l.appID)
+	if e != nil {
 		return nil, invalidArgs("This app's package cannot be read.")
 	}
 	if key == "" {

@@ -131,8 +131,16 @@ func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (prot
 // by app/list showing the newer version.
 func (tc *TestContext) updated(appID string) {
 	GinkgoHelper()
+	tc.updatedFixture(appID, probeFixture)
+}
+
+// updatedFixture updates appID to the fixture's package at
+// newerProbeVersion: a precondition, judged by app/list showing it.
+func (tc *TestContext) updatedFixture(appID, fixture string) {
+	GinkgoHelper()
 	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
-		dir := tc.newerProbe()
+		dir := tc.Fixture(fixture)
+		SetField(dir, "version", newerProbeVersion)
 		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
 			tc.failCall(protocol.MethodUpdate, err)
 		}

@@ -23,16 +23,7 @@ func describeSecretBindings(tc *TestContext) {
 	Describe("App lifecycle: secrets bound to an app", func() {
 		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS"), func() {
 			app := tc.installBoundSecretApp()
-			tc.Precondition("app/update takes "+app+" to "+newerProbeVersion, func() {
-				dir := tc.Fixture(secretSlotFixture)
-				SetField(dir, "version", newerProbeVersion)
-				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
-				}
-				if row, _ := tc.ListedApp(app); row.Version != newerProbeVersion {
-					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
-				}
-			})
+			tc.updatedFixture(app, secretSlotFixture)
 			if r := tc.AppReadiness(app); !readyStatus(r.Status) {
 				tc.Failf("after app/update %s is %q: the secret bound to its slot %s no longer counts", app, r.Status, secretSlot)
 			}

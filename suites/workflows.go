@@ -550,16 +550,7 @@ func describeWorkflows(tc *TestContext) {
 			app := tc.installWorkflowApp(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(app)
 			older := tc.recordedArtifact(app, tc.completedReviewRun(app))
-			tc.Precondition("app/update takes "+app+" to "+newerProbeVersion, func() {
-				dir := tc.Fixture(workflowFixture)
-				SetField(dir, "version", newerProbeVersion)
-				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
-				}
-				if row, _ := tc.ListedApp(app); row.Version != newerProbeVersion {
-					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
-				}
-			})
+			tc.updatedFixture(app, workflowFixture)
 			arts := tc.Observe(app).Artifacts
 			i := slices.IndexFunc(arts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == older.ArtifactID })
 			if i < 0 {
