@@ -395,8 +395,38 @@ func reinstallAfter(keep bool) func(t *testing.T, x *harness) {
 	}
 }
 
+// foreignRead starts a run of workflow-app and reads it as another app
+// that declares the same workflows.
+func foreignRead(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, nil)
+	run := d.start("retry_flow")
+	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(dir, "APP.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "name: workflow-app", "name: other-app", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.install(dir, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(map[string]any{"runId": run})
+	var r protocol.InvokeResult
+	x.must(protocol.MethodInvoke, protocol.InvokeParams{AppID: "other-app", EntryKey: "main", RequestID: "foreign",
+		Capability: "lime.workflow", Method: "read", Args: raw}, &r)
+	var m hostbridge.Message
+	_ = json.Unmarshal(r.Answer, &m)
+	return m.Type
+}
+
 func workflowProbes() map[string]probe {
 	return map[string]probe{
+		"workflow-runs-shared":            foreignRead,
 		"update-drops-artifacts":          artifactsAfter(updateWorkflowApp),
 		"artifacts-stamped-current":       artifactsAfter(updateWorkflowApp),
 		"delete-data-keeps-outputs":       artifactsAfter(reinstallAfter(false)),

@@ -516,6 +516,30 @@ func describeWorkflows(tc *TestContext) {
 			}),
 		)
 
+		It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",
+			tc.Req("WORKFLOW-RUNS-ISOLATED"), func() {
+				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				other := nonce("neighbour")
+				dir := tc.FixtureAs(workflowFixture, other)
+				SetField(dir, "name", other)
+				tc.Install(dir, tc.ReleaseOf(dir))
+				run := tc.startRun(app, reviewFlow)
+				tc.expectRunAt(app, run, "waiting", "review")
+				tc.Precondition(other+" reads a run of its own", func() {
+					own := tc.startRun(other, retryFlow)
+					if v := tc.readRun(other, own); v.RunID != own {
+						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
+					}
+				})
+				if m := tc.workflowCall(other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, reviewFlow) {
+					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
+				}
+				tc.workflowCall(other, "respond", map[string]any{"runId": run, "decision": "approve"})
+				if v := tc.settleRun(app, run); v.Status != "waiting" || v.State != "review" {
+					tc.Failf("after %s answered the review of %s's run, the run is %s", other, app, v)
+				}
+			})
+
 		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
 			tc.Req("WORKFLOW-OUTPUTS-RECORDED"), func() {
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
