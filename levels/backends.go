@@ -29,7 +29,7 @@ func backendRequirements() []Requirement {
 			Title:  "What a backend writes to its stderr is kept by the host: host/observe shows it in the backend's log",
 			Clause: spec(SpecMain, "Shared host model (backend protocols)", "stdio-jsonrpc: Cross-language local service ... Host owns process lifecycle, env, stdout/stderr capture, cancellation, and permission envelope.")},
 		{ID: "BACKEND-NETWORK-POLICY", Reading: "Backend sandbox", Strength: Must, Levels: []string{"runtime", "desktop-p6"},
-			Title:  "A backend or a worker service whose manifest declares network deny-by-default cannot open a TCP connection, even to loopback",
+			Title:  "A backend or a worker service whose manifest declares network deny-by-default cannot open a TCP connection, even to loopback, nor listen on a port",
 			Clause: spec(SpecRuntime, "Worker runtime", "Raw worker or app backend execution requires additional sandboxing: - resource limits - filesystem restrictions - network policy")},
 	}
 }

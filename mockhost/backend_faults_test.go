@@ -98,7 +98,8 @@ type probeReport struct {
 		Path string `json:"path"`
 	} `json:"files"`
 	Net struct {
-		ConnectOK bool `json:"connectOK"`
+		ConnectOK  bool   `json:"connectOK"`
+		ListenAddr string `json:"listenAddr"`
 	} `json:"net"`
 }
 
@@ -232,6 +233,14 @@ func backendProbes() map[string]probe {
 				}
 				time.Sleep(50 * time.Millisecond)
 			}
+		},
+		"backend-may-listen": func(t *testing.T, x *harness) string {
+			launched(x, backendApp(t, ""))
+			r, err := report(x, map[string]any{"listen": true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprintf("listened=%v", r.Net.ListenAddr != "")
 		},
 		"worker-unsandboxed": func(t *testing.T, x *harness) string {
 			l, err := net.Listen("tcp", "127.0.0.1:0")

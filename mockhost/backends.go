@@ -226,6 +226,8 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 	if s.kind == "worker" && h.faults.Has("worker-unsandboxed") {
 		sb.off = true
 	}
+	// fault: backend-may-listen — deny-by-default stops outgoing connections only: the backend may still listen on a port.
+	sb.mayBind = h.faults.Has("backend-may-listen")
 	// fault: backend-network-open — the filesystem is restricted, but the network policy deny-by-default is not applied.
 	if h.faults.Has("backend-network-open") {
 		sb.denyNet = false

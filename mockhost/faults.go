@@ -516,6 +516,8 @@ func Faults() []Fault {
 			Description: "a backend's stderr goes nowhere: what it logs is not kept"},
 		{Name: "worker-unsandboxed", Breaks: []string{"BACKEND-NO-HOST-ACCESS", "BACKEND-NETWORK-POLICY"},
 			Description: "only services of kind app-backend are sandboxed: a client-local worker runs with the host's own rights, reading host databases and opening connections"},
+		{Name: "backend-may-listen", Breaks: []string{"BACKEND-NETWORK-POLICY"},
+			Description: "network deny-by-default stops a backend's outgoing connections only: it may still listen on a port"},
 		{Name: "backend-network-open", Breaks: []string{"BACKEND-NETWORK-POLICY"},
 			Description: "the filesystem sandbox is applied, but a backend declaring network deny-by-default may still connect anywhere"},
 

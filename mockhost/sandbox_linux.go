@@ -26,6 +26,7 @@ type sandbox struct {
 	readExec  []string // folders it may read and execute below
 	readWrite []string // folders it may read, write, create and remove below
 	denyNet   bool     // handle TCP bind and connect with no rule allowing any
+	mayBind   bool     // with denyNet, leave binding unhandled (a fault)
 	off       bool     // no domain at all (fault only)
 }
 
@@ -95,6 +96,9 @@ func restrictThread(abi int, sb sandbox) error {
 	attr := unix.LandlockRulesetAttr{Access_fs: handled}
 	if sb.denyNet {
 		attr.Access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		if sb.mayBind {
+			attr.Access_net = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		}
 	}
 	size := unsafe.Sizeof(attr)
 	if abi < 6 { // no scoped member before ABI 6

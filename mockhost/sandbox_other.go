@@ -12,6 +12,7 @@ type sandbox struct {
 	readExec  []string
 	readWrite []string
 	denyNet   bool
+	mayBind   bool
 	off       bool
 }
 

@@ -127,6 +127,8 @@ type probeReport struct {
 	Net   struct {
 		ConnectTried bool   `json:"connectTried"`
 		ConnectOK    bool   `json:"connectOK"`
+		ListenTried  bool   `json:"listenTried"`
+		ListenAddr   string `json:"listenAddr"`
 		Error        string `json:"error"`
 	} `json:"net"`
 }

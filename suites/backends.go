@@ -223,7 +223,7 @@ func describeBackends(tc *TestContext) {
 			}
 		})
 
-		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection", func(kind string) {
+		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection or listening on a port", func(kind string) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				errorf("opening the harness's loopback listener: %v", err)
@@ -241,13 +241,16 @@ func describeBackends(tc *TestContext) {
 				}
 			}()
 			app, _, _ := tc.runningService("network", kind)
-			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String()})
+			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String(), "listen": true})
 			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
 			if n := accepted.Load(); n > 0 {
 				tc.Failf("the backend of %s, whose manifest declares network deny-by-default, opened %d TCP connection(s) to the harness's listener on %s", app, n, l.Addr())
 			}
-			if !r.Net.ConnectTried {
-				tc.Errorf("backend-probe did not try to connect to %s: its report is not what the fixture sends", l.Addr())
+			if r.Net.ListenAddr != "" {
+				tc.Failf("the backend of %s, whose manifest declares network deny-by-default, listened on %s", app, r.Net.ListenAddr)
+			}
+			if !r.Net.ConnectTried || !r.Net.ListenTried {
+				tc.Errorf("backend-probe did not try to connect to %s and to listen: its report is not what the fixture sends", l.Addr())
 			}
 			if r.Net.ConnectOK {
 				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
