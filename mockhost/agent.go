@@ -46,8 +46,10 @@ type agentClient struct {
 	secrets []string
 }
 
-// maxEarlyEvents bounds the events kept for turns not yet registered.
-const maxEarlyEvents = 1000
+// maxEarlyEvents bounds the events kept for turns not yet registered: as
+// many as a page's event queue holds (maxQueuedEvents), since an App Server
+// may stream a whole burst before its turn/start answer is read.
+const maxEarlyEvents = maxQueuedEvents
 
 // agentTaskLink ties a turn to the app surface that started it.
 type agentTaskLink struct {
