@@ -2,6 +2,8 @@ package appserver
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -69,6 +71,10 @@ type Script struct {
 	mu       sync.Mutex
 	sessions int
 	turns    int
+	// id sets this script's session and turn ids apart from those of the
+	// scripts before it on the same server: a host keys its turns by id, as
+	// a real App Server's never repeat.
+	id string
 	// cancels ends a running turn's stream, by turn id.
 	cancels map[string]chan struct{}
 	// approval makes a turn wait for agentSession/action/respond after its
@@ -176,6 +182,7 @@ func (sc *Script) replay(ctx context.Context, h handler, req *jsonrpc2.Request) 
 // and succeeds.
 func NewScript() *Script {
 	return &Script{
+		id: scriptID(),
 		Turn: []Event{
 			{Type: "task:queued"},
 			{Type: "assistant:delta", Payload: map[string]any{"text": "Working on it"}},
@@ -187,6 +194,13 @@ func NewScript() *Script {
 		known:     map[string]Session{},
 		decisions: map[string]chan string{},
 	}
+}
+
+// scriptID is a fresh random id for a script's sessions and turns.
+func scriptID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // Session is what agentSession/read says of a session.
@@ -278,7 +292,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		decodeParams(req, &p)
 		sc.mu.Lock()
 		sc.sessions++
-		p.SessionID = fmt.Sprintf("session-%d", sc.sessions)
+		p.SessionID = fmt.Sprintf("session-%s-%d", sc.id, sc.sessions)
 		sc.known[p.SessionID] = p
 		sc.mu.Unlock()
 		return map[string]any{"sessionId": p.SessionID}, nil
@@ -304,7 +318,7 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 		}
 		sc.mu.Lock()
 		sc.turns++
-		turn := fmt.Sprintf("turn-%d", sc.turns)
+		turn := fmt.Sprintf("turn-%s-%d", sc.id, sc.turns)
 		events := append([]Event(nil), sc.Turn...)
 		if sc.turns <= len(sc.Turns) {
 			events = append([]Event(nil), sc.Turns[sc.turns-1]...)
