@@ -92,18 +92,8 @@ func (h *Host) brandingGet(l *launch) (any, *denial) {
 
 // packageBrand is the brand an app's own manifest names.
 func (h *Host) packageBrand(appID string) string {
-	h.mu.Lock()
-	a, ok := h.apps[appID]
-	var path string
-	if ok {
-		path = a.path
-	}
-	h.mu.Unlock()
-	if !ok {
-		return ""
-	}
-	p, _, err := h.load(path)
-	if err != nil || p == nil {
+	p, e := h.installedPackage(appID)
+	if e != nil {
 		return ""
 	}
 	install, _ := p.Manifest["install"].(map[string]any)

@@ -1,33 +1,18 @@
 package mockhost
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/protocol"
-	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 )
 
 // secretApp materializes secret-required-app, at version when not "".
 func secretApp(t *testing.T, version string) string {
 	t.Helper()
-	dir, err := platformconformance.Materialize("secret-required-app", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	if version == "" {
+		return fixtureCopy(t, "secret-required-app", "", "")
 	}
-	if version != "" {
-		md := filepath.Join(dir, "APP.md")
-		b, err := os.ReadFile(md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(md, []byte(strings.Replace(string(b), "version: 1.0.0", "version: "+version, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return fixtureCopy(t, "secret-required-app", "version: 1.0.0", "version: "+version)
 }
 
 // boundThen installs secret-required-app, binds its slot and reports its

@@ -42,11 +42,7 @@ func newWorkflowDriver(t testing.TB, x *harness, sc *appserver.Script, tools []s
 		p.Available = map[string][]string{"tools": tools}
 	}
 	as := appServerFor(t, x, sc, p)
-	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := x.install(dir, nil, true); err != nil {
+	if _, err := x.install(fixtureCopy(t, "workflow-app", "", ""), nil, true); err != nil {
 		t.Fatalf("installing workflow-app: %v", err)
 	}
 	return &wfDriver{t: t, x: x, as: as}
@@ -362,20 +358,31 @@ func artifactsAfter(what func(t *testing.T, x *harness)) probe {
 	}
 }
 
-// updateWorkflowApp updates workflow-app to its release 1.1.0.
-func updateWorkflowApp(t *testing.T, x *harness) {
-	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
+// fixtureCopy materializes the fixture name with old replaced by new in
+// its APP.md (nothing replaced when old is "").
+func fixtureCopy(t testing.TB, name, old, new string) string {
+	t.Helper()
+	dir, err := platformconformance.Materialize(name, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if old == "" {
+		return dir
 	}
 	md := filepath.Join(dir, "APP.md")
 	b, err := os.ReadFile(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "version: 1.0.0", "version: 1.1.0", 1)), 0o644); err != nil {
+	if err := os.WriteFile(md, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// updateWorkflowApp updates workflow-app to its release 1.1.0.
+func updateWorkflowApp(t *testing.T, x *harness) {
+	dir := fixtureCopy(t, "workflow-app", "version: 1.0.0", "version: 1.1.0")
 	x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "workflow-app", Path: dir,
 		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, nil)
 }
@@ -385,10 +392,7 @@ func updateWorkflowApp(t *testing.T, x *harness) {
 func reinstallAfter(keep bool) func(t *testing.T, x *harness) {
 	return func(t *testing.T, x *harness) {
 		x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "workflow-app", KeepData: keep}, nil)
-		dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		dir := fixtureCopy(t, "workflow-app", "", "")
 		if _, err := x.install(dir, nil, true); err != nil {
 			t.Fatal(err)
 		}
@@ -400,18 +404,7 @@ func reinstallAfter(keep bool) func(t *testing.T, x *harness) {
 func foreignRead(t *testing.T, x *harness) string {
 	d := newWorkflowDriver(t, x, nil, nil)
 	run := d.start("retry_flow")
-	dir, err := platformconformance.Materialize("workflow-app", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	md := filepath.Join(dir, "APP.md")
-	b, err := os.ReadFile(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "name: workflow-app", "name: other-app", 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixtureCopy(t, "workflow-app", "name: workflow-app", "name: other-app")
 	if _, err := x.install(dir, nil, true); err != nil {
 		t.Fatal(err)
 	}
