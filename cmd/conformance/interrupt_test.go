@@ -24,7 +24,11 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	bin := buildBinary(t)
 	priv, pub := keygen(t, reports.Ed25519)
 	out := filepath.Join(t.TempDir(), "report")
-	cmd := exec.Command(bin, "run", "--out", out, "--call-timeout", "60s", "--sign-key", priv,
+	// One level is enough: an interrupt is the CLI's concern, not the
+	// levels'. In Installable the readiness specs come after the install
+	// specs, so once UNINSTALL-ISOLATED has settled the run is (or soon
+	// will be) hanging on app/readiness.
+	cmd := exec.Command(bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s", "--sign-key", priv,
 		"--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -33,8 +37,6 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The readiness specs come after the install specs: once those have
-	// settled, the run is (or soon will be) hanging on app/readiness.
 	var console strings.Builder
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
