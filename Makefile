@@ -6,8 +6,10 @@ TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
 STATICCHECK_VERSION ?= v0.8.2
 GREMLINS_VERSION ?= v0.6.0
 MUTATION_OUT ?= bin/mutation.json
+# SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
+SELFTEST_FLAGS ?=
 
-.PHONY: all build certify test unit suites selftest selftest-full lint deps chromium clean mutation soak
+.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick selftest selftest-full lint deps chromium clean mutation soak bench-certify
 
 all: build
 
@@ -22,34 +24,59 @@ certify: deps build
 
 ## test: unit tests (with fuzz seeds and the report page in headless
 ## Chromium), the suites over the in-process and the stdio transport, and
-## selftest (the kill matrix over every mockhost fault).
+## selftest (the kill matrix over every mockhost fault). Each stage prints
+## how long it took; about 20 minutes on 2 cores (README, "Test budget").
 test: deps build unit lint suites selftest
 
-unit:
+## test-quick: the edit loop, under 5 minutes on 2 cores: vet, gofmt,
+## staticcheck, the unit tests that start no browser and no harness child
+## (go test -short), and the browser-free levels over the in-process
+## transport. It proves less than `make test`: run that before you push.
+test-quick: build unit-quick lint suites-quick
+
+vet:
 	$(GO) vet ./...
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt: unformatted: $$unformatted"; exit 1; fi
-	$(GO) test -count=1 -timeout 30m ./...
+
+unit: vet build
+	@start=$$(date +%s); AGENTAPP_CONFORMANCE_BIN=$(abspath $(BIN)) $(GO) test -count=1 -timeout 20m ./... && echo "unit: $$(( $$(date +%s) - start )) s"
+
+unit-quick: vet
+	$(GO) test -short -count=1 -timeout 10m ./...
+
+suites-quick: build
+	./$(BIN) run --quiet --out $(TESTOUT)/quick --level catalog --level installable --level desktop-p0
+	rm -rf $(TESTOUT)
 
 ## suites: every level mockhost claims (every level this harness judges),
 ## in-process and over stdio: anything but exit 0 fails.
 SURFACE_LEVELS := --level catalog --level installable --level capability --level runtime --level desktop-p0 --level desktop-p1 --level desktop-p2 --level desktop-p3 --level desktop-p4 --level desktop-p5 --level desktop-p6
 suites: build
-	./$(BIN) run --quiet --out $(TESTOUT)/in-process $(SURFACE_LEVELS)
-	./$(BIN) run --quiet --out $(TESTOUT)/stdio $(SURFACE_LEVELS) --host-cmd "./$(BIN) mockhost --stdio"
+	@start=$$(date +%s); \
+	  ./$(BIN) run --quiet --out $(TESTOUT)/in-process $(SURFACE_LEVELS) && \
+	  ./$(BIN) run --quiet --out $(TESTOUT)/stdio $(SURFACE_LEVELS) --host-cmd "./$(BIN) mockhost --stdio" && \
+	  echo "suites: $$(( $$(date +%s) - start )) s"
 	rm -rf $(TESTOUT)
 
 ## selftest: the kill matrix in the breaks scope (README, "How we know the
 ## suites catch real bugs"); selftest-full: every fault over every spec of
 ## the levels it touches (not part of `make test`: about 80 minutes here).
 selftest: build
-	./$(BIN) selftest --scope breaks
+	@start=$$(date +%s); ./$(BIN) selftest --scope breaks $(SELFTEST_FLAGS) && echo "selftest: $$(( $$(date +%s) - start )) s"
 
 selftest-full: build
 	./$(BIN) selftest
 
 lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+## bench-certify: how long a certification of the embedded mockhost at every
+## judged level takes here (BenchmarkCertifyEveryLevel: the wall time of
+## `conformance run` as a user runs it, and its spec time); not part of
+## `make test`, which asserts no wall-clock figure.
+bench-certify: deps
+	$(GO) test -run '^$$' -bench '^BenchmarkCertifyEveryLevel$$' -benchtime 3x -count 1 ./cmd/conformance
 
 ## soak: the browser specs (launch, app center, Host Bridge) against the
 ## clean mockhost SOAK_RUNS times in a row, each run in its own process; any

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -18,10 +19,6 @@ import (
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
-
-// agentCallTimeout bounds one App Server call: a hung App Server fails the
-// task closed instead of holding the app.
-const agentCallTimeout = 3 * time.Second
 
 // agentClient is the host's App Server client (spec 001 actors: "Owned by
 // the host; performs JSON-RPC initialization, session / turn / action
@@ -31,11 +28,12 @@ const agentCallTimeout = 3 * time.Second
 type agentClient struct {
 	h *Host
 
-	mu    sync.Mutex
-	cfg   protocol.AppServerConfig
-	conn  *jsonrpc2.Conn
-	cmd   *exec.Cmd                 // the sidecar, for transport stdio
-	tasks map[string]*agentTaskLink // by turnId
+	mu      sync.Mutex
+	cfg     protocol.AppServerConfig
+	timeout atomic.Int64 // one call's bound (callTimeout), set by configure
+	conn    *jsonrpc2.Conn
+	cmd     *exec.Cmd                 // the sidecar, for transport stdio
+	tasks   map[string]*agentTaskLink // by turnId
 	// early holds events of a turn whose turn/start answer has not come
 	// yet (the App Server may stream before it answers), at most
 	// maxEarlyEvents.
@@ -85,12 +83,18 @@ func (t *agentTaskLink) finishLocked() {
 }
 
 func newAgentClient(h *Host) *agentClient {
-	return &agentClient{h: h, tasks: map[string]*agentTaskLink{}, early: map[string][]appServerEvent{}}
+	c := &agentClient{h: h, tasks: map[string]*agentTaskLink{}, early: map[string][]appServerEvent{}}
+	c.timeout.Store(int64(agentCallTimeout))
+	return c
 }
+
+// callTimeout bounds one App Server call (and a dial).
+func (c *agentClient) callTimeout() time.Duration { return time.Duration(c.timeout.Load()) }
 
 // configure takes the App Server the host was configured with and the
 // credentials it holds; a change of App Server drops the connection.
-func (c *agentClient) configure(cfg *protocol.AppServerConfig, secrets []string) {
+func (c *agentClient) configure(cfg *protocol.AppServerConfig, secrets []string, timeout time.Duration) {
+	c.timeout.Store(int64(timeout))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.secrets = secrets
@@ -107,6 +111,7 @@ func (c *agentClient) configure(cfg *protocol.AppServerConfig, secrets []string)
 
 // close drops the connection and the sidecar.
 func (c *agentClient) close() {
+	c.timeout.Store(int64(agentCallTimeout))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropLocked()
@@ -151,7 +156,7 @@ func (c *agentClient) connection(ctx context.Context) (*jsonrpc2.Conn, error) {
 	var rwc io.ReadWriteCloser
 	switch c.cfg.Transport {
 	case protocol.AppServerSocket:
-		d := net.Dialer{Timeout: agentCallTimeout}
+		d := net.Dialer{Timeout: c.callTimeout()}
 		nc, err := d.DialContext(ctx, "tcp", c.cfg.Address)
 		if err != nil {
 			return nil, fmt.Errorf("dialing the App Server at %s: %w", c.cfg.Address, err)
@@ -183,7 +188,7 @@ func (c *agentClient) connection(ctx context.Context) (*jsonrpc2.Conn, error) {
 		info = nil
 	}
 	var init json.RawMessage
-	if err := call(ctx, conn, "initialize", map[string]any{"clientInfo": info, "protocolVersion": "appserver.v0"}, &init); err != nil {
+	if err := call(ctx, c.callTimeout(), conn, "initialize", map[string]any{"clientInfo": info, "protocolVersion": "appserver.v0"}, &init); err != nil {
 		_ = conn.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
@@ -226,9 +231,9 @@ func (c *agentClient) watch(conn *jsonrpc2.Conn) {
 	}
 }
 
-// call makes one bounded call.
-func call(ctx context.Context, conn *jsonrpc2.Conn, method string, params, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, agentCallTimeout)
+// call makes one call bounded by timeout.
+func call(ctx context.Context, timeout time.Duration, conn *jsonrpc2.Conn, method string, params, out any) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return conn.Call(ctx, method, params, out)
 }
@@ -413,7 +418,7 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 		if h.faults.Has("agent-session-unbound") {
 			delete(start, "workspaceId")
 		}
-		if err := call(ctx, conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
+		if err := call(ctx, h.agent.callTimeout(), conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
 			return unavailable(fmt.Errorf("agentSession/start: %v", err))
 		}
 	}
@@ -436,7 +441,7 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 	var t struct {
 		TurnID string `json:"turnId"`
 	}
-	err = call(ctx, conn, "agentSession/turn/start", turn, &t)
+	err = call(ctx, h.agent.callTimeout(), conn, "agentSession/turn/start", turn, &t)
 	if err == nil && t.TurnID != "" {
 		h.agent.register(link, t.TurnID)
 	}
@@ -474,7 +479,7 @@ func (h *Host) cancelTask(l *launch, args json.RawMessage) (any, *denial) {
 	if err != nil {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime is not available, so the task could not be cancelled."}
 	}
-	if err := call(context.Background(), conn, "agentSession/turn/cancel", map[string]any{"sessionId": link.sessionID, "turnId": link.turnID}, nil); err != nil {
+	if err := call(context.Background(), h.agent.callTimeout(), conn, "agentSession/turn/cancel", map[string]any{"sessionId": link.sessionID, "turnId": link.turnID}, nil); err != nil {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not cancel the task."}
 	}
 	return map[string]any{"ok": true}, nil
@@ -493,7 +498,7 @@ func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launc
 		WorkspaceID string `json:"workspaceId"`
 	}
 	refused := &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, "This session cannot be resumed here."}
-	if err := call(ctx, conn, "agentSession/read", map[string]any{"sessionId": id}, &r); err != nil {
+	if err := call(ctx, h.agent.callTimeout(), conn, "agentSession/read", map[string]any{"sessionId": id}, &r); err != nil {
 		return refused
 	}
 	// fault: agent-resume-any-workspace — agentSession/read confirms the session exists; whose workspace it is goes unchecked.
@@ -552,7 +557,7 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 	}
 	params := map[string]any{"sessionId": link.sessionID, "turnId": link.turnID, "requestId": a.RequestID,
 		"decision": map[string]any{"behavior": behavior}}
-	if err := call(context.Background(), conn, "agentSession/action/respond", params, nil); err != nil {
+	if err := call(context.Background(), h.agent.callTimeout(), conn, "agentSession/action/respond", params, nil); err != nil {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not take the decision."}
 	}
 	return map[string]any{"ok": true, "behavior": behavior}, nil

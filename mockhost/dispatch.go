@@ -410,7 +410,7 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
 		}
 	}
-	h.agent.configure(p.AppServer, secretValues(p))
+	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cfg = &p

@@ -132,7 +132,7 @@ func (c *agentClient) retryTurn(t *agentTaskLink) {
 		c.mu.Lock()
 		params := t.output.turn
 		c.mu.Unlock()
-		if err = call(ctx, conn, "agentSession/turn/start", params, &r); err == nil && r.TurnID != "" {
+		if err = call(ctx, c.callTimeout(), conn, "agentSession/turn/start", params, &r); err == nil && r.TurnID != "" {
 			c.register(t, r.TurnID)
 			return
 		}

@@ -88,7 +88,7 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 		return nil, unavailable
 	}
 	var out json.RawMessage
-	if err := call(ctx, conn, method, params, &out); err != nil {
+	if err := call(ctx, h.agent.callTimeout(), conn, method, params, &out); err != nil {
 		var rpcErr *jsonrpc2.Error
 		if errors.As(err, &rpcErr) {
 			return nil, &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest,

@@ -20,10 +20,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// registryTimeout bounds one registry request: well inside the harness's
-// call timeout, so a hanging registry costs an error answer, not the call.
-const registryTimeout = time.Second
-
 // maxArchive bounds a downloaded package archive and what it unpacks to.
 const maxArchive = 64 << 20
 
@@ -71,7 +67,7 @@ func (h *Host) bootstrap() ([]registryRelease, *jsonrpc2.Error) {
 	var b struct {
 		Releases []registryRelease `json:"releases"`
 	}
-	body, err := httpGet(u, 4<<20)
+	body, err := httpGet(u, 4<<20, h.timeouts().registry)
 	if err == nil {
 		err = json.Unmarshal(body, &b)
 	}
@@ -193,7 +189,7 @@ func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Er
 // by faults): the release src names, or the newest when it names none.
 func (h *Host) fromCatalogue(src protocol.Source) (registryRelease, bool) {
 	cfg, _ := h.config()
-	body, err := httpGet(strings.TrimSuffix(cfg.RegistryURL, "/")+"/apps/"+url.PathEscape(src.AppID)+"/releases", 4<<20)
+	body, err := httpGet(strings.TrimSuffix(cfg.RegistryURL, "/")+"/apps/"+url.PathEscape(src.AppID)+"/releases", 4<<20, timeoutsOf(cfg).registry)
 	var c struct {
 		Releases []registryRelease `json:"releases"`
 	}
@@ -229,7 +225,7 @@ func sourceRefusal(src protocol.Source, code, msg string) *jsonrpc2.Error {
 // download fetches a release's package archive and unpacks it into a
 // folder of the host's own.
 func (h *Host) download(rel registryRelease) (string, *jsonrpc2.Error) {
-	body, err := httpGet(rel.PackageURL, maxArchive)
+	body, err := httpGet(rel.PackageURL, maxArchive, h.timeouts().registry)
 	if err != nil {
 		return "", rpcError(protocol.CodeRegistryFailed, fmt.Sprintf("the package of %s@%s could not be fetched from %s: %v", rel.AppID, rel.Version, rel.PackageURL, err), nil)
 	}
@@ -244,10 +240,10 @@ func (h *Host) download(rel registryRelease) (string, *jsonrpc2.Error) {
 	return dir, nil
 }
 
-// httpGet fetches u within registryTimeout, refusing a status other than
-// 200 and a body over limit bytes.
-func httpGet(u string, limit int64) ([]byte, error) {
-	c := http.Client{Timeout: registryTimeout}
+// httpGet fetches u within timeout, refusing a status other than 200 and a
+// body over limit bytes.
+func httpGet(u string, limit int64, timeout time.Duration) ([]byte, error) {
+	c := http.Client{Timeout: timeout}
 	resp, err := c.Get(u)
 	if err != nil {
 		return nil, err

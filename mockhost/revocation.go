@@ -11,10 +11,6 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
-// revocationTimeout bounds one revocation check: well inside the
-// harness's call timeout, so a hanging service costs a refusal, not the call.
-const revocationTimeout = time.Second
-
 // revocationEntry is a cached answer of a revocation service.
 type revocationEntry struct {
 	revoked bool
@@ -48,7 +44,7 @@ func (h *Host) revocationFindings(p *agentpkg.Package, findings []protocol.Findi
 	h.mu.Unlock()
 	// fault: revocation-cache-forever — a cached answer is used whatever its age.
 	if !cached || (!now.Before(e.until) && !h.faults.Has("revocation-cache-forever")) {
-		revoked, reason, err := askRevocation(checkURL, p)
+		revoked, reason, err := askRevocation(checkURL, p, h.timeouts().revocation)
 		if err != nil {
 			// fault: revocation-fail-open — an unreachable revocation service lets the package through.
 			if h.faults.Has("revocation-fail-open") {
@@ -89,7 +85,7 @@ func revocationOf(m map[string]any) (checkURL string, cacheSeconds int) {
 
 // askRevocation asks the service (docs/host-control-protocol.md, "The
 // revocation service the harness plays").
-func askRevocation(checkURL string, p *agentpkg.Package) (revoked bool, reason string, err error) {
+func askRevocation(checkURL string, p *agentpkg.Package, timeout time.Duration) (revoked bool, reason string, err error) {
 	u, err := url.Parse(checkURL)
 	if err != nil {
 		return false, "", fmt.Errorf("checkUrl: %w", err)
@@ -98,7 +94,7 @@ func askRevocation(checkURL string, p *agentpkg.Package) (revoked bool, reason s
 	q.Set("packageHash", p.PackageHash)
 	q.Set("manifestHash", p.ManifestHash)
 	u.RawQuery = q.Encode()
-	client := http.Client{Timeout: revocationTimeout}
+	client := http.Client{Timeout: timeout}
 	resp, err := client.Get(u.String())
 	if err != nil {
 		return false, "", err

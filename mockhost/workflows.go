@@ -710,11 +710,11 @@ func (h *Host) awaitTurn(r *workflowRun, epoch int, t *agentTaskLink, limit time
 // cancelTurn cancels t on the App Server (a timed-out or interrupted
 // agent-task state); a failure to do so is not the app's concern.
 func (h *Host) cancelTurn(t *agentTaskLink) {
-	ctx, cancel := context.WithTimeout(context.Background(), agentCallTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), h.agent.callTimeout())
 	defer cancel()
 	conn, err := h.agent.connection(ctx)
 	if err != nil {
 		return
 	}
-	_ = call(ctx, conn, "agentSession/turn/cancel", map[string]any{"sessionId": t.sessionID, "turnId": t.turnID}, nil)
+	_ = call(ctx, h.agent.callTimeout(), conn, "agentSession/turn/cancel", map[string]any{"sessionId": t.sessionID, "turnId": t.turnID}, nil)
 }

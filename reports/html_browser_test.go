@@ -27,6 +27,9 @@ import (
 // skips, except under CI=true, where a missing browser is a failure.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts a browser (make test-quick leaves browsers out)")
+	}
 	p := os.Getenv("CHROMIUM")
 	if p == "" {
 		p = "/usr/bin/chromium"

@@ -47,8 +47,12 @@ type probeBuild struct {
 
 // build compiles the embedded source of backend-probe once, into a folder
 // below workDir (removed with it at the end of the run).
-func (b *probeBuild) build(workDir string) (string, string, error) {
+func (b *probeBuild) build(workDir, prebuilt string) (string, string, error) {
 	b.once.Do(func() {
+		if prebuilt != "" {
+			b.bin = prebuilt
+			return
+		}
 		goBin, err := exec.LookPath("go")
 		if err != nil {
 			b.blocked = "no Go toolchain on PATH to build the backend-app fixture's service (backend-probe)"
@@ -91,7 +95,7 @@ func (tc *TestContext) backendApp(name string) string {
 // serviceApp is backendApp with its service declared of kind.
 func (tc *TestContext) serviceApp(name, kind string) string {
 	ginkgo.GinkgoHelper()
-	bin, blocked, err := tc.probe.build(tc.Config.WorkDir)
+	bin, blocked, err := tc.probe.build(tc.Config.WorkDir, tc.Config.BackendProbe)
 	if err != nil {
 		errorf("%v", err)
 	}

@@ -37,8 +37,12 @@ type Config struct {
 	LabelFilter string   // optional extra Ginkgo label filter, ANDed
 	Focus       []string // optional spec text focus
 	// WorkDir is a folder the run owns: fixtures are materialized below it.
-	WorkDir    string
-	Transcript *control.Transcript
+	WorkDir string
+	// BackendProbe is a backend-probe binary built beforehand (selftest
+	// builds one for all its children); empty, the run builds its own
+	// once from the embedded source.
+	BackendProbe string
+	Transcript   *control.Transcript
 	// Progress receives one event per requirement as it settles.
 	Progress func(RequirementSettled)
 	// Log receives Ginkgo's own console output (nil discards it).

@@ -173,7 +173,18 @@ func (tc *TestContext) DefaultConfigure() protocol.ConfigureParams {
 		SessionTokens: map[string]string{"cloud": tc.Config.Canaries.SessionToken},
 		Clock:         DefaultClock,
 		RegistryURL:   tc.registryURL(),
+		Timeouts:      PeerTimeouts(),
 	}
+}
+
+// PeerTimeouts are the waits on the harness's peers every configuration
+// offers the host (docs/host-control-protocol.md, "Peer timeouts"): short
+// enough that a spec watching a host wait out a silent App Server,
+// registry or revocation service takes a second, not the host's own
+// minute, and long enough that a loaded machine's loopback answers in time.
+// A host that keeps its own waits is judged the same, only slower.
+func PeerTimeouts() *protocol.PeerTimeouts {
+	return &protocol.PeerTimeouts{AppServerMs: 1000, RegistryMs: 500, RevocationMs: 500}
 }
 
 // registryURL is the address of the registry the harness plays ("" in a

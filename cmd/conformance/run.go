@@ -31,6 +31,7 @@ type runOptions struct {
 	hostArtifact string
 	browser      string
 	browserWS    string
+	backendProbe string
 	faults       multiFlag
 	quiet        bool
 	expected     string
@@ -50,6 +51,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
 	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
+	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
 	fs.StringVar(&o.expected, "expected-failures", "", "YAML `FILE` mapping requirement ids known to fail to why: they do not fail the run, and one that passes fails it as stale (the report keeps every failure)")
@@ -198,6 +200,11 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.LabelFilter = o.labelFilter
 	cfg.Focus = o.focus
 	cfg.WorkDir = work
+	if o.backendProbe != "" {
+		if cfg.BackendProbe, err = filepath.Abs(o.backendProbe); err != nil {
+			return nil, fmt.Errorf("--backend-probe: %w", err)
+		}
+	}
 	cfg.ReportDir = rd.dir()
 	cfg.Redact = red.Redact
 	cfg.Transcript = transcript

@@ -114,7 +114,9 @@ func BenchmarkDesktopP0Run(b *testing.B) {
 func TestProgressLinesAgreeWithTheReport(t *testing.T) {
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
-	stdout, err := exec.Command(bin, "run", "--fault", "exec-worker-on-project", "--out", out).Output()
+	// One level holds the fault's requirement: the console and the report
+	// are what is compared, not how many levels ran.
+	stdout, err := exec.Command(bin, "run", "--fault", "exec-worker-on-project", "--level", "desktop-p0", "--out", out).Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailed {
 		t.Fatalf("want exit %d, got %v", exitFailed, err)
 	}
@@ -189,7 +191,9 @@ func TestRunOverTCP(t *testing.T) {
 func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
-	if code := runBinary(t, bin, "run", "--quiet", "--out", out,
+	// Desktop P0 is where both requirements count (with installable, where
+	// PROJ-NO-SECRETS does too): every file of that run is searched.
+	if code := runBinary(t, bin, "run", "--quiet", "--out", out, "--level", "installable", "--level", "desktop-p0",
 		"--fault", "projection-embeds-secrets", "--fault", "readiness-echoes-secret"); code != exitFailed {
 		t.Fatalf("exit %d, want %d", code, exitFailed)
 	}

@@ -46,6 +46,11 @@ func checkRunOptions(o *runOptions) error {
 			return fmt.Errorf("--browser: %w", err)
 		}
 	}
+	if o.backendProbe != "" {
+		if err := checkRegularFile(o.backendProbe); err != nil {
+			return fmt.Errorf("--backend-probe: %w", err)
+		}
+	}
 	if o.browserWS != "" && !strings.HasPrefix(o.browserWS, "ws://") && !strings.HasPrefix(o.browserWS, "wss://") {
 		return fmt.Errorf("--browser-endpoint %q: want a DevTools ws:// or wss:// URL", o.browserWS)
 	}

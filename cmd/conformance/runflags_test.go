@@ -31,6 +31,7 @@ func TestRunRejectsBadFlagValuesBeforeAnySpec(t *testing.T) {
 		{"sign-key a folder", []string{"--sign-key", files}, "--sign-key"},
 		{"host-artifact missing", []string{"--host-artifact", filepath.Join(files, "none")}, "--host-artifact"},
 		{"host-artifact a folder", []string{"--host-artifact", files}, "--host-artifact"},
+		{"backend-probe missing", []string{"--backend-probe", filepath.Join(files, "none")}, "--backend-probe"},
 		{"host-addr no port", []string{"--host-addr", "127.0.0.1"}, "--host-addr"},
 		{"host-addr no host", []string{"--host-addr", ":7000"}, "--host-addr"},
 		{"host-addr port 0", []string{"--host-addr", "127.0.0.1:0"}, "--host-addr"},

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
@@ -91,7 +92,15 @@ func cmdSelftest(c *cli, args []string) int {
 		cases = append(cases, &selftestCase{fault: f})
 	}
 	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time, scope %s\n", len(faults), *transport, *jobs, *scope)
-	runCases(c, cases, root, childOptions{transport: *transport, callTimeout: *callTimeout, scope: *scope}, *jobs)
+	probe, err := buildProbeOnce()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
+		return exitHarness
+	}
+	if probe != "" {
+		defer os.RemoveAll(filepath.Dir(probe))
+	}
+	runCases(c, cases, root, childOptions{transport: *transport, callTimeout: *callTimeout, scope: *scope, backendProbe: probe}, *jobs)
 	cat := levels.Default()
 	bad := printKillMatrix(c.stdout, cases)
 	checks := len(cases)
@@ -190,32 +199,62 @@ func unkilledSpecs(cases []*selftestCase) []string {
 	return idle
 }
 
-// runCases runs every case in its own child process, jobs at a time, and
-// prints a line per case as its child settles: its kill-matrix status, the
-// fault and how long the child ran.
+// runCases runs every case in its own child process, jobs at a time, the
+// longest first (longestFirst), and prints a line per case as its child
+// settles: its kill-matrix status, the fault and how long the child ran.
 func runCases(c *cli, cases []*selftestCase, root string, o childOptions, jobs int) {
-	sem := make(chan struct{}, jobs)
+	queue := make(chan *selftestCase, len(cases))
+	for _, k := range longestFirst(levels.Default(), cases) {
+		queue <- k
+	}
+	close(queue)
 	var wg sync.WaitGroup
 	var mu sync.Mutex // one settled line at a time on stdout
-	for _, k := range cases {
+	for range min(jobs, len(cases)) {
 		wg.Add(1)
-		go func(k *selftestCase) {
+		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			start := time.Now()
-			k.report, k.output, k.err = runChild(c.self, k.fault, root, o)
-			took := time.Since(start).Round(100 * time.Millisecond)
-			name := k.fault.Name
-			if name == "" {
-				name = "(no fault)"
+			for k := range queue {
+				runCase(c, k, root, o, &mu)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", judge(k).status, name, took)
-		}(k)
+		}()
 	}
 	wg.Wait()
+}
+
+// longestFirst orders the cases by how much their child runs, most first,
+// so that no long child starts last and runs alone: the baseline and the
+// indiscriminate faults (every claimed level), then faults whose levels
+// need a browser, then the rest; the catalog order within each.
+func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
+	cost := func(k *selftestCase) int {
+		if k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 {
+			return 2
+		}
+		for _, id := range childLevels(cat, k.fault) {
+			if l, ok := cat.Level(id); ok && l.Browser {
+				return 1
+			}
+		}
+		return 0
+	}
+	out := slices.Clone(cases)
+	slices.SortStableFunc(out, func(a, b *selftestCase) int { return cost(b) - cost(a) })
+	return out
+}
+
+// runCase runs one case's child and prints its settled line.
+func runCase(c *cli, k *selftestCase, root string, o childOptions, mu *sync.Mutex) {
+	start := time.Now()
+	k.report, k.output, k.err = runChild(c.self, k.fault, root, o)
+	took := time.Since(start).Round(100 * time.Millisecond)
+	name := k.fault.Name
+	if name == "" {
+		name = "(no fault)"
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", judge(k).status, name, took)
 }
 
 // The selftest scopes: what a fault's child runs.
@@ -229,6 +268,32 @@ type childOptions struct {
 	transport   string // stdio or in-process
 	callTimeout time.Duration
 	scope       string // scopeLevels or scopeBreaks
+	// backendProbe is the backend-probe every child uses ("": each child
+	// builds its own).
+	backendProbe string
+}
+
+// buildProbeOnce builds backend-probe once for every child, into a folder
+// of its own the caller removes. On a machine without a Go toolchain, or
+// where the build fails, it returns "" and each child meets the same
+// trouble and says why its backend specs are blocked, as a run does.
+func buildProbeOnce() (string, error) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", nil
+	}
+	dir, err := os.MkdirTemp("", "agentapp-selftest-probe-")
+	if err != nil {
+		return "", fmt.Errorf("making a folder for backend-probe: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	bin, err := platformconformance.BuildBackendProbe(ctx, goBin, dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return "", nil
+	}
+	return bin, nil
 }
 
 // runChild runs `conformance run` against mockhost with one fault (or none)
@@ -241,6 +306,9 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	}
 	out := filepath.Join(root, name)
 	args := []string{"run", "--quiet", "--out", out, "--call-timeout", callTimeout.String()}
+	if o.backendProbe != "" {
+		args = append(args, "--backend-probe", o.backendProbe)
+	}
 	for _, l := range childLevels(levels.Default(), f) {
 		args = append(args, "--level", l)
 	}

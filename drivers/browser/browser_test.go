@@ -49,6 +49,9 @@ func skipWithoutBrowser(tb testing.TB, err error) {
 // launch starts a browser of the test's own, closed at the end.
 func launch(tb testing.TB) *Browser {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: starts a browser (make test-quick leaves browsers out)")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	b, err := LaunchChromium(ctx, Options{})

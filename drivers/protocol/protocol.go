@@ -147,6 +147,22 @@ type ConfigureParams struct {
 	ModelSettings *ModelSettings `json:"modelSettings,omitempty"`
 	Branding      *Branding      `json:"branding,omitempty"`
 	Billing       *Billing       `json:"billing,omitempty"`
+	// Timeouts say how long the host may wait on a peer the harness plays
+	// before it gives up on it. A host may honour them; either way it is
+	// judged on what it does once it gives up (docs/host-control-protocol.md,
+	// "Peer timeouts"). Absent: the host's own.
+	Timeouts *PeerTimeouts `json:"timeouts,omitempty"`
+}
+
+// PeerTimeouts are the waits a host may take from host/configure, in
+// milliseconds; zero means the host's own. The harness sets them low so a
+// spec that watches a host wait out a silent peer (an App Server that
+// hangs, a revocation service or registry that never answers) sees the
+// host give up within seconds, without a shorter watch of its own.
+type PeerTimeouts struct {
+	AppServerMs  int `json:"appServerMs,omitempty"`
+	RegistryMs   int `json:"registryMs,omitempty"`
+	RevocationMs int `json:"revocationMs,omitempty"`
 }
 
 // ModelSettings are the host's global model settings. ProviderKey and
