@@ -129,9 +129,3 @@ func writeMerged(c *cli, shards []*shardReport, cat *levels.Catalog, out, signKe
 	printSummary(c.stdout, rep, out, written)
 	return rep, nil
 }
-
-// mergeKillMatrix is filled in with selftest sharding.
-func mergeKillMatrix(c *cli, dirs []string) int {
-	fmt.Fprintln(c.stderr, "conformance merge: --kill-matrix: not yet")
-	return exitUsage
-}
