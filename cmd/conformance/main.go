@@ -50,7 +50,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"run": {summary: "certify a host (default: the embedded mockhost) and write the report",
 			synopsis: "[flags]", run: cmdRun,
-			detail: "The report replaces --out whole once every file is written; a run that fails\nleaves the previous report untouched, and two runs may not share an --out."},
+			detail: "The report replaces --out whole once every file is written; a run that fails\nleaves the previous report untouched, and two runs may not share an --out.\nWith --shard I/N it runs one slice of the requirements (the rest end not-run,\nexit 8); `conformance merge` joins the slices into the unsharded report."},
 		"validate": {summary: "validate an Agent App package folder",
 			synopsis: "[flags] PACKAGE_DIR", run: cmdValidate},
 		"project": {summary: "print the deterministic projection of a package",
@@ -67,7 +67,8 @@ func commands() map[string]command {
 		"appserver-relay": {summary: "relay stdio (JSON lines) to the harness's App Server: the sidecar command a host spawns",
 			synopsis: "ADDR", run: cmdAppServerRelay},
 		"selftest": {summary: "prove the suites kill every mockhost fault (the kill matrix)",
-			synopsis: "[flags]", run: cmdSelftest},
+			synopsis: "[flags]", run: cmdSelftest,
+			detail: "With --shard I/N it runs one slice of the faults and the baseline; `conformance\nmerge --kill-matrix` over the shards' --keep folders prints the whole kill matrix."},
 		"merge": {summary: "join the report folders of run --shard (or selftest --shard --keep) into one",
 			synopsis: "[--out DIR] [--sign-key FILE] SHARD_DIR... | --kill-matrix KEEP_DIR...", run: cmdMerge,
 			detail: mergeDetail},
