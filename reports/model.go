@@ -72,6 +72,18 @@ type RunStatus struct {
 	// requirements known to fail, with why. It only changes the run's exit
 	// code; every outcome and verdict in the report is as the run found it.
 	ExpectedFailures []ExpectedFailure `json:"expectedFailures,omitempty"`
+	// Shard is the slice of the run this report holds (--shard I/N): its
+	// unselected requirements are not-run, as with a label filter.
+	// `conformance merge` joins the shards and drops it.
+	Shard *Shard `json:"shard,omitempty"`
+}
+
+// Shard is one slice of a run split across CI jobs: the k-th (0-based)
+// requirement of the requested levels, in catalog order, is in shard
+// (k mod Total)+1.
+type Shard struct {
+	Index int `json:"index"`
+	Total int `json:"total"`
 }
 
 // ExpectedFailure is one entry of a baseline of known failures.

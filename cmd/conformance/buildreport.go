@@ -41,6 +41,8 @@ type reportInput struct {
 	labelFilter string
 	// expected is the baseline of known failures, recorded as given.
 	expected []reports.ExpectedFailure
+	// shard is the slice of the run this report holds (nil: the whole run).
+	shard *shard
 }
 
 // buildReport turns spec outcomes into report.json's model: every
@@ -127,7 +129,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 
 // runStatus says how the run ended and what it selected.
 func runStatus(in reportInput) reports.RunStatus {
-	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter, ExpectedFailures: in.expected}
+	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter, ExpectedFailures: in.expected, Shard: in.shard.status()}
 	switch {
 	case in.result.Interrupted != "":
 		st.Status = reports.RunInterrupted

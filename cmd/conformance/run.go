@@ -35,6 +35,8 @@ type runOptions struct {
 	faults       multiFlag
 	quiet        bool
 	expected     string
+	shardSpec    string
+	shard        *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
 }
 
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
@@ -55,6 +57,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
 	fs.StringVar(&o.expected, "expected-failures", "", "YAML `FILE` mapping requirement ids known to fail to why: they do not fail the run, and one that passes fails it as stale (the report keeps every failure)")
+	fs.StringVar(&o.shardSpec, "shard", "", "run only shard `I/N` of the requested requirements (the k-th, 0-based, in catalog order is in shard (k mod N)+1); conformance merge joins the shards' reports")
 	pos, err := parseFlags(c, fs, args)
 	if err != nil {
 		return nil, err
@@ -197,7 +200,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Catalog = cat
 	cfg.Connector = connector
 	cfg.Levels = want
-	cfg.LabelFilter = o.labelFilter
+	cfg.LabelFilter = o.shard.labelFilter(cat, want, o.labelFilter)
 	cfg.Focus = o.focus
 	cfg.WorkDir = work
 	if o.backendProbe != "" {
@@ -222,6 +225,10 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 
 	if !o.quiet {
 		fmt.Fprintf(c.stdout, "certifying %s at %s\n", connector.Describe(), strings.Join(want, ", "))
+		if o.shard != nil {
+			fmt.Fprintf(c.stdout, "shard %d/%d: %d of the %d requirements (the others end not-run)\n",
+				o.shard.index, o.shard.total, len(o.shard.requirementIDs(cat, want)), len(cat.ForLevels(want)))
+		}
 	}
 	started := time.Now().UTC()
 	res, err := suites.Run(cfg)
@@ -240,7 +247,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
 		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
-		reportDir: rd.dir(), expected: expected,
+		reportDir: rd.dir(), expected: expected, shard: o.shard,
 	})
 	if err != nil {
 		return nil, err

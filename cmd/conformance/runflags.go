@@ -59,6 +59,11 @@ func checkRunOptions(o *runOptions) error {
 			return fmt.Errorf("--focus %q: %s", f, oneLine(err))
 		}
 	}
+	sh, err := parseShard(o.shardSpec)
+	if err != nil {
+		return err
+	}
+	o.shard = sh
 	if o.labelFilter != "" {
 		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
 			return fmt.Errorf("--label-filter %q: %s", o.labelFilter, labelFilterError(err))

@@ -41,6 +41,9 @@ func TestRunRejectsBadFlagValuesBeforeAnySpec(t *testing.T) {
 		{"second focus bad", []string{"--focus", "ok", "--focus", "a)"}, "--focus"},
 		{"label-filter dangling", []string{"--label-filter", "a &&"}, "--label-filter"},
 		{"label-filter unbalanced", []string{"--label-filter", "(a || b"}, "--label-filter"},
+		{"shard index 0", []string{"--shard", "0/3"}, "--shard"},
+		{"shard past its total", []string{"--shard", "4/3"}, "--shard"},
+		{"shard not I/N", []string{"--shard", "2"}, "--shard"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parent := t.TempDir()

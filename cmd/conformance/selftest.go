@@ -5,13 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +26,13 @@ type selftestCase struct {
 	report *reports.Report
 	err    error
 	output string
+	// judged, when set (selftest --level), are the requirements the
+	// fault's breaks are judged on; nil: every one it breaks.
+	judged map[string]bool
 }
+
+// breaks are the requirements the case's fault breaks that are judged.
+func (k *selftestCase) breaks() []string { return scopedBreaks(k.fault, k.judged) }
 
 // killVerdict is a case's line in the kill matrix.
 type killVerdict struct {
@@ -44,9 +48,12 @@ func cmdSelftest(c *cli, args []string) int {
 	jobs := fs.Int("jobs", runtime.NumCPU(), "faults run in parallel")
 	only := multiFlag{}
 	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
+	onlyLevels := multiFlag{}
+	fs.Var(&onlyLevels, "level", "restrict every child to this `LEVEL` (repeatable): only faults breaking a requirement of these levels run, judged on those requirements alone (a cheap selftest for the edit loop)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
 	scope := fs.String("scope", scopeLevels, "what a fault's child runs: levels (every spec of the levels its requirements count in, so collateral failures anywhere there show) or breaks (the levels without a browser in full, elsewhere only the specs of the requirements it breaks)")
-	keep := fs.String("keep", "", "keep the children's reports in this folder")
+	keep := fs.String("keep", "", "keep the children's reports in this `DIR` (DIR/baseline, DIR/FAULT; merge --kill-matrix reads them)")
+	shardSpec := fs.String("shard", "", "run only shard `I/N` of the faults (the k-th, 0-based, is in shard (k mod N)+1) and the baseline, which every shard runs; merge --kill-matrix joins the shards' --keep folders")
 	if _, code := parseArgs(c, fs, args); code >= 0 {
 		return code
 	}
@@ -58,9 +65,29 @@ func cmdSelftest(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance selftest: --scope must be %s or %s, not %q\n", scopeLevels, scopeBreaks, *scope)
 		return exitUsage
 	}
+	sh, err := parseShard(*shardSpec)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
+		return exitUsage
+	}
 	if *jobs < 1 {
 		*jobs = 1
 	}
+	cat := levels.Default()
+	opts := childOptions{transport: *transport, callTimeout: *callTimeout, scope: *scope}
+	if len(onlyLevels) > 0 {
+		want, err := cat.ParseLevels(onlyLevels)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance selftest: --level: %v\n", err)
+			return exitUsage
+		}
+		opts.levels = restrictLevels(childLevels(cat, mockhost.Fault{}), want)
+		if len(opts.levels) == 0 {
+			fmt.Fprintf(c.stderr, "conformance selftest: --level %s: the baseline runs none of these levels\n", strings.Join(onlyLevels, " "))
+			return exitUsage
+		}
+	}
+	judged := judgedRequirements(cat, opts.levels)
 	faults := mockhost.Faults()
 	if len(only) > 0 {
 		set, err := mockhost.ParseFaults(only)
@@ -68,13 +95,17 @@ func cmdSelftest(c *cli, args []string) int {
 			fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
 			return exitUsage
 		}
-		var picked []mockhost.Fault
-		for _, f := range faults {
-			if set.Has(f.Name) {
-				picked = append(picked, f)
-			}
+		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return !set.Has(f.Name) })
+	}
+	if judged != nil {
+		// Only the faults with something to break in the levels run.
+		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 })
+	}
+	var mine []mockhost.Fault
+	for k, f := range faults {
+		if sh.owns(k) {
+			mine = append(mine, f)
 		}
-		faults = picked
 	}
 	root := *keep
 	if root == "" {
@@ -86,12 +117,17 @@ func cmdSelftest(c *cli, args []string) int {
 		defer os.RemoveAll(dir)
 		root = dir
 	}
-	cases := make([]*selftestCase, 0, len(faults)+1)
-	cases = append(cases, &selftestCase{})
-	for _, f := range faults {
-		cases = append(cases, &selftestCase{fault: f})
+	// The baseline runs in every shard: each judges its collateral
+	// failures against it.
+	cases := []*selftestCase{{judged: judged}}
+	for _, f := range mine {
+		cases = append(cases, &selftestCase{fault: f, judged: judged})
 	}
-	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults over %s, %d at a time, scope %s\n", len(faults), *transport, *jobs, *scope)
+	part := ""
+	if sh != nil {
+		part = fmt.Sprintf(" (shard %d/%d of %d faults)", sh.index, sh.total, len(faults))
+	}
+	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults%s over %s, %d at a time, scope %s\n", len(mine), part, *transport, *jobs, *scope)
 	probe, err := buildProbeOnce()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
@@ -100,103 +136,57 @@ func cmdSelftest(c *cli, args []string) int {
 	if probe != "" {
 		defer os.RemoveAll(filepath.Dir(probe))
 	}
-	runCases(c, cases, root, childOptions{transport: *transport, callTimeout: *callTimeout, scope: *scope, backendProbe: probe}, *jobs)
-	cat := levels.Default()
-	bad := printKillMatrix(c.stdout, cases)
-	checks := len(cases)
-	if len(only) == 0 {
-		// With every fault run, each spec (not only each requirement) must
-		// have failed under at least one of them.
-		checks++
-		if idle := unkilledSpecs(cases); len(idle) > 0 {
-			fmt.Fprintf(c.stdout, "%d specs failed under no fault (a broken host could pass them):\n", len(idle))
-			for _, s := range idle {
-				fmt.Fprintf(c.stdout, "  %s\n", s)
-			}
-			bad++
-		} else {
-			fmt.Fprintln(c.stdout, "every spec failed under at least one fault")
-		}
+	opts.backendProbe = probe
+	runCases(c, cases, root, opts, *jobs)
+	ks := killMatrixScope{everyFault: len(only) == 0 && sh == nil && judged == nil}
+	switch {
+	case sh != nil:
+		ks.skipped = fmt.Sprintf("it needs every fault and shard %d/%d ran some (merge --kill-matrix the shards' --keep folders)", sh.index, sh.total)
+	case judged != nil && len(only) == 0:
+		ks.skipped = levelsSkip
 	}
-	// Under an indiscriminate fault, no requirement resting on a refusal of
-	// the kinds it gives or withholds regardless of what was planted may pass.
-	for _, k := range cases {
-		if len(k.fault.Indiscriminate) == 0 || k.report == nil {
-			continue
-		}
-		checks++
-		if passed, n := refusalPasses(k, cat); len(passed) > 0 {
-			fmt.Fprintf(c.stdout, "FALSE-PASS  %s: %d requirements rest on a refusal it gives regardless, and these passed: %s\n",
-				k.fault.Name, n, strings.Join(passed, " "))
-			bad++
-		} else {
-			fmt.Fprintf(c.stdout, "no false pass under %s: none of the %d requirements resting on a refusal passed\n", k.fault.Name, n)
-		}
-	}
-	// The closing line CI runners read.
-	fmt.Fprintf(c.stdout, "selftest: %d passed, %d failed\n", checks-bad, bad)
-	if bad > 0 {
-		return exitFailed
-	}
-	return exitOK
+	return judgeKillMatrix(c.stdout, cases, cat, ks)
 }
 
-// refusalPasses lists the requirements resting on a refusal of a kind the
-// fault gives regardless (levels.Requirement.Refusal) that passed under
-// it, and how many such requirements the run judged.
-func refusalPasses(k *selftestCase, cat *levels.Catalog) (passed []string, n int) {
-	out := map[string]reports.Outcome{}
-	for _, r := range k.report.Requirements {
-		out[r.ID] = r.Outcome
-	}
-	for _, r := range cat.Requirements() {
-		o, ran := out[r.ID]
-		if !ran || !restsOn(r, k.fault.Indiscriminate) {
-			continue
-		}
-		n++
-		if o == reports.Passed {
-			passed = append(passed, r.ID)
+// levelsSkip says why a --level selftest makes no every-spec check.
+const levelsSkip = "it needs every fault and --level ran only those breaking a requirement of its levels"
+
+// restrictLevels keeps the levels of have that are in want, in have's order.
+func restrictLevels(have, want []string) []string {
+	var out []string
+	for _, l := range have {
+		if slices.Contains(want, l) {
+			out = append(out, l)
 		}
 	}
-	return passed, n
+	return out
 }
 
-func restsOn(r levels.Requirement, kinds []levels.RefusalKind) bool {
-	for _, k := range r.Refusal {
-		if slices.Contains(kinds, k) {
-			return true
-		}
+// judgedRequirements is the set of requirements a selftest restricted to
+// levels judges faults on; nil (no restriction) judges every break.
+func judgedRequirements(cat *levels.Catalog, lv []string) map[string]bool {
+	if len(lv) == 0 {
+		return nil
 	}
-	return false
+	ids := map[string]bool{}
+	for _, r := range cat.ForLevels(lv) {
+		ids[r.ID] = true
+	}
+	return ids
 }
 
-// unkilledSpecs lists the baseline's specs that no fault run failed.
-func unkilledSpecs(cases []*selftestCase) []string {
-	killed := map[string]bool{}
-	var all []string
-	for _, k := range cases {
-		if k.report == nil {
-			continue
-		}
-		for _, r := range k.report.Requirements {
-			for _, s := range r.Specs {
-				if k.fault.Name == "" {
-					all = append(all, s.Name)
-				} else if s.Outcome == reports.Failed {
-					killed[s.Name] = true
-				}
-			}
+// scopedBreaks are the requirements a fault breaks that are judged.
+func scopedBreaks(f mockhost.Fault, judged map[string]bool) []string {
+	if judged == nil {
+		return f.Breaks
+	}
+	var out []string
+	for _, id := range f.Breaks {
+		if judged[id] {
+			out = append(out, id)
 		}
 	}
-	var idle []string
-	for _, s := range all {
-		if !killed[s] {
-			idle = append(idle, s)
-		}
-	}
-	sort.Strings(idle)
-	return idle
+	return out
 }
 
 // runCases runs every case in its own child process, jobs at a time, the
@@ -268,6 +258,8 @@ type childOptions struct {
 	transport   string // stdio or in-process
 	callTimeout time.Duration
 	scope       string // scopeLevels or scopeBreaks
+	// levels, when set (selftest --level), restrict every child to them.
+	levels []string
 	// backendProbe is the backend-probe every child uses ("": each child
 	// builds its own).
 	backendProbe string
@@ -309,7 +301,15 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	if o.backendProbe != "" {
 		args = append(args, "--backend-probe", o.backendProbe)
 	}
-	for _, l := range childLevels(levels.Default(), f) {
+	lv := childLevels(levels.Default(), f)
+	if len(o.levels) > 0 {
+		// A fault's break may count in a restricted level through a level
+		// below it (levels are cumulative): then the child runs them all.
+		if lv = restrictLevels(lv, o.levels); len(lv) == 0 {
+			lv = o.levels
+		}
+	}
+	for _, l := range lv {
 		args = append(args, "--level", l)
 	}
 	if o.scope == scopeBreaks {
@@ -342,97 +342,6 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 		return nil, buf.String(), fmt.Errorf("child run %s: %w", name, lerr)
 	}
 	return rep, buf.String(), nil
-}
-
-// judge compares a case's failed requirements with what its fault breaks.
-func judge(k *selftestCase) killVerdict {
-	if k.err != nil {
-		return killVerdict{status: "ERROR"}
-	}
-	failed := map[string]bool{}
-	for _, r := range k.report.Requirements {
-		if r.Outcome != reports.Passed && r.Outcome != reports.NotRun {
-			failed[r.ID] = true
-		}
-	}
-	breaks := map[string]bool{}
-	for _, id := range k.fault.Breaks {
-		breaks[id] = true
-	}
-	v := killVerdict{}
-	for _, id := range k.fault.Breaks {
-		if !failed[id] {
-			v.survivors = append(v.survivors, id)
-		}
-	}
-	for id := range failed {
-		if !breaks[id] {
-			v.collateral = append(v.collateral, id)
-		}
-	}
-	sort.Strings(v.collateral)
-	switch {
-	case k.fault.Name == "" && len(v.collateral) > 0:
-		v.status = "FALSE-FAIL"
-	case k.fault.Name == "":
-		v.status = "PASSED"
-	case len(v.survivors) > 0:
-		v.status = "SURVIVED"
-	case len(v.collateral) > 0:
-		v.status = "COLLATERAL"
-	default:
-		v.status = "KILLED"
-	}
-	return v
-}
-
-// printKillMatrix prints a line per case and returns how many cases failed.
-func printKillMatrix(w io.Writer, cases []*selftestCase) int {
-	bad := 0
-	killed := 0
-	for _, k := range cases {
-		v := judge(k)
-		name := k.fault.Name
-		if name == "" {
-			name = "(no fault)"
-		}
-		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, name, strings.Join(k.fault.Breaks, " "))
-		switch v.status {
-		case "KILLED":
-			killed++
-		case "PASSED":
-		default:
-			bad++
-		}
-		if len(v.survivors) > 0 {
-			fmt.Fprintf(w, "            passed though the fault breaks them: %s\n", strings.Join(v.survivors, " "))
-		}
-		if len(v.collateral) > 0 {
-			fmt.Fprintf(w, "            failed though the fault does not break them: %s\n", strings.Join(v.collateral, " "))
-			for _, id := range v.collateral {
-				if msg := failureOf(k.report, id); msg != "" {
-					fmt.Fprintf(w, "              %s: %s\n", id, truncateLine(firstLine(msg), 240))
-				}
-			}
-		}
-		if k.err != nil {
-			fmt.Fprintf(w, "            %v\n%s\n", k.err, indent(lastLines(k.output, 20), "            | "))
-		}
-	}
-	fmt.Fprintf(w, "\nkill matrix: %d of %d faults killed, %d problems\n", killed, len(cases)-1, bad)
-	return bad
-}
-
-func failureOf(rep *reports.Report, id string) string {
-	if rep == nil {
-		return ""
-	}
-	for _, r := range rep.Requirements {
-		if r.ID == id {
-			return r.Reason
-		}
-	}
-	return ""
 }
 
 func shellQuote(s string) string {

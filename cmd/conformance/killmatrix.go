@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/reports"
+)
+
+// killMatrixScope says what a set of finished cases can be judged on.
+type killMatrixScope struct {
+	// everyFault is set when the cases hold every fault selftest runs, so
+	// each spec must have failed under at least one of them.
+	everyFault bool
+	// skipped, when the every-spec check is not made and the output must
+	// say why (a shard, --level); "" says nothing (--fault picks faults).
+	skipped string
+}
+
+// judgeKillMatrix judges a set of finished cases, the baseline first: it
+// prints the kill matrix, the every-spec check, the false-pass check of
+// each indiscriminate fault and the closing line CI runners read, and
+// returns the exit code. selftest and merge --kill-matrix both judge here.
+func judgeKillMatrix(w io.Writer, cases []*selftestCase, cat *levels.Catalog, scope killMatrixScope) int {
+	bad := printKillMatrix(w, cases)
+	checks := len(cases)
+	switch {
+	case scope.everyFault:
+		// With every fault run, each spec (not only each requirement) must
+		// have failed under at least one of them.
+		checks++
+		if idle := unkilledSpecs(cases); len(idle) > 0 {
+			fmt.Fprintf(w, "%d specs failed under no fault (a broken host could pass them):\n", len(idle))
+			for _, s := range idle {
+				fmt.Fprintf(w, "  %s\n", s)
+			}
+			bad++
+		} else {
+			fmt.Fprintln(w, "every spec failed under at least one fault")
+		}
+	case scope.skipped != "":
+		fmt.Fprintf(w, "not checked that every spec failed under at least one fault: %s\n", scope.skipped)
+	}
+	// Under an indiscriminate fault, no requirement resting on a refusal of
+	// the kinds it gives or withholds regardless of what was planted may pass.
+	for _, k := range cases {
+		if len(k.fault.Indiscriminate) == 0 || k.report == nil {
+			continue
+		}
+		checks++
+		if passed, n := refusalPasses(k, cat); len(passed) > 0 {
+			fmt.Fprintf(w, "FALSE-PASS  %s: %d requirements rest on a refusal it gives regardless, and these passed: %s\n",
+				k.fault.Name, n, strings.Join(passed, " "))
+			bad++
+		} else {
+			fmt.Fprintf(w, "no false pass under %s: none of the %d requirements resting on a refusal passed\n", k.fault.Name, n)
+		}
+	}
+	// The closing line CI runners read.
+	fmt.Fprintf(w, "selftest: %d passed, %d failed\n", checks-bad, bad)
+	if bad > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// refusalPasses lists the requirements resting on a refusal of a kind the
+// fault gives regardless (levels.Requirement.Refusal) that passed under
+// it, and how many such requirements the run judged.
+func refusalPasses(k *selftestCase, cat *levels.Catalog) (passed []string, n int) {
+	out := map[string]reports.Outcome{}
+	for _, r := range k.report.Requirements {
+		out[r.ID] = r.Outcome
+	}
+	for _, r := range cat.Requirements() {
+		o, ran := out[r.ID]
+		if !ran || !restsOn(r, k.fault.Indiscriminate) {
+			continue
+		}
+		n++
+		if o == reports.Passed {
+			passed = append(passed, r.ID)
+		}
+	}
+	return passed, n
+}
+
+func restsOn(r levels.Requirement, kinds []levels.RefusalKind) bool {
+	for _, k := range r.Refusal {
+		if slices.Contains(kinds, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// unkilledSpecs lists the baseline's specs that no fault run failed.
+func unkilledSpecs(cases []*selftestCase) []string {
+	killed := map[string]bool{}
+	var all []string
+	for _, k := range cases {
+		if k.report == nil {
+			continue
+		}
+		for _, r := range k.report.Requirements {
+			for _, s := range r.Specs {
+				if k.fault.Name == "" {
+					all = append(all, s.Name)
+				} else if s.Outcome == reports.Failed {
+					killed[s.Name] = true
+				}
+			}
+		}
+	}
+	var idle []string
+	for _, s := range all {
+		if !killed[s] {
+			idle = append(idle, s)
+		}
+	}
+	sort.Strings(idle)
+	return idle
+}
+
+// judge compares a case's failed requirements with what its fault breaks.
+func judge(k *selftestCase) killVerdict {
+	if k.err != nil {
+		return killVerdict{status: "ERROR"}
+	}
+	failed := map[string]bool{}
+	for _, r := range k.report.Requirements {
+		if r.Outcome != reports.Passed && r.Outcome != reports.NotRun {
+			failed[r.ID] = true
+		}
+	}
+	breaks := map[string]bool{}
+	for _, id := range k.breaks() {
+		breaks[id] = true
+	}
+	v := killVerdict{}
+	for _, id := range k.breaks() {
+		if !failed[id] {
+			v.survivors = append(v.survivors, id)
+		}
+	}
+	for id := range failed {
+		if !breaks[id] {
+			v.collateral = append(v.collateral, id)
+		}
+	}
+	sort.Strings(v.collateral)
+	switch {
+	case k.fault.Name == "" && len(v.collateral) > 0:
+		v.status = "FALSE-FAIL"
+	case k.fault.Name == "":
+		v.status = "PASSED"
+	case len(v.survivors) > 0:
+		v.status = "SURVIVED"
+	case len(v.collateral) > 0:
+		v.status = "COLLATERAL"
+	default:
+		v.status = "KILLED"
+	}
+	return v
+}
+
+// printKillMatrix prints a line per case and returns how many cases failed.
+func printKillMatrix(w io.Writer, cases []*selftestCase) int {
+	bad := 0
+	killed := 0
+	for _, k := range cases {
+		v := judge(k)
+		name := k.fault.Name
+		if name == "" {
+			name = "(no fault)"
+		}
+		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, name, strings.Join(k.breaks(), " "))
+		switch v.status {
+		case "KILLED":
+			killed++
+		case "PASSED":
+		default:
+			bad++
+		}
+		if len(v.survivors) > 0 {
+			fmt.Fprintf(w, "            passed though the fault breaks them: %s\n", strings.Join(v.survivors, " "))
+		}
+		if len(v.collateral) > 0 {
+			fmt.Fprintf(w, "            failed though the fault does not break them: %s\n", strings.Join(v.collateral, " "))
+			for _, id := range v.collateral {
+				if msg := failureOf(k.report, id); msg != "" {
+					fmt.Fprintf(w, "              %s: %s\n", id, truncateLine(firstLine(msg), 240))
+				}
+			}
+		}
+		if k.err != nil {
+			fmt.Fprintf(w, "            %v\n%s\n", k.err, indent(lastLines(k.output, 20), "            | "))
+		}
+	}
+	fmt.Fprintf(w, "\nkill matrix: %d of %d faults killed, %d problems\n", killed, len(cases)-1, bad)
+	return bad
+}
+
+func failureOf(rep *reports.Report, id string) string {
+	if rep == nil {
+		return ""
+	}
+	for _, r := range rep.Requirements {
+		if r.ID == id {
+			return r.Reason
+		}
+	}
+	return ""
+}
