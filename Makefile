@@ -23,10 +23,13 @@ certify: deps build
 	./$(BIN) run --out $(REPORT)
 
 ## test: unit tests (with fuzz seeds and the report page in headless
-## Chromium), the suites over the in-process and the stdio transport, and
-## selftest (the kill matrix over every mockhost fault). Each stage prints
-## how long it took; about 20 minutes on 2 cores (README, "Test budget").
-test: deps build unit lint suites selftest
+## Chromium), staticcheck, and selftest (the kill matrix over every mockhost
+## fault). Every judged level runs whole on each transport: in-process in
+## the unit tests (TestTwoRunsGivePredicatesThatDifferOnlyInTimes, twice),
+## over stdio as selftest's baseline, over TCP in TestRunOverTCP; `make
+## suites` runs the first two again on their own. Each stage prints how
+## long it took (README, "Test budget").
+test: deps build unit lint selftest
 
 ## test-quick: the edit loop, under 5 minutes on 2 cores: vet, gofmt,
 ## staticcheck, the unit tests that start no browser and no harness child

@@ -25,9 +25,10 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	priv, pub := keygen(t, reports.Ed25519)
 	out := filepath.Join(t.TempDir(), "report")
 	// One level is enough: an interrupt is the CLI's concern, not the
-	// levels'. In Installable the readiness specs come after the install
-	// specs, so once UNINSTALL-ISOLATED has settled the run is (or soon
-	// will be) hanging on app/readiness.
+	// levels'. In Installable the first spec that asks for readiness
+	// (uninstall deleting data) comes right after UNINSTALL-KEEP-DATA's, so
+	// once that has settled the run is (or soon will be) hanging on
+	// app/readiness, and the signal meets a spec in the middle.
 	cmd := exec.Command(bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s", "--sign-key", priv,
 		"--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
 	stdout, err := cmd.StdoutPipe()
@@ -41,7 +42,7 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	lines := bufio.NewScanner(stdout)
 	for lines.Scan() {
 		console.WriteString(lines.Text() + "\n")
-		if strings.Contains(lines.Text(), "UNINSTALL-ISOLATED") {
+		if strings.Contains(lines.Text(), "UNINSTALL-KEEP-DATA") {
 			break
 		}
 	}

@@ -213,12 +213,14 @@ func runCases(c *cli, cases []*selftestCase, root string, o childOptions, jobs i
 }
 
 // longestFirst orders the cases by how much their child runs, most first,
-// so that no long child starts last and runs alone: the baseline and the
-// indiscriminate faults (every claimed level), then faults whose levels
-// need a browser, then the rest; the catalog order within each.
+// so that no long child starts last and runs alone: the baseline, the
+// indiscriminate faults (every claimed level) and the hostile ones (each
+// call they spoil waits out the call timeout), then faults whose levels
+// need a browser, then the rest; within each, the fault that breaks more
+// requirements (more specs to run) first.
 func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 	cost := func(k *selftestCase) int {
-		if k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 {
+		if k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 || k.fault.Hostile {
 			return 2
 		}
 		for _, id := range childLevels(cat, k.fault) {
@@ -229,7 +231,12 @@ func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 		return 0
 	}
 	out := slices.Clone(cases)
-	slices.SortStableFunc(out, func(a, b *selftestCase) int { return cost(b) - cost(a) })
+	slices.SortStableFunc(out, func(a, b *selftestCase) int {
+		if c := cost(b) - cost(a); c != 0 {
+			return c
+		}
+		return len(b.fault.Breaks) - len(a.fault.Breaks)
+	})
 	return out
 }
 
@@ -430,19 +437,28 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 }
 
 // breaksFilter is the label filter of a fault's child in the breaks scope:
-// every spec of the levels that need no browser (cheap, and where most
-// collateral failures show), and elsewhere only the specs of the
-// requirements the fault breaks. The baseline and a fault whose refusals no
-// spec may rest on run everything ("").
+// the specs of the requirements the fault breaks and, when one of them
+// counts in a level that needs no browser, every spec of those levels. A
+// fault there lives in the package pipeline every level shares (verify,
+// project, install, readiness), where collateral failures show; a fault
+// that breaks only browser-level requirements lives in the surface, the
+// bridge or the agent runtime, whose collateral the breaks scope never
+// looked for elsewhere either (selftest --scope levels does). The baseline
+// and a fault whose refusals no spec may rest on run everything ("").
 func breaksFilter(cat *levels.Catalog, f mockhost.Fault) string {
 	if f.Name == "" || len(f.Indiscriminate) > 0 {
 		return ""
 	}
-	var parts []string
+	var plain []string
 	for _, id := range cat.JudgedLevels() {
 		if l, ok := cat.Level(id); ok && !l.Browser {
-			parts = append(parts, id)
+			plain = append(plain, id)
 		}
 	}
-	return strings.Join(append(parts, f.Breaks...), " || ")
+	for _, id := range f.Breaks {
+		if r, ok := cat.Requirement(id); ok && slices.ContainsFunc(r.Levels, func(l string) bool { return slices.Contains(plain, l) }) {
+			return strings.Join(append(plain, f.Breaks...), " || ")
+		}
+	}
+	return strings.Join(f.Breaks, " || ")
 }

@@ -46,13 +46,19 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 	}
 }
 
-// In the breaks scope a fault's child runs the levels without a browser and
-// the specs of what it breaks; the baseline and indiscriminate faults run
-// everything. A requirement a filtered child did not run is no collateral.
+// In the breaks scope a fault's child runs the specs of what it breaks, and
+// the levels without a browser whole when it breaks something there; the
+// baseline and indiscriminate faults run everything. A requirement a
+// filtered child did not run is no collateral.
 func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	cat := levels.Default()
+	// A fault of the package pipeline runs the levels without a browser whole.
+	plain := mockhost.Fault{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE", "UNINSTALL-EXPORT"}}
+	if got, want := breaksFilter(cat, plain), "catalog || installable || desktop-p0 || P0-NO-APP-CODE || UNINSTALL-EXPORT"; got != want {
+		t.Errorf("filter %q, want %q", got, want)
+	}
 	f := mockhost.Fault{Name: "export-keeps-data", Breaks: []string{"UNINSTALL-EXPORT"}}
-	if got, want := breaksFilter(cat, f), "catalog || installable || desktop-p0 || UNINSTALL-EXPORT"; got != want {
+	if got, want := breaksFilter(cat, f), "UNINSTALL-EXPORT"; got != want {
 		t.Errorf("filter %q, want %q", got, want)
 	}
 	if got := breaksFilter(cat, mockhost.Fault{}); got != "" {
@@ -67,5 +73,26 @@ func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	}}}}
 	if v := judge(k); v.status != "KILLED" {
 		t.Errorf("a not-run requirement counted against the fault: %+v", v)
+	}
+}
+
+// The children that run longest start first, so none starts last and runs
+// alone: the baseline and indiscriminate or hostile faults, then faults of
+// browser levels (the one breaking more first), then the rest.
+func TestLongestChildrenStartFirst(t *testing.T) {
+	cat := levels.Default()
+	plain := &selftestCase{fault: mockhost.Fault{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE"}}}
+	bridge := &selftestCase{fault: mockhost.Fault{Name: "bridge-trusts-any-origin", Breaks: []string{"BRIDGE-ORIGIN"}}}
+	wide := &selftestCase{fault: mockhost.Fault{Name: "wide", Breaks: []string{"BRIDGE-ORIGIN", "BRIDGE-SOURCE"}}}
+	hostile := &selftestCase{fault: mockhost.Fault{Name: "hang-on-readiness", Hostile: true, Breaks: []string{"READY-STATUS"}}}
+	base := &selftestCase{}
+	got := longestFirst(cat, []*selftestCase{plain, bridge, wide, hostile, base})
+	want := []*selftestCase{hostile, base, wide, bridge, plain}
+	if !slices.Equal(got, want) {
+		var names []string
+		for _, k := range got {
+			names = append(names, k.fault.Name)
+		}
+		t.Errorf("order %q, want hang-on-readiness, baseline, wide, bridge-trusts-any-origin, exec-worker-on-project", names)
 	}
 }
