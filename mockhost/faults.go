@@ -522,11 +522,15 @@ func Faults() []Fault {
 			Description: "the filesystem sandbox is applied, but a backend declaring network deny-by-default may still connect anywhere"},
 
 		// Hostile hosts: the harness must fail the check at hand, record it and go on.
-		{Name: "host-page-spins", Hostile: true,
-			Breaks: []string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",
-				"BRIDGE-INVALID-ANSWERED", "BRIDGE-SOURCE", "BRIDGE-ORIGIN", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-APPID", "BRIDGE-FAIL-CLOSED",
-				"BRIDGE-NO-LEAK", "BRIDGE-CONTAINMENT", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-DOWNLOAD", "BRIDGE-TOAST-TEXT", "BRIDGE-THEME-UPDATE", "BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE", "AGENT-PROJECTIONS"},
+		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT"),
 			Description: "the host page's script loops for ever, so the surface never finishes loading"},
+		// Forgers: a host that has no Host Bridge and writes what the
+		// probe would report gains no pass (the probe is the harness's,
+		// in a world the page cannot reach).
+		{Name: "forge-probe", Hostile: true, Breaks: bridgeRequirements(),
+			Description: "no Host Bridge at all: the app frame runs a forger that writes a conforming host's findings where the probe's report used to be read and dispatches made-up host messages"},
+		{Name: "forge-probe-devtools", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
+			Description: "forge-probe in a browser of the host's own: app/launch and app/center name the DevTools endpoint of a Chromium the host started"},
 		{Name: "hang-on-readiness", Hostile: true,
 			Breaks: []string{"READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
 				"READY-SETUP-ACTIONS", "READY-END-OF-LIFE", "READY-DEPRECATED", "READY-SECRETS", "READY-CAPABILITIES",
@@ -547,6 +551,16 @@ func Faults() []Fault {
 	fs = withPlatform(fs)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
+}
+
+// bridgeRequirements lists the requirements judged on what a launched app
+// surface's Host Bridge does (what a host with no bridge cannot pass), and
+// more.
+func bridgeRequirements(more ...string) []string {
+	return append([]string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",
+		"BRIDGE-INVALID-ANSWERED", "BRIDGE-SOURCE", "BRIDGE-ORIGIN", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-APPID", "BRIDGE-FAIL-CLOSED",
+		"BRIDGE-NO-LEAK", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-DOWNLOAD", "BRIDGE-TOAST-TEXT", "BRIDGE-THEME-UPDATE",
+		"BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE", "AGENT-PROJECTIONS"}, more...)
 }
 
 func everyRefusal() []levels.RefusalKind {

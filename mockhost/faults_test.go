@@ -411,8 +411,8 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, workflowProbes())
 	maps.Copy(probes, secretProbes())
 	for _, f := range Faults() {
-		if f.Hostile {
-			continue
+		if _, ok := probes[f.Name]; f.Hostile && !ok {
+			continue // hostile_test.go tests it
 		}
 		pr, ok := probes[f.Name]
 		if !ok {

@@ -151,7 +151,8 @@ func NewWithOptions(o Options) *Host {
 	fs := FaultSet{}
 	maps.Copy(fs, o.Faults)
 	var rt *browserRuntime
-	if o.DevTools {
+	// fault: forge-probe-devtools — forge-probe in a browser of the host's own: app/launch answers with the DevTools endpoint of a Chromium the host started, where it serves the forger.
+	if o.DevTools || fs.Has("forge-probe-devtools") {
 		rt = newBrowserRuntime(o.Browser)
 	}
 	schemas, err := protocol.LoadSchemas()

@@ -206,8 +206,9 @@ func TestHealthyHostAnswersBadFrames(t *testing.T) {
 
 // TestHostileFaultsAreTested keeps this file in step with Faults().
 func TestHostileFaultsAreTested(t *testing.T) {
-	// host-page-spins is tested with the other surface faults (surface_faults_test.go).
-	tested := map[string]bool{"hang-on-readiness": true, "crash-mid-uninstall": true, "garbage-on-list": true, "flood-on-project": true, "host-page-spins": true}
+	// host-page-spins and the forgers are tested with the other surface faults (surface_faults_test.go).
+	tested := map[string]bool{"hang-on-readiness": true, "crash-mid-uninstall": true, "garbage-on-list": true, "flood-on-project": true, "host-page-spins": true,
+		"forge-probe": true, "forge-probe-devtools": true}
 	for _, f := range Faults() {
 		if f.Hostile != tested[f.Name] {
 			t.Errorf("hostile fault %s has no test here (or a tested fault is not hostile)", f.Name)

@@ -11,6 +11,9 @@ var (
 	surfaceHTML string
 	//go:embed bridge.js
 	bridgeJS string
+	// forgerJS is what forge-probe serves as the app's probe.js.
+	//go:embed forger.js
+	forgerJS string
 
 	surfaceTemplate = template.Must(template.New("surface").Parse(surfaceHTML))
 )
@@ -56,10 +59,20 @@ func (h *Host) pageData(l *launch, nonce string) pageData {
 	cfg.ToastHTML = h.faults.Has("toast-innerhtml")
 	// fault: host-page-spins — the host page's script never yields: the page never finishes loading.
 	cfg.Spin = h.faults.Has("host-page-spins")
+	script := template.JS(bridgeJS) // our own embedded script, trusted
+	if h.forgesProbe() {
+		script = ""
+	}
 	return pageData{
 		Title: l.title, AppID: l.appID, EntryKey: l.entryKey, Nonce: nonce,
 		FrameURL: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry,
 		Config:   cfg,
-		Script:   template.JS(bridgeJS), // our own embedded script, trusted
+		Script:   script,
 	}
+}
+
+// forgesProbe: the host has no Host Bridge and forges the probe's findings.
+func (h *Host) forgesProbe() bool {
+	// fault: forge-probe — the host page has no Host Bridge at all; the app's probe.js it serves is a forger that writes the findings of a conforming host into the page and dispatches made-up host messages at the frame.
+	return h.faults.Has("forge-probe") || h.faults.Has("forge-probe-devtools")
 }

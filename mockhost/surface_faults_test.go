@@ -111,10 +111,19 @@ func surfaceProbes() map[string]probe {
 		"silent-on-invalid": func(t *testing.T, x *harness) string {
 			return fmt.Sprint(len(x.mount("tiny-app", "main").sendRaw("null").Post))
 		},
-		"bridge-trusts-any-source":    pageProbe(`"checkSource":true`),
-		"bridge-trusts-any-origin":    pageProbe(`"checkOrigin":true`),
-		"toast-innerhtml":             pageProbe(`"toastHTML":false`),
-		"host-page-spins":             pageProbe(`"spin":false`),
+		"bridge-trusts-any-source": pageProbe(`"checkSource":true`),
+		"bridge-trusts-any-origin": pageProbe(`"checkOrigin":true`),
+		"toast-innerhtml":          pageProbe(`"toastHTML":false`),
+		"host-page-spins":          pageProbe(`"spin":false`),
+		"forge-probe":              pageProbe(`window.addEventListener("message"`),
+		"forge-probe-devtools": func(t *testing.T, x *harness) string {
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var res protocol.LaunchResult
+			x.must(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, &res)
+			return fmt.Sprint(res.URL != "", res.DevTools != nil)
+		},
 		"bridge-ignores-version":      sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"version": "2", "protocol": "x"}),
 		"bridge-ignores-appid":        sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"}),
 		"invoke-undeclared":           invokeProbe(protocol.ConfigureParams{}, "lime.billing", "getPlan", nil),

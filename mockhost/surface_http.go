@@ -233,6 +233,11 @@ func (h *Host) appFiles(origin string) http.HandlerFunc {
 			http.NotFound(w, r)
 			return
 		}
+		if h.forgesProbe() && strings.HasSuffix(r.PathValue("path"), "probe.js") {
+			w.Header().Set("Content-Type", contentType(".js"))
+			_, _ = io.WriteString(w, forgerJS)
+			return
+		}
 		f, err := l.ui.open(r.PathValue("path"))
 		if err != nil {
 			http.NotFound(w, r)

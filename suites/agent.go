@@ -259,7 +259,7 @@ func describeAgent(tc *TestContext) {
 		})
 	})
 
-	Describe("Runtime: lime.agent through App Server JSON-RPC", browserRetry, func() {
+	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.browserRetry(), func() {
 		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE"), func() {
 			// What the host sent is judged whether or not the App Server
 			// let the tasks start: one that refuses business methods

@@ -15,8 +15,13 @@ import (
 
 // browserRetry runs a browser spec that did not pass once more at once: a
 // spec that then passes is reported flaky, never passed (a flake is seen,
-// not hidden).
-var browserRetry = FlakeAttempts(2)
+// not hidden). Config.BrowserAttempts 1 turns the second attempt off.
+func (tc *TestContext) browserRetry() FlakeAttempts {
+	if tc.Config.BrowserAttempts > 0 {
+		return FlakeAttempts(tc.Config.BrowserAttempts)
+	}
+	return FlakeAttempts(2)
+}
 
 // snapshotQuietMs is the spell in which the app asks for nothing, to learn
 // whether the host pushes snapshots unasked.
@@ -115,7 +120,7 @@ func describeAnswer(m hostbridge.Message, ok bool) string {
 // describeBridge checks Host Bridge v1 in a real browser against the probe
 // (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
 func describeBridge(tc *TestContext) {
-	Describe("Desktop P1: launch and the app center", browserRetry, func() {
+	Describe("Desktop P1: launch and the app center", tc.browserRetry(), func() {
 		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED"), func() {
 			appID := tc.installProbe(tc.withCapabilityDisabled("lime.agent"))
 			tc.Precondition("the ready entry main launches", func() {
@@ -213,7 +218,7 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: the host snapshot", browserRetry, func() {
+	Describe("Desktop P2: the host snapshot", tc.browserRetry(), func() {
 		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
@@ -314,7 +319,7 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: the envelope", browserRetry, func() {
+	Describe("Desktop P2: the envelope", tc.browserRetry(), func() {
 		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			r := s.Run(
@@ -382,7 +387,7 @@ func describeBridge(tc *TestContext) {
 		)
 	})
 
-	Describe("Desktop P2: untrusted messages are never executed", browserRetry, func() {
+	Describe("Desktop P2: untrusted messages are never executed", tc.browserRetry(), func() {
 		spoof := func(key, requestID string) map[string]any {
 			return map[string]any{
 				"protocol": hostbridge.Protocol, "version": 1, "type": hostbridge.TypeInvoke, "requestId": requestID,
@@ -438,7 +443,7 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: blocked calls fail closed", browserRetry, func() {
+	Describe("Desktop P2: blocked calls fail closed", tc.browserRetry(), func() {
 		DescribeTable("answers host:error with a stable code, never a mock success",
 			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
 				s := tc.probeSurface(cfg())
@@ -489,7 +494,7 @@ func describeBridge(tc *TestContext) {
 		)
 	})
 
-	Describe("Desktop P2: nothing secret reaches the frame", browserRetry, func() {
+	Describe("Desktop P2: nothing secret reaches the frame", tc.browserRetry(), func() {
 		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK"), func() {
 			s := tc.probeSurface(tc.WithSecret())
 			r := s.Run(
@@ -503,6 +508,19 @@ func describeBridge(tc *TestContext) {
 				Invoke("store-2", "lime.storage", "get", map[string]any{"key": "leak-check"}), AwaitAnswer("store-2"),
 				Invoke("store-3", "lime.storage", "get", map[string]any{"key": strings.Repeat("k", 300)}), AwaitAnswer("store-3"),
 				Step{"page": true})
+			// A must-not is judged on what the host was seen to hand the
+			// frame: a host that answered nothing leaked nothing through
+			// answers it never gave.
+			tc.Precondition("the host answered the frame's snapshot and capability requests", func() {
+				if len(r.OfType(hostbridge.TypeSnapshot)) == 0 {
+					tc.Failf("no host:snapshot reached the app")
+				}
+				for _, id := range []string{"session-1", "secret-1", "secret-2", "no-1", "store-1", "store-2", "store-3"} {
+					if m, ok := r.Answer(id); !ok {
+						tc.Failf("request %s got %s", id, describeAnswer(m, ok))
+					}
+				}
+			})
 			var console []string
 			for _, l := range s.sess.Console() {
 				console = append(console, l.Text)
@@ -521,7 +539,7 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: the frame is contained", browserRetry, func() {
+	Describe("Desktop P2: the frame is contained", tc.browserRetry(), func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			own := s.frameFile("download.txt")
@@ -554,7 +572,7 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: controlled actions", browserRetry, func() {
+	Describe("Desktop P2: controlled actions", tc.browserRetry(), func() {
 		DescribeTable("host:openExternal refuses what the app may not open",
 			func(target string) {
 				s := tc.probeSurface(tc.DefaultConfigure())
@@ -604,20 +622,20 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("the host page does not show the toast's text")
 				}
 			})
-			markup := `<img src="data:," data-probe-toast="1" onerror="window.__probeToastRan=1" onload="window.__probeToastRan=1"><b data-probe-toast="1">bold</b>`
+			markup := `<img src="data:," data-probe-toast="1" onerror="document.documentElement.dataset.probeToastRan=1" onload="document.documentElement.dataset.probeToastRan=1"><b data-probe-toast="1">bold</b>`
 			s.Run(Request(hostbridge.TypeToast, "toast-2", map[string]any{"message": markup}), AwaitAnswer("toast-2"), Sleep(200))
 			var injected struct {
 				Elements int  `json:"elements"`
 				Ran      bool `json:"ran"`
 			}
-			s.Host(`({elements: document.querySelectorAll('[data-probe-toast]').length, ran: !!window.__probeToastRan})`, &injected)
+			s.Host(`({elements: document.querySelectorAll('[data-probe-toast]').length, ran: 'probeToastRan' in document.documentElement.dataset})`, &injected)
 			if injected.Elements > 0 || injected.Ran {
 				tc.Failf("a toast's markup became host DOM (%d elements, handler ran: %v)", injected.Elements, injected.Ran)
 			}
 		})
 	})
 
-	Describe("Desktop P2: theme and visibility", browserRetry, func() {
+	Describe("Desktop P2: theme and visibility", tc.browserRetry(), func() {
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			tc.Precondition("the app has its first snapshot", func() {

@@ -266,8 +266,7 @@ func (s *Surface) navigateFrameToSpoofer(msg map[string]any) bool {
 	if err := s.sess.AwaitResult(ctx, s.tc.thirdParty.Origin()+"/", &out); err != nil {
 		still, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		var ok bool
-		if s.sess.Eval(still, s.frame(), "typeof window.__probe === 'object'", &ok) == nil && ok {
+		if s.probeRuns(still) {
 			s.tc.Reading("Which origin check a spoofer meets", "the host keeps its app frame from navigating to another origin")
 			return false
 		}
@@ -296,7 +295,7 @@ func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) str
 	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
 	defer cancel()
 	var text string
-	if err := sess.Eval(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
+	if err := sess.Inspect(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
 		tc.Errorf("reading the page %s: %v", firstNonEmpty(address, "of DevTools target "+dt.TargetID), err)
 	}
 	return text

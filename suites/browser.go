@@ -2,9 +2,12 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +21,12 @@ import (
 type BrowserConfig struct {
 	Binary   string
 	Endpoint string
+	// TrustHostRuntime lets the harness judge the app surface in a
+	// browser runtime the host names in app/launch or app/center that is
+	// not Endpoint (--trust-host-browser). A browser the host controls can
+	// show the harness whatever the host likes, so by default the harness
+	// attaches only to a browser it launched or the operator named.
+	TrustHostRuntime bool
 }
 
 // browserStartTimeout bounds the browser's start.
@@ -44,6 +53,31 @@ func (s *browserStarter) get(cfg BrowserConfig) (*browser.Browser, error) {
 	return s.b, s.err
 }
 
+// describe says which browser the run judged in, for the report, or ""
+// when none started.
+func (s *browserStarter) describe(cfg BrowserConfig) string {
+	if s.b == nil {
+		return ""
+	}
+	who := "the harness's"
+	if cfg.Endpoint != "" {
+		who = "named by the operator"
+	}
+	return fmt.Sprintf("%s (%s); %s", s.b.Describe(), who, probeEvidence)
+}
+
+// probeEvidence says where the Host Bridge verdicts come from.
+const probeEvidence = "Host Bridge evidence from the harness's probe in an isolated world of the app's frame, returned over DevTools"
+
+// sameEndpoint reports whether two DevTools addresses name the same
+// browser: the same host and port (one may be the ws:// address that
+// http://HOST:PORT/json/version gives).
+func sameEndpoint(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && ua.Host != "" && strings.EqualFold(ua.Host, ub.Host)
+}
+
 func (s *browserStarter) close() {
 	if s.b != nil {
 		_ = s.b.Close()
@@ -56,6 +90,15 @@ func (tc *TestContext) browser() (*browser.Browser, error) {
 	return tc.browserOnce.get(tc.Config.Browser)
 }
 
+// browsersUsed describes the browsers the run judged in.
+func (tc *TestContext) browsersUsed() []string {
+	var out []string
+	if d := tc.browserOnce.describe(tc.Config.Browser); d != "" {
+		out = append(out, d)
+	}
+	return append(out, tc.runtimes.describe(tc.Config.Browser)...)
+}
+
 // runtimeBrowsers are the browser runtimes hosts named in DevTools
 // answers (app/launch, app/center), attached on first use and kept by
 // endpoint until the run ends. An endpoint must be on loopback: the
@@ -63,6 +106,32 @@ func (tc *TestContext) browser() (*browser.Browser, error) {
 type runtimeBrowsers struct {
 	mu sync.Mutex
 	m  map[string]*browser.Browser
+}
+
+// errUntrustedRuntime is why the harness does not attach to a browser the
+// host names: see BrowserConfig.TrustHostRuntime.
+var errUntrustedRuntime = errors.New("the harness judges the app surface only in a browser it launched or the operator named (--browser-endpoint): " +
+	"a browser the host controls can show it whatever the host likes. Name it with --browser-endpoint, or pass --trust-host-browser to judge in it anyway (the report says so)")
+
+// trusts reports whether the harness may judge in the browser at endpoint.
+func (cfg BrowserConfig) trusts(endpoint string) bool {
+	return cfg.TrustHostRuntime || (cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, endpoint))
+}
+
+// describe lists the host runtimes the run judged in, for the report.
+func (r *runtimeBrowsers) describe(cfg BrowserConfig) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for e, b := range r.m {
+		who := "the host's own runtime, trusted with --trust-host-browser: its verdicts rest on a browser the host controls"
+		if cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, e) {
+			who = "the host's runtime, named by the operator"
+		}
+		out = append(out, fmt.Sprintf("%s (%s); %s", b.Describe(), who, probeEvidence))
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (r *runtimeBrowsers) get(endpoint string) (*browser.Browser, error) {

@@ -38,6 +38,11 @@ type Config struct {
 	Focus       []string // optional spec text focus
 	// WorkDir is a folder the run owns: fixtures are materialized below it.
 	WorkDir string
+	// BrowserAttempts is how many times a browser spec that does not pass
+	// runs (0: twice, a pass the second time reported flaky). selftest's
+	// fault children in the breaks scope run them once: there a spec is
+	// expected to fail, and a second attempt only doubles the wait.
+	BrowserAttempts int
 	// BackendProbe is a backend-probe binary built beforehand (selftest
 	// builds one for all its children); empty, the run builds its own
 	// once from the embedded source.

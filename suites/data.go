@@ -238,7 +238,7 @@ func (tc *TestContext) exportThenDelete(appID string) (protocol.UninstallResult,
 // (spec 000 Storage and data boundary; 002 Storage boundary, Cleanup and
 // Desktop P4).
 func describeData(tc *TestContext) {
-	Describe("Desktop P4: app storage and lifecycle", browserRetry, func() {
+	Describe("Desktop P4: app storage and lifecycle", tc.browserRetry(), func() {
 		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED"), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			b := tc.installNeighbour()

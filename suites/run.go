@@ -67,6 +67,9 @@ type Result struct {
 	Unreachable string
 	// Interrupted names the signal that stopped the run ("" when none did).
 	Interrupted string
+	// Browsers describes each browser the run judged the app surface in
+	// and where its evidence came from (report environment.browser).
+	Browsers []string
 }
 
 // SpecInfo describes a declared spec (from a dry run).
@@ -153,6 +156,7 @@ func Run(cfg Config) (*Result, error) {
 	tc.declare()
 	ginkgo.ReportAfterEach(col.afterEach)
 	defer tc.close()
+	defer func() { res.Browsers = tc.browsersUsed() }()
 
 	// Ginkgo stops the run on SIGINT / SIGTERM (it aborts the running spec,
 	// cleans up and skips the rest); the run records that it happened.

@@ -143,7 +143,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	if s.HostURL == "" {
 		ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
 		defer cancel()
-		if err := s.sess.Eval(ctx, "", "location.href", &s.HostURL); err != nil {
+		if err := s.sess.Inspect(ctx, "", "location.href", &s.HostURL); err != nil {
 			tc.surfaceMissed(fmt.Sprintf("reading the host page's address: %v", err))
 		}
 	}
@@ -170,6 +170,9 @@ func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, wha
 	}
 	if dt == nil {
 		tc.Errorf("the host named neither a URL nor a DevTools target for %s", what)
+	}
+	if !tc.Config.Browser.trusts(dt.Endpoint) {
+		tc.Blockedf("%s: the host named a browser of its own (DevTools %s): %v", what, dt.Endpoint, errUntrustedRuntime)
 	}
 	b, err := tc.runtimes.get(dt.Endpoint)
 	if err != nil {
@@ -203,7 +206,10 @@ func (tc *TestContext) surfaceMissed(reason string) {
 	tc.Errorf("%s", reason)
 }
 
-// awaitProbe waits until the probe runs in the app's frame.
+// awaitProbe puts the harness's probe (hostbridge.ProbeJS) in an isolated
+// world of the app's frame and waits until it runs there. The probe is the
+// harness's own code, out of the page's reach: nothing the host serves in
+// the frame can write what it reports.
 func (s *Surface) awaitProbe() {
 	ginkgo.GinkgoHelper()
 	deadline := time.Now().Add(probeReadyTimeout)
@@ -214,18 +220,27 @@ func (s *Surface) awaitProbe() {
 		if s.appFrame == "" {
 			s.findAppFrame(ctx)
 		}
-		last = s.sess.Eval(ctx, s.frame(), "typeof window.__probe === 'object'", &ok)
+		last = s.sess.Install(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeJS)
+		if last == nil {
+			last = s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok)
+		}
 		cancel()
 		if last == nil && ok {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	s.tc.surfaceMissed(fmt.Sprintf("the app's frame (runtime origin %s) never ran the probe within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last))
+	s.tc.surfaceMissed(fmt.Sprintf("the harness's probe never ran in the app's frame (runtime origin %s) within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last))
 }
 
-// Step is one step of a probe scenario (fixtures/platform-conformance/
-// packages/bridge-probe/dist/ui/probe.js).
+// probeRuns reports whether the harness's probe runs in the app's frame
+// now (false when the frame left for another document).
+func (s *Surface) probeRuns(ctx context.Context) bool {
+	var ok bool
+	return s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok) == nil && ok
+}
+
+// Step is one step of a probe scenario (drivers/hostbridge/probe.js).
 type Step map[string]any
 
 // Send posts a bridge message from the app frame; members default to the
@@ -286,7 +301,12 @@ type ProbeResult struct {
 	Applied     []map[string]string `json:"applied"`
 	Containment *Containment        `json:"containment"`
 	Page        *ProbePage          `json:"page"`
-	raw         []byte
+	// Untrusted counts message events a script of the frame made up
+	// (dispatchEvent); the probe records none of them.
+	Untrusted int `json:"untrusted"`
+	// TooLarge is the size of a report the probe would not give.
+	TooLarge int `json:"tooLarge"`
+	raw      []byte
 }
 
 // Received is one message the app frame received.
@@ -373,30 +393,74 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
-	if err := s.sess.Eval(ctx, s.frame(), "window.__probe.run("+string(sc)+")", nil); err != nil {
-		s.tc.Errorf("the probe could not run its scenario in the app's frame: %v", err)
-	}
-	var raw json.RawMessage
-	if err := s.sess.AwaitResult(ctx, s.frame(), &raw); err != nil {
+	var text string
+	if err := s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeRun+"("+string(sc)+")", &text); err != nil {
 		s.tc.lastProbe = []byte(fmt.Sprintf("the probe did not report: %v", err))
-		s.tc.Errorf("the probe did not report: %v", err)
+		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
 	}
+	raw := json.RawMessage(text)
 	var r ProbeResult
 	if err := json.Unmarshal(raw, &r); err != nil {
 		s.tc.Errorf("the probe's report is not what the harness wrote it to give: %v", err)
+	}
+	if r.TooLarge > 0 {
+		s.tc.Errorf("the probe's report is %d characters, more than the harness reads", r.TooLarge)
+	}
+	for _, st := range steps {
+		if _, ok := st["contain"]; ok && r.Containment != nil {
+			s.readContainedGlobals(ctx, r.Containment)
+		}
 	}
 	r.raw = raw
 	s.tc.lastProbe = raw
 	return &r
 }
 
-// Host evaluates script in the host page's main world (the harness's own
-// view of what the host shows the user).
+// containedGlobals are the main-world globals through which an app's
+// frame would reach Node, Electron or Tauri (spec 000, Host Bridge v1: the
+// frame "must not directly access ... Tauri, Node"), by attempt name.
+var containedGlobals = map[string][]string{
+	"require":     {"require"},
+	"process":     {"process"},
+	"nodeGlobals": {"Buffer", "global", "module"},
+	"electron":    {"ipcRenderer", "electron", "__electron_preload__"},
+	"tauri":       {"__TAURI__", "__TAURI_INTERNALS__", "__TAURI_IPC__", "__TAURI_METADATA__"},
+}
+
+// readContainedGlobals adds to c what the frame's main world offers of
+// containedGlobals. The probe's world cannot see the page's globals, so
+// the harness reads them over DevTools, where the page cannot answer for
+// itself.
+func (s *Surface) readContainedGlobals(ctx context.Context, c *Containment) {
+	ginkgo.GinkgoHelper()
+	var names []string
+	for _, ns := range containedGlobals {
+		names = append(names, ns...)
+	}
+	held, err := s.sess.Globals(ctx, s.frame(), names)
+	if err != nil {
+		s.tc.Errorf("reading the app frame's globals: %v", err)
+	}
+	for attempt, ns := range containedGlobals {
+		a := Attempt{Detail: "absent"}
+		for _, n := range ns {
+			if g, ok := held[n]; ok && g.Type != "undefined" && !g.Null {
+				a = Attempt{Reached: true, Detail: n + " is a " + g.Type}
+				break
+			}
+		}
+		c.Attempts[attempt] = a
+	}
+}
+
+// Host evaluates script in an isolated world of the host page: the
+// harness's own view of what the host shows the user, which no script of
+// the page can answer for.
 func (s *Surface) Host(script string, out any) {
 	ginkgo.GinkgoHelper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.sess.Eval(ctx, "", script, out); err != nil {
+	if err := s.sess.Inspect(ctx, "", script, out); err != nil {
 		s.tc.Errorf("reading the host page: %v", err)
 	}
 }

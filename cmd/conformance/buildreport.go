@@ -99,7 +99,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
 			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults,
 		},
-		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()},
+		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Browser: strings.Join(in.result.Browsers, "; ")},
 		StartedAt:    in.started,
 		FinishedAt:   in.finished,
 		DurationMs:   in.finished.Sub(in.started).Milliseconds(),

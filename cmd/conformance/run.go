@@ -31,12 +31,15 @@ type runOptions struct {
 	hostArtifact string
 	browser      string
 	browserWS    string
-	backendProbe string
-	faults       multiFlag
-	quiet        bool
-	expected     string
-	shardSpec    string
-	shard        *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
+	// trustHostBrowser: judge the surface in a browser the host names.
+	trustHostBrowser bool
+	backendProbe     string
+	browserAttempts  int
+	faults           multiFlag
+	quiet            bool
+	expected         string
+	shardSpec        string
+	shard            *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
 }
 
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
@@ -53,6 +56,8 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
 	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
+	fs.BoolVar(&o.trustHostBrowser, "trust-host-browser", false, "judge the app surface in a browser runtime the host names (DevTools) that --browser-endpoint does not: its verdicts then rest on a browser the host controls, and the report says so")
+	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
 	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
@@ -212,7 +217,8 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	cfg.Redact = red.Redact
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
-	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS}
+	cfg.BrowserAttempts = o.browserAttempts
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, TrustHostRuntime: o.trustHostBrowser}
 	if self, err := os.Executable(); err == nil {
 		cfg.Relay = []string{self, "appserver-relay"}
 	}

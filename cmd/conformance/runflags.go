@@ -46,6 +46,9 @@ func checkRunOptions(o *runOptions) error {
 			return fmt.Errorf("--browser: %w", err)
 		}
 	}
+	if o.browserAttempts != 1 && o.browserAttempts != 2 {
+		return fmt.Errorf("--browser-attempts %d: want 1 or 2", o.browserAttempts)
+	}
 	if o.backendProbe != "" {
 		if err := checkRegularFile(o.backendProbe); err != nil {
 			return fmt.Errorf("--backend-probe: %w", err)

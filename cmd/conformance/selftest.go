@@ -323,6 +323,12 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 		if filter := breaksFilter(levels.Default(), f); filter != "" {
 			args = append(args, "--label-filter", filter)
 		}
+		// A fault's child in this scope runs the browser specs of what the
+		// fault breaks, which are to fail: a second attempt would only
+		// wait again. The baseline, which must pass, keeps its retry.
+		if fault != "" {
+			args = append(args, "--browser-attempts", "1")
+		}
 	}
 	switch {
 	case transport == "stdio":

@@ -79,16 +79,18 @@ func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
 		t.Fatal("no chromium on PATH: `make chromium` installs Debian's")
 	}
 	bin := buildBinary(t)
-	run := func(fault, filter string) *reports.Report {
+	run := func(fault, filter string, trust ...string) *reports.Report {
 		t.Helper()
 		host := bin + " mockhost --stdio --devtools"
 		if fault != "" {
 			host += " --fault " + fault
 		}
 		out := filepath.Join(t.TempDir(), "report")
-		cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--level", "desktop-p2",
+		args := append([]string{"run", "--quiet", "--out", out, "--level", "desktop-p2",
 			"--label-filter", filter, "--host-cmd", host,
-			"--browser", "/bin/false") // no browser of the harness's own to fall back on
+			"--browser", "/bin/false"}, // no browser of the harness's own to fall back on
+			trust...)
+		cmd := exec.Command(bin, args...)
 		_ = cmd.Run()
 		rep, err := reports.Load(filepath.Join(out, "report.json"))
 		if err != nil {
@@ -105,7 +107,17 @@ func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
 		}
 		return m
 	}
-	clean := outcomes(run("", "/^(BRIDGE|CENTER|LAUNCH)-/"))
+	// A browser the host names is the host's word: without the operator's
+	// say-so the harness judges nothing in it.
+	untrusted := run("", "BRIDGE-SNAPSHOT")
+	if r := requirement(untrusted, "BRIDGE-SNAPSHOT"); r.Outcome != reports.Blocked || !strings.Contains(r.Reason, "--trust-host-browser") {
+		t.Errorf("BRIDGE-SNAPSHOT in a browser the host named, untrusted: %s (%s), want blocked naming --trust-host-browser", r.Outcome, r.Reason)
+	}
+	trusted := run("", "/^(BRIDGE|CENTER|LAUNCH)-/", "--trust-host-browser")
+	if b := trusted.Environment.Browser; !strings.Contains(b, "trusted with --trust-host-browser") || !strings.Contains(b, "isolated world") {
+		t.Errorf("environment.browser %q does not say the verdicts rest on the host's own browser and where the evidence came from", b)
+	}
+	clean := outcomes(trusted)
 	for _, id := range []string{"LAUNCH-GATED", "CENTER-BLOCKERS", "BRIDGE-SNAPSHOT", "BRIDGE-ORIGIN", "BRIDGE-SOURCE", "BRIDGE-NO-LEAK", "BRIDGE-CONTAINMENT", "BRIDGE-FAIL-CLOSED"} {
 		if clean[id] != reports.Passed {
 			t.Errorf("%s is %q against the DevTools host, want passed", id, clean[id])
@@ -117,7 +129,7 @@ func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
 		}
 	}
 	// The fault's requirement alone: that its page was judged is the point.
-	if got := outcomes(run("bridge-trusts-any-origin", "BRIDGE-ORIGIN"))["BRIDGE-ORIGIN"]; got != reports.Failed {
+	if got := outcomes(run("bridge-trusts-any-origin", "BRIDGE-ORIGIN", "--trust-host-browser"))["BRIDGE-ORIGIN"]; got != reports.Failed {
 		t.Errorf("BRIDGE-ORIGIN is %q against the DevTools host with bridge-trusts-any-origin, want failed", got)
 	}
 	// The host's browser went with the host.
@@ -127,4 +139,14 @@ func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
 			t.Errorf("a process of mockhost's browser runtime outlived the run: %s", strings.ReplaceAll(string(b), "\x00", " "))
 		}
 	}
+}
+
+// requirement returns the report's result for id (empty when absent).
+func requirement(rep *reports.Report, id string) reports.RequirementResult {
+	for _, r := range rep.Requirements {
+		if r.ID == id {
+			return r
+		}
+	}
+	return reports.RequirementResult{}
 }

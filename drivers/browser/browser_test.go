@@ -256,3 +256,82 @@ func TestCrossSiteFrame(t *testing.T) {
 		t.Errorf("the screenshot is not a PNG (%d bytes)", len(png))
 	}
 }
+
+// A world Install puts in a cross-site frame runs the harness's script out
+// of the page's reach: the page sees none of its globals and cannot change
+// what it returns, and the world comes back after the frame reloads.
+// Inspect reads the DOM through built-ins the page replaced, and Globals
+// sees what the main world offers without running the page's code.
+func TestInstalledWorldIsOutOfThePagesReach(t *testing.T) {
+	b := sharedBrowser(t)
+	app := serve(t, "localhost", html(map[string]string{
+		"/app": `<!doctype html><title>app</title><body><p id="p">real</p>
+<script>
+window.require = function () {};
+let secretBinding = 1;
+Object.defineProperty(window, "__TAURI__", {get() { return undefined; }, configurable: true});
+window.process = null;
+JSON.stringify = () => '"forged"';
+document.getElementById = () => ({textContent: "forged"});
+window.probeSeen = typeof globalThis.harnessProbe;
+</script>`,
+	}))
+	host := hostSite(t, app)
+	s := session(t, b)
+	if err := s.Open(within(t, 5*time.Second), host+"/host"); err != nil {
+		t.Fatal(err)
+	}
+	const world = "test-probe"
+	src := `globalThis.harnessProbe = {loads: (globalThis.harnessProbe ? globalThis.harnessProbe.loads : 0) + 1,
+		read: () => JSON.stringify({text: document.getElementById("p").textContent})};`
+	if err := s.Install(within(t, 5*time.Second), app+"/app", world, src); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := s.EvalIn(within(t, 5*time.Second), app+"/app", world, "harnessProbe.read()", &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != `{"text":"real"}` {
+		t.Errorf("the installed world read %q: the page's replaced built-ins reached it", got)
+	}
+	var seen string
+	if err := s.Eval(within(t, 2*time.Second), app+"/app", "window.probeSeen + '/' + typeof globalThis.harnessProbe", &seen); err != nil {
+		t.Fatal(err)
+	}
+	if seen != "undefined/undefined" {
+		t.Errorf("the page sees the installed world: %q", seen)
+	}
+	var text string
+	if err := s.Inspect(within(t, 2*time.Second), app+"/app", `document.getElementById("p").textContent`, &text); err != nil || text != "real" {
+		t.Errorf("Inspect read %q (%v), want the DOM's own text", text, err)
+	}
+	held, err := s.Globals(within(t, 2*time.Second), app+"/app", []string{"require", "secretBinding", "__TAURI__", "process", "Buffer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Global{"require": {Type: "function"}, "secretBinding": {Type: "binding"}, "__TAURI__": {Type: "accessor"}, "process": {Type: "object", Null: true}}
+	if fmt.Sprint(held) != fmt.Sprint(want) {
+		t.Errorf("Globals = %v, want %v", held, want)
+	}
+
+	// A reload brings a new document: the world is installed there again
+	// before the page's scripts run.
+	if err := s.EvalIn(within(t, 2*time.Second), app+"/app", world, "harnessProbe.old = true", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(within(t, 2*time.Second), app+"/app", "location.reload(); true", nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := within(t, 5*time.Second)
+	for {
+		var fresh bool
+		err := s.EvalIn(ctx, app+"/app", world, "harnessProbe.old === undefined && harnessProbe.loads === 1", &fresh)
+		if err == nil && fresh {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no installed world in the reloaded frame: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -40,14 +40,16 @@ type conn struct {
 	frames   map[cdp.FrameID]*frameState
 	contexts map[runtime.ExecutionContextID]execContext
 	gen      int // frame events seen, to tell whether a seed is current
+	// installed names the worlds Install put in this target.
+	installed map[string]bool
 }
 
 // execContext is a JavaScript context (a world of a frame) in a target.
 type execContext struct {
-	frame    cdp.FrameID
-	unique   string // system-unique ID, for Runtime.evaluate
-	main     bool   // the frame's main world, where the page's own scripts run
-	isolated bool   // this package's reader world
+	frame  cdp.FrameID
+	unique string // system-unique ID, for Runtime.evaluate
+	main   bool   // the frame's main world, where the page's own scripts run
+	world  string // an isolated world's name ("" for the main world)
 }
 
 func newConn(id target.ID, oopif bool) *conn {
@@ -271,10 +273,14 @@ func (s *Session) onEvent(c *conn, ev any) {
 		}
 		if len(e.Context.AuxData) > 0 && json.Unmarshal(e.Context.AuxData, &aux) == nil && aux.FrameID != "" {
 			c.contexts[e.Context.ID] = execContext{
-				frame:    aux.FrameID,
-				unique:   e.Context.UniqueID,
-				main:     aux.IsDefault,
-				isolated: aux.Type == "isolated" && e.Context.Name == worldName,
+				frame:  aux.FrameID,
+				unique: e.Context.UniqueID,
+				main:   aux.IsDefault,
+			}
+			if aux.Type == "isolated" {
+				x := c.contexts[e.Context.ID]
+				x.world = e.Context.Name
+				c.contexts[e.Context.ID] = x
 			}
 		}
 	case *runtime.EventExecutionContextDestroyed:

@@ -15,9 +15,9 @@ import (
 )
 
 const (
-	// worldName names the isolated world AwaitResult reads the probe blob
-	// from.
-	worldName = "agentapp-probe-reader"
+	// readerWorld names the isolated world AwaitResult and Inspect read
+	// from, made on demand in each frame they read.
+	readerWorld = "agentapp-probe-reader"
 
 	// maxResultBytes caps the probe blob.
 	maxResultBytes = 4 << 20
@@ -55,21 +55,60 @@ func where(prefix string) string {
 // frameURLPrefix ("" is the top page), awaits it if it is a promise, and
 // JSON-decodes its value into out (which may be nil to drop it). It waits,
 // within ctx, for such a frame to exist. An exception is an error.
+//
+// The page's own scripts share the main world: they can replace any
+// built-in a script there calls and so make it return what they like.
+// What the harness reads as evidence it reads with Inspect or EvalIn.
 func (s *Session) Eval(ctx context.Context, frameURLPrefix, script string, out any) error {
+	return s.eval(ctx, frameURLPrefix, "", script, out)
+}
+
+// Inspect evaluates script as Eval does, but in an isolated world the
+// session makes in the frame (Page.createIsolatedWorld): it shares the
+// frame's DOM but has its own globals, built-ins and DOM wrappers, which
+// the page's scripts can neither reach nor replace, and its value comes
+// back to the harness over DevTools, never through the page. The page can
+// change its DOM; it cannot change how the DOM is read.
+func (s *Session) Inspect(ctx context.Context, frameURLPrefix, script string, out any) error {
+	return s.eval(ctx, frameURLPrefix, readerWorld, script, out)
+}
+
+// EvalIn evaluates script as Eval does, in the isolated world named world
+// that Install put in the frame. It waits, within ctx, for that world.
+func (s *Session) EvalIn(ctx context.Context, frameURLPrefix, world, script string, out any) error {
+	if world == "" || world == readerWorld {
+		return fmt.Errorf("browser: EvalIn needs the name of a world Install made, not %q", world)
+	}
+	return s.eval(ctx, frameURLPrefix, world, script, out)
+}
+
+// eval runs script in the world named world ("" the main world) of the
+// frame prefix selects.
+func (s *Session) eval(ctx context.Context, frameURLPrefix, world, script string, out any) error {
 	at := where(frameURLPrefix)
+	if world != "" {
+		at += fmt.Sprintf(" (world %q)", world)
+	}
 	for polls := 1; ; polls++ {
 		if err := s.usable(); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		r, _, unique, why := s.world(frameURLPrefix, false)
+		r, id, unique, why := s.world(frameURLPrefix, world)
 		s.mu.Unlock()
+		if why == "" && id == 0 && world == readerWorld {
+			id, why = s.makeReader(ctx, r)
+		}
 		if why == "" {
 			p := runtime.EvaluateParams{
-				Expression:      script,
-				UniqueContextID: unique,
-				ReturnByValue:   new(true),
-				AwaitPromise:    new(true),
+				Expression:    script,
+				ReturnByValue: new(true),
+				AwaitPromise:  new(true),
+			}
+			if unique != "" {
+				p.UniqueContextID = unique
+			} else {
+				p.ContextID = id
 			}
 			if d, ok := ctx.Deadline(); ok {
 				// Stops a script that never yields, and so frees
@@ -86,12 +125,91 @@ func (s *Session) Eval(ctx context.Context, frameURLPrefix, script string, out a
 				return fmt.Errorf("browser: eval in %s (%s): %w", at, r.URL, err)
 			}
 			why = fmt.Sprintf("the script context of %s went away", r.URL)
+			if world == readerWorld {
+				s.forget(r, id)
+			}
 		}
 		if polls%20 == 0 {
 			_ = s.discover(ctx)
 		}
 		if err := sleep(ctx, evalPoll); err != nil {
 			return fmt.Errorf("browser: eval in %s: %w (%s)", at, err, why)
+		}
+	}
+}
+
+// makeReader creates the reader's isolated world in frame r and returns
+// its context, or why it could not (yet).
+func (s *Session) makeReader(ctx context.Context, r frameRef) (runtime.ExecutionContextID, string) {
+	res, err := cdp.Call(ctx, r.c.t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+		FrameID:   cdp.FrameID(r.ID),
+		WorldName: readerWorld,
+	})
+	if err != nil {
+		return 0, busy(ctx, r.URL, fmt.Sprintf("cannot read frame %s yet: %v", r.URL, err))
+	}
+	id := res.ExecutionContextID
+	s.mu.Lock()
+	if _, known := r.c.contexts[id]; !known { // else its creation event came first
+		r.c.contexts[id] = execContext{frame: cdp.FrameID(r.ID), world: readerWorld}
+	}
+	s.mu.Unlock()
+	return id, ""
+}
+
+// forget drops a context of r's target that failed.
+func (s *Session) forget(r frameRef, id runtime.ExecutionContextID) {
+	s.mu.Lock()
+	delete(r.c.contexts, id)
+	s.mu.Unlock()
+}
+
+// Install has the browser run source in the isolated world named world of
+// the frame prefix selects, now, and again in each new document its
+// target loads (a reload, a navigation the same renderer serves), before
+// the document's own scripts (Page.addScriptToEvaluateOnNewDocument with
+// runImmediately). The script runs in every frame of that target: a
+// frame of the same site as its parent shares the parent's target. A
+// world of the same name is installed once per target. The page's scripts
+// cannot reach the world; EvalIn runs scripts in it.
+func (s *Session) Install(ctx context.Context, frameURLPrefix, world, source string) error {
+	if world == "" || world == readerWorld {
+		return fmt.Errorf("browser: Install needs a world name of its own, not %q", world)
+	}
+	at := where(frameURLPrefix)
+	for polls := 1; ; polls++ {
+		if err := s.usable(); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		r, _, _, why := s.world(frameURLPrefix, "")
+		installed := why == "" && r.c.installed[world]
+		s.mu.Unlock()
+		if installed {
+			return nil
+		}
+		if why == "" {
+			_, err := cdp.Call(ctx, r.c.t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+				Source:         source,
+				WorldName:      world,
+				RunImmediately: new(true),
+			})
+			if err != nil {
+				return fmt.Errorf("browser: installing world %q in %s (%s): %w", world, at, r.URL, err)
+			}
+			s.mu.Lock()
+			if r.c.installed == nil {
+				r.c.installed = map[string]bool{}
+			}
+			r.c.installed[world] = true
+			s.mu.Unlock()
+			return nil
+		}
+		if polls%20 == 0 {
+			_ = s.discover(ctx)
+		}
+		if err := sleep(ctx, evalPoll); err != nil {
+			return fmt.Errorf("browser: installing world %q in %s: %w (%s)", world, at, err, why)
 		}
 	}
 }
@@ -192,25 +310,15 @@ func lastSeen(seen, last string) string {
 // only for what waiting will not mend.
 func (s *Session) readResult(ctx context.Context, prefix string) (done bool, text, why string, answered bool, err error) {
 	s.mu.Lock()
-	r, world, _, why := s.world(prefix, true)
+	r, world, _, why := s.world(prefix, readerWorld)
 	s.mu.Unlock()
 	if why != "" {
 		return false, "", why, false, nil
 	}
 	if world == 0 {
-		res, err := cdp.Call(ctx, r.c.t, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
-			FrameID:   cdp.FrameID(r.ID),
-			WorldName: worldName,
-		})
-		if err != nil {
-			return false, "", busy(ctx, r.URL, fmt.Sprintf("cannot read frame %s yet: %v", r.URL, err)), false, nil
+		if world, why = s.makeReader(ctx, r); why != "" {
+			return false, "", why, false, nil
 		}
-		world = res.ExecutionContextID
-		s.mu.Lock()
-		if _, known := r.c.contexts[world]; !known { // else its creation event came first
-			r.c.contexts[world] = execContext{frame: cdp.FrameID(r.ID), isolated: true}
-		}
-		s.mu.Unlock()
 	}
 	res, err := cdp.Call(ctx, r.c.t, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:    readResultJS(),
@@ -222,9 +330,7 @@ func (s *Session) readResult(ctx context.Context, prefix string) (done bool, tex
 		err = errors.New(exceptionText(res.ExceptionDetails))
 	}
 	if err != nil {
-		s.mu.Lock()
-		delete(r.c.contexts, world)
-		s.mu.Unlock()
+		s.forget(r, world)
 		return false, "", busy(ctx, r.URL, fmt.Sprintf("reading frame %s failed: %v", r.URL, err)), false, nil
 	}
 	var blob struct {
@@ -255,4 +361,101 @@ func busy(ctx context.Context, url, why string) string {
 		return fmt.Sprintf("frame %s did not answer: is a script of it busy?", url)
 	}
 	return why
+}
+
+// Global is what a frame's main world holds under one global name.
+type Global struct {
+	// Type is the value's JavaScript type ("function", "object", ...), or
+	// "accessor" for a getter, which the harness does not call.
+	Type string
+	// Null is true for an object-typed null.
+	Null bool
+}
+
+// Globals reports which of names the main world of the frame prefix
+// selects holds: properties of its global object (own or inherited) and
+// its script-level let, const and class bindings. It inspects the world
+// over DevTools (Runtime.getProperties, Runtime.globalLexicalScopeNames)
+// without running any of the page's code, so the page cannot answer for
+// itself: it can only really remove what it offers.
+func (s *Session) Globals(ctx context.Context, frameURLPrefix string, names []string) (map[string]Global, error) {
+	at := where(frameURLPrefix)
+	for polls := 1; ; polls++ {
+		if err := s.usable(); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		r, id, _, why := s.world(frameURLPrefix, "")
+		s.mu.Unlock()
+		if why == "" {
+			out, err := s.globals(ctx, r, id, names)
+			if err == nil || !notStarted(err) {
+				if err != nil {
+					return nil, fmt.Errorf("browser: globals of %s (%s): %w", at, r.URL, err)
+				}
+				return out, nil
+			}
+			why = fmt.Sprintf("the script context of %s went away", r.URL)
+		}
+		if polls%20 == 0 {
+			_ = s.discover(ctx)
+		}
+		if err := sleep(ctx, evalPoll); err != nil {
+			return nil, fmt.Errorf("browser: globals of %s: %w (%s)", at, err, why)
+		}
+	}
+}
+
+// globals reads names from context id of r's target.
+func (s *Session) globals(ctx context.Context, r frameRef, id runtime.ExecutionContextID, names []string) (map[string]Global, error) {
+	// "this" in global code is the global object; no binding of the page's
+	// can stand for it (globalThis and window can be reassigned).
+	res, err := cdp.Call(ctx, r.c.t, runtime.Evaluate, runtime.EvaluateParams{Expression: "this", ContextID: id, Silent: new(true)})
+	if err != nil {
+		return nil, err
+	}
+	if res.Result == nil || res.Result.ObjectID == "" {
+		return nil, errors.New("the global object has no handle")
+	}
+	obj := res.Result.ObjectID
+	defer func() {
+		ctx, cancel := shortly(time.Second)
+		defer cancel()
+		_, _ = cdp.Call(ctx, r.c.t, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj})
+	}()
+	props, err := cdp.Call(ctx, r.c.t, runtime.GetProperties, runtime.GetPropertiesParams{ObjectID: obj, OwnProperties: new(false)})
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	out := map[string]Global{}
+	for _, p := range props.Result {
+		if p == nil || !want[p.Name] {
+			continue
+		}
+		if _, seen := out[p.Name]; seen {
+			continue // the own property, listed first, wins
+		}
+		switch {
+		case p.Value != nil:
+			out[p.Name] = Global{Type: string(p.Value.Type), Null: p.Value.Subtype == runtime.RemoteObjectSubtypeNull}
+		case p.Get != nil || p.Set != nil:
+			out[p.Name] = Global{Type: "accessor"}
+		}
+	}
+	lex, err := cdp.Call(ctx, r.c.t, runtime.GlobalLexicalScopeNames, runtime.GlobalLexicalScopeNamesParams{ExecutionContextID: id})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range lex.Names {
+		if want[n] {
+			if _, seen := out[n]; !seen {
+				out[n] = Global{Type: "binding"}
+			}
+		}
+	}
+	return out, nil
 }

@@ -204,9 +204,11 @@ func (s *Session) find(prefix string) (frameRef, string) {
 }
 
 // world finds the frame for prefix and a JavaScript context of it in its
-// target, the main world or the reader's isolated one; why says what is
-// missing. Called under s.mu.
-func (s *Session) world(prefix string, isolated bool) (r frameRef, id runtime.ExecutionContextID, unique string, why string) {
+// target: the main world when name is "", else the isolated world of that
+// name; why says what is missing. The reader's world (readerWorld) is made
+// on demand, so for it a missing context is no reason: the caller creates
+// it. Called under s.mu.
+func (s *Session) world(prefix, name string) (r frameRef, id runtime.ExecutionContextID, unique string, why string) {
 	r, why = s.find(prefix)
 	if why != "" {
 		return r, 0, "", why
@@ -220,14 +222,17 @@ func (s *Session) world(prefix string, isolated bool) (r frameRef, id runtime.Ex
 		return r, 0, "", fmt.Sprintf("frame %s is still being attached", r.URL)
 	}
 	for cid, x := range r.c.contexts {
-		if x.frame == cdp.FrameID(r.ID) && ((isolated && x.isolated) || (!isolated && x.main)) {
+		if x.frame == cdp.FrameID(r.ID) && ((name == "" && x.main) || (name != "" && x.world == name)) {
 			return r, cid, x.unique, ""
 		}
 	}
-	if isolated {
+	switch name {
+	case "":
+		return r, 0, "", fmt.Sprintf("frame %s has no script context yet", r.URL)
+	case readerWorld:
 		return r, 0, "", "" // the caller creates the world
 	}
-	return r, 0, "", fmt.Sprintf("frame %s has no script context yet", r.URL)
+	return r, 0, "", fmt.Sprintf("frame %s has no world %q yet (the script installed for it has not run there)", r.URL, name)
 }
 
 // Frames lists the frames of the session's page in tree order, the top
