@@ -112,6 +112,9 @@ func printVerified(w io.Writer, path string, v *reports.Verified, opts reports.V
 		}
 		fmt.Fprintf(w, "  subject:   %s %s\n", s.GetName(), strings.Join(ds, " "))
 	}
+	if v.Files > 0 {
+		fmt.Fprintf(w, "  files:     %d, each matching its SHA-256 in the statement's subjects\n", v.Files)
+	}
 	if v.Artifacts > 0 {
 		fmt.Fprintf(w, "  artifacts: %d, each matching its SHA-256 in the predicate\n", v.Artifacts)
 	}
