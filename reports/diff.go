@@ -231,9 +231,11 @@ func (d *DiffResult) WriteText(w io.Writer) error {
 			if new == "" {
 				new = "absent"
 			}
-			fmt.Fprintf(&b, "  %-26s %-8s %s -> %s", c.ID, c.Strength, old, new)
+			// A report's text may be the host's words: quoted when it is
+			// not plain text (ForTerminal).
+			fmt.Fprintf(&b, "  %-26s %-8s %s -> %s", ForTerminal(c.ID), ForTerminal(c.Strength), ForTerminal(old), ForTerminal(new))
 			if c.Message != "" {
-				fmt.Fprintf(&b, ": %s", strings.ToValidUTF8(c.Message, "?"))
+				fmt.Fprintf(&b, ": %s", ForTerminal(c.Message))
 			}
 			b.WriteString("\n")
 		}
@@ -243,8 +245,8 @@ func (d *DiffResult) WriteText(w io.Writer) error {
 	section("changed", d.Changed)
 	section("appeared", d.Appeared)
 	section("vanished", d.Vanished)
-	fmt.Fprintf(&b, "levels lost: %s\n", orNone(d.LevelsLost))
-	fmt.Fprintf(&b, "levels gained: %s\n", orNone(d.LevelsGained))
+	fmt.Fprintf(&b, "levels lost: %s\n", ForTerminal(orNone(d.LevelsLost)))
+	fmt.Fprintf(&b, "levels gained: %s\n", ForTerminal(orNone(d.LevelsGained)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
