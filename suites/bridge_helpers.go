@@ -308,6 +308,7 @@ func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) str
 	defer cancel()
 	var text string
 	if err := sess.Eval(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
+		tc.markStuck(sess)
 		tc.surfaceMissed(fmt.Sprintf("%s loaded, then did not answer a read of its text within %s: %v", what, pageAnswerTimeout, err))
 	}
 	tc.surfaceMisses = 0
