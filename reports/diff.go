@@ -46,8 +46,11 @@ func ParseForDiff(data []byte) (*DiffInput, error) {
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("input is not UTF-8")
 	}
-	// Each reader below bounds the values it parses (checkJSONBounds); the
-	// probe only slices the top-level object.
+	// Refused before the probe copies anything (each reader below checks
+	// again what it parses).
+	if err := checkJSONBounds(data); err != nil {
+		return nil, fmt.Errorf("input refused: %w", err)
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
