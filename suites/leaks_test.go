@@ -66,6 +66,7 @@ func TestLeakLogQuotesTheFirstLeaksAndCountsTheRest(t *testing.T) {
 	if len(got) > 4<<10 {
 		t.Errorf("the message of %d leaks is %d bytes", 3*frames, len(got))
 	}
+	t.Logf("%d leaks described in %d bytes", 3*frames, len(got))
 }
 
 // Every failure message goes through publishable: planted secrets are
