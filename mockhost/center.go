@@ -51,14 +51,19 @@ func (h *Host) centerPage(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		Nonce string
 		Apps  []centerApp
-	}{nonce, h.centerApps()}
+		Spin  bool
+	}{nonce, h.centerApps(), h.pagesSpin()}
 	if err := centerTemplate.Execute(&b, data); err != nil {
 		http.Error(w, fmt.Sprintf("rendering the app center: %v", err), http.StatusInternalServerError)
 		return
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
-	hd.Set("Content-Security-Policy", fmt.Sprintf("default-src 'none'; style-src 'nonce-%s'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", nonce))
+	script := "" // the page runs no script, but a spinning one
+	if data.Spin {
+		script = fmt.Sprintf("; script-src 'nonce-%s'", nonce)
+	}
+	hd.Set("Content-Security-Policy", fmt.Sprintf("default-src 'none'; style-src 'nonce-%s'%s; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", nonce, script))
 	pageHeaders(hd)
 	_, _ = w.Write(b.Bytes())
 }

@@ -522,8 +522,8 @@ func Faults() []Fault {
 			Description: "the filesystem sandbox is applied, but a backend declaring network deny-by-default may still connect anywhere"},
 
 		// Hostile hosts: the harness must fail the check at hand, record it and go on.
-		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT"),
-			Description: "the host page's script loops for ever, so the surface never finishes loading"},
+		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
+			Description: "the host's pages loop for ever: a surface's host page never finishes loading, and the app center stops answering once it has loaded"},
 		// Forgers: a host that has no Host Bridge and writes what the
 		// probe would report gains no pass (the probe is the harness's,
 		// in a world the page cannot reach).

@@ -36,6 +36,13 @@ type pageConfig struct {
 	Spin bool `json:"spin"`
 }
 
+// pagesSpin says whether the host's pages spin: the host page of a surface
+// while it loads, the app center once it has loaded.
+func (h *Host) pagesSpin() bool {
+	// fault: host-page-spins — the host's pages run scripts that never yield: a surface's host page never finishes loading, the app center stops answering once loaded.
+	return h.faults.Has("host-page-spins")
+}
+
 // pageData fills the host page of a surface.
 type pageData struct {
 	Title, AppID, EntryKey string
@@ -57,8 +64,7 @@ func (h *Host) pageData(l *launch, nonce string) pageData {
 	}
 	// fault: toast-innerhtml — toast messages are inserted as markup (innerHTML).
 	cfg.ToastHTML = h.faults.Has("toast-innerhtml")
-	// fault: host-page-spins — the host page's script never yields: the page never finishes loading.
-	cfg.Spin = h.faults.Has("host-page-spins")
+	cfg.Spin = h.pagesSpin()
 	script := template.JS(bridgeJS) // our own embedded script, trusted
 	if h.forgesProbe() {
 		script = ""

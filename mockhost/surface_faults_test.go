@@ -177,3 +177,30 @@ func surfaceProbes() map[string]probe {
 		},
 	}
 }
+
+// host-page-spins also makes the app center spin, once it has loaded: the
+// page is served whole (its text is there) with a script, allowed by its
+// nonce alone, that loops for ever after the load event. A healthy app
+// center runs no script.
+func TestHostPageSpinsSpinsTheAppCenterOnceLoaded(t *testing.T) {
+	for _, faults := range [][]string{nil, {"host-page-spins"}} {
+		x := start(t, faults...)
+		if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.CenterResult
+		x.must(protocol.MethodCenter, nil, &r)
+		status, body, hd := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+		spins := strings.Contains(body, "for (;;) {}")
+		csp := hd.Get("Content-Security-Policy")
+		if status != http.StatusOK || !strings.Contains(body, `data-app-id="tiny-app"`) {
+			t.Errorf("faults %v: the app center is not served whole: %d\n%s", faults, status, body)
+		}
+		if want := faults != nil; spins != want || strings.Contains(csp, "script-src 'nonce-") != want {
+			t.Errorf("faults %v: spinning script %v, CSP %q; want a script only under the fault", faults, spins, csp)
+		}
+		if spins && !strings.Contains(body, `addEventListener("load"`) {
+			t.Errorf("the app center spins before it has loaded:\n%s", body)
+		}
+	}
+}

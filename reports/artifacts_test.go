@@ -243,6 +243,12 @@ func TestVerifyArtifacts(t *testing.T) {
 	k := testKey(t, Ed25519)
 	dir := t.TempDir()
 	r := artifactReport(t, dir)
+	writeTranscript(t, dir, r)
+	trSum, err := FileSHA256(filepath.Join(dir, TranscriptFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Transcript = TranscriptRef{Path: TranscriptFile, SHA256: trSum, Exchanges: 3}
 	env := signedEnvelope(t, r, k)
 	opts := VerifyOptions{Keys: []*Key{publicOnly(t, k)}, ArtifactDir: dir}
 	v, err := VerifyEnvelope(context.Background(), env, opts)

@@ -46,6 +46,11 @@ func ParseForDiff(data []byte) (*DiffInput, error) {
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("input is not UTF-8")
 	}
+	// Refused before the probe copies anything (each reader below checks
+	// again what it parses).
+	if err := checkJSONBounds(data); err != nil {
+		return nil, fmt.Errorf("input refused: %w", err)
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("input is not a JSON object: %w", err)
@@ -229,9 +234,11 @@ func (d *DiffResult) WriteText(w io.Writer) error {
 			if new == "" {
 				new = "absent"
 			}
-			fmt.Fprintf(&b, "  %-26s %-8s %s -> %s", c.ID, c.Strength, old, new)
+			// A report's text may be the host's words: quoted when it is
+			// not plain text (ForTerminal).
+			fmt.Fprintf(&b, "  %-26s %-8s %s -> %s", ForTerminal(c.ID), ForTerminal(c.Strength), ForTerminal(old), ForTerminal(new))
 			if c.Message != "" {
-				fmt.Fprintf(&b, ": %s", strings.ToValidUTF8(c.Message, "?"))
+				fmt.Fprintf(&b, ": %s", ForTerminal(c.Message))
 			}
 			b.WriteString("\n")
 		}
@@ -241,8 +248,8 @@ func (d *DiffResult) WriteText(w io.Writer) error {
 	section("changed", d.Changed)
 	section("appeared", d.Appeared)
 	section("vanished", d.Vanished)
-	fmt.Fprintf(&b, "levels lost: %s\n", orNone(d.LevelsLost))
-	fmt.Fprintf(&b, "levels gained: %s\n", orNone(d.LevelsGained))
+	fmt.Fprintf(&b, "levels lost: %s\n", ForTerminal(orNone(d.LevelsLost)))
+	fmt.Fprintf(&b, "levels gained: %s\n", ForTerminal(orNone(d.LevelsGained)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -12,8 +12,9 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 )
 
-// MaxInputBytes caps every envelope, statement and report that verify and
-// diff read; larger input is refused before it is parsed.
+// MaxInputBytes caps every envelope, statement and report that verify,
+// diff and merge read; larger input is refused before it is parsed (so is
+// input past MaxInputValues or MaxInputDepth).
 const MaxInputBytes = 64 << 20
 
 // maxSignatures caps the signatures of one envelope.
@@ -165,6 +166,9 @@ func ParseEnvelope(data []byte) (*ParsedEnvelope, error) {
 	}
 	if !utf8.Valid(data) {
 		return nil, verr(KindMalformed, "envelope is not UTF-8")
+	}
+	if err := checkJSONBounds(data); err != nil {
+		return nil, verr(KindMalformed, "envelope refused: %w", err)
 	}
 	top, err := strictObject("envelope", data, []string{"payloadType", "payload", "signatures"}, nil)
 	if err != nil {

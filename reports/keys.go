@@ -324,7 +324,9 @@ func ReadLimited(path string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, fmt.Errorf("reading %s: %d bytes is over the limit of %d", path, st.Size(), max)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+1))
+	// Room for the whole file and bytes.MinRead more: ReadFrom grows a
+	// buffer with less free room than that, which would double it.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	n, err := buf.ReadFrom(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)

@@ -21,13 +21,11 @@ type Predicate struct {
 	Results
 }
 
-// Failure messages and reasons can quote what a host sent; the predicate
-// keeps at most this many bytes of each (report.json keeps them whole), so a
-// hostile host cannot push the predicate past its schema.
-const (
-	maxPredicateText     = 32 << 10
-	maxPredicateLocation = 1 << 10
-)
+// Failure messages and reasons can quote what a host sent. The harness cuts
+// them where it builds them (MaxFailureText); the predicate cuts them again,
+// for a report this harness did not write, so a hostile host cannot push
+// the predicate past its schema. A location is ours, and shorter.
+const maxPredicateLocation = 1 << 10
 
 // BuildPredicate derives the predicate from a settled report: requirements
 // in catalog order (unknown ids last, by id), specs by name, long text cut.
@@ -52,7 +50,7 @@ func BuildPredicate(r *Report, cat *levels.Catalog) (*Predicate, error) {
 	p.Run.Focus = append([]string(nil), r.Run.Focus...)
 	p.Fixtures = sortedDigests(r.Fixtures)
 	p.Readings = sortedReadings(r.Readings)
-	p.Run.Reason = TruncateUTF8(p.Run.Reason, maxPredicateText)
+	p.Run.Reason = ClipFailure(p.Run.Reason)
 	p.Requirements = []RequirementResult{}
 	for _, rr := range orderRequirements(cat, r.Requirements) {
 		rr.Levels = append([]string{}, rr.Levels...)
@@ -63,12 +61,12 @@ func BuildPredicate(r *Report, cat *levels.Catalog) (*Predicate, error) {
 				specs[i].Artifacts = append([]Artifact(nil), s.Artifacts...)
 			}
 			if s.Failure != nil {
-				specs[i].Failure = &Failure{Message: TruncateUTF8(s.Failure.Message, maxPredicateText),
+				specs[i].Failure = &Failure{Message: ClipFailure(s.Failure.Message),
 					Location: TruncateUTF8(s.Failure.Location, maxPredicateLocation)}
 			}
 		}
 		rr.Specs = specs
-		rr.Reason = TruncateUTF8(rr.Reason, maxPredicateText)
+		rr.Reason = ClipFailure(rr.Reason)
 		p.Requirements = append(p.Requirements, rr)
 	}
 	return p, nil

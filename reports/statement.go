@@ -61,9 +61,18 @@ func bareSHA256(field, d string) (string, error) {
 // HostIdentity is "NAME@VERSION".
 func HostIdentity(h Host) string { return h.Name + "@" + h.Version }
 
+// FileDigest is a file of the report folder, by its name there, with the
+// hex SHA-256 of its bytes.
+type FileDigest struct {
+	Name   string
+	SHA256 string
+}
+
 // Subjects lists the statement's subjects: the host under test, the fixture
-// set and the transcript file.
-func Subjects(r *Report) ([]*intoto.ResourceDescriptor, error) {
+// set, the transcript file and files, the files of the report folder that
+// render the run (report.json, junit.xml, report.html), so that verify can
+// check each against the file beside the envelope.
+func Subjects(r *Report, files ...FileDigest) ([]*intoto.ResourceDescriptor, error) {
 	if r.Host.Name == "" || r.Host.Version == "" {
 		return nil, fmt.Errorf("host.name and host.version are required for the host subject")
 	}
@@ -98,6 +107,16 @@ func Subjects(r *Report) ([]*intoto.ResourceDescriptor, error) {
 			return nil, err
 		}
 		out = append(out, &intoto.ResourceDescriptor{Name: TranscriptSubject, Digest: map[string]string{"sha256": h}})
+	}
+	for _, f := range files {
+		if err := CheckArtifactPath(f.Name); err != nil {
+			return nil, fmt.Errorf("subject: %w", err)
+		}
+		h, err := bareSHA256(f.Name+" sha256", f.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &intoto.ResourceDescriptor{Name: f.Name, Digest: map[string]string{"sha256": h}})
 	}
 	return out, nil
 }
@@ -161,8 +180,9 @@ type Statements struct {
 	TestResult  []byte // predicate type TestResultPredicateType
 }
 
-// BuildStatements builds the conformance and test-result statements of r.
-func BuildStatements(r *Report, cat *levels.Catalog) (*Statements, error) {
+// BuildStatements builds the conformance and test-result statements of r,
+// whose subjects name files too (Subjects).
+func BuildStatements(r *Report, cat *levels.Catalog, files ...FileDigest) (*Statements, error) {
 	if cat == nil {
 		cat = levels.Default()
 	}
@@ -170,7 +190,7 @@ func BuildStatements(r *Report, cat *levels.Catalog) (*Statements, error) {
 	if err != nil {
 		return nil, err
 	}
-	subj, err := Subjects(r)
+	subj, err := Subjects(r, files...)
 	if err != nil {
 		return nil, err
 	}

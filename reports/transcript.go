@@ -138,6 +138,31 @@ func (e *Excerpt) add(line string) {
 	e.Lines = append(e.Lines, line)
 }
 
+// MaxFailureText caps one failure message or reason, in bytes, wherever it
+// is kept: the harness cuts a message to it where it builds it (suites), and
+// report.json, junit.xml, report.html, the predicate and the console all
+// show that message. A host echoing a planted secret in 50,000 answers once
+// made a message of 24 MB and a report.html of 74 MB.
+const MaxFailureText = 32 << 10
+
+// ClipFailure cuts s to at most MaxFailureText bytes, the mark of the cut
+// included (ClipText).
+func ClipFailure(s string) string { return ClipText(s, MaxFailureText) }
+
+// ClipText cuts s on a rune boundary so that it and the mark of the cut
+// (" … (N more bytes)") take at most n bytes; a text within n bytes, one
+// ClipText made included, is returned as it is.
+func ClipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len(fmt.Sprintf(" … (%d more bytes)", len(s))), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf(" … (%d more bytes)", len(s)-cut)
+}
+
 // TruncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
 func TruncateUTF8(s string, n int) string {
 	if len(s) <= n {

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -30,8 +33,9 @@ type VerifyOptions struct {
 	// Catalog judges the levels; nil means levels.Default().
 	Catalog *levels.Catalog
 	// ArtifactDir, when set, is the report folder the envelope came from:
-	// every artifact the predicate lists must be there with its digest
-	// (CheckArtifacts). conformance verify sets it to the envelope's folder.
+	// every file the statement names as a subject (CheckSubjectFiles) and
+	// every artifact the predicate lists (CheckArtifacts) must be there
+	// with its digest. conformance verify sets it to the envelope's folder.
 	ArtifactDir string
 }
 
@@ -43,8 +47,10 @@ type Verified struct {
 	// Levels are the verdicts recomputed from requirement outcomes, for
 	// the requested levels and then the required ones not requested.
 	Levels []LevelResult
-	// Artifacts is how many artifacts were checked against their digests
+	// Files is how many subject files (transcript.jsonl, report.json, ...)
+	// and Artifacts how many artifacts were checked against their digests
 	// (0 without VerifyOptions.ArtifactDir).
+	Files     int
 	Artifacts int
 }
 
@@ -95,7 +101,7 @@ func VerifyEnvelope(ctx context.Context, data []byte, opts VerifyOptions) (*Veri
 // Verify checks, in order: the envelope's form, every signature, the
 // payload type, the statement and predicate types, the predicate schema,
 // that claimed verdicts follow from requirement outcomes, the subject, the
-// artifacts (with ArtifactDir), and the required levels. The error's kind (KindOf) says which failed.
+// subject files and artifacts (with ArtifactDir), and the required levels. The error's kind (KindOf) says which failed.
 func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 	pe, err := ParseEnvelope(data)
 	if err != nil {
@@ -121,6 +127,9 @@ func (v *Verifier) Verify(ctx context.Context, data []byte) (*Verified, error) {
 	}
 	res := &Verified{KeyIDs: keyIDs, Subjects: st.GetSubject(), Predicate: p, Levels: computed}
 	if v.opts.ArtifactDir != "" {
+		if res.Files, err = CheckSubjectFiles(v.opts.ArtifactDir, st.GetSubject()); err != nil {
+			return nil, err
+		}
 		if res.Artifacts, err = CheckArtifacts(v.opts.ArtifactDir, &p.Results); err != nil {
 			return nil, err
 		}
@@ -197,6 +206,9 @@ func (v *Verifier) parseStatement(payload []byte) (*intoto.Statement, *Predicate
 func decodeStatement(payload []byte, schema *jsonschema.Schema) (*intoto.Statement, *Predicate, error) {
 	if !utf8.Valid(payload) {
 		return nil, nil, fmt.Errorf("payload is not UTF-8")
+	}
+	if err := checkJSONBounds(payload); err != nil {
+		return nil, nil, fmt.Errorf("statement refused: %w", err)
 	}
 	st := &intoto.Statement{}
 	if err := protojson.Unmarshal(payload, st); err != nil {
@@ -285,6 +297,55 @@ func checkSubject(subjects []*intoto.ResourceDescriptor, p *Predicate, host, art
 		}
 	}
 	return nil
+}
+
+// isFileSubject says whether a subject names a file of the report folder:
+// every subject but the host and the fixture set.
+func isFileSubject(name string) bool {
+	return !strings.HasPrefix(name, HostSubjectPrefix) && name != FixturesSubject
+}
+
+// CheckSubjectFiles checks every subject that names a file of the report
+// folder dir (transcript.jsonl, report.json, junit.xml, report.html, or
+// whatever else the statement lists) against the file there: its SHA-256
+// must be the subject's. It stops at the first that is not, with a one-line
+// error naming the file (KindArtifact; KindWrongSubject for a subject that
+// cannot name a file of the folder). It returns how many it checked.
+func CheckSubjectFiles(dir string, subjects []*intoto.ResourceDescriptor) (int, error) {
+	var files []*intoto.ResourceDescriptor
+	for _, s := range subjects {
+		if isFileSubject(s.GetName()) {
+			files = append(files, s)
+		}
+	}
+	if len(files) == 0 {
+		return 0, nil
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0, verr(KindArtifact, "%s: cannot open the report folder %s: %v", files[0].GetName(), dir, oneLine(err))
+	}
+	defer root.Close()
+	for _, s := range files {
+		name := s.GetName()
+		if err := CheckArtifactPath(name); err != nil {
+			return 0, verr(KindWrongSubject, "subject %q is neither the host, the fixtures nor a file of the report folder: %v", name, err)
+		}
+		want, ok := s.GetDigest()["sha256"]
+		if !ok {
+			return 0, verr(KindWrongSubject, "subject %s names a file of the report folder but carries no sha256 digest", name)
+		}
+		sum, err := rootSHA256(root, name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return 0, verr(KindArtifact, "%s is missing: the signed statement names it, but %s holds no such file", name, dir)
+		case err != nil:
+			return 0, verr(KindArtifact, "%s cannot be read: %v", name, oneLine(err))
+		case sum != want:
+			return 0, verr(KindArtifact, "%s has SHA-256 %s, but the signed statement lists %s: the file changed after signing", name, sum, want)
+		}
+	}
+	return len(files), nil
 }
 
 func contains(ss []string, s string) bool {

@@ -240,7 +240,7 @@ func TestHostileHostStillSignsAndVerifies(t *testing.T) {
 	}
 	for _, rq := range v.Predicate.Requirements {
 		if rq.ID == "READY-CAPABILITIES" {
-			if m := rq.Specs[0].Failure.Message; len(m) > maxPredicateText+64 || !strings.Contains(m, "more bytes") {
+			if m := rq.Specs[0].Failure.Message; len(m) > MaxFailureText || !strings.Contains(m, "more bytes") {
 				t.Errorf("failure message of %d bytes in the predicate", len(m))
 			}
 		}

@@ -44,7 +44,9 @@ type Written struct {
 // WriteAll writes report.json, the conformance and test-result statements
 // (signed DSSE envelopes report.intoto.json and test-result.intoto.json with
 // a key; unsigned report.statement.json and test-result.statement.json
-// without), junit.xml and report.html into dir. transcript.jsonl must
+// without), junit.xml and report.html into dir. The statements' subjects
+// name transcript.jsonl, report.json, junit.xml and report.html with their
+// digests, so verify checks every file beside the envelope. transcript.jsonl must
 // already be there: WriteAll digests it into r.Transcript and takes the
 // excerpts report.html shows from it. The artifacts r lists must be in dir
 // with their digests (CheckArtifacts), as verify will find them. It fills r.Host.ArtifactDigest from
@@ -92,7 +94,36 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 	if r.Format == "" {
 		r.Format = FormatVersion
 	}
-	st, err := BuildStatements(r, cat)
+	// report.json, junit.xml and report.html are rendered first: the
+	// statement names each with its digest, so that a doctored copy beside
+	// a genuine envelope fails verify.
+	rj, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return w, fmt.Errorf("encoding report.json: %w", err)
+	}
+	rj = append(rj, '\n')
+	var junit, html bytes.Buffer
+	if err := WriteJUnit(&junit, r, cat); err != nil {
+		return w, err
+	}
+	signed := ""
+	if key != nil {
+		signed = key.alg + " key " + key.id
+		w.Signed, w.KeyID = true, key.id
+	}
+	if err := WriteHTML(&html, r, HTMLOptions{Catalog: cat, Excerpts: ts.Excerpts, Signed: signed}); err != nil {
+		return w, err
+	}
+	rendered := []struct {
+		name string
+		data []byte
+	}{{ReportFile, rj}, {JUnitFile, junit.Bytes()}, {HTMLFile, html.Bytes()}}
+	files := make([]FileDigest, len(rendered))
+	for i, f := range rendered {
+		sum := sha256.Sum256(f.data)
+		files[i] = FileDigest{Name: f.name, SHA256: hex.EncodeToString(sum[:])}
+	}
+	st, err := BuildStatements(r, cat, files...)
 	if err != nil {
 		return w, fmt.Errorf("building the attestation: %w", err)
 	}
@@ -107,12 +138,10 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 		w.Files = append(w.Files, p)
 		return nil
 	}
-	rj, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return w, fmt.Errorf("encoding report.json: %w", err)
-	}
-	if err := put(ReportFile, append(rj, '\n')); err != nil {
-		return w, err
+	for _, f := range rendered {
+		if err := put(f.name, f.data); err != nil {
+			return w, err
+		}
 	}
 	type out struct{ signed, unsigned string }
 	for _, f := range []struct {
@@ -135,25 +164,6 @@ func WriteAll(dir string, r *Report, opts WriteOptions) (Written, error) {
 		if err := put(name, data); err != nil {
 			return w, err
 		}
-	}
-	var buf bytes.Buffer
-	if err := WriteJUnit(&buf, r, cat); err != nil {
-		return w, err
-	}
-	if err := put(JUnitFile, buf.Bytes()); err != nil {
-		return w, err
-	}
-	buf.Reset()
-	signed := ""
-	if key != nil {
-		signed = key.alg + " key " + key.id
-		w.Signed, w.KeyID = true, key.id
-	}
-	if err := WriteHTML(&buf, r, HTMLOptions{Catalog: cat, Excerpts: ts.Excerpts, Signed: signed}); err != nil {
-		return w, err
-	}
-	if err := put(HTMLFile, buf.Bytes()); err != nil {
-		return w, err
 	}
 	return w, nil
 }
@@ -181,7 +191,8 @@ func FileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// Load reads report.json, refusing files over MaxInputBytes, non-UTF-8,
+// Load reads report.json, refusing files over MaxInputBytes (or
+// MaxInputValues, MaxInputDepth), non-UTF-8,
 // unknown fields, another format version and inconsistent outcomes.
 func Load(path string) (*Report, error) {
 	data, err := ReadLimited(path, MaxInputBytes)
@@ -202,6 +213,9 @@ func ParseReport(data []byte) (*Report, error) {
 	}
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("report is not UTF-8")
+	}
+	if err := checkJSONBounds(data); err != nil {
+		return nil, fmt.Errorf("report refused: %w", err)
 	}
 	var probe struct {
 		Format *string `json:"format"`

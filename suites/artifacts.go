@@ -21,7 +21,8 @@ const artifactEntry = "artifact"
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // saveArtifacts keeps, for a spec that did not pass, what its browser
-// sessions showed: a screenshot of each and the browser console, under the
+// sessions showed: a screenshot of each (but of a page that stopped
+// answering) and the browser console, under the
 // report folder's artifacts/, and the probe's last report beside them.
 func (tc *TestContext) saveArtifacts() {
 	rep := ginkgo.CurrentSpecReport()
@@ -38,12 +39,16 @@ func (tc *TestContext) saveArtifacts() {
 	}
 	base = fmt.Sprintf("%03d-%s", rep.LeafNodeLocation.LineNumber%1000, base)
 	for i, s := range tc.surfaces {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		png, err := s.Screenshot(ctx)
-		cancel()
 		name := fmt.Sprintf("%s-%d", base, i+1)
-		if err == nil && len(png) > 0 {
-			tc.writeArtifact(dir, name+".png", png)
+		// A page that stopped answering draws nothing more: its
+		// screenshot would only wait out the timeout.
+		if !tc.stuck[s] {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			png, err := s.Screenshot(ctx)
+			cancel()
+			if err == nil && len(png) > 0 {
+				tc.writeArtifact(dir, name+".png", png)
+			}
 		}
 		var lines []string
 		for _, l := range s.Console() {

@@ -288,15 +288,32 @@ func (tc *TestContext) entryReadiness(appID, entry string) protocol.ReadinessRes
 }
 
 // pageText opens the page the host named (address, or a DevTools target)
-// and returns the text a user sees there.
+// and returns the text a user sees there. A page that loads and then stops
+// answering (its script never yields) ends the spec as an error within
+// pageAnswerTimeout, and counts as a surface that failed to load
+// (surfaceMissed), as a page that never loads does: the run gives up on
+// them in bounded time.
 func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) string {
 	ginkgo.GinkgoHelper()
+	if tc.surfaceGaveUp != "" {
+		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
+	}
+	what := "the page " + address
+	if address == "" && dt != nil {
+		what = "the page of DevTools target " + dt.TargetID
+	}
 	sess := tc.openPage(address, dt, "the page")
-	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), pageAnswerTimeout)
 	defer cancel()
 	var text string
 	if err := sess.Inspect(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
-		tc.Errorf("reading the page %s: %v", firstNonEmpty(address, "of DevTools target "+dt.TargetID), err)
+		tc.markStuck(sess)
+		tc.surfaceMissed(fmt.Sprintf("%s loaded, then did not answer a read of its text within %s: %v", what, pageAnswerTimeout, err))
 	}
+	tc.surfaceMisses = 0
 	return text
 }
+
+// pageAnswerTimeout is how long a loaded page may take to answer one read:
+// milliseconds on a page that yields, for ever on one that spins.
+const pageAnswerTimeout = 3 * time.Second

@@ -103,6 +103,9 @@ type TestContext struct {
 	browserOnce browserStarter
 	runtimes    runtimeBrowsers
 	surfaces    []*browser.Session
+	// stuck are the current spec's sessions whose page stopped answering
+	// (its script never yields): no screenshot is waited for from them.
+	stuck map[*browser.Session]bool
 	// probe is the run's one build of the backend-app fixture's service.
 	probe probeBuild
 	// lastProbe is the probe's last report in the current spec.
@@ -260,7 +263,15 @@ func (tc *TestContext) missed(reason string) {
 func (tc *TestContext) afterEach() {
 	tc.saveArtifacts()
 	tc.resources.Cleanup()
-	tc.surfaces, tc.lastProbe = nil, nil
+	tc.surfaces, tc.lastProbe, tc.stuck = nil, nil, nil
+}
+
+// markStuck records that sess's page stopped answering.
+func (tc *TestContext) markStuck(sess *browser.Session) {
+	if tc.stuck == nil {
+		tc.stuck = map[*browser.Session]bool{}
+	}
+	tc.stuck[sess] = true
 }
 
 // close releases the connection and the browser at the end of the run.

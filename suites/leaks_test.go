@@ -1,11 +1,13 @@
 package suites
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/reports"
 )
 
 // TestLeakLogFindsSecretsInAnyFrame: the run-wide search finds a planted
@@ -36,5 +38,55 @@ func TestLeakLogFindsSecretsInAnyFrame(t *testing.T) {
 	}
 	if strings.Contains(got, c.ProviderKey) || strings.Contains(got, c.SessionToken) {
 		t.Errorf("the log quotes a secret value: %s", got)
+	}
+}
+
+// A host that echoes every planted secret in 50,000 answers is failed in a
+// bounded message: the first maxQuotedLeaks leaks, then how many more and
+// of which secrets.
+func TestLeakLogQuotesTheFirstLeaksAndCountsTheRest(t *testing.T) {
+	c := Canaries{ProviderKey: "canary-0123456789abcdef0123456789abcdef", OtherSecret: "canary-other", SessionToken: "canary-session"}
+	l := newLeakLog(c)
+	body := []byte(`{"echo":"` + c.ProviderKey + " " + c.OtherSecret + " " + c.SessionToken + `"}`)
+	const frames = 50_000
+	for seq := 1; seq <= frames; seq++ {
+		l.observe(control.ReceivedFrame{Seq: seq, Spec: "floods", Method: "host/notify", Body: body})
+	}
+	got := l.describe()
+	if n := strings.Count(got, "transcript line "); n != maxQuotedLeaks {
+		t.Errorf("%d leaks quoted, want %d", n, maxQuotedLeaks)
+	}
+	if !strings.HasPrefix(got, "transcript line 1 (") {
+		t.Errorf("the first leak is not quoted first: %.200s", got)
+	}
+	want := "and 149990 more not quoted here (150000 leaks in all, of the secret provider_api_key, the secret unrelated_token, the session token cloud; the transcript has every one)"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("the message does not end %q:\n%s", want, got)
+	}
+	if len(got) > 4<<10 {
+		t.Errorf("the message of %d leaks is %d bytes", 3*frames, len(got))
+	}
+	t.Logf("%d leaks described in %d bytes", 3*frames, len(got))
+}
+
+// Every failure message goes through publishable: planted secrets are
+// redacted before it is cut to reports.MaxFailureText, so the cut never
+// leaves part of a secret behind, and a cut message is not cut again.
+func TestPublishableRedactsThenCuts(t *testing.T) {
+	secret := "canary-0123456789abcdef0123456789abcdef"
+	tc := &TestContext{Config: Config{Redact: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(secret), []byte("[canary]"))
+	}}}
+	// The secret straddles the cut.
+	msg := strings.Repeat("x", reports.MaxFailureText-40) + secret + strings.Repeat("y", 1<<20)
+	got := tc.publishable(msg)
+	if len(got) > reports.MaxFailureText || !strings.Contains(got, "more bytes)") {
+		t.Errorf("a message of %d bytes became %d bytes: %q", len(msg), len(got), got[len(got)-80:])
+	}
+	if strings.Contains(got, "canary-0123") {
+		t.Error("the cut left part of a secret")
+	}
+	if again := tc.publishable(got); again != got {
+		t.Error("a cut message was cut again")
 	}
 }

@@ -57,7 +57,18 @@ func (tc *TestContext) fail(o reports.Outcome, msg string) {
 	if o != reports.Failed {
 		ginkgo.AddReportEntry(outcomeEntry, string(o))
 	}
-	ginkgo.Fail(msg)
+	ginkgo.Fail(tc.publishable(msg))
+}
+
+// publishable is what a failure message may say, decided where every
+// message is built: planted secrets redacted, then cut to
+// reports.MaxFailureText, so that a host's flood quoted in a message bounds
+// every file of the report, Ginkgo's log and the console alike.
+func (tc *TestContext) publishable(msg string) string {
+	if tc.Config.Redact != nil {
+		msg = string(tc.Config.Redact([]byte(msg)))
+	}
+	return reports.ClipFailure(msg)
 }
 
 // gomegaFail is Gomega's fail handler: an assertion that fails is a
@@ -72,7 +83,7 @@ func (tc *TestContext) gomegaFail(message string, callerSkip ...int) {
 		ginkgo.AddReportEntry(outcomeEntry, string(reports.Blocked))
 		msg = fmt.Sprintf("precondition %q failed, so nothing was judged: %s", tc.phaseWhat, msg)
 	}
-	ginkgo.Fail(msg, skip)
+	ginkgo.Fail(tc.publishable(msg), skip)
 }
 
 // errorf ends the spec as error where no context is at hand: the harness's
@@ -81,7 +92,7 @@ func (tc *TestContext) gomegaFail(message string, callerSkip ...int) {
 func errorf(format string, args ...any) {
 	ginkgo.GinkgoHelper()
 	ginkgo.AddReportEntry(outcomeEntry, string(reports.Error))
-	ginkgo.Fail(fmt.Sprintf(format, args...))
+	ginkgo.Fail(reports.ClipFailure(fmt.Sprintf(format, args...)))
 }
 
 // Failf ends the spec as failed: the host broke the clause.

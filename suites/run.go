@@ -292,6 +292,9 @@ func (c *collector) afterEach(r types.SpecReport) {
 	ids := c.requirementIDs(r.Labels())
 	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
 	o.Outcome, o.Failure = specOutcome(r)
+	// Ginkgo's own messages (a panic, a timeout) and a flake's prefix did
+	// not pass through publishable.
+	o.Failure = c.tc.publishable(o.Failure)
 	if o.Outcome != reports.Passed && o.Outcome != reports.NotRun && o.Outcome != reports.Skipped {
 		o.Location = relativeLocation(r.FailureLocation().String())
 	}

@@ -164,6 +164,9 @@ func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, wha
 	if address != "" {
 		sess := tc.browserSession()
 		if err := sess.Open(ctx, address); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				tc.markStuck(sess) // still loading: a screenshot would wait too
+			}
 			tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, address, err))
 		}
 		return sess

@@ -201,8 +201,8 @@ func vcsRevision() string {
 }
 
 // Host-controlled text lands in the report; these caps keep a hostile host
-// from making the report unwritable or unreadable (report.json keeps failure
-// messages whole; the predicate caps them itself).
+// from making the report unwritable or unreadable (failure messages are cut
+// where suites build them, to reports.MaxFailureText).
 const (
 	maxHostField  = 256
 	maxReading    = 1024

@@ -69,3 +69,20 @@ func TestDiffCommand(t *testing.T) {
 		}
 	}
 }
+
+// diff of a report.json made of a million tiny arrays (3 MB, gigabytes once
+// parsed) is refused before it is parsed: exit 3, one line naming the file
+// and the limit.
+func TestDiffRefusesAFloodOfArrays(t *testing.T) {
+	good := filepath.Join(writeRun(t, sigReport(t), "", ""), reports.ReportFile)
+	flood := filepath.Join(t.TempDir(), reports.ReportFile)
+	body := `{"format":"` + reports.FormatVersion + `","requirements":[` + strings.Repeat("[],", 1_000_000) + "[]]}"
+	if err := os.WriteFile(flood, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := cliRun(t, "diff", good, flood)
+	if code != exitHarness || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, flood) ||
+		!strings.Contains(errs, "limit of 250000 JSON values") || out != "" {
+		t.Errorf("diff of a flood of arrays: exit %d, want %d with one line naming the file and the limit\nstdout: %s\nstderr: %s", code, exitHarness, out, errs)
+	}
+}

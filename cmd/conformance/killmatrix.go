@@ -193,7 +193,7 @@ func printKillMatrix(w io.Writer, cases []*selftestCase) int {
 			fmt.Fprintf(w, "            failed though the fault does not break them: %s\n", strings.Join(v.collateral, " "))
 			for _, id := range v.collateral {
 				if msg := failureOf(k.report, id); msg != "" {
-					fmt.Fprintf(w, "              %s: %s\n", id, truncateLine(firstLine(msg), 240))
+					fmt.Fprintf(w, "              %s: %s\n", id, reports.ForTerminal(reports.TruncateUTF8(firstLine(msg), 240)))
 				}
 			}
 		}

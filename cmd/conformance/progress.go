@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -15,7 +16,9 @@ import (
 
 // progress prints a line per requirement as it settles, and under a
 // requirement that did not pass its whole failure message, redacted like
-// the report: console logs of CI runs are often public.
+// the report (console logs of CI runs are often public) and made inert for
+// the terminal (reports.ForTerminalLines): what the host wrote never moves
+// the cursor or starts a row of its own.
 type progress struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -45,8 +48,10 @@ func (p *progress) settled(e suites.RequirementSettled) {
 		if p.red != nil {
 			msg = string(p.red.Redact([]byte(msg)))
 		}
-		// The whole message, diffs included: it is what a user fixes the host from.
-		fmt.Fprint(p.w, indentLines(msg, "        "))
+		// The whole message, diffs included: it is what a user fixes the
+		// host from. Every line is indented, so none starts a row.
+		msg = strings.ReplaceAll(msg, "\r\n", "\n")
+		fmt.Fprint(p.w, indentLines(reports.ForTerminalLines(msg), "        "))
 	}
 }
 
@@ -68,13 +73,6 @@ func indentLines(s, prefix string) string {
 	return b.String()
 }
 
-func truncateLine(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // printSummary ends a run: how the run ended, a per-level table with every
 // outcome of the lattice, and where the report is.
 func printSummary(w io.Writer, rep *reports.Report, out string, written reports.Written) {
@@ -91,7 +89,9 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 	if rep.Host.Kind != "" {
 		how = rep.Host.Kind + ", " + how
 	}
-	fmt.Fprintf(w, "\nhost: %s %s (%s)\n", rep.Host.Name, rep.Host.Version, how)
+	// The host named itself in its hello: its words are quoted when they
+	// are not plain text.
+	fmt.Fprintf(w, "\nhost: %s %s (%s)\n", reports.ForTerminal(rep.Host.Name), reports.ForTerminal(rep.Host.Version), reports.ForTerminal(how))
 	if written.Signed {
 		fmt.Fprintf(w, "report: %s (signed, key %s)\n", out, written.KeyID)
 	} else {
@@ -104,7 +104,7 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 func runLine(r reports.RunStatus) string {
 	line := "run: " + r.Status
 	if r.Reason != "" {
-		line += ": " + r.Reason
+		line += ": " + reports.ForTerminal(r.Reason)
 	}
 	var sel []string
 	if len(r.Focus) > 0 {
@@ -117,4 +117,60 @@ func runLine(r reports.RunStatus) string {
 		line += " (selected by " + strings.Join(sel, "; ") + ": the rest is not-run)"
 	}
 	return line
+}
+
+// maxInertLine is the longest line an inertWriter holds back waiting for
+// its end; a longer one is passed on in pieces.
+const maxInertLine = 64 << 10
+
+// inertWriter passes what a host writes to its stderr on to the console a
+// line at a time, redacted and made inert (reports.ForTerminalLines): the
+// host's words reach the terminal but never control it, and a planted
+// secret never reaches it.
+type inertWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	redact func([]byte) []byte // nil: none
+	buf    []byte
+}
+
+func newInertWriter(w io.Writer, redact func([]byte) []byte) *inertWriter {
+	return &inertWriter{w: w, redact: redact}
+}
+
+func (t *inertWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	for {
+		i := bytes.IndexByte(t.buf, '\n')
+		switch {
+		case i >= 0:
+			t.line(t.buf[:i])
+			t.buf = t.buf[i+1:]
+		case len(t.buf) >= maxInertLine:
+			t.line(t.buf[:maxInertLine])
+			t.buf = t.buf[maxInertLine:]
+		default:
+			return len(p), nil
+		}
+	}
+}
+
+// Flush passes on a last line the host did not end.
+func (t *inertWriter) Flush() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.buf) > 0 {
+		t.line(t.buf)
+		t.buf = nil
+	}
+}
+
+func (t *inertWriter) line(b []byte) {
+	b = bytes.TrimSuffix(b, []byte("\r")) // a CRLF line ending
+	if t.redact != nil {
+		b = t.redact(b)
+	}
+	_, _ = io.WriteString(t.w, reports.ForTerminalLines(string(b))+"\n")
 }

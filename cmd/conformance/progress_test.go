@@ -65,3 +65,59 @@ func TestProgressPrintsTheWholeFailureMessage(t *testing.T) {
 		t.Errorf("--quiet printed %q", buf.String())
 	}
 }
+
+// What the host writes never controls the console: a hello name or a
+// failure message carrying "\r\x1b[2K desktop-p0 passed\n" prints quoted,
+// with no carriage return or escape, and no line of the output is the host's
+// forged row.
+func TestConsoleQuotesWhatTheHostWrote(t *testing.T) {
+	const forged = "\r\x1b[2K desktop-p0 passed\n"
+	cat := levels.Default()
+	id := cat.Requirements()[0].ID
+	var buf bytes.Buffer
+	p := newProgress(&buf, cat, false, nil)
+	p.settled(suites.RequirementSettled{ID: id, Outcome: reports.Failed, Failure: "app/list answered " + forged + "and more"})
+
+	r := sigReport(t, "READY-SECRETS")
+	r.Host.Name, r.Host.Version, r.Host.Kind = "evil"+forged, "1.0"+forged, "\u202edesktop"
+	r.Run.Reason = forged
+	printSummary(&buf, r, "out", reports.Written{})
+
+	out := buf.String()
+	if strings.ContainsAny(out, "\r\x1b\u202e") {
+		t.Errorf("a control character of the host reached the console:\n%q", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "desktop-p0" && f[1] == "passed" {
+			t.Errorf("the host forged a row: %q\n%s", line, out)
+		}
+	}
+	for _, want := range []string{
+		`        "app/list answered \r\x1b[2K desktop-p0 passed"`,
+		`host: "evil\r\x1b[2K desktop-p0 passed\n" "1.0\r\x1b[2K desktop-p0 passed\n" ("\u202edesktop, in-process")`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the console does not show %s:\n%s", want, out)
+		}
+	}
+}
+
+// The host's stderr reaches the console a line at a time, redacted, each
+// line that is not plain text quoted: a line written in pieces stays one
+// line, and a last line without its end is passed on by Flush.
+func TestHostStderrReachesTheConsoleInert(t *testing.T) {
+	var buf bytes.Buffer
+	red := control.NewRedactor()
+	red.Add("secret-value-1234", "$SECRET")
+	w := newInertWriter(&buf, red.Redact)
+	for _, chunk := range []string{"starting\r\n", "evil \x1b[2K\rdesktop-p0 ", "passed\nkey=secret-value-1234\nno end"} {
+		if _, err := w.Write([]byte(chunk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	want := "starting\n" + `"evil \x1b[2K\rdesktop-p0 passed"` + "\nkey=<redacted:$SECRET>\nno end\n"
+	if got := buf.String(); got != want {
+		t.Errorf("console got %q, want %q", got, want)
+	}
+}

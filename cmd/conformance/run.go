@@ -187,9 +187,12 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	}
 	transcript := control.NewTranscript(tf, red)
 
-	hostStderr := io.Writer(c.stderr)
-	if o.quiet {
-		hostStderr = io.Discard
+	hostStderr := io.Writer(io.Discard)
+	if !o.quiet {
+		// The host's stderr reaches the console redacted and inert.
+		iw := newInertWriter(c.stderr, red.Redact)
+		defer iw.Flush()
+		hostStderr = iw
 	}
 	connector, transport, closeHost, err := connectorFor(o, faults, hostStderr)
 	if err != nil {
@@ -226,7 +229,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	p := newProgress(c.stdout, cat, o.quiet, red)
 	cfg.Progress = p.settled
 	cfg.Unreachable = func(reason string) {
-		fmt.Fprintf(c.stderr, "conformance run: giving up on the host: %s\n", reason)
+		fmt.Fprintf(c.stderr, "conformance run: giving up on the host: %s\n", reports.ForTerminal(reason))
 	}
 
 	if !o.quiet {
@@ -245,7 +248,10 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 	if err := tf.Sync(); err != nil {
 		return nil, fmt.Errorf("writing transcript: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(rd.dir(), "ginkgo.log"), suites.StripBuildPaths(red.Redact(log.Bytes())), 0o644); err != nil {
+	// Ginkgo's log quotes failure messages, and so what the host wrote:
+	// it is made inert for the terminal it will be read in.
+	ginkgoLog := reports.ForTerminalLines(string(suites.StripBuildPaths(red.Redact(log.Bytes()))))
+	if err := os.WriteFile(filepath.Join(rd.dir(), "ginkgo.log"), []byte(ginkgoLog), 0o644); err != nil {
 		return nil, fmt.Errorf("writing ginkgo.log: %w", err)
 	}
 	redactOutcomes(res, red)

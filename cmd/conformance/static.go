@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/reports"
 )
 
 // The harness's own static tools: the same code that is its oracle for
@@ -51,7 +52,9 @@ func loadPackage(c *cli, cmd, dir string) (*agentpkg.Package, int) {
 }
 
 // printFindings prints one line per finding, naming the file and field
-// (findings of drivers/agentpkg already start with them).
+// (findings of drivers/agentpkg already start with them). A file name or a
+// message the package supplied that is not plain text is quoted
+// (reports.ForTerminal): no finding controls the terminal or spans lines.
 func printFindings(c *cli, fs []protocol.Finding) {
 	for _, f := range fs {
 		msg := f.Message
@@ -62,7 +65,7 @@ func printFindings(c *cli, fs []protocol.Finding) {
 			}
 			msg = loc + ": " + msg
 		}
-		fmt.Fprintf(c.stderr, "%s: %s [%s]\n", f.Severity, msg, f.Code)
+		fmt.Fprintf(c.stderr, "%s: %s [%s]\n", reports.ForTerminal(f.Severity), reports.ForTerminal(msg), reports.ForTerminal(f.Code))
 	}
 }
 
@@ -92,7 +95,7 @@ func cmdValidate(c *cli, args []string) int {
 		printFindings(c, findings)
 		if ok {
 			fmt.Fprintf(c.stdout, "valid: %s %s\npackageHash %s\nmanifestHash %s\n",
-				str(p.Manifest["name"]), str(p.Manifest["version"]), p.PackageHash, p.ManifestHash)
+				reports.ForTerminal(str(p.Manifest["name"])), reports.ForTerminal(str(p.Manifest["version"])), p.PackageHash, p.ManifestHash)
 		}
 	}
 	if !ok {

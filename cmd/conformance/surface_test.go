@@ -150,3 +150,44 @@ func requirement(rep *reports.Report, id string) reports.RequirementResult {
 	}
 	return reports.RequirementResult{}
 }
+
+// An app center that loads and then stops answering (host-page-spins)
+// ends CENTER-BLOCKERS as an error that says so, within the page's answer
+// timeout: never a panic of the harness ("Test Panicked"), never a pass.
+func TestCenterThatSpinsOnceLoadedIsAnError(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Fatal("no chromium on PATH: `make chromium` installs Debian's")
+	}
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "report")
+	runBinary(t, bin, "run", "--quiet", "--level", "desktop-p1", "--label-filter", "CENTER-BLOCKERS",
+		"--fault", "host-page-spins", "--out", out)
+	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, r := range rep.Requirements {
+		if r.ID != "CENTER-BLOCKERS" {
+			continue
+		}
+		found = true
+		if r.Outcome != reports.Error || len(r.Specs) != 1 || r.Specs[0].Failure == nil {
+			t.Fatalf("CENTER-BLOCKERS is %s under host-page-spins: %+v", r.Outcome, r.Specs)
+		}
+		msg := r.Specs[0].Failure.Message
+		if !strings.Contains(msg, "loaded, then did not answer a read of its text within 3s") || strings.Contains(strings.ToLower(msg), "panic") {
+			t.Errorf("CENTER-BLOCKERS says %q; want the page that stopped answering, and no panic", msg)
+		}
+	}
+	if !found {
+		t.Fatal("CENTER-BLOCKERS missing from the report")
+	}
+	log, err := os.ReadFile(filepath.Join(out, "ginkgo.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(log), "[PANICKED]") || strings.Contains(string(log), "Test Panicked") {
+		t.Errorf("the harness panicked:\n%s", log)
+	}
+}

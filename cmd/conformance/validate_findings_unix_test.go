@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unicode/utf8"
 
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 )
@@ -63,5 +64,39 @@ func TestValidateListsEveryPlantedProblemInOneRun(t *testing.T) {
 	}
 	if strings.Contains(stderr, "s3cr3t") {
 		t.Errorf("validate quoted the file outside the package:\n%s", stderr)
+	}
+}
+
+// A finding names a file of the package as the package spells it, and the
+// package is not trusted: a file name with an escape sequence, a carriage
+// return, a newline or invalid UTF-8 prints quoted, on one line.
+func TestValidateQuotesHostileFileNames(t *testing.T) {
+	dir, err := platformconformance.Materialize("minimal-app", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "evil\x1b[2K\rdesktop-p0 passed\n\xff.txt"
+	if err := os.Symlink("missing.txt", filepath.Join(dir, name)); err != nil {
+		t.Skipf("this filesystem refuses the name: %v", err)
+	}
+	code, _, stderr := runCLI(t, "validate", dir)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d; stderr %q", code, exitFailed, stderr)
+	}
+	if strings.ContainsAny(stderr, "\r\x1b") || !utf8.ValidString(stderr) {
+		t.Errorf("the file name reached the terminal raw: %q", stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	found := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "desktop-p0") {
+			t.Errorf("the file name started a line: %q", l)
+		}
+		if strings.Contains(l, `evil\x1b[2K\rdesktop-p0 passed\n\xff.txt`) && strings.HasSuffix(l, "[dangling-symlink]") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no line names the file quoted as a dangling link:\n%s", stderr)
 	}
 }

@@ -79,7 +79,8 @@ func cmdVerify(c *cli, args []string) int {
 	}
 	res, err := v.Verify(context.Background(), data)
 	if err != nil {
-		fmt.Fprintf(c.stderr, "conformance verify: %s: %v\n", pos[0], err)
+		// The error may quote what the report says of its host.
+		fmt.Fprintf(c.stderr, "conformance verify: %s: %s\n", pos[0], reports.ForTerminal(err.Error()))
 		if res != nil {
 			printLevels(c.stderr, res)
 		}
@@ -102,15 +103,21 @@ func printVerified(w io.Writer, path string, v *reports.Verified, opts reports.V
 		fmt.Fprintf(w, "  signed by: %skey %s\n", alg, id)
 	}
 	fmt.Fprintf(w, "  predicate: %s\n", reports.PredicateType)
-	fmt.Fprintf(w, "  host:      %s %s (%s, %s)\n", p.Host.Name, p.Host.Version, p.Host.Kind, p.Host.Transport)
-	fmt.Fprintf(w, "  harness:   %s %s %s; standard %s %s\n", p.Harness.Name, p.Harness.Version, p.Harness.Commit, p.Standard.Name, p.Standard.Version)
+	// What the host said of itself is quoted when it is not plain text;
+	// so is any other text of the signed report.
+	t := reports.ForTerminal
+	fmt.Fprintf(w, "  host:      %s %s (%s, %s)\n", t(p.Host.Name), t(p.Host.Version), t(p.Host.Kind), t(p.Host.Transport))
+	fmt.Fprintf(w, "  harness:   %s %s %s; standard %s %s\n", t(p.Harness.Name), t(p.Harness.Version), t(p.Harness.Commit), t(p.Standard.Name), t(p.Standard.Version))
 	fmt.Fprintf(w, "  run:       %s to %s\n", p.StartedAt.Format("2006-01-02T15:04:05Z07:00"), p.FinishedAt.Format("2006-01-02T15:04:05Z07:00"))
 	for _, s := range v.Subjects {
 		var ds []string
 		for alg, d := range s.GetDigest() {
 			ds = append(ds, alg+":"+d)
 		}
-		fmt.Fprintf(w, "  subject:   %s %s\n", s.GetName(), strings.Join(ds, " "))
+		fmt.Fprintf(w, "  subject:   %s %s\n", t(s.GetName()), t(strings.Join(ds, " ")))
+	}
+	if v.Files > 0 {
+		fmt.Fprintf(w, "  files:     %d, each matching its SHA-256 in the statement's subjects\n", v.Files)
 	}
 	if v.Artifacts > 0 {
 		fmt.Fprintf(w, "  artifacts: %d, each matching its SHA-256 in the predicate\n", v.Artifacts)
@@ -125,7 +132,7 @@ func printLevels(w io.Writer, v *reports.Verified) {
 	fmt.Fprintf(w, "levels, recomputed from %d requirement outcomes:\n", len(v.Predicate.Requirements))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, l := range v.Levels {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", l.ID, l.Verdict, l.Reason)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", reports.ForTerminal(l.ID), reports.ForTerminal(string(l.Verdict)), reports.ForTerminal(l.Reason))
 	}
 	_ = tw.Flush()
 }

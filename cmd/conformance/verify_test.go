@@ -230,3 +230,30 @@ func TestVerifyArtifacts(t *testing.T) {
 		t.Errorf("verify with a missing log: exit %d, want %d with one line naming it\nstdout: %s\nstderr: %s", code, exitSubject, out, errs)
 	}
 }
+
+// A genuine envelope beside a doctored transcript.jsonl does not verify:
+// verify checks every file the signed statement names (exit 5, one line
+// naming the file); the untouched folder verifies and says how many files
+// it checked.
+func TestVerifyDoctoredTranscript(t *testing.T) {
+	priv, pub := keygen(t, reports.Ed25519)
+	dir := writeRun(t, sigReport(t), priv, "")
+	env := filepath.Join(dir, reports.EnvelopeFile)
+	code, out, errs := cliRun(t, "verify", "--key", pub, env)
+	if code != exitOK || !strings.Contains(out, "files:     4, each matching its SHA-256") {
+		t.Fatalf("verify of an untouched report: exit %d\n%s%s", code, out, errs)
+	}
+	tr := filepath.Join(dir, reports.TranscriptFile)
+	b, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tr, bytes.Replace(b, []byte(`"app/list"`), []byte(`"app/lisT"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = cliRun(t, "verify", "--key", pub, env)
+	if code != exitSubject || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "transcript.jsonl has SHA-256") || strings.Contains(out, "verified") {
+		t.Errorf("verify beside a doctored transcript: exit %d, want %d with one line naming it\nstdout: %s\nstderr: %s", code, exitSubject, out, errs)
+	}
+}

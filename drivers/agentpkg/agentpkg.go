@@ -48,6 +48,7 @@ type Limits struct {
 	MaxYAMLBytes      int64 // bytes of one YAML document (frontmatter or layered file)
 	MaxDepth          int   // nesting of YAML mappings and sequences
 	MaxAliasExpansion int   // YAML nodes reachable only through aliases
+	MaxAliasBytes     int64 // bytes of scalar text reachable only through aliases
 }
 
 // DefaultLimits are generous for real apps and small enough to refuse bombs.
@@ -59,6 +60,7 @@ func DefaultLimits() Limits {
 		MaxYAMLBytes:      1 << 20,
 		MaxDepth:          64,
 		MaxAliasExpansion: 10000,
+		MaxAliasBytes:     4 << 20,
 	}
 }
 
@@ -73,6 +75,7 @@ func NoLimits() Limits {
 		MaxYAMLBytes:      math.MaxInt64,
 		MaxDepth:          math.MaxInt32,
 		MaxAliasExpansion: 1 << 20,
+		MaxAliasBytes:     64 << 20,
 	}
 }
 
@@ -96,6 +99,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxAliasExpansion <= 0 {
 		l.MaxAliasExpansion = d.MaxAliasExpansion
+	}
+	if l.MaxAliasBytes <= 0 {
+		l.MaxAliasBytes = d.MaxAliasBytes
 	}
 	return l
 }

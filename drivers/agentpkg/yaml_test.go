@@ -145,3 +145,40 @@ func TestScalarsFollowCoreSchemaButVersionsStayText(t *testing.T) {
 		t.Errorf("merge key: %v", merged)
 	}
 }
+
+// aliasTextBomb is an APP.md of a few hundred KB whose aliases name one
+// 100 KB scalar 9,000 times: few nodes, 900 MB of text once expanded.
+func aliasTextBomb() string {
+	return appMD(requiredFields + "metadata:\n  big: &big \"" + strings.Repeat("x", 100<<10) + "\"\n  copies: [" +
+		strings.Repeat("*big, ", 8999) + "*big]\n")
+}
+
+// Alias expansion is bounded in bytes as well as nodes: 9,000 aliases of a
+// 100 KB scalar are refused as an alias bomb naming APP.md (with the
+// defaults and with NoLimits, mockhost's no-yaml-limits), and an APP.md
+// with a few aliases still loads with them expanded.
+func TestAliasesBoundedInBytes(t *testing.T) {
+	for name, opts := range map[string]LoadOptions{"defaults": {}, "NoLimits": {Limits: NoLimits()}} {
+		t.Run(name, func(t *testing.T) {
+			p := loadTree(t, map[string]string{"APP.md": aliasTextBomb()}, opts)
+			f, ok := hasCode(p.Findings, CodeYAMLAliasBomb)
+			if !ok || p.Valid() {
+				t.Fatalf("findings %v lack %s", codesOf(p.Findings, ""), CodeYAMLAliasBomb)
+			}
+			if f.File != ManifestFile || !strings.HasPrefix(f.Message, "APP.md") || !strings.Contains(f.Message, "bytes of text") {
+				t.Errorf("finding does not name APP.md and the bytes: %+v", f)
+			}
+		})
+	}
+	md := appMD(requiredFields + "metadata:\n  base: &base {team: core, tier: gold}\n  copy: *base\n  merged:\n    <<: *base\n    tier: silver\n")
+	p := loadTree(t, map[string]string{"APP.md": md}, LoadOptions{})
+	if !p.Valid() {
+		t.Fatalf("an APP.md with a few aliases is refused: %v", p.Findings)
+	}
+	meta, _ := p.Manifest["metadata"].(map[string]any)
+	copied, _ := meta["copy"].(map[string]any)
+	merged, _ := meta["merged"].(map[string]any)
+	if copied["team"] != "core" || merged["team"] != "core" || merged["tier"] != "silver" {
+		t.Errorf("aliases not expanded: %v", meta)
+	}
+}

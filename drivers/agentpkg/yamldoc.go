@@ -56,6 +56,10 @@ func parseYAML(data []byte, file string, lineOffset int, opts LoadOptions, prefi
 		return yamlDoc{}, []Finding{finding(CodeYAMLAliasBomb, SeverityError, file, "",
 			"aliases expand to more than %d extra nodes (%d); refusing to expand them", lim.MaxAliasExpansion, extra)}
 	}
+	if extra := m.textSize(root) - m.physicalText; extra > lim.MaxAliasBytes {
+		return yamlDoc{}, []Finding{finding(CodeYAMLAliasBomb, SeverityError, file, "",
+			"aliases expand to more than %d extra bytes of text (%d); refusing to expand them", lim.MaxAliasBytes, extra)}
+	}
 	if d := m.depth(root); d > int64(lim.MaxDepth) {
 		return yamlDoc{}, []Finding{finding(CodeYAMLTooDeep, SeverityError, file, "",
 			"YAML nests %d levels deep; the limit is %d", d, lim.MaxDepth)}
@@ -112,19 +116,24 @@ func firstInvalidUTF8(b []byte) int {
 }
 
 // measure computes, without expanding aliases, how many nodes the tree would
-// have and how deep it would nest once every alias is expanded.
+// have, how many bytes of scalar text it would hold and how deep it would
+// nest once every alias is expanded. Nodes alone do not bound a document:
+// 9,000 aliases of one 100 KB scalar are 9,000 nodes and 900 MB of text.
 type measurer struct {
 	sizes    map[*yaml.Node]int64
+	texts    map[*yaml.Node]int64
 	depths   map[*yaml.Node]int64
 	visiting map[*yaml.Node]bool
 	physical int64
-	cyclic   bool
+	// physicalText is the bytes of scalar text the document itself holds.
+	physicalText int64
+	cyclic       bool
 }
 
 const saturate = math.MaxInt64 / 4
 
 func measure(root *yaml.Node) *measurer {
-	m := &measurer{sizes: map[*yaml.Node]int64{}, depths: map[*yaml.Node]int64{}, visiting: map[*yaml.Node]bool{}}
+	m := &measurer{sizes: map[*yaml.Node]int64{}, texts: map[*yaml.Node]int64{}, depths: map[*yaml.Node]int64{}, visiting: map[*yaml.Node]bool{}}
 	m.count(root, map[*yaml.Node]bool{})
 	m.size(root)
 	return m
@@ -136,6 +145,9 @@ func (m *measurer) count(n *yaml.Node, seen map[*yaml.Node]bool) {
 	}
 	seen[n] = true
 	m.physical++
+	if n.Kind == yaml.ScalarNode {
+		m.physicalText += int64(len(n.Value))
+	}
 	for _, c := range n.Content {
 		m.count(c, seen)
 	}
@@ -153,12 +165,16 @@ func (m *measurer) size(n *yaml.Node) int64 {
 		return 0
 	}
 	m.visiting[n] = true
-	var s, d int64 = 1, 0
-	if n.Kind == yaml.AliasNode {
-		s, d = m.size(n.Alias), m.depths[n.Alias]
-	} else {
+	var s, t, d int64 = 1, 0, 0
+	switch n.Kind {
+	case yaml.AliasNode:
+		s, t, d = m.size(n.Alias), m.texts[n.Alias], m.depths[n.Alias]
+	case yaml.ScalarNode:
+		t = int64(len(n.Value))
+	default:
 		for _, c := range n.Content {
 			s = min(s+m.size(c), saturate)
+			t = min(t+m.texts[c], saturate)
 			d = max(d, m.depths[c])
 		}
 		if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
@@ -166,8 +182,11 @@ func (m *measurer) size(n *yaml.Node) int64 {
 		}
 	}
 	m.visiting[n] = false
-	m.sizes[n], m.depths[n] = s, d
+	m.sizes[n], m.texts[n], m.depths[n] = s, t, d
 	return s
 }
+
+// textSize is the bytes of scalar text under n once aliases are expanded.
+func (m *measurer) textSize(n *yaml.Node) int64 { m.size(n); return m.texts[n] }
 
 func (m *measurer) depth(n *yaml.Node) int64 { m.size(n); return m.depths[n] }
