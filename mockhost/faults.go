@@ -17,6 +17,11 @@ type Fault struct {
 	Breaks      []string
 	// Hostile faults attack the harness itself (hang, crash, garbage, flood).
 	Hostile bool
+	// Escapes faults leave a process outside the host's process group, in
+	// a host process only (mockhost --stdio). They need break no
+	// requirement: the run must kill the process and report it
+	// (report.json run.escapedProcesses), which selftest checks.
+	Escapes bool
 	// Indiscriminate lists the refusals this fault gives, or withholds,
 	// whatever the spec planted: under it no requirement whose check rests
 	// on a refusal of those kinds (levels.Requirement.Refusal) may pass, and
@@ -543,6 +548,8 @@ func Faults() []Fault {
 		{Name: "garbage-on-list", Hostile: true,
 			Breaks:      []string{"PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED", "HOST-NO-SECRET-LEAK", "POLICY-INSTALL", "INSTALL-REGISTERS", "REGISTRY-OUTAGE", "REGISTRY-PINNED-CHANNEL", "REGISTRY-TENANT-ENABLED", "REGISTRY-WITHDRAWN", "CAT-DISPLAYNAME-I18N", "INSTALL-REVIEW", "CENTER-BLOCKERS", "MIGRATION-NO-HOST-WRITE", "OVERLAY-KEEPS-PACKAGE-HASH", "UPDATE-KEEPS-OVERLAYS", "BACKEND-NO-HOST-ACCESS"},
 			Description: "app/list is answered with bytes that are not JSON"},
+		{Name: "leave-setsid-child", Hostile: true, Escapes: true,
+			Description: "at start the host forks `sleep 300` into a session of its own (setsid) and never stops it, so it would outlive the run"},
 		{Name: "flood-on-project", Hostile: true,
 			Breaks: []string{"CAT-DISCOVER-APPMD", "CAT-METADATA", "CAT-PUBLISHER-VERIFIED", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE",
 				"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE", "HOST-NO-SECRET-LEAK"},

@@ -146,6 +146,12 @@ func ServeStdio(o Options) error {
 	// A harness that hangs up mid-answer (flood-on-project) must make the
 	// write fail, not kill the process before the temp dir is removed.
 	signal.Ignore(syscall.SIGPIPE)
+	// fault: leave-setsid-child — a process escapes the host's process group and is never stopped.
+	if o.Faults.Has("leave-setsid-child") {
+		if _, err := leaveSetsidChild(); err != nil {
+			fmt.Fprintf(os.Stderr, "mockhost: leave-setsid-child: %v\n", err)
+		}
+	}
 	h := NewWithOptions(o)
 	defer h.Close()
 	h.logw = os.Stderr

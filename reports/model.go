@@ -76,6 +76,22 @@ type RunStatus struct {
 	// unselected requirements are not-run, as with a label filter.
 	// `conformance merge` joins the shards and drops it.
 	Shard *Shard `json:"shard,omitempty"`
+	// EscapedProcesses are the processes of the host found outside its
+	// process group when it stopped (stdio hosts only): the harness killed
+	// them. A finding of the host's, which no requirement rests on: a host
+	// MUST NOT leave processes behind in other groups
+	// (docs/host-control-protocol.md, Transports).
+	EscapedProcesses []EscapedProcess `json:"escapedProcesses,omitempty"`
+}
+
+// EscapedProcess is a command line of the host's processes that escaped
+// its process group, and how many did.
+type EscapedProcess struct {
+	Command string `json:"command"` // space-separated, redacted, at most 200 bytes
+	// NewSession says they made a session of their own (setsid), not only
+	// a process group.
+	NewSession bool `json:"newSession"`
+	Count      int  `json:"count"`
 }
 
 // Shard is one slice of a run split across CI jobs: the k-th (0-based)

@@ -36,7 +36,8 @@ func TestEveryJudgedRequirementHasASpecAndAFault(t *testing.T) {
 	}
 	faultFor := map[string]int{}
 	for _, f := range mockhost.Faults() {
-		if len(f.Breaks) == 0 {
+		// An escapes fault is judged by the report's escapedProcesses.
+		if len(f.Breaks) == 0 && !f.Escapes {
 			t.Errorf("fault %s breaks no requirement", f.Name)
 		}
 		seen := map[string]bool{}

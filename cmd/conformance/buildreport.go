@@ -43,6 +43,8 @@ type reportInput struct {
 	expected []reports.ExpectedFailure
 	// shard is the slice of the run this report holds (nil: the whole run).
 	shard *shard
+	// escaped are the host's processes found outside its process group.
+	escaped []reports.EscapedProcess
 }
 
 // buildReport turns spec outcomes into report.json's model: every
@@ -129,7 +131,8 @@ func buildReport(in reportInput) (*reports.Report, error) {
 
 // runStatus says how the run ended and what it selected.
 func runStatus(in reportInput) reports.RunStatus {
-	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter, ExpectedFailures: in.expected, Shard: in.shard.status()}
+	st := reports.RunStatus{Status: reports.RunComplete, Focus: in.focus, LabelFilter: in.labelFilter, ExpectedFailures: in.expected,
+		Shard: in.shard.status(), EscapedProcesses: in.escaped}
 	switch {
 	case in.result.Interrupted != "":
 		st.Status = reports.RunInterrupted

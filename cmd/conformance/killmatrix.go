@@ -153,14 +153,21 @@ func judge(k *selftestCase) killVerdict {
 		}
 	}
 	sort.Strings(v.collateral)
+	escaped := k.report.Run.EscapedProcesses
+	v.unreported = k.fault.Escapes && len(escaped) == 0
+	if !k.fault.Escapes {
+		for _, e := range escaped {
+			v.strays = append(v.strays, e.Command)
+		}
+	}
 	switch {
-	case k.fault.Name == "" && len(v.collateral) > 0:
+	case k.fault.Name == "" && (len(v.collateral) > 0 || len(v.strays) > 0):
 		v.status = "FALSE-FAIL"
 	case k.fault.Name == "":
 		v.status = "PASSED"
-	case len(v.survivors) > 0:
+	case len(v.survivors) > 0 || v.unreported:
 		v.status = "SURVIVED"
-	case len(v.collateral) > 0:
+	case len(v.collateral) > 0 || len(v.strays) > 0:
 		v.status = "COLLATERAL"
 	default:
 		v.status = "KILLED"
@@ -178,7 +185,11 @@ func printKillMatrix(w io.Writer, cases []*selftestCase) int {
 		if name == "" {
 			name = "(no fault)"
 		}
-		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, name, strings.Join(k.breaks(), " "))
+		what := k.breaks()
+		if k.fault.Escapes {
+			what = append(what, "(leaves a process: run.escapedProcesses)")
+		}
+		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, name, strings.Join(what, " "))
 		switch v.status {
 		case "KILLED":
 			killed++
@@ -188,6 +199,12 @@ func printKillMatrix(w io.Writer, cases []*selftestCase) int {
 		}
 		if len(v.survivors) > 0 {
 			fmt.Fprintf(w, "            passed though the fault breaks them: %s\n", strings.Join(v.survivors, " "))
+		}
+		if v.unreported {
+			fmt.Fprintln(w, "            the process the fault leaves behind is not in the report (run.escapedProcesses)")
+		}
+		if len(v.strays) > 0 {
+			fmt.Fprintf(w, "            processes escaped the host's process group though the fault leaves none: %s\n", strings.Join(v.strays, "; "))
 		}
 		if len(v.collateral) > 0 {
 			fmt.Fprintf(w, "            failed though the fault does not break them: %s\n", strings.Join(v.collateral, " "))

@@ -32,7 +32,11 @@ func mergeKillMatrix(c *cli, dirs []string) int {
 	}
 	all := mockhost.Faults()
 	if restricted {
-		all = slices.DeleteFunc(all, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 })
+		all = slices.DeleteFunc(all, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 && !f.Escapes })
+	}
+	if cases[0].report.Host.Transport == "in-process" {
+		// selftest runs no fault that needs a host process in-process.
+		all = slices.DeleteFunc(all, func(f mockhost.Fault) bool { return f.Escapes })
 	}
 	for _, k := range cases {
 		k.judged = judged

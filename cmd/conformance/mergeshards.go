@@ -134,6 +134,7 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 	// from says which shard each chosen spec came from (its artifacts).
 	from := map[string]int{}
 	seenReading := map[reports.Reading]bool{}
+	var escaped [][]reports.EscapedProcess
 	for _, s := range shards {
 		r := s.rep
 		if r.StartedAt.Before(rep.StartedAt) {
@@ -145,6 +146,7 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 		if runRank(r.Run.Status) > runRank(rep.Run.Status) {
 			rep.Run.Status, rep.Run.Reason = r.Run.Status, r.Run.Reason
 		}
+		escaped = append(escaped, r.Run.EscapedProcesses)
 		for _, rd := range r.Readings {
 			if !seenReading[rd] {
 				seenReading[rd] = true
@@ -152,6 +154,7 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 			}
 		}
 	}
+	rep.Run.EscapedProcesses = joinEscapes(escaped...)
 	rep.DurationMs = rep.FinishedAt.Sub(rep.StartedAt).Milliseconds()
 	for _, tmpl := range first.Requirements {
 		rr := tmpl

@@ -78,6 +78,14 @@ func indentLines(s, prefix string) string {
 func printSummary(w io.Writer, rep *reports.Report, out string, written reports.Written) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, runLine(rep.Run))
+	for _, e := range rep.Run.EscapedProcesses {
+		how := "a process group"
+		if e.NewSession {
+			how = "a session (setsid)"
+		}
+		fmt.Fprintf(w, "host finding: %d process(es) escaped the host's process group into %s of their own, killed when the host stopped: %s\n",
+			e.Count, how, e.Command)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tFLAKY\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN")
 	for _, l := range rep.Levels {

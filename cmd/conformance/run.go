@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/drivers/procs"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
@@ -107,6 +109,10 @@ func cmdRun(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance run: --fault: %v\n", err)
 		return exitUsage
 	}
+	if err := checkEmbeddedFaults(faults); err != nil {
+		fmt.Fprintf(c.stderr, "conformance run: --fault: %v\n", err)
+		return exitUsage
+	}
 	var expected []reports.ExpectedFailure
 	if o.expected != "" {
 		if expected, err = loadExpectedFailures(o.expected, cat); err != nil {
@@ -168,11 +174,13 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 		return nil, err
 	}
 	defer rd.abort() // a run that fails leaves the previous report as it was
-	work, err := os.MkdirTemp("", "agentapp-conformance-")
+	sweepStale(c, "run")
+	workDir, err := procs.MkdirTemp("agentapp-conformance-")
 	if err != nil {
 		return nil, fmt.Errorf("making work folder: %w", err)
 	}
-	defer os.RemoveAll(work)
+	defer workDir.Remove()
+	work := workDir.Path
 
 	tf, err := os.Create(filepath.Join(rd.dir(), "transcript.jsonl"))
 	if err != nil {
@@ -255,11 +263,16 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 		return nil, fmt.Errorf("writing ginkgo.log: %w", err)
 	}
 	redactOutcomes(res, red)
+	var escaped []reports.EscapedProcess
+	if pw, ok := connector.(control.ProcessWatcher); ok {
+		// suites.Run has stopped every host it started.
+		escaped = escapedProcesses(pw.Escaped(), func(s string) string { return string(red.Redact([]byte(s))) })
+	}
 
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
 		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
-		reportDir: rd.dir(), expected: expected, shard: o.shard,
+		reportDir: rd.dir(), expected: expected, shard: o.shard, escaped: escaped,
 	})
 	if err != nil {
 		return nil, err
@@ -307,4 +320,77 @@ func redactOutcomes(res *suites.Result, red *control.Redactor) {
 			s.Readings[j] = clean(s.Readings[j])
 		}
 	}
+}
+
+// sweepStale removes the temp folders of earlier runs that were killed,
+// and kills what of their hosts still runs (procs.SweepStale: never a
+// live run's). Trouble is a notice, not a reason to stop.
+func sweepStale(c *cli, cmd string) {
+	sw, err := procs.SweepStale("")
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance %s: clearing what killed runs left: %v\n", cmd, err)
+	}
+	if len(sw.Folders) > 0 {
+		fmt.Fprintf(c.stderr, "conformance %s: removed %d temp folders of runs that were killed (%s), and killed %d of their processes\n",
+			cmd, len(sw.Folders), strings.Join(sw.Folders, ", "), sw.Killed)
+	}
+}
+
+// checkEmbeddedFaults refuses a fault that acts in a host process only:
+// the embedded mockhost is the harness itself.
+func checkEmbeddedFaults(faults mockhost.FaultSet) error {
+	for _, f := range mockhost.Faults() {
+		if f.Escapes && faults.Has(f.Name) {
+			return fmt.Errorf("%s acts in a host process only: run it with --host-cmd \"conformance mockhost --stdio --fault %s\"", f.Name, f.Name)
+		}
+	}
+	return nil
+}
+
+// escapedProcesses groups the processes that escaped their host's process
+// group by (redacted) command line and session, sorted.
+func escapedProcesses(es []procs.Escape, redact func(string) string) []reports.EscapedProcess {
+	var out []reports.EscapedProcess
+	for _, e := range es {
+		out = append(out, reports.EscapedProcess{Command: redact(e.Command), NewSession: e.NewSession, Count: 1})
+	}
+	return joinEscapes(out)
+}
+
+// maxEscapeEntries is as many entries as the predicate's schema takes.
+const maxEscapeEntries = 1024
+
+// joinEscapes adds up the counts of equal entries and sorts them, keeping
+// the first maxEscapeEntries.
+func joinEscapes(lists ...[]reports.EscapedProcess) []reports.EscapedProcess {
+	type key struct {
+		command string
+		session bool
+	}
+	counts := map[key]int{}
+	for _, l := range lists {
+		for _, e := range l {
+			counts[key{e.Command, e.NewSession}] += e.Count
+		}
+	}
+	var out []reports.EscapedProcess
+	for k, n := range counts {
+		out = append(out, reports.EscapedProcess{Command: k.command, NewSession: k.session, Count: n})
+	}
+	slices.SortFunc(out, func(a, b reports.EscapedProcess) int {
+		if c := strings.Compare(a.Command, b.Command); c != 0 {
+			return c
+		}
+		switch {
+		case a.NewSession == b.NewSession:
+			return 0
+		case a.NewSession:
+			return 1
+		}
+		return -1
+	})
+	if len(out) > maxEscapeEntries {
+		out = out[:maxEscapeEntries]
+	}
+	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/procs"
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
@@ -39,6 +39,11 @@ type killVerdict struct {
 	status     string   // PASSED (baseline) | KILLED | SURVIVED | COLLATERAL | FALSE-FAIL | ERROR
 	survivors  []string // requirements the fault breaks that passed
 	collateral []string // requirements that failed though the fault does not break them
+	// unreported: the fault leaves a process behind (Escapes) and the
+	// report names none; strays: the report names escaped processes though
+	// the fault leaves none.
+	unreported bool
+	strays     []string
 }
 
 func cmdSelftest(c *cli, args []string) int {
@@ -98,8 +103,17 @@ func cmdSelftest(c *cli, args []string) int {
 		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return !set.Has(f.Name) })
 	}
 	if judged != nil {
-		// Only the faults with something to break in the levels run.
-		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 })
+		// Only the faults with something to break in the levels run, and
+		// those that leave a process behind (their child runs one spec).
+		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 && !f.Escapes })
+	}
+	if *transport == "in-process" {
+		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool {
+			if f.Escapes {
+				fmt.Fprintf(c.stdout, "selftest: %s not run: in-process the host is the harness itself, with no process of its own to leave one behind\n", f.Name)
+			}
+			return f.Escapes
+		})
 	}
 	var mine []mockhost.Fault
 	for k, f := range faults {
@@ -107,15 +121,16 @@ func cmdSelftest(c *cli, args []string) int {
 			mine = append(mine, f)
 		}
 	}
+	sweepStale(c, "selftest")
 	root := *keep
 	if root == "" {
-		dir, err := os.MkdirTemp("", "agentapp-selftest-")
+		dir, err := procs.MkdirTemp("agentapp-selftest-")
 		if err != nil {
 			fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
 			return exitHarness
 		}
-		defer os.RemoveAll(dir)
-		root = dir
+		defer dir.Remove()
+		root = dir.Path
 	}
 	// The baseline runs in every shard: each judges its collateral
 	// failures against it.
@@ -128,15 +143,15 @@ func cmdSelftest(c *cli, args []string) int {
 		part = fmt.Sprintf(" (shard %d/%d of %d faults)", sh.index, sh.total, len(faults))
 	}
 	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults%s over %s, %d at a time, scope %s\n", len(mine), part, *transport, *jobs, *scope)
-	probe, err := buildProbeOnce()
+	probe, probeBin, err := buildProbeOnce()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
 		return exitHarness
 	}
-	if probe != "" {
-		defer os.RemoveAll(filepath.Dir(probe))
+	if probe != nil {
+		defer probe.Remove()
+		opts.backendProbe = probeBin
 	}
-	opts.backendProbe = probe
 	runCases(c, cases, root, opts, *jobs)
 	ks := killMatrixScope{everyFault: len(only) == 0 && sh == nil && judged == nil}
 	switch {
@@ -220,6 +235,9 @@ func runCases(c *cli, cases []*selftestCase, root string, o childOptions, jobs i
 // requirements (more specs to run) first.
 func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 	cost := func(k *selftestCase) int {
+		if k.fault.Escapes && len(k.fault.Breaks) == 0 {
+			return 0 // one spec (escapeChildFilter)
+		}
 		if k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 || k.fault.Hostile {
 			return 2
 		}
@@ -254,6 +272,13 @@ func runCase(c *cli, k *selftestCase, root string, o childOptions, mu *sync.Mute
 	fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", judge(k).status, name, took)
 }
 
+// What the child of a fault that breaks nothing and only leaves a process
+// behind (mockhost.Fault.Escapes) runs: one cheap spec that starts the host.
+const (
+	escapeChildLevel  = "catalog"
+	escapeChildFilter = "PROTO-HELLO"
+)
+
 // The selftest scopes: what a fault's child runs.
 const (
 	scopeLevels = "levels"
@@ -272,27 +297,28 @@ type childOptions struct {
 	backendProbe string
 }
 
-// buildProbeOnce builds backend-probe once for every child, into a folder
-// of its own the caller removes. On a machine without a Go toolchain, or
-// where the build fails, it returns "" and each child meets the same
-// trouble and says why its backend specs are blocked, as a run does.
-func buildProbeOnce() (string, error) {
+// buildProbeOnce builds backend-probe once for every child, into a temp
+// folder of its own the caller removes; it returns the folder and the
+// binary. On a machine without a Go toolchain, or where the build fails,
+// it returns nil and each child meets the same trouble and says why its
+// backend specs are blocked, as a run does.
+func buildProbeOnce() (*procs.TempDir, string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return "", nil
+		return nil, "", nil
 	}
-	dir, err := os.MkdirTemp("", "agentapp-selftest-probe-")
+	dir, err := procs.MkdirTemp("agentapp-selftest-probe-")
 	if err != nil {
-		return "", fmt.Errorf("making a folder for backend-probe: %w", err)
+		return nil, "", fmt.Errorf("making a folder for backend-probe: %w", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	bin, err := platformconformance.BuildBackendProbe(ctx, goBin, dir)
+	bin, err := platformconformance.BuildBackendProbe(ctx, goBin, dir.Path)
 	if err != nil {
-		_ = os.RemoveAll(dir)
-		return "", nil
+		_ = dir.Remove()
+		return nil, "", nil
 	}
-	return bin, nil
+	return dir, bin, nil
 }
 
 // runChild runs `conformance run` against mockhost with one fault (or none)
@@ -309,7 +335,11 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 		args = append(args, "--backend-probe", o.backendProbe)
 	}
 	lv := childLevels(levels.Default(), f)
-	if len(o.levels) > 0 {
+	if f.Escapes && len(f.Breaks) == 0 {
+		// It breaks nothing and leaves a process as the host starts: one
+		// spec starts the host, which is all it needs.
+		lv = []string{escapeChildLevel}
+	} else if len(o.levels) > 0 {
 		// A fault's break may count in a restricted level through a level
 		// below it (levels are cumulative): then the child runs them all.
 		if lv = restrictLevels(lv, o.levels); len(lv) == 0 {
@@ -319,7 +349,10 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	for _, l := range lv {
 		args = append(args, "--level", l)
 	}
-	if o.scope == scopeBreaks {
+	switch {
+	case f.Escapes && len(f.Breaks) == 0:
+		args = append(args, "--label-filter", escapeChildFilter)
+	case o.scope == scopeBreaks:
 		if filter := breaksFilter(levels.Default(), f); filter != "" {
 			args = append(args, "--label-filter", filter)
 		}

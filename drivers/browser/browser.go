@@ -15,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/agentapp/conformance/drivers/procs"
 )
 
 // Browser is one browser: a Chromium process LaunchChromium started, or a
@@ -25,6 +27,8 @@ type Browser struct {
 	launched bool
 	pid      int    // the launched process; 0 when attached
 	profile  string // the launched profile directory; "" when attached
+	// profileDir holds the profile's owner lock (procs.SweepStale).
+	profileDir *procs.TempDir
 
 	root context.Context   // chromedp context owning the connection
 	cdp  *chromedp.Browser // the connection, set once connected
@@ -54,22 +58,23 @@ func LaunchChromium(ctx context.Context, o Options) (*Browser, error) {
 		out = io.Discard
 	}
 	log := &syncWriter{w: out}
-	dir, err := os.MkdirTemp("", "agentapp-browser-")
+	pd, err := procs.MkdirTemp("agentapp-browser-")
 	if err != nil {
 		return nil, fmt.Errorf("browser: profile directory: %w", err)
 	}
+	dir := pd.Path
 	if err := os.Mkdir(filepath.Join(dir, profileTmp), 0o700); err != nil {
-		_ = os.RemoveAll(dir)
+		_ = pd.Remove()
 		return nil, fmt.Errorf("browser: profile directory: %w", err)
 	}
 	opts, err := allocatorOptions(exe, dir, o, log)
 	if err != nil {
-		_ = os.RemoveAll(dir)
+		_ = pd.Remove()
 		return nil, err
 	}
 	alloc, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	b := newBrowser(log, true, alloc, acancel)
-	b.profile = dir
+	b.profile, b.profileDir = dir, pd
 	if err := b.connect(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("browser: launching %s: %w", exe, err), b.Close())
 	}
@@ -208,6 +213,7 @@ func (b *Browser) Close() error {
 		if err := removeAll(b.profile); err != nil {
 			errs = append(errs, fmt.Errorf("browser: removing the profile directory: %w", err))
 		}
+		_ = b.profileDir.Remove() // releases the lock; a later run sweeps what is left
 	}
 	b.mu.Lock()
 	b.closeErr = errors.Join(errs...)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
+
+	"github.com/agentapp/conformance/drivers/procs"
 )
 
 // ErrNoBrowser is returned, wrapped, by [LaunchChromium] when it finds no
@@ -46,7 +48,7 @@ type Options struct {
 // profileEnv marks the environment of a launched browser with its profile
 // directory, so that Close finds the helpers that do not name it on their
 // command line.
-const profileEnv = "AGENTAPP_BROWSER_PROFILE"
+const profileEnv = procs.EnvBrowserProfile
 
 // binaryNames are the names LaunchChromium looks up in PATH, in order.
 func binaryNames() []string {

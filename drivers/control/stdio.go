@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentapp/conformance/drivers/procs"
 )
 
 // Limits of a stdio host (docs/host-control-protocol.md, "Transports").
@@ -26,17 +28,49 @@ const (
 // every Connect and speaks the protocol on its stdin and stdout. The host's
 // stderr goes to stderr (nil discards it), capped at 1 MiB per connection.
 // Close closes the host's stdin, waits up to 2s for it to exit, then kills
-// its whole process group and reaps it. Options are optional; the last one
-// given applies.
+// every process of the host (procs.Stop) and reaps it; the processes found
+// outside its process group are kept for Escaped. On Linux the host dies
+// with the harness (a parent-death signal). Options are optional; the
+// last one given applies.
 func StdioConnector(cmdline string, stderr io.Writer, opts ...Options) Connector {
-	return &stdioConnector{cmdline: cmdline, stderr: stderr, grace: stdioGrace, base: &base{opts: resolveOptions(opts)}}
+	return &stdioConnector{cmdline: cmdline, stderr: stderr, grace: stdioGrace, escapes: &escapeLog{},
+		base: &base{opts: resolveOptions(opts)}}
+}
+
+// ProcessWatcher is a connector that starts host processes.
+type ProcessWatcher interface {
+	// Escaped lists the processes of its hosts found outside their host's
+	// process group when the host stopped (each was killed then), in the
+	// order found.
+	Escaped() []procs.Escape
 }
 
 type stdioConnector struct {
 	cmdline string
 	stderr  io.Writer
 	grace   time.Duration
+	escapes *escapeLog
 	*base
+}
+
+func (c *stdioConnector) Escaped() []procs.Escape { return c.escapes.all() }
+
+// escapeLog collects the escapes of every session of a connector.
+type escapeLog struct {
+	mu   sync.Mutex
+	list []procs.Escape
+}
+
+func (l *escapeLog) add(es []procs.Escape) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, es...)
+}
+
+func (l *escapeLog) all() []procs.Escape {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]procs.Escape(nil), l.list...)
 }
 
 func (c *stdioConnector) Describe() string  { return "stdio: " + c.cmdline }
@@ -47,6 +81,7 @@ func (c *stdioConnector) Connect(ctx context.Context, t *Transcript) (*Client, e
 	if err != nil {
 		return nil, err
 	}
+	s.escapes = c.escapes
 	return c.connect(ctx, s, t)
 }
 
@@ -70,7 +105,10 @@ type stdioTransport struct {
 
 	// tmp is the TMPDIR the host runs with: the harness owns it and removes
 	// it once the host is reaped, so a host killed mid-answer leaves nothing.
-	tmp string
+	// Its path, in the host's environment, marks the host's processes.
+	tmp *procs.TempDir
+	// escapes receives the processes found outside the host's group at stop.
+	escapes *escapeLog
 }
 
 func startStdio(cmdline string, stderr io.Writer, grace time.Duration) (*stdioTransport, error) {
@@ -90,18 +128,22 @@ func startStdio(cmdline string, stderr io.Writer, grace time.Duration) (*stdioTr
 		}
 		files[i], files[i+1] = r, w
 	}
-	tmp, err := os.MkdirTemp("", "agentapp-host-")
+	tmp, err := procs.MkdirTemp("agentapp-host-")
 	if err != nil {
 		closeAll()
 		return nil, fmt.Errorf("starting host %q: making its temp folder: %w", cmdline, err)
 	}
+	// Best effort: where it fails (Linux before 3.4) a host's orphans go
+	// to init, and are still found by the marker in their environment.
+	_ = procs.BecomeSubreaper()
 	cmd := exec.Command("/bin/sh", "-c", cmdline)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = files[0], files[3], files[5]
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = procs.ChildAttr()
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp.Path, procs.EnvHost+"="+tmp.Path)
+	waited, err := procs.StartLocked(cmd)
+	if err != nil {
 		closeAll()
-		_ = os.RemoveAll(tmp)
+		_ = tmp.Remove()
 		return nil, fmt.Errorf("starting host %q: %w", cmdline, err)
 	}
 	// The child holds its ends now; the harness keeps only its own.
@@ -111,7 +153,7 @@ func startStdio(cmdline string, stderr io.Writer, grace time.Duration) (*stdioTr
 	s := &stdioTransport{cmd: cmd, stdin: files[1], stdout: files[2], stderr: files[4], grace: grace,
 		exited: make(chan struct{}), stderrDone: make(chan struct{}), tmp: tmp}
 	go func() {
-		s.waitErr = cmd.Wait()
+		s.waitErr = <-waited
 		close(s.exited)
 	}()
 	go s.copyStderr(stderr)
@@ -219,8 +261,9 @@ func (t *tail) lastLine() string {
 }
 
 // terminate stops the host: with graceful, it sees end of input and gets the
-// grace period; then its whole process group is killed and the host reaped,
-// so that no child it started outlives the session.
+// grace period; then every process of the host is killed (its process
+// group, its descendants and whatever carries its marker) and the host
+// reaped, so that no child it started outlives the session.
 func (s *stdioTransport) terminate(graceful bool) error {
 	s.stopOnce.Do(func() {
 		_ = s.Close()
@@ -231,8 +274,9 @@ func (s *stdioTransport) terminate(graceful bool) error {
 			}
 		}
 		pgid := s.pid()
-		if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-			s.stopErr = fmt.Errorf("killing host process group %d: %w", pgid, err)
+		escaped := procs.Stop(procs.Host{PID: pgid, Markers: []string{procs.EnvHost + "=" + s.tmp.Path, "TMPDIR=" + s.tmp.Path}})
+		if s.escapes != nil {
+			s.escapes.add(escaped)
 		}
 		select {
 		case <-s.exited:
@@ -247,7 +291,7 @@ func (s *stdioTransport) terminate(graceful bool) error {
 		}
 		_ = s.stderr.Close()
 		<-s.stderrDone
-		if err := os.RemoveAll(s.tmp); err != nil && s.stopErr == nil {
+		if err := s.tmp.Remove(); err != nil && s.stopErr == nil {
 			s.stopErr = fmt.Errorf("removing the host's temp folder: %w", err)
 		}
 	})

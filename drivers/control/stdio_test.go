@@ -88,7 +88,8 @@ func assertGone(t *testing.T, pid int, others ...int) {
 }
 
 func TestStdioCloseKillsTheGroup(t *testing.T) {
-	cl := mustConnect(t, StdioConnector(stdioCmd("grandchild"), os.Stderr, fast), nil)
+	c := StdioConnector(stdioCmd("grandchild"), os.Stderr, fast)
+	cl := mustConnect(t, c, nil)
 	var hello struct {
 		Grandchild int `json:"grandchild"`
 	}
@@ -103,6 +104,10 @@ func TestStdioCloseKillsTheGroup(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 	assertGone(t, pid, hello.Grandchild)
+	// Killed with the group: in it, so no escape.
+	if es := c.(ProcessWatcher).Escaped(); len(es) > 0 {
+		t.Errorf("a child in the host's group is reported escaped: %+v", es)
+	}
 }
 
 func TestStdioGraceThenKill(t *testing.T) {

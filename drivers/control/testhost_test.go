@@ -20,14 +20,26 @@ import (
 // serve on stdio (TestMain).
 const envBehaviour = "CONTROL_TEST_HOST"
 
+// helperModes are behaviours of a re-executed test binary that serve no
+// host (a platform's test files add theirs in init).
+var helperModes = map[string]func(){}
+
+// startHooks start, for a host behaviour, a child of the host and return
+// its pid, which hello then carries as "grandchild".
+var startHooks = map[string]func() (int, error){}
+
 func TestMain(m *testing.M) {
 	if b := os.Getenv(envBehaviour); b != "" {
 		if b == "sleep" {
 			time.Sleep(time.Minute)
 			os.Exit(0)
 		}
+		if run, ok := helperModes[b]; ok {
+			run()
+			os.Exit(0)
+		}
 		serveTestHost(os.Stdin, os.Stdout, b, os.Exit)
-		if b == "ignore-eof" {
+		if strings.HasSuffix(b, "ignore-eof") {
 			time.Sleep(time.Minute)
 		}
 		os.Exit(0)
@@ -62,6 +74,15 @@ func serveTestHost(r io.Reader, w io.Writer, behaviour string, exit func(code in
 		}
 		grandchild = cmd.Process.Pid
 	}
+	if start, ok := startHooks[behaviour]; ok {
+		pid, err := start()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			exit(9)
+			return
+		}
+		grandchild = pid
+	}
 	if behaviour == "flood-stderr" {
 		chunk := strings.Repeat("e", 64<<10)
 		for range 64 { // 4 MiB
@@ -88,9 +109,11 @@ func serveTestHost(r io.Reader, w io.Writer, behaviour string, exit func(code in
 				reply(req.ID, `{"host":{"name":"test-host","version":"0.0.1","kind":"toaster"},"protocolVersion":"0","capabilities":{},"levels":[]}`)
 			case "error-hello":
 				replyErr(req.ID, -32603, "hello is broken", `null`)
-			case "grandchild":
-				reply(req.ID, strings.Replace(okHello, `"levels"`, fmt.Sprintf(`"grandchild":%d,"levels"`, grandchild), 1))
 			default:
+				if grandchild != 0 {
+					reply(req.ID, strings.Replace(okHello, `"levels"`, fmt.Sprintf(`"grandchild":%d,"levels"`, grandchild), 1))
+					break
+				}
 				reply(req.ID, okHello)
 			}
 			if behaviour == "crash-after-hello" {
