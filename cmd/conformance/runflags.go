@@ -46,8 +46,8 @@ func checkRunOptions(o *runOptions) error {
 			return fmt.Errorf("--browser: %w", err)
 		}
 	}
-	if o.browserAttempts != 1 && o.browserAttempts != 2 {
-		return fmt.Errorf("--browser-attempts %d: want 1 or 2", o.browserAttempts)
+	if o.browserAttempts < 0 || o.browserAttempts > 2 {
+		return fmt.Errorf("--browser-attempts %d: want 1 or 2 (0 means the default, 2)", o.browserAttempts)
 	}
 	if o.backendProbe != "" {
 		if err := checkRegularFile(o.backendProbe); err != nil {

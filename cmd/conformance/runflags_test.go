@@ -32,6 +32,8 @@ func TestRunRejectsBadFlagValuesBeforeAnySpec(t *testing.T) {
 		{"host-artifact missing", []string{"--host-artifact", filepath.Join(files, "none")}, "--host-artifact"},
 		{"host-artifact a folder", []string{"--host-artifact", files}, "--host-artifact"},
 		{"backend-probe missing", []string{"--backend-probe", filepath.Join(files, "none")}, "--backend-probe"},
+		{"browser-attempts 3", []string{"--browser-attempts", "3"}, "--browser-attempts"},
+		{"browser-attempts negative", []string{"--browser-attempts", "-1"}, "--browser-attempts"},
 		{"host-addr no port", []string{"--host-addr", "127.0.0.1"}, "--host-addr"},
 		{"host-addr no host", []string{"--host-addr", ":7000"}, "--host-addr"},
 		{"host-addr port 0", []string{"--host-addr", "127.0.0.1:0"}, "--host-addr"},
