@@ -2,7 +2,8 @@
 // look at a host's app surface open the host page, pick the app's frame,
 // run scripts in it and read the result blob its probe writes. The
 // surface is deliberately that narrow (navigate, select a frame by URL
-// prefix, run a script, read the blob, plus console, frames and a
+// prefix, install a script in a world of the harness's and run scripts
+// there or in the page, read a blob, plus console, frames and a
 // screenshot for the report) so that a W3C WebDriver backend can follow
 // without touching a spec: BiDi has browsingContext.navigate,
 // browsingContext.getTree, script.evaluate in a frame's realm and, for the
@@ -42,22 +43,32 @@
 // and [Session.AwaitResult] take the first frame, in tree order, whose URL
 // starts with a prefix, "" being the top page.
 //
-// # The probe blob
+// # Evidence the page cannot write
 //
-// The app-side probe reports by writing into its own document an element
-// with id "probe-result" whose text is one JSON value, and adding the
-// attribute data-done once that text is final:
+// A page under test belongs to the host, which has an interest in the
+// verdict, so nothing the harness judges is read through the page's own
+// JavaScript. [Session.Install] puts a script of the harness's in an
+// isolated world of a frame (Page.addScriptToEvaluateOnNewDocument with a
+// world name and runImmediately): the world shares the frame's DOM and
+// window but has its own globals, built-ins and DOM wrappers, which the
+// page's scripts can neither see nor replace, and it is installed again in
+// each document the frame's target loads, before the page's scripts run.
+// [Session.EvalIn] runs a script there and returns its value over
+// DevTools. [Session.Inspect] reads the DOM from a reader world made on
+// demand, and [Session.Globals] lists what a frame's main world holds
+// under given names by inspecting it (Runtime.getProperties,
+// Runtime.globalLexicalScopeNames) without running the page's code.
+// [Session.Eval] runs in the page's main world: for acting as the page
+// (navigating it), never for evidence.
+//
+// [Session.AwaitResult] still reads a result blob a page writes into its
+// document,
 //
 //	<pre id="probe-result" data-done>{"ok": true, ...}</pre>
 //
-// [Session.AwaitResult] polls the frame until the element carries
-// data-done and decodes its text (at most 4 MiB). It reads from an
-// isolated world created with Page.createIsolatedWorld: the world shares
-// the frame's DOM but has its own JavaScript globals and DOM wrappers, so
-// the page's scripts (the app under test, or anything it loaded) can write
-// a blob but cannot replace document.getElementById, hasAttribute or
-// textContent for the reader. [Session.Eval], by contrast, runs in the
-// page's main world, because that is where a spec needs to act.
+// polling until the element carries data-done and decoding its text (at
+// most 4 MiB) from the reader world: for pages of the harness's own, such
+// as the third-origin page of the spoofing specs.
 //
 // # Never trusting the page
 //
