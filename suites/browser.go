@@ -67,7 +67,7 @@ func (s *browserStarter) describe(cfg BrowserConfig) string {
 }
 
 // probeEvidence says where the Host Bridge verdicts come from.
-const probeEvidence = "Host Bridge evidence from the harness's probe in an isolated world of the app's frame, returned over DevTools"
+const probeEvidence = "evidence: the harness's probe in an isolated world, over DevTools"
 
 // sameEndpoint reports whether two DevTools addresses name the same
 // browser: the same host and port (one may be the ws:// address that
@@ -124,7 +124,7 @@ func (r *runtimeBrowsers) describe(cfg BrowserConfig) []string {
 	defer r.mu.Unlock()
 	var out []string
 	for e, b := range r.m {
-		who := "the host's own runtime, trusted with --trust-host-browser: its verdicts rest on a browser the host controls"
+		who := "the host's own runtime, trusted with --trust-host-browser"
 		if cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, e) {
 			who = "the host's runtime, named by the operator"
 		}

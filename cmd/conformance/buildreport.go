@@ -101,7 +101,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
 			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults,
 		},
-		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Browser: strings.Join(in.result.Browsers, "; ")},
+		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText)},
 		StartedAt:    in.started,
 		FinishedAt:   in.finished,
 		DurationMs:   in.finished.Sub(in.started).Milliseconds(),
@@ -227,4 +227,17 @@ func clipHello(h protocol.HelloResult) protocol.HelloResult {
 	}
 	h.Levels = levels
 	return h
+}
+
+// maxBrowserText is the longest environment.browser the report schema
+// takes.
+const maxBrowserText = 256
+
+// clipRunes cuts s to at most n runes, marking the cut with an ellipsis.
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
