@@ -118,8 +118,10 @@ func rewriteAppMD(dir string, edit func([]byte) []byte) {
 	GinkgoHelper()
 	p := filepath.Join(dir, "APP.md")
 	md, err := os.ReadFile(p)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(os.WriteFile(p, edit(md), 0o644)).To(Succeed())
+	if err != nil {
+		errorf("reading APP.md: %v", err)
+	}
+	WriteFile(dir, "APP.md", edit(md))
 }
 
 // expectOutsideNotHashed fails when the host's verdict carries the package

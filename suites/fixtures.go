@@ -66,10 +66,16 @@ func (tc *TestContext) ReleaseOf(dir string) *protocol.Release {
 }
 
 // WriteFile writes a file into a package (making folders), failing the spec
-// on error.
+// on error. A new APP.md keeps the package's signature file current
+// (keepSignatureCurrent).
 func WriteFile(dir, rel string, data []byte) {
 	ginkgo.GinkgoHelper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if rel == "APP.md" {
+		if before, err := os.ReadFile(p); err == nil {
+			defer keepSignatureCurrent(dir, before, data)
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		errorf("making folder for %s: %v", rel, err)
 	}
@@ -78,10 +84,16 @@ func WriteFile(dir, rel string, data []byte) {
 	}
 }
 
-// AppendFile appends bytes to a file of a package.
+// AppendFile appends bytes to a file of a package (keeping the signature
+// file current when it is APP.md, as WriteFile does).
 func AppendFile(dir, rel string, data []byte) {
 	ginkgo.GinkgoHelper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if rel == "APP.md" {
+		if before, err := os.ReadFile(p); err == nil {
+			defer keepSignatureCurrent(dir, before, append(before[:len(before):len(before)], data...))
+		}
+	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		errorf("opening %s: %v", rel, err)

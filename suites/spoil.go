@@ -8,6 +8,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
 )
 
 // Spoilers: each changes one thing of a package the spec has just shown to
@@ -130,4 +132,25 @@ func (tc *TestContext) CopyPackage(dir string) string {
 		errorf("copying %s: %v", filepath.Base(dir), err)
 	}
 	return twin
+}
+
+// keepSignatureCurrent keeps a derived package valid in every respect but
+// the one its spec plants: when APP.md changed from before to after and
+// app.signature.yaml named the hash of before, it names the hash of after
+// (spec 000, Package signing: the manifest hash covers APP.md). A host that
+// verifies before it projects (000's order) would otherwise refuse every
+// derived package for a stale hash the spec never meant. A signature that
+// names another hash (planted on purpose) is left as it is.
+func keepSignatureCurrent(dir string, before, after []byte) {
+	ginkgo.GinkgoHelper()
+	p := filepath.Join(dir, "app.signature.yaml")
+	sig, err := os.ReadFile(p)
+	if err != nil {
+		return // no signature file: nothing to keep current
+	}
+	old, now := agentpkg.HashManifest(before), agentpkg.HashManifest(after)
+	if old == now || !bytes.Contains(sig, []byte(old)) {
+		return
+	}
+	WriteFile(dir, "app.signature.yaml", bytes.ReplaceAll(sig, []byte(old), []byte(now)))
 }
