@@ -82,7 +82,6 @@ type TestContext struct {
 	Catalog   *levels.Catalog
 	client    *control.Client
 	resources *Resources
-	plan      *plan
 	// leaks logs planted secrets seen in any frame the host sent.
 	leaks *leakLog
 	// schemas logs the schema violations of every answer (schemas.go).
@@ -166,7 +165,7 @@ func areas() []area {
 }
 
 func newTestContext(cfg Config) *TestContext {
-	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, plan: newPlan(), leaks: newLeakLog(cfg.Canaries), schemas: newSchemaLog()}
+	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, leaks: newLeakLog(cfg.Canaries), schemas: newSchemaLog()}
 	cfg.Transcript.OnReceive(tc.leaks.observe)
 	return tc
 }
@@ -190,7 +189,6 @@ func (tc *TestContext) Req(id string) ginkgo.Labels {
 	if !ok {
 		panic(fmt.Sprintf("suites: spec cites unknown requirement %q", id))
 	}
-	tc.plan.add(id)
 	return append(ginkgo.Labels{r.ID}, tc.Catalog.LevelLabels(r)...)
 }
 
