@@ -71,6 +71,9 @@ func allRequirements() []Requirement {
 		{ID: "PROTO-ERRORS", Strength: Must, Kind: Precondition, Levels: catalogP0,
 			Title:  "Unknown methods and invalid params get the stable JSON-RPC error codes",
 			Clause: proto("Errors", "An unknown or reserved method is answered with -32601; missing or mistyped params with -32602.")},
+		{ID: "PROTO-RESULT-SCHEMA", Strength: Must, Kind: Precondition, Levels: catalogP0,
+			Title:  "Every result the host answers matches its method's result schema",
+			Clause: proto("Schemas", "drivers/protocol/schemas/ holds one JSON Schema (draft 2020-12) per method's params and result")},
 
 		// Catalog: discovery and metadata.
 		{ID: "CAT-DISCOVER-APPMD", Refusal: pkg, Strength: Must, Levels: catalogP0,

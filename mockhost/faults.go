@@ -138,6 +138,11 @@ func Faults() []Fault {
 			Description: "projection carries the package's absolute path on the host"},
 		{Name: "provenance-missing-on-entry", Breaks: []string{"PROJ-PROVENANCE"},
 			Description: "the last projected entry carries no provenance"},
+		// Its answer breaks the package/project schema in a member only
+		// PROJ-PROVENANCE reads: every other check of the projection must
+		// still judge, and the violation shows once, under PROTO-RESULT-SCHEMA.
+		{Name: "projection-without-provenance", Breaks: []string{"PROJ-PROVENANCE", "PROTO-RESULT-SCHEMA"},
+			Description: "the projection itself carries no provenance (its schema requires it); the app summary and the projected objects keep theirs"},
 		{Name: "projection-embeds-secrets", Breaks: []string{"PROJ-NO-SECRETS", "HOST-NO-SECRET-LEAK"},
 			Description: "projected secret slots carry the configured secret values"},
 		{Name: "error-data-carries-session", Breaks: []string{"HOST-NO-SECRET-LEAK"},
@@ -155,7 +160,7 @@ func Faults() []Fault {
 		{Name: "readiness-nonstandard-status",
 			Breaks: []string{"READY-STATUS", "READY-CAPABILITIES", "READY-DEPRECATED", "READY-END-OF-LIFE",
 				"READY-PER-ENTRY", "READY-SECRETS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER",
-				"READY-PERFORMANCE-TIER", "VERIFY-HOST-VERSION", "READY-PERMISSIONS", "READY-POLICY", "READY-AVAILABILITY", "REGISTRY-OUTAGE", "READY-INSTALLED-HASH", "READY-MIGRATIONS", "MIGRATION-IRREVERSIBLE-RISK", "MIGRATION-NO-HOST-WRITE", "BACKEND-NO-HOST-ACCESS"},
+				"READY-PERFORMANCE-TIER", "VERIFY-HOST-VERSION", "READY-PERMISSIONS", "READY-POLICY", "READY-AVAILABILITY", "REGISTRY-OUTAGE", "READY-INSTALLED-HASH", "READY-MIGRATIONS", "MIGRATION-IRREVERSIBLE-RISK", "MIGRATION-NO-HOST-WRITE", "BACKEND-NO-HOST-ACCESS", "PROTO-RESULT-SCHEMA"},
 			Description: "a ready app is reported as status \"ok\", outside the standard's vocabulary (every answer that would say ready fails its schema)"},
 		{Name: "required-tier-ignored", Breaks: []string{"READY-REQUIRED-TIER"},
 			Description: "failing required checks are reported as warnings and the app as ready-degraded"},

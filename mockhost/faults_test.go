@@ -253,6 +253,7 @@ func faultProbes() map[string]probe {
 			es := p["entries"].([]any)
 			return fmt.Sprint(es[len(es)-1].(map[string]any)["provenance"] != nil)
 		}),
+		"projection-without-provenance": projProbe(map[string]string{}, func(p map[string]any) string { return fmt.Sprint(p["provenance"] != nil) }),
 		"projection-embeds-secrets": func(t *testing.T, x *harness) string {
 			x.configure(map[string]string{"api_key": "canary-1234"}, nil, "")
 			return fmt.Sprint(strings.Contains(x.projectRaw(app(t, secretSlot)), "canary-1234"))

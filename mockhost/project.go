@@ -60,7 +60,7 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 func projectionFaults() []string {
 	return []string{
 		"projection-random-id", "projection-timestamp",
-		"projection-absolute-path", "provenance-missing-on-entry", "projection-embeds-secrets",
+		"projection-absolute-path", "provenance-missing-on-entry", "projection-without-provenance", "projection-embeds-secrets",
 		"projection-drops-permissions", "trust-self-declared-verified",
 	}
 }
@@ -105,6 +105,10 @@ func (h *Host) distortProjection(raw json.RawMessage, dir string) (json.RawMessa
 		if m, ok := entries[len(entries)-1].(map[string]any); ok {
 			delete(m, "provenance")
 		}
+	}
+	// fault: projection-without-provenance — the projection itself carries no provenance, though its schema requires it.
+	if h.faults.Has("projection-without-provenance") {
+		delete(proj, "provenance")
 	}
 	// fault: projection-embeds-secrets — configured secret values land in the secret slots.
 	if h.faults.Has("projection-embeds-secrets") {

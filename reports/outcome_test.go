@@ -151,7 +151,8 @@ func TestFlakyRequirementLevels(t *testing.T) {
 	r := testReport(t, 0)
 	i := findReq(r, "CAT-METADATA")
 	if len(r.Requirements[i].Specs) < 2 {
-		t.Fatal("CAT-METADATA has one spec; the test needs two")
+		// testReport gives every other requirement two specs.
+		r.Requirements[i].Specs = append(r.Requirements[i].Specs, SpecResult{Name: "[CAT-METADATA] spec 2", Outcome: Passed})
 	}
 	for _, tc := range []struct{ other, want Outcome }{{Error, Error}, {Blocked, Flaky}, {Interrupted, Flaky}, {Failed, Failed}} {
 		r.Requirements[i].Specs[0].Outcome = Flaky

@@ -33,14 +33,7 @@ func Settle(r *Results, cat *levels.Catalog) error {
 				rr.Kind = string(cr.Kind)
 			}
 		}
-		if len(rr.Specs) > 0 {
-			rr.Outcome = RequirementOutcome(rr.Specs)
-		} else if !rr.Outcome.withoutSpecs() {
-			rr.Outcome = NotRun
-		}
-		if rr.Reason == "" {
-			rr.Reason = requirementReason(*rr)
-		}
+		SettleRequirement(rr)
 	}
 	if err := CheckOutcomes(r.Requirements); err != nil {
 		return err
@@ -59,21 +52,53 @@ func Settle(r *Results, cat *levels.Catalog) error {
 	return nil
 }
 
+// SettleRequirement decides one requirement's outcome from its specs and
+// why it did not pass (DecidingSpec: whatever order they are in). It is the one
+// place both do: Settle for the report, and the run's console as each
+// requirement settles, so the two never disagree.
+func SettleRequirement(rr *RequirementResult) {
+	if len(rr.Specs) > 0 {
+		rr.Outcome = RequirementOutcome(rr.Specs)
+	} else if !rr.Outcome.withoutSpecs() {
+		rr.Outcome = NotRun
+	}
+	if rr.Reason == "" {
+		rr.Reason = requirementReason(*rr)
+	}
+}
+
 // requirementReason says why a requirement did not pass: the first line of
 // the message of its first spec with the requirement's outcome.
 func requirementReason(r RequirementResult) string {
 	if r.Outcome == Passed {
 		return ""
 	}
-	for _, s := range r.Specs {
-		if s.Outcome == r.Outcome && s.Failure != nil && strings.TrimSpace(s.Failure.Message) != "" {
-			return firstLine(strings.TrimSpace(s.Failure.Message))
-		}
+	if i := DecidingSpec(r.Specs, r.Outcome); i >= 0 {
+		return firstLine(strings.TrimSpace(r.Specs[i].Failure.Message))
 	}
 	if len(r.Specs) == 0 {
 		return "no spec of this requirement ran"
 	}
 	return string(r.Outcome) + " (the spec gave no reason)"
+}
+
+// DecidingSpec is the index of the spec whose message explains the
+// requirement outcome o: of the specs with outcome o and a message, the
+// first by name (the first given among equal names), so that the order
+// the specs ran or were listed in never changes it; -1 when none has one.
+// The console quotes the same spec the report does.
+func DecidingSpec(specs []SpecResult, o Outcome) int {
+	best := -1
+	if o == Passed {
+		return best
+	}
+	for i, s := range specs {
+		if s.Outcome == o && s.Failure != nil && strings.TrimSpace(s.Failure.Message) != "" &&
+			(best < 0 || s.Name < specs[best].Name) {
+			best = i
+		}
+	}
+	return best
 }
 
 // ComputeLevels derives every requested level's verdict from requirement

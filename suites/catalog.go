@@ -22,14 +22,16 @@ func describeCatalog(tc *TestContext) {
 			dir := tc.FixtureAs("minimal-app", "renamed-folder")
 			v := tc.Verify(dir, nil)
 			Expect(v.AppName).To(Equal("minimal-app"), "package/verify appName")
-			app := DecodeObject("projection", tc.Project(dir))["app"]
+			app := DecodeObject("projection", tc.Project(dir, "app"))["app"]
 			Expect(app).To(HaveKeyWithValue("name", "minimal-app"), "projected app summary")
 		})
 
 		It("does not take a folder without APP.md for an app, and says APP.md is missing", tc.Req("CAT-DISCOVER-APPMD"), func() {
 			dir := tc.Fixture("minimal-app")
 			tc.ExpectVerifies(dir, nil)
-			Expect(os.Remove(filepath.Join(dir, "APP.md"))).To(Succeed())
+			if err := os.Remove(filepath.Join(dir, "APP.md")); err != nil {
+				errorf("the harness could not remove APP.md: %v", err)
+			}
 			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a folder without APP.md", File: "APP.md"})
 		})
 
@@ -124,7 +126,7 @@ func describeCatalog(tc *TestContext) {
 		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA"), func() {
 			dir := tc.Fixture("full-app")
 			want := tc.Oracle(dir).Manifest
-			proj := DecodeObject("projection", tc.Project(dir))
+			proj := DecodeObject("projection", tc.Project(dir, "app", "publisher"))
 			app, ok := proj["app"].(map[string]any)
 			Expect(ok).To(BeTrue(), "projection has no app summary object")
 			for _, k := range []string{"name", "version", "description", "displayName", "status", "appType"} {
@@ -141,7 +143,7 @@ func describeCatalog(tc *TestContext) {
 		})
 
 		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED"), func() {
-			proj := DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher")))
+			proj := DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
 			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": mapOf(proj["app"])["publisher"]} {
 				Expect(mapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
 					"%s.verified is true though only the app declared it (no registry verified it)", where)
@@ -170,10 +172,12 @@ func describeCatalog(tc *TestContext) {
 					legacy[Str(e, "key")] = true
 				}
 			}
-			Expect(legacy).NotTo(BeEmpty(), "fixture sanity: legacy entries")
+			if len(legacy) == 0 {
+				errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
+			}
 			dropped := 0
 			projected := map[string]Object{}
-			for _, e := range Objects(DecodeObject("projection", tc.Project(dir)), "entries") {
+			for _, e := range Objects(DecodeObject("projection", tc.Project(dir, "entries")), "entries") {
 				projected[Str(e, "key")] = e
 			}
 			for key := range legacy {
@@ -200,15 +204,17 @@ func describeLayering(tc *TestContext) {
 		It("loads entries and permissions declared only in app.entries.yaml and app.permissions.yaml", tc.Req("CAT-LAYERED-LOAD"), func() {
 			dir := tc.Fixture("layered-only-app")
 			want := tc.Oracle(dir)
-			Expect(want.Sources).To(HaveKeyWithValue("entries", "app.entries.yaml"), "fixture sanity")
-			proj := DecodeObject("projection", tc.Project(dir))
+			if want.Sources["entries"] != "app.entries.yaml" {
+				errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
+			}
+			proj := DecodeObject("projection", tc.Project(dir, "entries", "permissions"))
 			Expect(Keys(Objects(proj, "entries"))).To(ConsistOf(ManifestKeys(want, "entries")), "projected entries")
 			Expect(Keys(Objects(proj, "permissions"))).To(ConsistOf(ManifestKeys(want, "permissions")), "projected permissions")
 		})
 
 		It("lets app.entries.yaml win when frontmatter declares other entries", tc.Req("CAT-LAYERED-PRECEDENCE"), func() {
 			dir := tc.Fixture("layered-conflict-app")
-			keys := Keys(Objects(DecodeObject("projection", tc.Project(dir)), "entries"))
+			keys := Keys(Objects(DecodeObject("projection", tc.Project(dir, "entries")), "entries"))
 			Expect(keys).To(ContainElement("from_entries_file"), "the independent file's entry")
 			Expect(strings.Join(keys, ",")).NotTo(ContainSubstring("from_frontmatter"), "frontmatter entries must lose to app.entries.yaml")
 		})
@@ -224,7 +230,7 @@ func describeLayering(tc *TestContext) {
 				if err != nil || strings.Contains(string(oracle), rivalMark) || !strings.Contains(string(oracle), firstText(dir, file)) {
 					errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
 				}
-				proj := string(tc.Project(dir))
+				proj := string(tc.Project(dir, key))
 				if strings.Contains(proj, rivalMark) {
 					tc.Failf("the projection shows the frontmatter's %s (texts marked %q), though %s declares it too and must win", key, rivalMark, file)
 				}

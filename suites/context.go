@@ -82,9 +82,10 @@ type TestContext struct {
 	Catalog   *levels.Catalog
 	client    *control.Client
 	resources *Resources
-	plan      *plan
 	// leaks logs planted secrets seen in any frame the host sent.
 	leaks *leakLog
+	// schemas logs the schema violations of every answer (schemas.go).
+	schemas *schemaLog
 	// revocation is the revocation service the harness plays (nil in a
 	// dry run); every spec starts with it answering "not revoked".
 	revocation *revocation.Service
@@ -158,12 +159,13 @@ func areas() []area {
 		describeBackends,
 		describeWorkflows,
 		describeSecretBindings,
-		describeSecretsEverywhere, // last: it searches every frame of the run
+		describeSecretsEverywhere, // it searches every frame of the run before it
+		describeResultSchemas,     // last: it judges every answer of the run
 	}
 }
 
 func newTestContext(cfg Config) *TestContext {
-	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, plan: newPlan(), leaks: newLeakLog(cfg.Canaries)}
+	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, leaks: newLeakLog(cfg.Canaries), schemas: newSchemaLog()}
 	cfg.Transcript.OnReceive(tc.leaks.observe)
 	return tc
 }
@@ -187,7 +189,6 @@ func (tc *TestContext) Req(id string) ginkgo.Labels {
 	if !ok {
 		panic(fmt.Sprintf("suites: spec cites unknown requirement %q", id))
 	}
-	tc.plan.add(id)
 	return append(ginkgo.Labels{r.ID}, tc.Catalog.LevelLabels(r)...)
 }
 
@@ -231,7 +232,7 @@ func (tc *TestContext) beforeEach() {
 		}
 		tc.client = c
 	}
-	err := tc.client.Call(tc.ctx(), protocol.MethodReset, struct{}{}, &protocol.OK{})
+	err := tc.Call(protocol.MethodReset, struct{}{}, &protocol.OK{})
 	var he *control.HostError
 	switch {
 	case errors.As(err, &he):
@@ -240,7 +241,7 @@ func (tc *TestContext) beforeEach() {
 		tc.missed(fmt.Sprintf("the host did not reset: %v", err))
 	}
 	tc.misses = 0
-	err = tc.client.Call(tc.ctx(), protocol.MethodConfigure, tc.DefaultConfigure(), &protocol.OK{})
+	err = tc.Call(protocol.MethodConfigure, tc.DefaultConfigure(), &protocol.OK{})
 	if err != nil {
 		tc.Errorf("the host did not accept host/configure, which every check needs: %v", err)
 	}

@@ -212,12 +212,32 @@ func (tc *TestContext) WithSecret() protocol.ConfigureParams {
 }
 
 // Call sends one request and decodes the result into result (a
-// *json.RawMessage keeps the answer as sent).
+// *json.RawMessage keeps the answer as sent, and reads all of it). A schema
+// violation is an error only where result's type reads
+// (protocol.ReadsOf); see CallReading.
 func (tc *TestContext) Call(method string, params, result any) error {
+	return tc.CallReading(method, params, result, nil)
+}
+
+// CallReading is Call for a check that reads only the members reads names
+// (nil: what result's type decodes). A schema violation where the check
+// reads leaves no usable answer (a KindSchema error); one elsewhere does
+// not stop the check. Either way the violation is logged for
+// PROTO-RESULT-SCHEMA, the one requirement that reports it.
+func (tc *TestContext) CallReading(method string, params, result any, reads protocol.Reads) error {
 	if tc.client == nil {
 		return errors.New("no connection to the host")
 	}
-	return tc.client.Call(tc.ctx(), method, params, result)
+	unread, err := tc.client.CallReading(tc.ctx(), method, params, result, reads)
+	vs := unread
+	var se *protocol.SchemaError
+	if errors.As(err, &se) {
+		vs = append(vs, se.Violations...)
+	}
+	if len(vs) > 0 {
+		tc.schemas.observe(method, ginkgo.CurrentSpecReport().FullText(), vs)
+	}
+	return err
 }
 
 // ExpectNoCanaryIn calls method and fails the spec when anything the host
@@ -436,11 +456,22 @@ func findingsOfError(he *control.HostError) []protocol.Finding {
 // Project runs package/project on a valid package and returns the raw
 // projection. A host that will not project it leaves nothing to judge: the
 // spec is blocked, never failed, whatever clause it checks.
-func (tc *TestContext) Project(dir string) json.RawMessage {
+//
+// The spec reads the projection members named in reads (top-level keys,
+// "app", "entries", ...; none: the projection only as bytes): a schema
+// violation in them leaves no usable answer (error), one elsewhere is
+// left to PROTO-RESULT-SCHEMA.
+func (tc *TestContext) Project(dir string, reads ...string) json.RawMessage {
 	ginkgo.GinkgoHelper()
 	var res protocol.ProjectResult
+	rs := protocol.Reads{"/ok", "/findings", "/projection/"}
+	for _, m := range reads {
+		rs = append(rs, "/projection/"+m)
+	}
 	tc.Precondition("the host projects the valid package "+filepath.Base(dir), func() {
-		tc.MustCall(protocol.MethodProject, protocol.PackageParams{Path: dir}, &res)
+		if err := tc.CallReading(protocol.MethodProject, protocol.PackageParams{Path: dir}, &res, rs); err != nil {
+			tc.failCall(protocol.MethodProject, err)
+		}
 		if !res.OK {
 			tc.Blockedf("package/project refused it: %s", describeFindings(res.Findings))
 		}
@@ -458,7 +489,11 @@ func (tc *TestContext) Readiness(dir, entry string) (protocol.ReadinessResult, j
 func (tc *TestContext) readinessOf(p protocol.ReadinessParams) (protocol.ReadinessResult, json.RawMessage) {
 	ginkgo.GinkgoHelper()
 	var raw json.RawMessage
-	tc.MustCall(protocol.MethodReadiness, p, &raw)
+	// The check reads what ReadinessResult decodes; the raw answer is
+	// only quoted and searched.
+	if err := tc.CallReading(protocol.MethodReadiness, p, &raw, protocol.ReadsOf(&protocol.ReadinessResult{})); err != nil {
+		tc.failCall(protocol.MethodReadiness, err)
+	}
 	var res protocol.ReadinessResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		tc.Errorf("the app/readiness answer does not decode: %v", err)

@@ -34,11 +34,11 @@ func describeProjection(tc *TestContext) {
 			a := tc.Fixture("full-app")
 			b := tc.Fixture("full-app")
 			first := tc.Project(a)
-			expectSameBytes("a second projection of the same folder", first, tc.Project(a))
+			expectSameBytes(tc, "a second projection of the same folder", first, tc.Project(a))
 			// Cross a wall-clock second, so that a time stamped to the
 			// second cannot hide (the only wait in the suites, under 1 s).
 			time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
-			expectSameBytes("the projection of a copy in another folder, a second later", first, tc.Project(b))
+			expectSameBytes(tc, "the projection of a copy in another folder, a second later", first, tc.Project(b))
 		})
 
 		DescribeTable("puts provenance on every projected object",
@@ -59,7 +59,11 @@ func describeProjection(tc *TestContext) {
 					"standard":        agentpkg.Standard,
 					"standardVersion": agentpkg.StandardVersion,
 				}
-				proj := DecodeObject("projection", tc.Project(dir))
+				// It needs the sections well formed to find their objects;
+				// provenance itself is what it judges, so a projection
+				// without it fails here (its schema violation is
+				// PROTO-RESULT-SCHEMA's).
+				proj := DecodeObject("projection", tc.Project(dir, append([]string{"app", "ui", "storage"}, provenanceSections()...)...))
 				expectProvenance("projection", proj["provenance"], want)
 				expectProvenance("app summary", mapOf(proj["app"])["provenance"], want)
 				for _, s := range provenanceSections() {
@@ -86,9 +90,10 @@ func describeProjection(tc *TestContext) {
 		})
 
 		It("includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions", tc.Req("PROJ-CONTENTS"), func() {
-			proj := DecodeObject("projection", tc.Project(tc.Fixture("full-app")))
-			for _, k := range []string{"app", "capabilityRequirements", "entries", "ui", "storage", "services",
-				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"} {
+			sections := []string{"app", "capabilityRequirements", "entries", "ui", "storage", "services",
+				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
+			proj := DecodeObject("projection", tc.Project(tc.Fixture("full-app"), sections...))
+			for _, k := range sections {
 				Expect(proj).To(HaveKey(k), "projection section %s", k)
 				Expect(proj[k]).NotTo(BeEmpty(), "projection section %s is empty though the manifest declares it", k)
 			}
@@ -96,7 +101,8 @@ func describeProjection(tc *TestContext) {
 	})
 }
 
-func expectSameBytes(what string, want, got []byte) {
+// expectSameBytes fails the spec when got is not byte for byte want.
+func expectSameBytes(tc *TestContext, what string, want, got []byte) {
 	GinkgoHelper()
 	if bytes.Equal(want, got) {
 		return
@@ -109,7 +115,7 @@ func expectSameBytes(what string, want, got []byte) {
 	if diff == "" {
 		diff = "(same values, different bytes)"
 	}
-	Fail(fmt.Sprintf("%s differs from the first projection (-first +now):\n%s", what, truncate(diff, 4000)))
+	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, truncate(diff, 4000))
 }
 
 func expectProvenance(where string, got any, want map[string]any) {

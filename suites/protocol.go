@@ -15,7 +15,9 @@ import (
 func describeProtocol(tc *TestContext) {
 	Describe("Control protocol", func() {
 		It("conformance/hello names the host, its kind, protocol version 1 and its capability profile", tc.Req("PROTO-HELLO"), func() {
-			Expect(tc.Host().HelloErr()).NotTo(HaveOccurred(), "the hello answer must match its schema")
+			if err := tc.Host().HelloErr(); err != nil {
+				tc.Failf("the hello answer must match its schema: %v", err)
+			}
 			h := tc.Host().Hello()
 			Expect(h.ProtocolVersion).To(Equal(protocol.Version), "protocol version")
 			Expect(h.Host.Kind).To(BeElementOf(protocol.HostKinds()), "host kind")

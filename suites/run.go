@@ -49,10 +49,27 @@ type SpecOutcome struct {
 	Artifacts []string
 }
 
-// RequirementSettled is emitted once all of a requirement's specs ran.
+// Result is the spec's entry in the report, as the report and the
+// console's progress both take it (the artifacts aside, which only the
+// report lists).
+func (s SpecOutcome) Result() reports.SpecResult {
+	sr := reports.SpecResult{Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges}
+	if s.Outcome != reports.Passed && s.Failure != "" {
+		sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}
+	}
+	return sr
+}
+
+// RequirementSettled is emitted once all of a requirement's specs ran. Its
+// outcome and reason are decided as the report decides them
+// (reports.SettleRequirement), so the console says what report.json says.
 type RequirementSettled struct {
 	ID      string
 	Outcome reports.Outcome
+	// Reason is the report's one-line reason ("" when passed).
+	Reason string
+	// Failure is the whole message of the spec the reason comes from (the
+	// reason itself when no spec gave one).
 	Failure string
 }
 
@@ -152,9 +169,7 @@ func Run(cfg Config) (*Result, error) {
 	}
 	defer func() { _ = third.Close() }()
 	tc.thirdParty = third
-	col := newCollector(tc, res)
 	tc.declare()
-	ginkgo.ReportAfterEach(col.afterEach)
 	defer tc.close()
 	defer func() { res.Browsers = tc.browsersUsed() }()
 
@@ -194,6 +209,10 @@ func Run(cfg Config) (*Result, error) {
 	// Suite setup: Ginkgo writes its console report to formatter's writer;
 	// Gomega reports through the context's fail handler (outcome.go), and
 	// prints values whole: a hash cut in the middle helps nobody.
+	// The progress settles a requirement after the last spec of it the
+	// tree holds; the tree is counted in a dry run before the real one.
+	col := newCollector(tc, res, specsPerRequirement(tc, suiteCfg, repCfg))
+	ginkgo.ReportAfterEach(col.afterEach)
 	formatter.ColorableStdOut = log
 	gomega.RegisterFailHandler(tc.gomegaFail)
 	format.MaxLength = 0
@@ -205,7 +224,7 @@ func Run(cfg Config) (*Result, error) {
 	sigMu.Lock()
 	interrupted := res.Interrupted
 	sigMu.Unlock()
-	col.finish(interrupted != "")
+	col.finish()
 	if interrupted != "" {
 		for i := range res.Specs {
 			if res.Specs[i].Outcome == reports.NotRun {
@@ -239,34 +258,50 @@ func Preview(cfg Config) ([]SpecInfo, error) {
 	return out, nil
 }
 
+// specsPerRequirement counts the specs of the tree that carry each
+// requirement's label, from a dry run of the tree tc declared (Ginkgo
+// reports every spec of the tree to ReportAfterEach, selected or not).
+// Counting the tree, not the calls of Req, is what makes a table whose
+// entries share one Req settle after its last entry, not its first.
+func specsPerRequirement(tc *TestContext, suiteCfg types.SuiteConfig, repCfg types.ReporterConfig) map[string]int {
+	formatter.ColorableStdOut = io.Discard
+	rep := ginkgo.PreviewSpecs("Agent App host conformance", suiteCfg, repCfg)
+	n := map[string]int{}
+	for _, s := range rep.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		for _, l := range s.Labels() {
+			if _, ok := tc.Catalog.Requirement(l); ok {
+				n[l]++
+			}
+		}
+	}
+	return n
+}
+
 // collector turns Ginkgo spec reports into outcomes and progress events.
 type collector struct {
 	mu        sync.Mutex
 	tc        *TestContext
 	res       *Result
 	remaining map[string]int
-	worst     map[string]SpecOutcome
+	specs     map[string][]SpecOutcome
 	settled   map[string]bool
 	wanted    map[string]bool
 	seqStart  int
-
-	initialized bool
 }
 
-func newCollector(tc *TestContext, res *Result) *collector {
-	return &collector{tc: tc, res: res, remaining: map[string]int{}, worst: map[string]SpecOutcome{},
+// newCollector expects, for each requested requirement, the number of specs
+// the tree holds for it (specsPerRequirement).
+func newCollector(tc *TestContext, res *Result, declared map[string]int) *collector {
+	c := &collector{tc: tc, res: res, remaining: map[string]int{}, specs: map[string][]SpecOutcome{},
 		settled: map[string]bool{}, wanted: map[string]bool{}}
-}
-
-// init records how many specs each requested requirement has. Containers
-// run their bodies when Ginkgo builds the tree inside RunSpecs, so the plan
-// is complete only once the first spec has run.
-func (c *collector) init() {
-	c.initialized = true
-	for _, r := range c.tc.Catalog.ForLevels(c.tc.Config.Levels) {
+	for _, r := range tc.Catalog.ForLevels(tc.Config.Levels) {
 		c.wanted[r.ID] = true
-		c.remaining[r.ID] = c.tc.plan.count(r.ID)
+		c.remaining[r.ID] = declared[r.ID]
 	}
+	return c
 }
 
 func (c *collector) requirementIDs(labels []string) []string {
@@ -286,9 +321,6 @@ func (c *collector) afterEach(r types.SpecReport) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.initialized {
-		c.init()
-	}
 	ids := c.requirementIDs(r.Labels())
 	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
 	o.Outcome, o.Failure = specOutcome(r)
@@ -321,9 +353,7 @@ func (c *collector) afterEach(r types.SpecReport) {
 		if !c.wanted[id] || c.settled[id] {
 			continue
 		}
-		if w, ok := c.worst[id]; !ok || reports.Worst(w.Outcome, o.Outcome) != w.Outcome {
-			c.worst[id] = o
-		}
+		c.specs[id] = append(c.specs[id], o)
 		c.remaining[id]--
 		if c.remaining[id] <= 0 {
 			c.settle(id)
@@ -331,23 +361,35 @@ func (c *collector) afterEach(r types.SpecReport) {
 	}
 }
 
+// settle tells the progress that requirement id has settled, with the
+// outcome and reason the report will give it (reports.SettleRequirement).
 func (c *collector) settle(id string) {
 	c.settled[id] = true
 	if c.tc.Config.Progress == nil {
 		return
 	}
-	w := c.worst[id]
-	c.tc.Config.Progress(RequirementSettled{ID: id, Outcome: w.Outcome, Failure: w.Failure})
+	c.tc.Config.Progress(settledEvent(id, c.specs[id]))
 }
 
-// finish settles requirements whose specs did not all report (filtered
-// out, or never reached because the run was interrupted).
-func (c *collector) finish(interrupted bool) {
+// settledEvent decides requirement id from its specs as the report does.
+func settledEvent(id string, specs []SpecOutcome) RequirementSettled {
+	rr := reports.RequirementResult{ID: id}
+	for _, s := range specs {
+		rr.Specs = append(rr.Specs, s.Result())
+	}
+	reports.SettleRequirement(&rr)
+	e := RequirementSettled{ID: id, Outcome: rr.Outcome, Reason: rr.Reason, Failure: rr.Reason}
+	if i := reports.DecidingSpec(rr.Specs, rr.Outcome); i >= 0 {
+		e.Failure = rr.Specs[i].Failure.Message
+	}
+	return e
+}
+
+// finish settles requirements whose specs did not all report (never
+// reached because the run was interrupted, or none declared).
+func (c *collector) finish() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.initialized {
-		c.init()
-	}
 	var ids []string
 	for id := range c.wanted {
 		if !c.settled[id] {
@@ -356,13 +398,6 @@ func (c *collector) finish(interrupted bool) {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if _, ok := c.worst[id]; !ok {
-			why := "no spec of it was selected"
-			if interrupted {
-				why = "the run was interrupted before its specs ran"
-			}
-			c.worst[id] = SpecOutcome{Outcome: reports.NotRun, Failure: why}
-		}
 		c.settle(id)
 	}
 }

@@ -54,15 +54,10 @@ func buildReport(in reportInput) (*reports.Report, error) {
 	var readings []reports.Reading
 	seenReading := map[string]bool{}
 	for _, s := range in.result.Specs {
-		sr := reports.SpecResult{
-			Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges,
-			// A path that would leave the report folder, or whose file is
-			// gone, is dropped: the report lists only what verify can check.
-			Artifacts: reports.ArtifactsIn(in.reportDir, s.Artifacts),
-		}
-		if s.Outcome != reports.Passed && s.Failure != "" {
-			sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}
-		}
+		sr := s.Result()
+		// A path that would leave the report folder, or whose file is
+		// gone, is dropped: the report lists only what verify can check.
+		sr.Artifacts = reports.ArtifactsIn(in.reportDir, s.Artifacts)
 		for _, id := range s.Requirements {
 			bySpecReq[id] = append(bySpecReq[id], sr)
 		}

@@ -78,7 +78,28 @@ func loadExpectedFailures(path string, cat *levels.Catalog) ([]reports.ExpectedF
 // the exit code with the known failures forgiven.
 type baselineCheck struct {
 	stillFailing, stale []reports.ExpectedFailure
-	code                int
+	// unjudged are listed requirements that neither failed nor passed
+	// (blocked, error, skipped, ...): the baseline forgives failures only,
+	// so they count as the report says.
+	unjudged []unjudgedEntry
+	// forgiven are the levels whose verdict the forgiven failures change
+	// for the exit code; report.json and the table keep the run's verdict.
+	forgiven []forgivenLevel
+	code     int
+}
+
+// unjudgedEntry is a listed requirement the run did not judge, with the
+// outcome and reason report.json gives it.
+type unjudgedEntry struct {
+	reports.ExpectedFailure
+	outcome reports.Outcome
+	reason  string
+}
+
+// forgivenLevel is a level whose verdict the baseline changes for the exit code.
+type forgivenLevel struct {
+	id        string
+	found, as reports.Verdict
 }
 
 // checkBaseline forgives the listed requirements that failed and recomputes
@@ -105,6 +126,8 @@ func checkBaseline(rep *reports.Report, cat *levels.Catalog, expected []reports.
 			reqs[i].Outcome = reports.Passed
 		case reports.Passed:
 			bc.stale = append(bc.stale, e)
+		default:
+			bc.unjudged = append(bc.unjudged, unjudgedEntry{ExpectedFailure: e, outcome: r.Outcome, reason: r.Reason})
 		}
 	}
 	forgiven := *rep
@@ -112,6 +135,11 @@ func checkBaseline(rep *reports.Report, cat *levels.Catalog, expected []reports.
 	forgiven.Levels, err = reports.ComputeLevels(cat, rep.Requested, reqs)
 	if err != nil {
 		return bc, fmt.Errorf("recomputing the levels without the expected failures: %w", err)
+	}
+	for i, l := range forgiven.Levels {
+		if i < len(rep.Levels) && rep.Levels[i].ID == l.ID && rep.Levels[i].Verdict != l.Verdict {
+			bc.forgiven = append(bc.forgiven, forgivenLevel{id: l.ID, found: rep.Levels[i].Verdict, as: l.Verdict})
+		}
 	}
 	bc.code = exitCodeOf(&forgiven)
 	if len(bc.stale) > 0 && bc.code != exitInterrupted {
@@ -127,5 +155,14 @@ func (bc baselineCheck) print(w io.Writer, file string) {
 	}
 	for _, e := range bc.stale {
 		fmt.Fprintf(w, "stale expected failure: %s passes now; remove it from %s\n", e.ID, file)
+	}
+	for _, e := range bc.unjudged {
+		// The outcome and reason are report.json's; the host wrote part
+		// of the reason, so it is quoted when it is not plain text.
+		fmt.Fprintf(w, "expected failure: %s is %s, not failed (%s): the baseline forgives failures only, so it counts as %s\n",
+			e.ID, e.outcome, reports.ForTerminal(e.reason), e.outcome)
+	}
+	for _, l := range bc.forgiven {
+		fmt.Fprintf(w, "level %s: %s in the report; %s for the exit code, with the expected failures forgiven\n", l.id, l.found, l.as)
 	}
 }

@@ -174,21 +174,49 @@ func (c *Client) Close() error {
 // when it fails its schema. Errors are *HostError or *TransportError; after a
 // TransportError of any kind but KindSchema the client is dead.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	_, err := c.CallReading(ctx, method, params, result, protocol.ReadsAll)
+	return err
+}
+
+// CallReading is Call for a check that reads only what reads covers
+// (protocol.ReadsOf(result) when reads is nil: what result's type
+// decodes). A schema violation where the check does not read leaves the
+// answer usable to it: the result is decoded, and the violations let pass
+// are returned, for the caller to report where the protocol's rule is
+// judged (docs/host-control-protocol.md, "What one answer costs"). The
+// error is Call's, a KindSchema error narrowed to the violations in what
+// the check reads.
+func (c *Client) CallReading(ctx context.Context, method string, params, result any, reads protocol.Reads) (unread []protocol.Violation, err error) {
 	raw, err := c.call(ctx, method, params)
+	var te *TransportError
+	var se *protocol.SchemaError
+	if errors.As(err, &te) && te.Kind == KindSchema && errors.As(err, &se) {
+		if reads == nil {
+			reads = protocol.ReadsOf(result)
+		}
+		if u := se.Only(func(v protocol.Violation) bool { return !reads.Covers(v) }); u != nil {
+			unread = u.Violations
+		}
+		err = nil
+		if read := se.Only(reads.Covers); read != nil {
+			err = newTransportError(method, KindSchema, read.Error(),
+				fmt.Sprintf("answer to %s does not match its schema: %v", method, read), read)
+		}
+	}
 	if rm, ok := result.(*json.RawMessage); ok && rm != nil {
 		// Kept even when it fails its schema: checks that need no parsed
 		// value (the secret search) still run on it.
 		*rm = append((*rm)[:0], raw...)
-		return err
+		return unread, err
 	}
 	if err != nil || result == nil {
-		return err
+		return unread, err
 	}
 	if err := json.Unmarshal(raw, result); err != nil {
-		return newTransportError(method, KindSchema, err.Error(),
+		return unread, newTransportError(method, KindSchema, err.Error(),
 			fmt.Sprintf("answer to %s cannot be decoded: %v", method, err), err)
 	}
-	return nil
+	return unread, nil
 }
 
 type callResult struct {

@@ -348,3 +348,29 @@ func TestDefaultOptions(t *testing.T) {
 		t.Errorf("resolveOptions = %+v", r)
 	}
 }
+
+// A schema violation where the check does not read leaves the answer
+// usable to it: it is decoded, and the violation is handed back; where the
+// check reads, it is a KindSchema error naming only what is read.
+func TestCallReadingJudgesOnlyWhatIsRead(t *testing.T) {
+	cl := mustConnect(t, PipeConnector(pipeHost("ok"), fast), nil)
+	// The test host answers readiness with status "ok", outside the schema.
+	var checksOnly struct {
+		OK     bool                      `json:"ok"`
+		Checks []protocol.ReadinessCheck `json:"checks"`
+	}
+	unread, err := cl.CallReading(context.Background(), protocol.MethodReadiness, protocol.ReadinessParams{AppID: "a"}, &checksOnly, nil)
+	if err != nil || !checksOnly.OK || len(unread) != 1 || unread[0].Pointer != "/status" {
+		t.Errorf("a check not reading status: err %v, decoded %+v, unread %v", err, checksOnly, unread)
+	}
+	var full protocol.ReadinessResult
+	unread, err = cl.CallReading(context.Background(), protocol.MethodReadiness, protocol.ReadinessParams{AppID: "a"}, &full, nil)
+	var te *TransportError
+	if !errors.As(err, &te) || te.Kind != KindSchema || !strings.HasPrefix(err.Error(), "answer to app/readiness does not match its schema: /status: ") || len(unread) != 0 {
+		t.Errorf("a check reading status: err %v, unread %v", err, unread)
+	}
+	var raw json.RawMessage
+	if _, err := cl.CallReading(context.Background(), protocol.MethodReadiness, protocol.ReadinessParams{AppID: "a"}, &raw, protocol.Reads{"/checks"}); err != nil || !strings.Contains(string(raw), `"status":"ok"`) {
+		t.Errorf("a raw answer read at /checks: err %v, raw %s", err, raw)
+	}
+}

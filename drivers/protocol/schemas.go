@@ -194,6 +194,44 @@ type SchemaError struct {
 	Pointer string // JSON pointer of the offending value; "" is the whole value
 	Message string // what is wrong there, e.g. "value must be one of ..."
 	More    int    // further offending values not described
+	// Violations are every offending value, the first included, in
+	// pointer order: what a check that reads only some members sorts
+	// (Reads.Covers).
+	Violations []Violation
+}
+
+// Violation is one place where a value breaks its schema.
+type Violation struct {
+	// Pointer is the JSON pointer of the offending member; for a required
+	// member that is missing, the pointer it would have.
+	Pointer string
+	Message string
+}
+
+func (v Violation) String() string {
+	p := v.Pointer
+	if p == "" {
+		p = "(root)"
+	}
+	return p + ": " + v.Message
+}
+
+// Only returns the error narrowed to the violations keep accepts, or nil
+// when it accepts none.
+func (e *SchemaError) Only(keep func(Violation) bool) *SchemaError {
+	var vs []Violation
+	for _, v := range e.Violations {
+		if keep(v) {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return nil
+	}
+	n := *e
+	n.Violations = vs
+	n.Pointer, n.Message, n.More = vs[0].Pointer, vs[0].Message, len(vs)-1
+	return &n
 }
 
 func (e *SchemaError) Error() string {
@@ -214,7 +252,7 @@ func validate(sch *jsonschema.Schema, method, part string, raw json.RawMessage) 
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return &SchemaError{Method: method, Part: part, Message: "not JSON: " + err.Error()}
+		return rootError(method, part, "not JSON: "+err.Error())
 	}
 	err = sch.Validate(inst)
 	if err == nil {
@@ -222,12 +260,23 @@ func validate(sch *jsonschema.Schema, method, part string, raw json.RawMessage) 
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return &SchemaError{Method: method, Part: part, Message: err.Error()}
+		return rootError(method, part, err.Error())
 	}
 	return firstLeaf(ve, method, part)
 }
 
-type leaf struct{ ptr, msg string }
+// rootError is a SchemaError about the value as a whole: every reader
+// reads it.
+func rootError(method, part, msg string) *SchemaError {
+	return &SchemaError{Method: method, Part: part, Message: msg, Violations: []Violation{{Message: msg}}}
+}
+
+type leaf struct {
+	ptr, msg string
+	// members are the pointers of the members a leaf is about: the
+	// missing ones of a required rule, else the offending value itself.
+	members []string
+}
 
 // firstLeaf flattens a validation error tree to its leaves and reports the
 // first one in pointer order, so the message is stable across runs.
@@ -246,11 +295,19 @@ func firstLeaf(ve *jsonschema.ValidationError, method, part string) *SchemaError
 		case *kind.Group, *kind.Schema, *kind.Reference:
 			return
 		}
-		leaves = append(leaves, leaf{ptr: pointer(e.InstanceLocation), msg: e.ErrorKind.LocalizedString(printer)})
+		l := leaf{ptr: pointer(e.InstanceLocation), msg: e.ErrorKind.LocalizedString(printer)}
+		l.members = []string{l.ptr}
+		if r, ok := e.ErrorKind.(*kind.Required); ok && len(r.Missing) > 0 {
+			l.members = nil
+			for _, m := range r.Missing {
+				l.members = append(l.members, pointer(append(append([]string(nil), e.InstanceLocation...), m)))
+			}
+		}
+		leaves = append(leaves, l)
 	}
 	walk(ve)
 	if len(leaves) == 0 {
-		return &SchemaError{Method: method, Part: part, Message: ve.Error()}
+		return rootError(method, part, ve.Error())
 	}
 	sort.SliceStable(leaves, func(i, j int) bool {
 		if leaves[i].ptr != leaves[j].ptr {
@@ -258,7 +315,13 @@ func firstLeaf(ve *jsonschema.ValidationError, method, part string) *SchemaError
 		}
 		return leaves[i].msg < leaves[j].msg
 	})
-	return &SchemaError{Method: method, Part: part, Pointer: leaves[0].ptr, Message: leaves[0].msg, More: len(leaves) - 1}
+	se := &SchemaError{Method: method, Part: part, Pointer: leaves[0].ptr, Message: leaves[0].msg, More: len(leaves) - 1}
+	for _, l := range leaves {
+		for _, m := range l.members {
+			se.Violations = append(se.Violations, Violation{Pointer: m, Message: l.msg})
+		}
+	}
+	return se
 }
 
 // pointer renders instance location tokens as a JSON pointer (RFC 6901).
