@@ -539,7 +539,12 @@ func Faults() []Fault {
 		// in a world the page cannot reach).
 		{Name: "forge-probe", Hostile: true, Breaks: bridgeRequirements(),
 			Description: "no Host Bridge at all: the app frame runs a forger that writes a conforming host's findings where the probe's report used to be read and dispatches made-up host messages"},
-		{Name: "forge-probe-devtools", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
+		{Name: "forge-probe-devtools", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS",
+			// Every requirement judged on a surface: none can be judged
+			// in a browser the operator did not name or trust.
+			"AGENT-PROJECTIONS", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-EVENTS-PROJECTED", "AGENT-FAIL-CLOSED", "AGENT-NO-LEAK", "AGENT-RESUME-CONFIRMED",
+			"AGENT-STRUCTURED-OUTPUT", "AGENT-TASK-MAPPED", "APPSERVER-HANDSHAKE", "APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED",
+			"ROLLBACK-KEEPS-DATA", "STORAGE-NAMESPACED", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-VERIFIED"),
 			Description: "forge-probe in a browser of the host's own: app/launch and app/center name the DevTools endpoint of a Chromium the host started"},
 		{Name: "hang-on-readiness", Hostile: true,
 			Breaks: []string{"READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
@@ -565,14 +570,17 @@ func Faults() []Fault {
 	return fs
 }
 
-// bridgeRequirements lists the requirements judged on what a launched app
-// surface's Host Bridge does (what a host with no bridge cannot pass), and
-// more.
+// bridgeRequirements lists the requirements of the bridge levels
+// (capability, desktop-p2) judged on what a launched app surface's Host
+// Bridge does (what a host with no bridge cannot pass), and more. The
+// levels a fault's requirements count in are the levels its child runs
+// (selftest --scope levels): a surface fault that named a requirement of a
+// higher level would run, and fail, every surface spec there too.
 func bridgeRequirements(more ...string) []string {
 	return append([]string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",
 		"BRIDGE-INVALID-ANSWERED", "BRIDGE-SOURCE", "BRIDGE-ORIGIN", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-APPID", "BRIDGE-FAIL-CLOSED",
 		"BRIDGE-NO-LEAK", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-DOWNLOAD", "BRIDGE-TOAST-TEXT", "BRIDGE-THEME-UPDATE",
-		"BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE", "AGENT-PROJECTIONS"}, more...)
+		"BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE"}, more...)
 }
 
 func everyRefusal() []levels.RefusalKind {
