@@ -378,7 +378,13 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	cmd := exec.CommandContext(ctx, self, args...)
 	var buf limitedBuffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
-	err := cmd.Run()
+	// A child dies with selftest (a parent-death signal), so a selftest
+	// that is killed leaves no run behind.
+	cmd.SysProcAttr = procs.ChildAttr()
+	waited, err := procs.StartLocked(cmd)
+	if err == nil {
+		err = <-waited
+	}
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && judgedExit(ee.ExitCode())) {
 		return nil, buf.String(), fmt.Errorf("child run %s: %w", name, err)
