@@ -66,7 +66,10 @@ func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := strings.Count(string(transcript), `"dir":"send","method":"conformance/hello"`); n < 1 || n > 2 {
+			// A host that is gone before the first call (not found) may
+			// get no hello at all: the harness sees it exit first.
+			n := strings.Count(string(transcript), `"dir":"send","method":"conformance/hello"`)
+			if n > 2 || (n < 1 && tc.name != "not found") {
 				t.Errorf("the harness said hello %d times; it must try, and give up after two attempts", n)
 			}
 		})
