@@ -253,17 +253,20 @@ func (h *Host) profile() map[string]protocol.Capability {
 		maps.Copy(p, h.cfg.Capabilities)
 	}
 	if h.desktopP0Only() {
-		agent := p["lime.agent"]
-		agent.Enabled = false
-		p["lime.agent"] = agent
+		for _, name := range []string{"lime.agent", "lime.appUpdates"} {
+			c := p[name]
+			c.Enabled = false
+			p[name] = c
+		}
 	}
 	return p
 }
 
 // desktopP0Only reports whether the host is a Desktop P0 host, with no
 // agent runtime and no registry client (spec 002, Desktop levels): it
-// claims catalog and desktop-p0, has lime.agent turned off, and answers
-// -32006 to an App Server or a registry it is asked to use.
+// claims catalog and desktop-p0, has lime.agent and lime.appUpdates
+// turned off, and answers -32006 to an App Server or a registry it is
+// asked to use.
 func (h *Host) desktopP0Only() bool {
 	// variant: no-agent-runtime-no-registry — no agent runtime and no registry client: -32006 to what needs them.
 	return h.variants.Has("no-agent-runtime-no-registry")

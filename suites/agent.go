@@ -809,6 +809,13 @@ func (tc *TestContext) invokeAsApp(p protocol.InvokeParams) hostbridge.Message {
 		}
 		tc.Blockedf("app/invoke of %s %s as %s/%s was refused: %v", p.Capability, p.Method, p.AppID, p.EntryKey, err)
 	}
+	return tc.invokeAnswer(p, r)
+}
+
+// invokeAnswer is the bridge message app/invoke answered p with; an
+// answer that is not one is an error of the spec.
+func (tc *TestContext) invokeAnswer(p protocol.InvokeParams, r protocol.InvokeResult) hostbridge.Message {
+	GinkgoHelper()
 	var m hostbridge.Message
 	if json.Unmarshal(r.Answer, &m) != nil || m.RequestID != p.RequestID {
 		tc.Errorf("app/invoke answered %s, not the bridge message for request %s", r.Answer, p.RequestID)

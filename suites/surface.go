@@ -70,7 +70,10 @@ func (s *Surface) findAppFrame(ctx context.Context) {
 	origin := strings.TrimSuffix(s.Launch.RuntimeOrigin, "/") + "/"
 	for _, f := range frames {
 		if f.ParentID != "" && strings.HasPrefix(f.URL, origin) {
+			// The address up to its query: a frame the host reloads at
+			// another route or query is still the app's frame.
 			s.appFrame, _, _ = strings.Cut(f.URL, "#")
+			s.appFrame, _, _ = strings.Cut(s.appFrame, "?")
 			return
 		}
 	}
@@ -242,6 +245,11 @@ func (s *Surface) awaitProbe() {
 		if last == nil && ok {
 			return
 		}
+		if s.instance != "" {
+			// Waiting again after a reload: the frame may have moved on
+			// since it was found, so it is looked for afresh.
+			s.appFrame = ""
+		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	s.tc.surfaceMissed(fmt.Sprintf("the harness's probe never ran in the app's frame (runtime origin %s) within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last))
@@ -403,6 +411,22 @@ type ProbePage struct {
 // the app's frame loaded a new document runs once more there.
 func (s *Surface) Run(steps ...Step) *ProbeResult {
 	ginkgo.GinkgoHelper()
+	r, err := s.probe(steps)
+	if err != nil && s.mayReload && s.reloaded() {
+		r, err = s.probe(steps)
+	}
+	if err != nil {
+		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+	}
+	return r
+}
+
+// probe hands the probe a scenario once and returns what it saw; the
+// error says the probe did not report (the frame went away under it, or
+// the scenario did not finish in time). A report the harness cannot read
+// ends the spec as an error.
+func (s *Surface) probe(steps []Step) (*ProbeResult, error) {
+	ginkgo.GinkgoHelper()
 	sc, err := json.Marshal(map[string]any{"appId": s.AppID, "entryKey": s.Entry, "steps": steps})
 	if err != nil {
 		s.tc.Errorf("encoding the probe scenario: %v", err)
@@ -410,12 +434,9 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
 	text, err := s.runScenario(ctx, sc)
-	if err != nil && s.mayReload && s.reloaded() {
-		text, err = s.runScenario(ctx, sc)
-	}
 	if err != nil {
 		s.tc.lastProbe = []byte(fmt.Sprintf("the probe did not report: %v", err))
-		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+		return nil, err
 	}
 	raw := json.RawMessage(text)
 	var r ProbeResult
@@ -432,7 +453,7 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	}
 	r.raw = raw
 	s.tc.lastProbe = raw
-	return &r
+	return &r, nil
 }
 
 // runScenario runs the encoded scenario sc in the probe and returns its

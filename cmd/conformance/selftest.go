@@ -107,6 +107,12 @@ func cmdSelftest(c *cli, args []string) int {
 		}
 		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return !set.Has(f.Name) })
 	}
+	// --variant alone checks variants only: no fault, and no baseline to
+	// judge faults against.
+	variantsOnly := len(onlyVariants) > 0 && len(only) == 0
+	if variantsOnly {
+		faults = nil
+	}
 	if judged != nil {
 		// Only the faults with something to break in the levels run, and
 		// those that leave a process behind (their child runs one spec).
@@ -124,12 +130,6 @@ func cmdSelftest(c *cli, args []string) int {
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
 		return exitUsage
-	}
-	// --variant alone checks variants only: no fault, and no baseline to
-	// judge faults against.
-	variantsOnly := len(onlyVariants) > 0 && len(only) == 0
-	if variantsOnly {
-		faults = nil
 	}
 	var mine []mockhost.Fault
 	for k, f := range faults {
