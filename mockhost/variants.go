@@ -53,8 +53,8 @@ func Variants() []Variant {
 		{Name: "host-version-at-readiness", Touches: []string{"VERIFY-HOST-VERSION", "INSTALL-REVIEW"},
 			Clause:      "docs/decisions.md, An incompatible host version: refused at verification, or verified and blocked in readiness (002 Readiness state rules)",
 			Description: "an app needing another app runtime version verifies and installs; readiness blocks it naming appRuntime"},
-		{Name: "links-outside-intake-form", Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM"},
-			OptsOut:     []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM"},
+		{Name: "links-outside-intake-form", Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
+			OptsOut:     []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
 			Clause:      "docs/decisions.md, Packages the host cannot take in its own form: -32006 with data.findings naming each file",
 			Description: "the host's intake form holds no symbolic links: a package with one is answered -32006, its data.findings naming each link, at verify, project, install and readiness"},
 

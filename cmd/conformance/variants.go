@@ -108,7 +108,7 @@ func judgeVariant(k *selftestCase, cat *levels.Catalog) variantVerdict {
 		case reports.Passed, reports.NotRun:
 			continue
 		case reports.Blocked, reports.Error:
-			if k.variant.OptedOut(r.ID) {
+			if k.variant.OptedOut(r.ID) || unclaimed(cat, k.variant, r.ID) {
 				continue
 			}
 		}
@@ -125,6 +125,17 @@ func judgeVariant(k *selftestCase, cat *levels.Catalog) variantVerdict {
 		v.status = "FALSE-BLAME"
 	}
 	return v
+}
+
+// unclaimed reports whether requirement id counts in none of the levels a
+// variant's host claims (Variant.Claims): a host offers nothing of a level
+// it does not claim, so such a requirement may be blocked or error.
+func unclaimed(cat *levels.Catalog, v mockhost.Variant, id string) bool {
+	r, ok := cat.Requirement(id)
+	if !ok || len(v.Claims) == 0 {
+		return false
+	}
+	return !slices.ContainsFunc(v.Claims, func(l string) bool { return cat.InLevel(r, l) })
 }
 
 // printVariants prints a line per variant case, and a FALSE-BLAME line per

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,6 +46,14 @@ func TestJudgeVariantBlamesWhatItMust(t *testing.T) {
 		k := &selftestCase{variant: v, report: reportOf(tc.outcomes)}
 		if got := judgeVariant(k, cat); got.status != tc.want {
 			t.Errorf("%s: %s, want %s (%+v)", tc.name, got.status, tc.want, got)
+		}
+	}
+	p0 := mockhost.Variant{Name: "p0", Touches: []string{"READY-SECRETS"}, Claims: []string{"catalog", "desktop-p0"}}
+	for outcomes, want := range map[string]string{"WORKFLOW-STATE-KINDS:blocked": "ACCEPTED", "READY-STATUS:blocked": "FALSE-BLAME", "WORKFLOW-STATE-KINDS:failed": "FALSE-BLAME"} {
+		id, o, _ := strings.Cut(outcomes, ":")
+		k := &selftestCase{variant: p0, report: reportOf(map[string]reports.Outcome{"READY-SECRETS": reports.Passed, id: reports.Outcome(o)})}
+		if got := judgeVariant(k, cat); got.status != want {
+			t.Errorf("a host claiming catalog and desktop-p0, %s: %s, want %s", outcomes, got.status, want)
 		}
 	}
 	if got := judgeVariant(&selftestCase{variant: v}, cat); got.status != "ERROR" {
@@ -160,6 +169,33 @@ func TestVariantFlags(t *testing.T) {
 	} {
 		if code, _, stderr := runCLI(t, args...); code != exitUsage || !strings.Contains(stderr, "variant") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error naming the variant", args, code, stderr)
+		}
+	}
+}
+
+// run --variant certifies the embedded mockhost taking the variant's
+// reading, records the variant in the report, and the reading the host
+// took.
+func TestRunWithAVariantRecordsIt(t *testing.T) {
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "report")
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "catalog", "--label-filter", "CAT-LEGACY-KINDS",
+		"--variant", "legacy-kinds-marked", "--out", out); code != exitIncomplete {
+		t.Fatalf("exit %d, want %d (one requirement run, the level incomplete)", code, exitIncomplete)
+	}
+	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Host.Variants, []string{"legacy-kinds-marked"}) {
+		t.Errorf("host.variants = %v", rep.Host.Variants)
+	}
+	if !slices.ContainsFunc(rep.Readings, func(r reports.Reading) bool { return r.Reading == "projected as compatibility entries" }) {
+		t.Errorf("the reading the variant takes is not recorded: %+v", rep.Readings)
+	}
+	for _, r := range rep.Requirements {
+		if r.ID == "CAT-LEGACY-KINDS" && r.Outcome != reports.Passed {
+			t.Errorf("CAT-LEGACY-KINDS %s under the variant: %s", r.Outcome, r.Reason)
 		}
 	}
 }
