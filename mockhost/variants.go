@@ -78,8 +78,14 @@ func Variants() []Variant {
 			Clause:      "spec 000, app.integrations.yaml example (setupAction: open_host_connector); docs/decisions.md, Setup action kinds: an open list",
 			Description: "setup actions carry the host's own kebab-case kinds (open-host-settings), outside the standard schema's list"},
 		{Name: "no-agent-runtime-no-registry", Claims: []string{"catalog", "desktop-p0"},
-			Touches:     []string{"PROTO-HELLO", "VERIFY-COMPATIBILITY", "READY-CAPABILITIES", "REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
-			OptsOut:     []string{"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			Touches: []string{"PROTO-HELLO", "VERIFY-COMPATIBILITY", "READY-CAPABILITIES", "READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
+				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			// What needs the App Server or the registry, and what the
+			// harness can only judge with a package needing lime.agent
+			// (READY-STATUS, READY-PER-ENTRY, READY-POLICY) or downloaded
+			// from the registry (one case of VERIFY-PACKAGE-HASH).
+			OptsOut: []string{"READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
+				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
 			Clause:      "spec 002, Desktop levels: Desktop P0 reads, verifies, projects and runs readiness; an agent runtime (P5) and a registry client are later levels",
 			Description: "a Desktop P0 host: it claims catalog and desktop-p0 and answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry)"},
 

@@ -206,13 +206,18 @@ func describePlatform(tc *TestContext) {
 }
 
 // billingRefusal judges a host's refusal to let app call anything while
-// billing b is exhausted: it must be the not-ready refusal (-32009) of a
-// host that blocks the whole app, name b's blocked reason, and carry
-// neither the ledger nor the payment credential.
+// billing b is exhausted: a not-ready refusal (-32009) whose readiness
+// names billing is a host that blocks the whole app, and must name b's
+// blocked reason and carry neither the ledger nor the payment credential;
+// any other refusal blocks the spec.
 func (tc *TestContext) billingRefusal(app string, refused *control.HostError, b *protocol.Billing) {
 	GinkgoHelper()
-	if refused.Code != protocol.CodeNotReady {
-		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused: %s", app, describeHostError(refused))
+	var data protocol.ErrorData
+	_ = json.Unmarshal(refused.Data, &data)
+	if refused.Code != protocol.CodeNotReady || data.Readiness == nil || !namesBilling(*data.Readiness) {
+		// Not a host blocking the app for its billing: the entry is
+		// kept from running for another reason, and nothing is judged.
+		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused, not for billing: %s", app, describeHostError(refused))
 	}
 	tc.Reading("Billing in readiness", "the whole app is blocked while the quota is exhausted")
 	text := []byte(refused.Message + " " + string(refused.Data))
