@@ -24,7 +24,7 @@ certify: deps build
 
 ## test: unit tests (with fuzz seeds and the report page in headless
 ## Chromium), staticcheck, and selftest (the kill matrix over every mockhost
-## fault). Every judged level runs whole on each transport: in-process in
+## fault, and every mockhost variant). Every judged level runs whole on each transport: in-process in
 ## the unit tests (TestTwoRunsGivePredicatesThatDifferOnlyInTimes, twice),
 ## over stdio as selftest's baseline, over TCP in TestRunOverTCP; `make
 ## suites` runs the first two again on their own. Each stage prints how
@@ -62,9 +62,10 @@ suites: build
 	  echo "suites: $$(( $$(date +%s) - start )) s"
 	rm -rf $(TESTOUT)
 
-## selftest: the kill matrix in the breaks scope (README, "How we know the
-## suites catch real bugs"); selftest-full: every fault over every spec of
-## the levels it touches (not part of `make test`: about 80 minutes here).
+## selftest: the kill matrix and the variants in the breaks scope (README,
+## "How we know the suites catch real bugs"); selftest-full: every fault
+## and every variant over every spec of the levels it touches (not part of
+## `make test`: about 80 minutes here).
 selftest: build
 	@start=$$(date +%s); ./$(BIN) selftest --scope breaks $(SELFTEST_FLAGS) && echo "selftest: $$(( $$(date +%s) - start )) s"
 

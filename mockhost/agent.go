@@ -308,6 +308,11 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 			ToolName  string `json:"toolName"`
 		}
 		if json.Unmarshal(ev.Payload, &a) == nil && a.RequestID != "" {
+			// variant: approval-policy-first — a tool the tenant policy denies is denied by the host at once; the approval never reaches the app.
+			if c.h.variants.Has("approval-policy-first") && c.h.policyDeniesTool(a.ToolName) {
+				go c.h.sendApprovalDecision(t.sessionID, t.turnID, a.RequestID, "deny")
+				return
+			}
 			if t.approvals == nil {
 				t.approvals = map[string]string{}
 			}
@@ -542,25 +547,39 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 		return nil, invalidArgs(fmt.Sprintf("Task %q has no approval %q waiting.", clip(a.TaskID, 100), clip(a.RequestID, 100)))
 	}
 	behavior := a.Behavior
-	cfg, _ := h.config()
 	// fault: approval-app-overrides-policy — the app's allow is passed on although the tenant policy denies the tool.
-	if cfg.Policy != nil && slices.Contains(cfg.Policy.DeniedTools, tool) && !h.faults.Has("approval-app-overrides-policy") {
+	if h.policyDeniesTool(tool) && !h.faults.Has("approval-app-overrides-policy") {
 		behavior = "deny"
 	}
 	// fault: approval-decision-dropped — the app's decision is acknowledged but never sent to the App Server.
 	if h.faults.Has("approval-decision-dropped") {
 		return map[string]any{"ok": true, "behavior": behavior}, nil
 	}
-	conn, err := h.agent.connection(context.Background())
-	if err != nil {
-		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime is not available, so the decision could not be passed on."}
-	}
-	params := map[string]any{"sessionId": link.sessionID, "turnId": link.turnID, "requestId": a.RequestID,
-		"decision": map[string]any{"behavior": behavior}}
-	if err := call(context.Background(), h.agent.callTimeout(), conn, "agentSession/action/respond", params, nil); err != nil {
-		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not take the decision."}
+	if d := h.sendApprovalDecision(link.sessionID, link.turnID, a.RequestID, behavior); d != nil {
+		return nil, d
 	}
 	return map[string]any{"ok": true, "behavior": behavior}, nil
+}
+
+// policyDeniesTool reports whether the tenant policy denies tool.
+func (h *Host) policyDeniesTool(tool string) bool {
+	cfg, _ := h.config()
+	return cfg.Policy != nil && slices.Contains(cfg.Policy.DeniedTools, tool)
+}
+
+// sendApprovalDecision answers a runtime approval of a turn on the App
+// Server (agentSession/action/respond) with behavior.
+func (h *Host) sendApprovalDecision(sessionID, turnID, requestID, behavior string) *denial {
+	conn, err := h.agent.connection(context.Background())
+	if err != nil {
+		return &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime is not available, so the decision could not be passed on."}
+	}
+	params := map[string]any{"sessionId": sessionID, "turnId": turnID, "requestId": requestID,
+		"decision": map[string]any{"behavior": behavior}}
+	if err := call(context.Background(), h.agent.callTimeout(), conn, "agentSession/action/respond", params, nil); err != nil {
+		return &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable, "The agent runtime did not take the decision."}
+	}
+	return nil
 }
 
 // register ties turnID to t; facts of the turn that came before (the App

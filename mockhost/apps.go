@@ -39,7 +39,12 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	}
 	findings := h.installFindings(p, params.Release)
 	if agentpkg.HasErrors(findings) {
-		return protocol.InstallResult{}, rpcError(protocol.CodeVerificationFailed,
+		code := int64(protocol.CodeVerificationFailed)
+		// variant: install-manifest-as-invalid — a package whose own manifest is at fault is refused with -32001, not -32002.
+		if h.variants.Has("install-manifest-as-invalid") {
+			code = refusalCode(findings)
+		}
+		return protocol.InstallResult{}, rpcError(code,
 			fmt.Sprintf("package %s failed verification, nothing was installed: %s", params.Path, firstError(findings)),
 			protocol.ErrorData{Findings: findings})
 	}

@@ -78,6 +78,9 @@ type backend struct {
 	sb    sandbox
 	// restartCrashed is false under backend-crash-ignored.
 	restartCrashed bool
+	// maxRestarts is how many times a crashed backend is restarted
+	// before it is reported crashed.
+	maxRestarts int
 	// limited puts the process under the host's resource limits
 	// (limitProcess); discardStderr drops its stderr (faults only).
 	limited, discardStderr bool
@@ -232,7 +235,12 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 	if h.faults.Has("backend-network-open") {
 		sb.denyNet = false
 	}
-	return &backend{appID: appID, spec: s, exe: exe, env: env, dir: dataDir, sb: sb,
+	restarts := maxBackendRestarts
+	// variant: backend-crash-reported — a backend that exits on its own is not restarted; host/observe reports it crashed.
+	if h.variants.Has("backend-crash-reported") {
+		restarts = 0
+	}
+	return &backend{appID: appID, spec: s, exe: exe, env: env, dir: dataDir, sb: sb, maxRestarts: restarts,
 		restartCrashed: !h.faults.Has("backend-crash-ignored"), state: protocol.BackendStopped,
 		// fault: backend-no-resource-limits — the backend runs with the host's own resource limits: as many files and as large as the host may.
 		limited:       !h.faults.Has("backend-no-resource-limits"),
@@ -324,7 +332,7 @@ func (be *backend) supervise(p *backendProc) {
 		be.mu.Unlock()
 		return
 	}
-	if be.restarts >= maxBackendRestarts {
+	if be.restarts >= be.maxRestarts {
 		be.state = protocol.BackendCrashed
 		be.mu.Unlock()
 		return

@@ -24,6 +24,10 @@ type hostMessage struct {
 	AppID     string `json:"appId"`
 	EntryKey  string `json:"entryKey"`
 	Payload   any    `json:"payload,omitempty"`
+	// Code and Message carry a host:error's code and message on the
+	// envelope (only under the errors-on-envelope variant).
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // pageAnswer is what the host page does with a message it forwarded: post
@@ -31,6 +35,9 @@ type hostMessage struct {
 type pageAnswer struct {
 	Post  []hostMessage `json:"post"`
 	Toast *toast        `json:"toast,omitempty"`
+	// Reload, when set, is the address the page loads in the app frame
+	// once it posted the messages (a navigation that reloads the frame).
+	Reload string `json:"reload,omitempty"`
 }
 
 // toast is a host notification the page shows as text.
@@ -59,6 +66,10 @@ func (h *Host) message(l *launch, typ, requestID string, payload any) hostMessag
 	// fault: version-as-string — host messages carry version "1", a string.
 	if h.faults.Has("version-as-string") {
 		m.Version = "1"
+	}
+	// variant: errors-on-envelope — host:error carries its code and message on the envelope, with no payload.
+	if ep, ok := payload.(hostbridge.ErrorPayload); ok && typ == hostbridge.TypeError && h.variants.Has("errors-on-envelope") {
+		m.Code, m.Message, m.Payload = ep.Code, ep.Message, nil
 	}
 	// fault: response-without-requestid — host:response and host:error carry no requestId.
 	if (typ == hostbridge.TypeResponse || typ == hostbridge.TypeError) && h.faults.Has("response-without-requestid") {
@@ -96,7 +107,7 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 			return pageAnswer{}
 		}
 		h.surf.record(l.appID, protocol.BridgeCall{Type: m.Type, RequestID: m.RequestID, Decision: protocol.DecisionAllowed})
-		return answer(h.message(l, hostbridge.TypeSnapshot, m.RequestID, h.snapshot(l)))
+		return answer(h.message(l, hostbridge.TypeSnapshot, m.RequestID, h.snapshotAnswer(l)))
 	case hostbridge.TypeInvoke:
 		return h.invoke(l, m)
 	case hostbridge.TypeNavigate:
@@ -217,7 +228,12 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	if p.Route != "" && !appLocalRoute(p.Route) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A route must be a path of this app, starting with one /.")
 	}
-	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
+	// variant: navigate-reloads-frame — after answering, the host page loads the entry or route in the app frame: a new document.
+	if h.variants.Has("navigate-reloads-frame") {
+		a.Reload = l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry + "?route=" + url.QueryEscape(firstNonEmptyString(p.Route, l.routeOf(p.EntryKey)))
+	}
+	return a
 }
 
 // bridgeToast answers host:toast: the page shows the message as text, cut to
@@ -255,6 +271,9 @@ func (h *Host) bridgeOpenExternal(l *launch, m appMessage) pageAnswer {
 	if !allowed && !h.faults.Has("open-external-any-url") {
 		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host opens only http(s) links to sites this app declares.")
 	}
+	if h.refusesUnpermitted(l, false, p.URL) {
+		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no network permission for that site.")
+	}
 	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
 }
 
@@ -271,8 +290,14 @@ func (h *Host) bridgeDownload(l *launch, m appMessage) pageAnswer {
 	if !(ok && inUI) && !h.faults.Has("download-any-url") {
 		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host downloads only files of this app, from its own origin.")
 	}
+	if h.refusesUnpermitted(l, true, p.URL) {
+		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no permission to save files.")
+	}
 	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true, "file": file})
 }
+
+// routeOf is the route of entry key of the launched app.
+func (l *launch) routeOf(key string) string { return firstNonEmptyString(l.routes[key], "/") }
 
 // hasEntry reports whether the launched app has an entry key.
 func (l *launch) hasEntry(key string) bool { return slices.Contains(l.entries, key) }
@@ -318,7 +343,7 @@ func (h *Host) pushSnapshots(l *launch) {
 		case <-l.done:
 			return
 		case <-t.C:
-			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshot(l)))
+			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
 		}
 	}
 }

@@ -88,6 +88,11 @@
           if (!answer) return;
           if (answer.toast) toast(answer.toast);
           deliver(answer.post);
+          // A navigation that reloads the app frame (variant navigate-reloads-frame).
+          if (typeof answer.reload === "string" && answer.reload) {
+            var f = document.getElementById("app-frame");
+            if (f) f.src = answer.reload;
+          }
         });
     });
   });

@@ -1,7 +1,9 @@
 package mockhost
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -78,7 +80,50 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 	if err := os.WriteFile(manifest, b, 0o644); err != nil {
 		return nil, fmt.Errorf("export of %s: %w", appID, err)
 	}
-	return append([]string{manifest}, written...), nil
+	files := append([]string{manifest}, written...)
+	// variant: export-as-zip — the export is one zip archive of the files it would write.
+	if h.variants.Has("export-as-zip") {
+		return zipExport(dir, appID, files)
+	}
+	return files, nil
+}
+
+// zipExport packs the export's files (under dir) into dir/<appID>.export.zip,
+// removes them, and returns the archive.
+func zipExport(dir, appID string, files []string) ([]string, error) {
+	out := filepath.Join(dir, appID+".export.zip")
+	f, err := os.Create(out)
+	if err != nil {
+		return nil, fmt.Errorf("export of %s: %w", appID, err)
+	}
+	zw := zip.NewWriter(f)
+	for _, name := range files {
+		rel, err := filepath.Rel(dir, name)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("export of %s: %w", appID, err), f.Close())
+		}
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("export of %s: %w", appID, err), f.Close())
+		}
+		w, err := zw.Create(filepath.ToSlash(rel))
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("export of %s: writing %s: %w", appID, rel, err), f.Close())
+		}
+	}
+	if err := errors.Join(zw.Close(), f.Close()); err != nil {
+		return nil, fmt.Errorf("export of %s: %w", appID, err)
+	}
+	for _, name := range files {
+		if err := os.Remove(name); err != nil {
+			return nil, fmt.Errorf("export of %s: %w", appID, err)
+		}
+	}
+	_ = os.RemoveAll(filepath.Join(dir, appID+"-data"))
+	return []string{out}, nil
 }
 
 // recordCleanup keeps the cleanup record of one uninstall (spec 001, Host

@@ -25,6 +25,9 @@ func methods() []string {
 // with on the raw stream (hostile faults) and jsonrpc2 must not reply.
 func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result any, rpcErr *jsonrpc2.Error, answered bool) {
 	h := s.host
+	if e := h.intakeRefusal(req); e != nil {
+		return nil, e, false
+	}
 	switch req.Method {
 	case protocol.MethodHello:
 		var p protocol.HelloParams
@@ -61,6 +64,11 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 		r, e := h.verify(p)
 		if u := h.untranslatable(p.Path, e == nil && !r.OK); u != nil {
 			return nil, u, false
+		}
+		if e == nil {
+			if ve := h.verdictAsError(p.Path, r); ve != nil {
+				return nil, ve, false
+			}
 		}
 		return r, e, false
 
@@ -388,6 +396,9 @@ func (h *Host) hello() protocol.HelloResult {
 		Levels:          ClaimedLevels(),
 		Methods:         methods(),
 	}
+	if h.desktopP0Only() {
+		r.Levels = []string{"catalog", "desktop-p0"}
+	}
 	if root, err := h.dataRoot(); err == nil {
 		r.DataPaths = []string{root}
 	}
@@ -409,6 +420,9 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 		if name == "" {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
 		}
+	}
+	if p.AppServer != nil && h.desktopP0Only() {
+		return rpcError(protocol.CodeUnsupported, "this host has no agent runtime: it cannot reach an App Server", nil)
 	}
 	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
 	h.mu.Lock()

@@ -91,7 +91,23 @@ func startWith(t testing.TB, opts control.Options, faults ...string) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &harness{t: t, h: New(fs), done: make(chan struct{})}
+	return startHost(t, opts, Options{Faults: fs})
+}
+
+// startVariants starts a host taking the readings of the named variants.
+func startVariants(t testing.TB, variants ...string) *harness {
+	t.Helper()
+	vs, err := ParseVariants(variants)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startHost(t, control.Options{CallTimeout: 10 * time.Second}, Options{Variants: vs})
+}
+
+// startHost starts a host configured by o and connects to it.
+func startHost(t testing.TB, opts control.Options, o Options) *harness {
+	t.Helper()
+	x := &harness{t: t, h: NewWithOptions(o), done: make(chan struct{})}
 	t.Cleanup(func() { _ = x.h.Close() })
 	conn := control.PipeConnector(func(c io.ReadWriteCloser) {
 		defer close(x.done)

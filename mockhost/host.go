@@ -40,6 +40,9 @@ func DefaultProfile() map[string]protocol.Capability { return agentpkg.FullProfi
 // configuration in memory, app data folders in a temp dir it owns.
 type Host struct {
 	faults FaultSet
+	// variants are the readings the texts allow that the host takes
+	// instead of its default ones (variants.go).
+	variants VariantSet
 
 	mu     sync.Mutex
 	closed bool
@@ -133,6 +136,9 @@ func (a *installedApp) hasData() bool { return a.carried && dirExists(a.dataDir)
 // Options configure a reference host beyond its faults.
 type Options struct {
 	Faults FaultSet
+	// Variants switch on readings the texts allow that mockhost does not
+	// take by default (variants.go).
+	Variants VariantSet
 	// DevTools makes the host a browser runtime, as an Electron host is:
 	// app/launch and app/center open their page in a Chromium the host
 	// starts itself and answer with its DevTools endpoint and the page's
@@ -150,6 +156,8 @@ func New(faults FaultSet) *Host { return NewWithOptions(Options{Faults: faults})
 func NewWithOptions(o Options) *Host {
 	fs := FaultSet{}
 	maps.Copy(fs, o.Faults)
+	vs := VariantSet{}
+	maps.Copy(vs, o.Variants)
 	var rt *browserRuntime
 	// fault: forge-probe-devtools — forge-probe in a browser of the host's own: app/launch answers with the DevTools endpoint of a Chromium the host started, where it serves the forger.
 	if o.DevTools || fs.Has("forge-probe-devtools") {
@@ -162,6 +170,7 @@ func NewWithOptions(o Options) *Host {
 	h := &Host{
 		schemas:           schemas,
 		faults:            fs,
+		variants:          vs,
 		apps:              map[string]*installedApp{},
 		retained:          map[string]string{},
 		overlays:          map[string]map[overlaySlot]overlaySet{},
@@ -243,7 +252,24 @@ func (h *Host) profile() map[string]protocol.Capability {
 	if h.cfg != nil {
 		maps.Copy(p, h.cfg.Capabilities)
 	}
+	if h.desktopP0Only() {
+		for _, name := range []string{"lime.agent", "lime.appUpdates"} {
+			c := p[name]
+			c.Enabled = false
+			p[name] = c
+		}
+	}
 	return p
+}
+
+// desktopP0Only reports whether the host is a Desktop P0 host, with no
+// agent runtime and no registry client (spec 002, Desktop levels): it
+// claims catalog and desktop-p0, has lime.agent and lime.appUpdates
+// turned off, and answers -32006 to an App Server or a registry it is
+// asked to use.
+func (h *Host) desktopP0Only() bool {
+	// variant: no-agent-runtime-no-registry — no agent runtime and no registry client: -32006 to what needs them.
+	return h.variants.Has("no-agent-runtime-no-registry")
 }
 
 // config returns a copy of the configuration (zero value when none).

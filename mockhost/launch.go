@@ -69,6 +69,18 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 			}
 		}
 	}
+	// variant: retired-entry-disabled — an entry the rollback left behind is refused as disabled (-32009), not as unknown.
+	if !ok && leftPath != "" && h.variants.Has("retired-entry-disabled") {
+		if newer, _, err := h.load(leftPath); err == nil && newer != nil {
+			if _, found := manifestEntry(newer.Manifest, p.EntryKey); found {
+				r := protocol.ReadinessResult{Status: protocol.StatusDisabled, App: p.AppID, Entry: p.EntryKey,
+					Checks: []protocol.ReadinessCheck{{Severity: agentpkg.SeverityError, Kind: "release", Key: p.EntryKey, Required: true, Blocking: true,
+						Message: "entry " + p.EntryKey + " belongs to the release that was rolled back, and is disabled"}},
+					Blockers: []string{"release:" + p.EntryKey}}
+				return nil, rpcError(protocol.CodeNotReady, fmt.Sprintf("entry %q of %s is disabled since the rollback", p.EntryKey, p.AppID), protocol.ErrorData{Readiness: &r})
+			}
+		}
+	}
 	if !ok {
 		return nil, invalidParams(protocol.MethodLaunch, "entryKey", fmt.Sprintf("names no entry of app %q: %q", p.AppID, p.EntryKey))
 	}
@@ -111,12 +123,13 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 		appID: p.AppID, version: version, entryKey: p.EntryKey, route: route, title: surfaceTitle(pk.Manifest, entry),
 		hostOrigin: hostOrigin, frameOrigin: frameOrigin, ui: ui,
 		declared: declaredCapabilities(pk.Manifest), origins: declaredOrigins(pk.Manifest), entries: manifestEntryKeys(pk.Manifest),
+		routes: manifestEntryRoutes(pk.Manifest), permissions: declaredPermissions(pk.Manifest),
 		subs: map[chan hostMessage]struct{}{}, done: make(chan struct{}),
 	}
 	if err := h.surf.add(l); err != nil {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	if h.faults.Has("snapshot-on-timer") {
+	if h.faults.Has("snapshot-on-timer") || h.pushesSnapshots() {
 		go h.pushSnapshots(l)
 	}
 	return l, nil
@@ -154,6 +167,11 @@ func (h *Host) launchGate(appID, entryKey string) *jsonrpc2.Error {
 	// fault: launch-keeps-install-consent — launch trusts the consent of install time: an app the tenant policy withdrew since still mounts.
 	if h.faults.Has("launch-keeps-install-consent") && onlyPolicyBlocks(r) {
 		return nil
+	}
+	// variant: activation-asks-consent — an app the tenant policy withdrew is refused at launch as needing consent (-32003).
+	if h.variants.Has("activation-asks-consent") && onlyPolicyBlocks(r) {
+		return rpcError(protocol.CodeConsentRequired, fmt.Sprintf("%s needs the tenant's consent again before it can be activated: %s",
+			appID, strings.Join(blockerReasons(r), "; ")), nil)
 	}
 	return rpcError(protocol.CodeNotReady, fmt.Sprintf("entry %q of %s is %s and cannot launch: %s",
 		entryKey, appID, r.Status, strings.Join(blockerReasons(r), "; ")), protocol.ErrorData{Readiness: &r})
@@ -299,6 +317,20 @@ func manifestEntryKeys(m map[string]any) []string {
 		e, _ := item.(map[string]any)
 		if k, ok := e["key"].(string); ok && k != "" {
 			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// manifestEntryRoutes maps each entry key of the manifest to its route
+// ("/" when it names none).
+func manifestEntryRoutes(m map[string]any) map[string]string {
+	out := map[string]string{}
+	list, _ := m["entries"].([]any)
+	for _, item := range list {
+		e, _ := item.(map[string]any)
+		if k, ok := e["key"].(string); ok && k != "" {
+			out[k] = firstNonEmptyString(stringField(e, "route"), "/")
 		}
 	}
 	return out

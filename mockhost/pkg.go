@@ -53,7 +53,7 @@ func (h *Host) dropFinding(f protocol.Finding, st stage) bool {
 		return h.faults.Has("accept-any-manifest-version")
 	case agentpkg.CodeLegacyEntryKind:
 		// fault: legacy-kinds-as-current — home/scene entries of a 0.10.0 manifest pass validation and are projected as ordinary entries.
-		return h.faults.Has("legacy-kinds-as-current")
+		return h.faults.Has("legacy-kinds-as-current") || h.variants.Has("legacy-kinds-marked")
 	case agentpkg.CodePathEscapesPackage:
 		// fault: allow-parent-refs — references climbing out of the package (../) are accepted.
 		return h.faults.Has("allow-parent-refs")
@@ -71,6 +71,9 @@ func (h *Host) dropFinding(f protocol.Finding, st stage) bool {
 	case agentpkg.CodeBypassPermissions:
 		// fault: allow-bypass-permissions — a manifest declaring bypassPermissions is accepted.
 		return h.faults.Has("allow-bypass-permissions")
+	case agentpkg.CodeIncompatibleHostVersion:
+		// variant: host-version-at-readiness — an incompatible app runtime range does not refuse the package; readiness blocks it.
+		return st != stageLoad && h.variants.Has("host-version-at-readiness")
 	case agentpkg.CodeIncompatibleCapability:
 		// fault: ignore-version-ranges — package/verify ignores requires.capabilities ranges.
 		return st == stageVerify && h.faults.Has("ignore-version-ranges")

@@ -151,7 +151,7 @@ func (h *Host) billingReadiness(p *agentpkg.Package, res *protocol.ReadinessResu
 		*blockers = append(*blockers, ref(c))
 	}
 	if res.Entry != "" {
-		if billingGated(p, res.Entry) {
+		if h.billingGates(p, res.Entry) {
 			block(&res.Status, &res.Blockers)
 			res.OK = false
 			res.Checks = append(res.Checks, c)
@@ -161,7 +161,7 @@ func (h *Host) billingReadiness(p *agentpkg.Package, res *protocol.ReadinessResu
 	}
 	gated := false
 	for i := range res.Entries {
-		if billingGated(p, res.Entries[i].Key) {
+		if h.billingGates(p, res.Entries[i].Key) {
 			block(&res.Entries[i].Status, &res.Entries[i].Blockers)
 			gated = true
 		}
@@ -170,6 +170,27 @@ func (h *Host) billingReadiness(p *agentpkg.Package, res *protocol.ReadinessResu
 		res.Checks = append(res.Checks, c)
 		res.SetupActions = append(res.SetupActions, action)
 	}
+	if gated && h.billingBlocksApp() {
+		block(&res.Status, &res.Blockers)
+		res.OK = false
+	}
+}
+
+// billingGates reports whether an exhausted quota keeps entry from ready:
+// the entries that name lime.billing, or every entry of an app that
+// declares it anywhere when billing blocks the whole app.
+func (h *Host) billingGates(p *agentpkg.Package, entry string) bool {
+	if h.billingBlocksApp() && slices.ContainsFunc(manifestEntryKeys(p.Manifest), func(k string) bool { return billingGated(p, k) }) {
+		return true
+	}
+	return billingGated(p, entry)
+}
+
+// billingBlocksApp reports whether an exhausted quota blocks the whole app
+// that needs billing, not only the entries that name it.
+func (h *Host) billingBlocksApp() bool {
+	// variant: billing-blocks-app — an exhausted quota blocks every entry of an app that needs lime.billing.
+	return h.variants.Has("billing-blocks-app")
 }
 
 // billingGated reports whether the entry's requiredCapabilities name

@@ -31,6 +31,13 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 		return protocol.ProjectResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s is invalid: %s", params.Path, firstError(fs)), protocol.ErrorData{Findings: fs})
 	}
+	// variant: verify-before-project — the package is verified (compatibility, signature, revocation, publisher) before it is projected.
+	if h.variants.Has("verify-before-project") {
+		if fs := h.judged(p, h.filter(h.verified(p, params.Release), stageVerify)); agentpkg.HasErrors(fs) {
+			return protocol.ProjectResult{}, rpcError(refusalCode(fs),
+				fmt.Sprintf("package %s did not verify, so it is not projected: %s", params.Path, firstError(fs)), protocol.ErrorData{Findings: fs})
+		}
+	}
 	// fault: exec-worker-on-project — the package's worker is run to discover its routes.
 	if h.faults.Has("exec-worker-on-project") {
 		runWorker(p)
@@ -68,7 +75,7 @@ func projectionFaults() []string {
 // distortProjection applies the projection faults to a correct projection;
 // without them the bytes pass through untouched.
 func (h *Host) distortProjection(raw json.RawMessage, dir string) (json.RawMessage, error) {
-	active := false
+	active := h.variants.Has("legacy-kinds-marked")
 	for _, f := range projectionFaults() {
 		active = active || h.faults.Has(f)
 	}
@@ -84,6 +91,14 @@ func (h *Host) distortProjection(raw json.RawMessage, dir string) (json.RawMessa
 	app, _ := proj["app"].(map[string]any)
 	entries, _ := proj["entries"].([]any)
 
+	// variant: legacy-kinds-marked — home and scene entries of a 0.10.0 manifest are projected as compatibility entries, marked legacy.
+	if h.variants.Has("legacy-kinds-marked") {
+		for _, e := range entries {
+			if m, ok := e.(map[string]any); ok && (m["kind"] == "home" || m["kind"] == "scene") {
+				m["legacy"], m["compatibility"] = true, "legacy"
+			}
+		}
+	}
 	// fault: projection-random-id — every entry gets a fresh random instanceId.
 	if h.faults.Has("projection-random-id") {
 		for _, e := range entries {

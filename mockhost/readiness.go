@@ -96,6 +96,7 @@ func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.Rea
 	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)
+	h.readinessReadings(&res)
 	return res
 }
 

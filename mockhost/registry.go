@@ -45,6 +45,9 @@ type registryRelease struct {
 // configured tenant (spec 003, Distribution flow: "Request bootstrap
 // metadata"). Errors say what went wrong in one line.
 func (h *Host) bootstrap() ([]registryRelease, *jsonrpc2.Error) {
+	if h.desktopP0Only() {
+		return nil, rpcError(protocol.CodeUnsupported, "this host has no registry client: it installs packages from folders only", nil)
+	}
 	cfg, _ := h.config()
 	if cfg.RegistryURL == "" {
 		return nil, rpcError(protocol.CodeNotConfigured, "no registryUrl is configured (host/configure)", nil)

@@ -194,10 +194,10 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 		}
 		// fault: no-visibility-event — a visibility change is not pushed to mounted apps.
 		if p.Visibility != "" && !h.faults.Has("no-visibility-event") {
-			l.push(h.message(l, hostbridge.TypeVisibility, "", hostbridge.Visibility{Visible: p.Visibility == "visible"}))
+			l.push(h.message(l, hostbridge.TypeVisibility, "", h.visibilityPayload(p.Visibility)))
 		}
 		if p.Locale != "" {
-			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshot(l)))
+			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
 		}
 	}
 	return nil

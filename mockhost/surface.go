@@ -86,6 +86,10 @@ type launch struct {
 	declared []string
 	origins  []string
 	entries  []string // the app's entry keys
+	// routes are the entries' routes by key; permissions the manifest's
+	// permission declarations (scope and domains).
+	routes      map[string]string
+	permissions []declaredPermission
 
 	mu   sync.Mutex
 	subs map[chan hostMessage]struct{}

@@ -145,8 +145,9 @@ func (s *surface) endpoint(method, path, origin, tok, body string) (int, string,
 
 // answerSeen is a decoded page answer.
 type answerSeen struct {
-	Post  []hostbridge.Message `json:"post"`
-	Toast *toast               `json:"toast"`
+	Post   []hostbridge.Message `json:"post"`
+	Toast  *toast               `json:"toast"`
+	Reload string               `json:"reload"`
 }
 
 // sendRaw posts a raw message body as the host page does.

@@ -130,6 +130,7 @@ type Host struct {
 	LevelsClaimed   []string `json:"levelsClaimed,omitempty"`
 	Transport       string   `json:"transport"` // in-process | stdio | tcp
 	Faults          []string `json:"faults,omitempty"`
+	Variants        []string `json:"variants,omitempty"`
 	ArtifactDigest  string   `json:"artifactDigest,omitempty"`
 }
 

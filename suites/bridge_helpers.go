@@ -118,37 +118,59 @@ func themeTokens(raw json.RawMessage) map[string]string {
 	return out
 }
 
-// capabilitySummary reads the snapshot's capability summary: a list of
-// {name, available, reason} or a map from name to {available, reason} or
-// to a boolean.
-func capabilitySummary(raw json.RawMessage) ([]hostbridge.CapabilityState, bool) {
-	var p struct {
-		Capabilities json.RawMessage `json:"capabilities"`
+// capabilitySummary reads the snapshot's capability summary: a member
+// capabilities at the top of the payload or in a group object at most two
+// levels down (entry.capabilities), found as snapshotFields finds a field,
+// holding a list of {name, available, reason} or a map from name to
+// {available, reason} or to a boolean. ok is false when no such member is
+// there (or it holds neither shape, or two groups disagree): the harness
+// could not read a summary, which says nothing of what the host offers.
+func capabilitySummary(raw json.RawMessage) (caps []hostbridge.CapabilityState, ok bool) {
+	found, conflicts := snapshotFields(raw, []string{"capabilities"})
+	v, present := found["capabilities"]
+	if !present || len(conflicts) > 0 {
+		return nil, false
 	}
-	if json.Unmarshal(raw, &p) != nil || len(p.Capabilities) == 0 {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return nil, false
 	}
 	var list []hostbridge.CapabilityState
-	if json.Unmarshal(p.Capabilities, &list) == nil {
+	if json.Unmarshal(b, &list) == nil {
 		return list, true
 	}
 	var byName map[string]json.RawMessage
-	if json.Unmarshal(p.Capabilities, &byName) != nil {
+	if json.Unmarshal(b, &byName) != nil {
 		return nil, false
 	}
-	for name, v := range byName {
+	names := make([]string, 0, len(byName))
+	for name := range byName {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
 		c := hostbridge.CapabilityState{Name: name}
-		if json.Unmarshal(v, &c.Available) != nil {
-			_ = json.Unmarshal(v, &c)
+		if json.Unmarshal(byName[name], &c.Available) != nil {
+			if json.Unmarshal(byName[name], &c) != nil {
+				return nil, false
+			}
 			c.Name = name
 		}
-		list = append(list, c)
+		caps = append(caps, c)
 	}
-	return list, true
+	return caps, true
 }
 
+// capabilityMembers says where capabilitySummary looks, for an error that
+// says it found nothing there.
+const capabilityMembers = "a member capabilities (a list of {name, available, reason} or a map by name) at the payload's top level or in a group object at most two levels down"
+
+// visibilityMembers are the payload members visibilityOf reads.
+const visibilityMembers = "visible (a boolean), visibility or state (a word)"
+
 // visibilityOf reads host:visibility's payload: {visible: bool}, or a
-// visibility / state word.
+// visibility / state word ("" when it has none of these members; the
+// harness then cannot tell what the host said).
 func visibilityOf(raw json.RawMessage) string {
 	var p map[string]any
 	if json.Unmarshal(raw, &p) != nil {
@@ -166,6 +188,13 @@ func visibilityOf(raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// fieldText is the text of a field snapshotFields found ("" when it found
+// none, or one that is not a string).
+func fieldText(found map[string]any, name string) string {
+	s, _ := found[name].(string)
+	return s
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -216,6 +245,45 @@ func (s *Surface) expectAccepted(t, what string, payload map[string]any) {
 		if !ok || m.Type != hostbridge.TypeResponse {
 			s.tc.Failf("%s got %s, not host:response", what, describeAnswer(m, ok))
 		}
+	})
+}
+
+// expectNavigates is the positive control of BRIDGE-NAVIGATE: the host
+// accepts host:navigate with payload (what describes it). A host may carry
+// out a navigation by loading the entry or route in the app's frame as a
+// new document (docs/decisions.md, Navigation requests): from then on a
+// scenario the reload cuts short runs again (Surface.mayReload), and an
+// answer that left with the old document is read from host/observe, which
+// must record the request allowed.
+func (s *Surface) expectNavigates(what, requestID string, payload map[string]any) {
+	ginkgo.GinkgoHelper()
+	s.mayReload = true
+	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
+		// A navigation that reloads the frame may cut its own scenario
+		// short, or one asked from a document the last navigation was
+		// already leaving: the request is then asked once more.
+		for range 2 {
+			r, err := s.probe([]Step{Request(hostbridge.TypeNavigate, requestID, payload), AwaitAnswer(requestID)})
+			if err != nil && !s.reloaded() {
+				s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+			}
+			var m hostbridge.Message
+			ok := false
+			if err == nil {
+				m, ok = r.Answer(requestID)
+			}
+			switch {
+			case ok && m.Type == hostbridge.TypeResponse:
+				return
+			case ok:
+				s.tc.Failf("%s got %s, not host:response", what, describeAnswer(m, ok))
+			case executed(s.tc.Observe(s.AppID), requestID):
+				return // answered in a document the frame has left since
+			case err == nil:
+				s.tc.Failf("%s got %s, and host/observe does not record it allowed", what, describeAnswer(m, ok))
+			}
+		}
+		s.tc.Failf("%s was neither answered nor recorded as allowed, asked twice while the app's frame loaded new documents", what)
 	})
 }
 

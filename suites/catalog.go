@@ -226,6 +226,11 @@ func describeLayering(tc *TestContext) {
 			func(file, key string, whole bool) {
 				dir := tc.Fixture("full-app")
 				frontmatterRival(dir, file, key, whole)
+				// The edited APP.md is another manifest: its signature file
+				// names it, so the package still verifies (a host may verify
+				// before it projects: docs/decisions.md, Verification before
+				// projection).
+				rewriteSignatureHash(dir, tc.Oracle(dir).ManifestHash)
 				oracle, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
 				if err != nil || strings.Contains(string(oracle), rivalMark) || !strings.Contains(string(oracle), firstText(dir, file)) {
 					errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)

@@ -2,11 +2,14 @@ package suites
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"sort"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -25,7 +28,9 @@ func launchable() []string { return []string{protocol.StatusReady, protocol.Stat
 func describeReadiness(tc *TestContext) {
 	Describe("Desktop P0: readiness", func() {
 		It("reports a package with every check satisfied as ready", tc.Req("READY-STATUS"), func() {
-			r, _ := tc.Readiness(tc.Fixture("full-app"), "")
+			dir := tc.Fixture("full-app")
+			tc.expectProfileOffers(dir)
+			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
 		})
@@ -125,6 +130,25 @@ func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigurePar
 	p := tc.DefaultConfigure()
 	p.Capabilities = map[string]protocol.Capability{name: {Version: "0.10.0", Enabled: false}}
 	return p
+}
+
+// expectProfileOffers is the precondition of a spec that needs every check
+// of the package in dir satisfied: the host's profile (its hello) offers,
+// enabled, every capability the package requires. A host that offers less
+// (a Desktop P0 host with no agent runtime) is not judged by that package.
+func (tc *TestContext) expectProfileOffers(dir string) {
+	GinkgoHelper()
+	profile := tc.Host().Hello().Capabilities
+	var missing []string
+	for _, req := range agentpkg.RequiredCapabilities(tc.Oracle(dir).Manifest) {
+		if c, ok := profile[req.Name]; !ok || !c.Enabled {
+			missing = append(missing, req.Name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		tc.Blockedf("%s requires %s, which the host's hello does not offer enabled: no check of it can be satisfied", filepath.Base(dir), strings.Join(missing, ", "))
+	}
 }
 
 // namesFailingCheck reports whether a not-ready answer names what the spec

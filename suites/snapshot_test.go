@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
 )
 
 // A snapshot field is read at the top level or in a group under it, the
@@ -56,6 +58,51 @@ func TestThemeTokens(t *testing.T) {
 	} {
 		if d := cmp.Diff(want, themeTokens(json.RawMessage(payload))); d != "" {
 			t.Errorf("%s (-want +got):\n%s", payload, d)
+		}
+	}
+}
+
+// The capability summary is a list or a map by name, at the top of the
+// payload or in a group (entry.capabilities); nothing else is one.
+func TestCapabilitySummary(t *testing.T) {
+	agentOff := []hostbridge.CapabilityState{{Name: "lime.agent", Reason: "off"}, {Name: "lime.ui", Available: true}}
+	for _, tc := range []struct {
+		name, payload string
+		want          []hostbridge.CapabilityState
+		ok            bool
+	}{
+		{"a list", `{"capabilities":[{"name":"lime.agent","available":false,"reason":"off"},{"name":"lime.ui","available":true}]}`, agentOff, true},
+		{"a map of rows", `{"capabilities":{"lime.ui":{"available":true},"lime.agent":{"available":false,"reason":"off"}}}`, agentOff, true},
+		{"a map of booleans", `{"capabilities":{"lime.ui":true,"lime.agent":false}}`,
+			[]hostbridge.CapabilityState{{Name: "lime.agent"}, {Name: "lime.ui", Available: true}}, true},
+		{"in a group", `{"entry":{"capabilities":[{"name":"lime.agent","available":false,"reason":"off"},{"name":"lime.ui","available":true}]}}`, agentOff, true},
+		{"none", `{"appId":"a"}`, nil, false},
+		{"neither shape", `{"capabilities":"lime.ui"}`, nil, false},
+		{"two groups disagree", `{"a":{"capabilities":[]},"b":{"capabilities":{"lime.ui":true}}}`, nil, false},
+	} {
+		got, ok := capabilitySummary(json.RawMessage(tc.payload))
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
+// host:visibility is read from visible, visibility or state; a payload
+// with none of them reads as "" (the harness cannot tell what it says).
+func TestVisibilityOf(t *testing.T) {
+	for payload, want := range map[string]string{
+		`{"visible":false}`:       "hidden",
+		`{"visible":true}`:        "visible",
+		`{"visibility":"hidden"}`: "hidden",
+		`{"state":"visible"}`:     "visible",
+		`{"shown":true}`:          "",
+		`"hidden"`:                "",
+	} {
+		if got := visibilityOf(json.RawMessage(payload)); got != want {
+			t.Errorf("%s: %q, want %q", payload, got, want)
 		}
 	}
 }

@@ -40,6 +40,14 @@ type Surface struct {
 	HostURL string
 	// appFrame is the address of the app's frame, once found.
 	appFrame string
+	// instance names the document of the app's frame the probe runs in
+	// (hostbridge.ProbeInstance).
+	instance string
+	// mayReload is set once the host accepted a host:navigate: a host may
+	// then load the entry or route in the app's frame as a new document
+	// (docs/decisions.md, Navigation requests), and a scenario the reload
+	// cut short runs again in the new document.
+	mayReload bool
 }
 
 // frame is the URL prefix that selects the app's frame: its address once
@@ -62,7 +70,10 @@ func (s *Surface) findAppFrame(ctx context.Context) {
 	origin := strings.TrimSuffix(s.Launch.RuntimeOrigin, "/") + "/"
 	for _, f := range frames {
 		if f.ParentID != "" && strings.HasPrefix(f.URL, origin) {
+			// The address up to its query: a frame the host reloads at
+			// another route or query is still the app's frame.
 			s.appFrame, _, _ = strings.Cut(f.URL, "#")
+			s.appFrame, _, _ = strings.Cut(s.appFrame, "?")
 			return
 		}
 	}
@@ -227,9 +238,17 @@ func (s *Surface) awaitProbe() {
 		if last == nil {
 			last = s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok)
 		}
+		if last == nil && ok {
+			last = s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeInstance, &s.instance)
+		}
 		cancel()
 		if last == nil && ok {
 			return
+		}
+		if s.instance != "" {
+			// Waiting again after a reload: the frame may have moved on
+			// since it was found, so it is looked for afresh.
+			s.appFrame = ""
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -387,8 +406,26 @@ type ProbePage struct {
 }
 
 // Run hands the probe a scenario and returns what it saw. A probe that
-// cannot finish is an error of the spec: nothing was judged.
+// cannot finish is an error of the spec: nothing was judged. After the
+// host accepted a host:navigate (mayReload), a scenario cut short because
+// the app's frame loaded a new document runs once more there.
 func (s *Surface) Run(steps ...Step) *ProbeResult {
+	ginkgo.GinkgoHelper()
+	r, err := s.probe(steps)
+	if err != nil && s.mayReload && s.reloaded() {
+		r, err = s.probe(steps)
+	}
+	if err != nil {
+		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+	}
+	return r
+}
+
+// probe hands the probe a scenario once and returns what it saw; the
+// error says the probe did not report (the frame went away under it, or
+// the scenario did not finish in time). A report the harness cannot read
+// ends the spec as an error.
+func (s *Surface) probe(steps []Step) (*ProbeResult, error) {
 	ginkgo.GinkgoHelper()
 	sc, err := json.Marshal(map[string]any{"appId": s.AppID, "entryKey": s.Entry, "steps": steps})
 	if err != nil {
@@ -396,10 +433,10 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
 	defer cancel()
-	var text string
-	if err := s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeRun+"("+string(sc)+")", &text); err != nil {
+	text, err := s.runScenario(ctx, sc)
+	if err != nil {
 		s.tc.lastProbe = []byte(fmt.Sprintf("the probe did not report: %v", err))
-		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+		return nil, err
 	}
 	raw := json.RawMessage(text)
 	var r ProbeResult
@@ -416,7 +453,31 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	}
 	r.raw = raw
 	s.tc.lastProbe = raw
-	return &r
+	return &r, nil
+}
+
+// runScenario runs the encoded scenario sc in the probe and returns its
+// report.
+func (s *Surface) runScenario(ctx context.Context, sc []byte) (string, error) {
+	var text string
+	err := s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeRun+"("+string(sc)+")", &text)
+	return text, err
+}
+
+// reloaded waits for the probe in the app's frame again and reports
+// whether it now runs in another document than before: the frame was
+// reloaded (what the probe recorded there is gone). The frame is looked
+// for afresh, as a host may load the entry or route at another address.
+func (s *Surface) reloaded() bool {
+	ginkgo.GinkgoHelper()
+	before := s.instance
+	s.appFrame = ""
+	s.awaitProbe()
+	if s.instance == before {
+		return false
+	}
+	s.tc.Reading("Navigation requests", "the host loads the entry or route in the app's frame as a new document")
+	return true
 }
 
 // containedGlobals are the main-world globals through which an app's

@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strings"
 
+	"github.com/Masterminds/semver/v3"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -127,22 +130,48 @@ func describeVerification(tc *TestContext) {
 
 		DescribeTable("fails a package whose capability version ranges the host does not satisfy, naming the capability",
 			func(above func(v string) string) {
-				v := tc.Host().Hello().Capabilities["lime.agent"].Version
+				capability, v := rangedCapability(tc.Host().Hello().Capabilities)
 				if v == "" {
-					tc.Blockedf("the host's hello names no version of lime.agent, so no range can be set against it")
+					tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
 				}
 				dir := tc.Fixture("incompatible-capability")
-				ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, `lime.agent: ">=`+v+`"`)
+				ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: ">=`+v+`"`)
 				tc.ExpectVerifies(dir, nil)
 				planted := above(v)
-				ReplaceIn(dir, "APP.md", `lime.agent: ">=`+v+`"`, `lime.agent: "`+planted+`"`)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "requires.capabilities lime.agent " + planted,
-					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: "lime.agent"})
+				ReplaceIn(dir, "APP.md", capability+`: ">=`+v+`"`, capability+`: "`+planted+`"`)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "requires.capabilities " + capability + " " + planted,
+					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 			},
 			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY"), func(string) string { return ">=9.0.0" }),
 			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY"), func(v string) string { return ">" + v }),
 		)
 	})
+}
+
+// rangedCapability picks the capability of the host's profile that
+// VERIFY-COMPATIBILITY sets a range against, and its version: lime.agent
+// when the host offers it enabled with a SemVer version, else the first
+// such lime.* capability by name (a Desktop P0 host may have no agent
+// runtime). "" when the profile has none.
+func rangedCapability(profile map[string]protocol.Capability) (string, string) {
+	usable := func(c protocol.Capability) bool {
+		_, err := semver.StrictNewVersion(c.Version)
+		return c.Enabled && err == nil
+	}
+	if usable(profile["lime.agent"]) {
+		return "lime.agent", profile["lime.agent"].Version
+	}
+	names := make([]string, 0, len(profile))
+	for n := range profile {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if strings.HasPrefix(n, "lime.") && usable(profile[n]) {
+			return n, profile[n].Version
+		}
+	}
+	return "", ""
 }
 
 // tamperTarget picks a file other than APP.md to change after hashing, so

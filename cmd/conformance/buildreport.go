@@ -31,6 +31,7 @@ type reportInput struct {
 	finished  time.Time
 	transport string
 	faults    []string
+	variants  []string
 	work      string
 	// reportDir is the (staging) folder the report is written to: the
 	// files specs saved there (suites.SpecOutcome.Artifacts) are read from
@@ -94,7 +95,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 		Standard: reports.Standard{Name: agentpkg.Standard, Version: agentpkg.StandardVersion},
 		Host: reports.Host{
 			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
-			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults,
+			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults, Variants: in.variants,
 		},
 		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText)},
 		StartedAt:    in.started,

@@ -23,12 +23,24 @@ type killMatrixScope struct {
 
 // judgeKillMatrix judges a set of finished cases, the baseline first: it
 // prints the kill matrix, the every-spec check, the false-pass check of
-// each indiscriminate fault and the closing line CI runners read, and
-// returns the exit code. selftest and merge --kill-matrix both judge here.
-func judgeKillMatrix(w io.Writer, cases []*selftestCase, cat *levels.Catalog, scope killMatrixScope) int {
-	bad := printKillMatrix(w, cases)
-	checks := len(cases)
+// each indiscriminate fault, the variants' verdicts (printVariants) and
+// the closing line CI runners read, and returns the exit code. selftest
+// and merge --kill-matrix both judge here.
+func judgeKillMatrix(w io.Writer, all []*selftestCase, cat *levels.Catalog, scope killMatrixScope) int {
+	var cases, variants []*selftestCase
+	for _, k := range all {
+		if k.variant.Name != "" {
+			variants = append(variants, k)
+		} else {
+			cases = append(cases, k)
+		}
+	}
+	bad, checks := 0, 0
+	if len(cases) > 0 {
+		bad, checks = printKillMatrix(w, cases), len(cases)
+	}
 	switch {
+	case len(cases) == 0:
 	case scope.everyFault:
 		// With every fault run, each spec (not only each requirement) must
 		// have failed under at least one of them.
@@ -59,6 +71,11 @@ func judgeKillMatrix(w io.Writer, cases []*selftestCase, cat *levels.Catalog, sc
 		} else {
 			fmt.Fprintf(w, "no false pass under %s: none of the %d requirements resting on a refusal passed\n", k.fault.Name, n)
 		}
+	}
+	// Under a variant, a reading the texts allow, nothing may be blamed.
+	if len(variants) > 0 {
+		checks += len(variants)
+		bad += printVariants(w, variants, cat)
 	}
 	// The closing line CI runners read.
 	fmt.Fprintf(w, "selftest: %d passed, %d failed\n", checks-bad, bad)

@@ -41,11 +41,12 @@ func mergeKillMatrix(c *cli, dirs []string) int {
 	for _, k := range cases {
 		k.judged = judged
 	}
-	ks := killMatrixScope{everyFault: !restricted && len(cases)-1 == len(all)}
-	if restricted && len(cases)-1 == len(all) {
+	nf := len(slices.DeleteFunc(slices.Clone(cases), func(k *selftestCase) bool { return k.variant.Name != "" })) - 1
+	ks := killMatrixScope{everyFault: !restricted && nf == len(all)}
+	if restricted && nf == len(all) {
 		ks.skipped = levelsSkip
 	}
-	fmt.Fprintf(c.stdout, "merged the kill matrix of %d folders: baseline and %d faults\n", len(dirs), len(cases)-1)
+	fmt.Fprintf(c.stdout, "merged the kill matrix of %d folders: baseline, %d faults and %d variants\n", len(dirs), nf, len(cases)-1-nf)
 	return judgeKillMatrix(c.stdout, cases, cat, ks)
 }
 
@@ -57,6 +58,10 @@ func loadKeptCases(dirs []string) ([]*selftestCase, error) {
 	byName := map[string]mockhost.Fault{}
 	for _, f := range mockhost.Faults() {
 		byName[f.Name] = f
+	}
+	variants := map[string]mockhost.Variant{}
+	for _, v := range mockhost.Variants() {
+		variants[variantDir(v.Name)] = v
 	}
 	base := filepath.Join(dirs[0], "baseline")
 	rep, err := reports.Load(filepath.Join(base, reports.ReportFile))
@@ -77,14 +82,15 @@ func loadKeptCases(dirs []string) ([]*selftestCase, error) {
 			}
 			dir := filepath.Join(d, name)
 			f, ok := byName[name]
-			if !ok {
-				return nil, fmt.Errorf("%s: %q is not a mockhost fault (conformance mockhost --list-faults)", dir, name)
+			v, isVariant := variants[name]
+			if !ok && !isVariant {
+				return nil, fmt.Errorf("%s: %q is not a mockhost fault (conformance mockhost --list-faults) nor a variant's folder", dir, name)
 			}
 			if prev, dup := seen[name]; dup {
-				return nil, fmt.Errorf("%s: fault %s is kept twice (also %s)", dir, name, prev)
+				return nil, fmt.Errorf("%s: %s is kept twice (also %s)", dir, name, prev)
 			}
 			seen[name] = dir
-			k := &selftestCase{fault: f}
+			k := &selftestCase{fault: f, variant: v}
 			// A child that wrote no report is an ERROR line, as in selftest.
 			k.report, k.err = reports.Load(filepath.Join(dir, reports.ReportFile))
 			if k.err != nil {
@@ -97,7 +103,16 @@ func loadKeptCases(dirs []string) ([]*selftestCase, error) {
 	for i, f := range mockhost.Faults() {
 		order[f.Name] = i
 	}
-	slices.SortStableFunc(cases[1:], func(a, b *selftestCase) int { return order[a.fault.Name] - order[b.fault.Name] })
+	for i, v := range mockhost.Variants() {
+		order[variantDir(v.Name)] = len(mockhost.Faults()) + i
+	}
+	key := func(k *selftestCase) int {
+		if k.variant.Name != "" {
+			return order[variantDir(k.variant.Name)]
+		}
+		return order[k.fault.Name]
+	}
+	slices.SortStableFunc(cases[1:], func(a, b *selftestCase) int { return key(a) - key(b) })
 	return cases, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,10 @@ import (
 // selftestFaults break requirements of the installable level, so a
 // selftest restricted to it runs and judges each of them.
 var selftestFaults = []string{"accept-any-manifest-version", "allow-parent-refs", "follow-escaping-links"}
+
+// selftestVariants touch requirements of the installable level, so their
+// children run in the same selftest and are sharded and merged too.
+var selftestVariants = []string{"install-manifest-as-invalid"}
 
 // runSelftest runs the binary's selftest over the installable level and
 // returns its exit code and its kill-matrix lines: the output without the
@@ -23,6 +28,9 @@ func runSelftest(t *testing.T, bin string, args ...string) (int, []string) {
 	for _, f := range selftestFaults {
 		a = append(a, "--fault", f)
 	}
+	for _, v := range selftestVariants {
+		a = append(a, "--variant", v)
+	}
 	out, err := exec.Command(bin, append(a, args...)...).Output()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -33,7 +41,7 @@ func runSelftest(t *testing.T, bin string, args ...string) (int, []string) {
 	return code, killMatrixLines(string(out))
 }
 
-var unjudgedLine = regexp.MustCompile(`^(settled |selftest: baseline |merged the kill matrix |not checked that every spec)`)
+var unjudgedLine = regexp.MustCompile(`^(settled |selftest: baseline[ ,]|merged the kill matrix |not checked that every spec)`)
 
 func killMatrixLines(out string) []string {
 	var lines []string
@@ -53,8 +61,13 @@ func TestMergingSelftestShardsGivesTheUnshardedKillMatrix(t *testing.T) {
 	bin := buildBinary(t)
 	root := t.TempDir()
 	wantCode, want := runSelftest(t, bin, "--keep", filepath.Join(root, "whole"))
-	if len(want) < len(selftestFaults)+2 {
+	if len(want) < len(selftestFaults)+len(selftestVariants)+2 {
 		t.Fatalf("the unsharded selftest printed no kill matrix: %q", want)
+	}
+	for _, v := range selftestVariants {
+		if !slices.ContainsFunc(want, func(l string) bool { return strings.HasPrefix(l, "ACCEPTED") && strings.Contains(l, " "+v+" ") }) {
+			t.Errorf("the unsharded selftest did not accept variant %s: %q", v, want)
+		}
 	}
 	var keeps []string
 	for _, s := range []string{"1/2", "2/2"} {

@@ -18,8 +18,10 @@ func cmdMockhost(c *cli, args []string) int {
 	devtools := fl.Bool("devtools", false, "be a browser runtime as an Electron host is: open surfaces in a Chromium of its own and answer app/launch with its DevTools endpoint and target")
 	browserBin := fl.String("browser", "", "Chromium `BINARY` for --devtools (default: chromium on PATH)")
 	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
-	var faults multiFlag
+	listVariants := fl.Bool("list-variants", false, "list the variants: name, requirement ids it touches, # description (clause)")
+	var faults, variants multiFlag
 	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
+	fl.Var(&variants, "variant", "switch a variant `NAME` on (repeatable): a reading the standard allows that mockhost does not take by default")
 	pos, code := parseArgs(c, fl, args)
 	if code >= 0 {
 		return code
@@ -34,12 +36,23 @@ func cmdMockhost(c *cli, args []string) int {
 		}
 		return exitOK
 	}
+	if *listVariants {
+		for _, v := range mockhost.Variants() {
+			fmt.Fprintf(c.stdout, "%s %s # %s (%s)\n", v.Name, strings.Join(v.Touches, " "), v.Description, v.Clause)
+		}
+		return exitOK
+	}
 	fs, err := mockhost.ParseFaults(faults)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
 		return exitUsage
 	}
-	o := mockhost.Options{Faults: fs, DevTools: *devtools, Browser: *browserBin}
+	vs, err := mockhost.ParseVariants(variants)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
+		return exitUsage
+	}
+	o := mockhost.Options{Faults: fs, Variants: vs, DevTools: *devtools, Browser: *browserBin}
 	switch {
 	case *stdio && *tcp != "":
 		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio or --tcp, not both")
@@ -64,7 +77,7 @@ func cmdMockhost(c *cli, args []string) int {
 		}
 		return exitOK
 	default:
-		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio, --tcp ADDR or --list-faults (conformance mockhost -h)")
+		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio, --tcp ADDR, --list-faults or --list-variants (conformance mockhost -h)")
 		return exitUsage
 	}
 }

@@ -38,6 +38,7 @@ type runOptions struct {
 	backendProbe     string
 	browserAttempts  int
 	faults           multiFlag
+	variants         multiFlag
 	quiet            bool
 	expected         string
 	shardSpec        string
@@ -62,6 +63,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
 	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
 	fs.Var(&o.faults, "fault", "embedded mockhost only: switch on a fault `NAME` (repeatable; conformance mockhost --list-faults lists them)")
+	fs.Var(&o.variants, "variant", "embedded mockhost only: switch on a variant `NAME`, a reading the standard allows that mockhost does not take by default (repeatable; conformance mockhost --list-variants lists them)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print only the summary")
 	fs.StringVar(&o.expected, "expected-failures", "", "YAML `FILE` mapping requirement ids known to fail to why: they do not fail the run, and one that passes fails it as stale (the report keeps every failure)")
 	fs.StringVar(&o.shardSpec, "shard", "", "run only shard `I/N` of the requested requirements (the k-th, 0-based, in catalog order is in shard (k mod N)+1); conformance merge joins the shards' reports")
@@ -77,6 +79,9 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	}
 	if len(o.faults) > 0 && (o.hostCmd != "" || o.hostAddr != "") {
 		return nil, errors.New("--fault applies to the embedded mockhost only; pass faults to the host command instead")
+	}
+	if len(o.variants) > 0 && (o.hostCmd != "" || o.hostAddr != "") {
+		return nil, errors.New("--variant applies to the embedded mockhost only; pass variants to the host command instead")
 	}
 	if o.callTimeout <= 0 {
 		return nil, errors.New("--call-timeout must be positive")
@@ -113,6 +118,11 @@ func cmdRun(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance run: --fault: %v\n", err)
 		return exitUsage
 	}
+	variants, err := mockhost.ParseVariants(o.variants)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance run: --variant: %v\n", err)
+		return exitUsage
+	}
 	var expected []reports.ExpectedFailure
 	if o.expected != "" {
 		if expected, err = loadExpectedFailures(o.expected, cat); err != nil {
@@ -120,7 +130,7 @@ func cmdRun(c *cli, args []string) int {
 			return exitUsage
 		}
 	}
-	rep, err := certify(c, o, cat, want, faults, expected)
+	rep, err := certify(c, o, cat, want, embedded{faults, variants}, expected)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
 		return exitHarness
@@ -168,7 +178,13 @@ func exitCodeOf(rep *reports.Report) int {
 }
 
 // certify runs the suites against the host and writes the report.
-func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults mockhost.FaultSet, expected []reports.ExpectedFailure) (*reports.Report, error) {
+// embedded are the faults and variants the embedded mockhost runs with.
+type embedded struct {
+	faults   mockhost.FaultSet
+	variants mockhost.VariantSet
+}
+
+func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock embedded, expected []reports.ExpectedFailure) (*reports.Report, error) {
 	rd, err := openReportDir(o.out)
 	if err != nil {
 		return nil, err
@@ -202,7 +218,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 		defer iw.Flush()
 		hostStderr = iw
 	}
-	connector, transport, closeHost, err := connectorFor(o, faults, hostStderr)
+	connector, transport, closeHost, err := connectorFor(o, mock, hostStderr)
 	if err != nil {
 		return nil, err
 	}
@@ -271,7 +287,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 
 	rep, err := buildReport(reportInput{
 		catalog: cat, levels: want, result: res, started: started, finished: finished,
-		transport: transport, faults: faults.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
+		transport: transport, faults: mock.faults.Names(), variants: mock.variants.Names(), work: work, focus: o.focus, labelFilter: o.labelFilter,
 		reportDir: rd.dir(), expected: expected, shard: o.shard, escaped: escaped,
 	})
 	if err != nil {
@@ -292,7 +308,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, faults m
 
 // connectorFor picks how to reach the host: a command, an address, or the
 // embedded mockhost over an in-memory pipe.
-func connectorFor(o *runOptions, faults mockhost.FaultSet, stderr io.Writer) (control.Connector, string, func(), error) {
+func connectorFor(o *runOptions, mock embedded, stderr io.Writer) (control.Connector, string, func(), error) {
 	opts := control.DefaultOptions()
 	opts.CallTimeout = o.callTimeout
 	opts.HarnessVersion = harnessVersion
@@ -302,7 +318,7 @@ func connectorFor(o *runOptions, faults mockhost.FaultSet, stderr io.Writer) (co
 	case o.hostAddr != "":
 		return control.TCPConnector(o.hostAddr, opts), "tcp", func() {}, nil
 	}
-	h := mockhost.New(faults)
+	h := mockhost.NewWithOptions(mockhost.Options{Faults: mock.faults, Variants: mock.variants})
 	conn := control.PipeConnector(func(rwc io.ReadWriteCloser) { _ = h.Serve(rwc) }, opts)
 	return conn, "in-process", func() { _ = h.Close() }, nil
 }

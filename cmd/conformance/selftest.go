@@ -20,12 +20,15 @@ import (
 	"github.com/agentapp/conformance/reports"
 )
 
-// selftestCase is one run of the kill matrix: no fault (the baseline) or one fault.
+// selftestCase is one child of selftest: no fault (the baseline), one
+// fault (a line of the kill matrix) or one variant.
 type selftestCase struct {
-	fault  mockhost.Fault // zero for the baseline
-	report *reports.Report
-	err    error
-	output string
+	fault mockhost.Fault // zero for the baseline and a variant
+	// variant is set for a variant's case (variants.go).
+	variant mockhost.Variant
+	report  *reports.Report
+	err     error
+	output  string
 	// judged, when set (selftest --level), are the requirements the
 	// fault's breaks are judged on; nil: every one it breaks.
 	judged map[string]bool
@@ -53,6 +56,8 @@ func cmdSelftest(c *cli, args []string) int {
 	jobs := fs.Int("jobs", runtime.NumCPU(), "faults run in parallel")
 	only := multiFlag{}
 	fs.Var(&only, "fault", "check only this fault (repeatable; default: every fault)")
+	onlyVariants := multiFlag{}
+	fs.Var(&onlyVariants, "variant", "check only this variant (repeatable; default: every variant unless --fault names faults); with no --fault, no fault and no baseline run")
 	onlyLevels := multiFlag{}
 	fs.Var(&onlyLevels, "level", "restrict every child to this `LEVEL` (repeatable): only faults breaking a requirement of these levels run, judged on those requirements alone (a cheap selftest for the edit loop)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
@@ -102,6 +107,12 @@ func cmdSelftest(c *cli, args []string) int {
 		}
 		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return !set.Has(f.Name) })
 	}
+	// --variant alone checks variants only: no fault, and no baseline to
+	// judge faults against.
+	variantsOnly := len(onlyVariants) > 0 && len(only) == 0
+	if variantsOnly {
+		faults = nil
+	}
 	if judged != nil {
 		// Only the faults with something to break in the levels run, and
 		// those that leave a process behind (their child runs one spec).
@@ -115,10 +126,21 @@ func cmdSelftest(c *cli, args []string) int {
 			return f.Escapes
 		})
 	}
+	variants, err := selectVariants(onlyVariants, only, cat, judged)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
+		return exitUsage
+	}
 	var mine []mockhost.Fault
 	for k, f := range faults {
 		if sh.owns(k) {
 			mine = append(mine, f)
+		}
+	}
+	var mineVariants []mockhost.Variant
+	for k, v := range variants {
+		if sh.owns(len(faults) + k) {
+			mineVariants = append(mineVariants, v)
 		}
 	}
 	sweepStale(c, "selftest")
@@ -134,15 +156,25 @@ func cmdSelftest(c *cli, args []string) int {
 	}
 	// The baseline runs in every shard: each judges its collateral
 	// failures against it.
-	cases := []*selftestCase{{judged: judged}}
+	var cases []*selftestCase
+	if !variantsOnly {
+		cases = append(cases, &selftestCase{judged: judged})
+	}
 	for _, f := range mine {
 		cases = append(cases, &selftestCase{fault: f, judged: judged})
 	}
+	for _, v := range mineVariants {
+		cases = append(cases, &selftestCase{variant: v, judged: judged})
+	}
 	part := ""
 	if sh != nil {
-		part = fmt.Sprintf(" (shard %d/%d of %d faults)", sh.index, sh.total, len(faults))
+		part = fmt.Sprintf(" (shard %d/%d of %d faults and %d variants)", sh.index, sh.total, len(faults), len(variants))
 	}
-	fmt.Fprintf(c.stdout, "selftest: baseline and %d faults%s over %s, %d at a time, scope %s\n", len(mine), part, *transport, *jobs, *scope)
+	what := fmt.Sprintf("baseline, %d faults and %d variants", len(mine), len(mineVariants))
+	if variantsOnly {
+		what = fmt.Sprintf("%d variants", len(mineVariants))
+	}
+	fmt.Fprintf(c.stdout, "selftest: %s%s over %s, %d at a time, scope %s\n", what, part, *transport, *jobs, *scope)
 	probe, probeBin, err := buildProbeOnce()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance selftest: %v\n", err)
@@ -153,11 +185,11 @@ func cmdSelftest(c *cli, args []string) int {
 		opts.backendProbe = probeBin
 	}
 	runCases(c, cases, root, opts, *jobs)
-	ks := killMatrixScope{everyFault: len(only) == 0 && sh == nil && judged == nil}
+	ks := killMatrixScope{everyFault: len(only) == 0 && !variantsOnly && sh == nil && judged == nil}
 	switch {
 	case sh != nil:
 		ks.skipped = fmt.Sprintf("it needs every fault and shard %d/%d ran some (merge --kill-matrix the shards' --keep folders)", sh.index, sh.total)
-	case judged != nil && len(only) == 0:
+	case judged != nil && len(only) == 0 && !variantsOnly:
 		ks.skipped = levelsSkip
 	}
 	return judgeKillMatrix(c.stdout, cases, cat, ks)
@@ -238,10 +270,14 @@ func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 		if k.fault.Escapes && len(k.fault.Breaks) == 0 {
 			return 0 // one spec (escapeChildFilter)
 		}
-		if k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 || k.fault.Hostile {
+		lv := childLevels(cat, k.fault)
+		switch {
+		case k.variant.Name != "":
+			lv = variantLevels(cat, k.variant, nil)
+		case k.fault.Name == "" || len(k.fault.Indiscriminate) > 0 || k.fault.Hostile:
 			return 2
 		}
-		for _, id := range childLevels(cat, k.fault) {
+		for _, id := range lv {
 			if l, ok := cat.Level(id); ok && l.Browser {
 				return 1
 			}
@@ -253,7 +289,7 @@ func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 		if c := cost(b) - cost(a); c != 0 {
 			return c
 		}
-		return len(b.fault.Breaks) - len(a.fault.Breaks)
+		return len(b.fault.Breaks) + len(b.variant.Touches) - len(a.fault.Breaks) - len(a.variant.Touches)
 	})
 	return out
 }
@@ -261,15 +297,24 @@ func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 // runCase runs one case's child and prints its settled line.
 func runCase(c *cli, k *selftestCase, root string, o childOptions, mu *sync.Mutex) {
 	start := time.Now()
-	k.report, k.output, k.err = runChild(c.self, k.fault, root, o)
+	if k.variant.Name != "" {
+		k.report, k.output, k.err = runVariantChild(c.self, k.variant, root, o)
+	} else {
+		k.report, k.output, k.err = runChild(c.self, k.fault, root, o)
+	}
 	took := time.Since(start).Round(100 * time.Millisecond)
-	name := k.fault.Name
-	if name == "" {
-		name = "(no fault)"
+	name, status := k.fault.Name, ""
+	switch {
+	case k.variant.Name != "":
+		name, status = "variant "+k.variant.Name, judgeVariant(k, levels.Default()).status
+	case name == "":
+		name, status = "(no fault)", judge(k).status
+	default:
+		status = judge(k).status
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", judge(k).status, name, took)
+	fmt.Fprintf(c.stdout, "settled %-11s %s (%s)\n", status, name, took)
 }
 
 // What the child of a fault that breaks nothing and only leaves a process
@@ -319,6 +364,23 @@ func buildProbeOnce() (*procs.TempDir, string, error) {
 		return nil, "", nil
 	}
 	return dir, bin, nil
+}
+
+// runVariantChild runs `conformance run` against mockhost with one variant
+// in a child process, over the requirements it touches (variantArgs).
+func runVariantChild(self string, v mockhost.Variant, root string, o childOptions) (*reports.Report, string, error) {
+	out := filepath.Join(root, variantDir(v.Name))
+	args := []string{"run", "--quiet", "--out", out, "--call-timeout", o.callTimeout.String()}
+	if o.backendProbe != "" {
+		args = append(args, "--backend-probe", o.backendProbe)
+	}
+	args = append(args, variantArgs(levels.Default(), v, o)...)
+	if o.transport == "stdio" {
+		args = append(args, "--host-cmd", shellQuote(self)+" mockhost --stdio --variant "+v.Name)
+	} else {
+		args = append(args, "--variant", v.Name)
+	}
+	return runConformance(self, args, out, "variant "+v.Name)
 }
 
 // runChild runs `conformance run` against mockhost with one fault (or none)
@@ -373,6 +435,12 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	case fault != "":
 		args = append(args, "--fault", fault)
 	}
+	return runConformance(self, args, out, name)
+}
+
+// runConformance runs `conformance run` with args in a child process and
+// loads the report it wrote to out; name says which child it was.
+func runConformance(self string, args []string, out, name string) (*reports.Report, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, args...)

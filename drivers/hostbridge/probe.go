@@ -16,6 +16,10 @@ const ProbeWorld = "agentapp-bridge-probe"
 // ProbeReady is true in ProbeWorld once the probe runs there.
 const ProbeReady = "typeof globalThis.__agentappProbe === 'object'"
 
+// ProbeInstance names the document the probe runs in: a new value in each
+// document the frame loads (a reload loses what the probe recorded).
+const ProbeInstance = "globalThis.__agentappProbe.instance"
+
 // ProbeRun is the expression that runs a scenario (its JSON follows) and
 // gives back what the probe saw, as a JSON string.
 const ProbeRun = "globalThis.__agentappProbe.run"

@@ -211,5 +211,8 @@
     return text;
   }
 
-  globalThis.__agentappProbe = { run: run, version: 2 };
+  // instance names this document: the harness tells a reloaded frame by it.
+  var words = new Uint32Array(2);
+  crypto.getRandomValues(words);
+  globalThis.__agentappProbe = { run: run, version: 2, instance: words[0].toString(36) + words[1].toString(36) };
 })();

@@ -1,0 +1,259 @@
+package mockhost
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agentapp/conformance/levels"
+)
+
+// Variant is the inverse of a Fault: a behaviour the standard's texts allow
+// that mockhost does not show by default (docs/decisions.md: "accept every
+// reading the texts allow"). Under a variant the harness must blame
+// nothing: selftest runs each variant's requirements and fails on any
+// `failed`, and on any `blocked` or `error` the variant does not declare.
+type Variant struct {
+	Name        string
+	Description string
+	// Clause is the text (or the docs/decisions.md row) that allows the
+	// behaviour.
+	Clause string
+	// Touches lists the requirement ids whose specs read what the variant
+	// changes (an id ending in * stands for every id with that prefix):
+	// selftest runs their specs, and each must pass unless opted out.
+	Touches []string
+	// OptsOut lists the requirement ids (or prefixes ending in *) the
+	// variant may leave blocked or error, because it opts out of what
+	// they need (a host with no agent runtime cannot be judged on it).
+	// It never excuses a `failed`.
+	OptsOut []string
+	// Claims, when set, are the levels the host claims in hello under the
+	// variant (a host that is Desktop P0 only); nil: ClaimedLevels.
+	Claims []string
+}
+
+// Variants returns every variant, sorted by name.
+func Variants() []Variant {
+	vs := []Variant{
+		// Package intake (Catalog, Installable, Desktop P0).
+		{Name: "refusals-as-errors", Touches: refusalRequirements(levels.RefusesPackage),
+			Clause:      "docs/decisions.md, Refusal form: a host may refuse with a verdict (ok: false and findings) or an error (-32001 / -32002)",
+			Description: "package/verify answers a package it refuses with an error (-32001 for the manifest, -32002 for a hash, signature or compatibility check) carrying data.findings, never with a verdict ok: false"},
+		{Name: "install-manifest-as-invalid", Touches: []string{"INSTALL-VERIFY-FIRST", "INSTALL-CONSENT", "UPDATE-VERIFIED"},
+			Clause:      "docs/decisions.md, An unknown manifestVersion at install: -32001 (the manifest is invalid) and -32002 both describe it",
+			Description: "app/install refuses a package whose own manifest is at fault (findings of APP.md or an app.*.yaml, not of a hash or signature check) with -32001, not -32002"},
+		{Name: "verify-before-project", Touches: projectionRequirements(),
+			Clause:      "spec 000, Runtime contract: 2 \"Verify package hash, signature, manifest, and capability versions\" comes before 4 \"Generate projection\"",
+			Description: "package/project verifies the package first (compatibility, signature, revocation, publisher) and refuses one that fails with -32002 and its findings, projecting nothing"},
+		{Name: "legacy-kinds-marked", Touches: []string{"CAT-LEGACY-KINDS"},
+			Clause:      "docs/decisions.md, Legacy entry kinds in a 0.10.0 manifest: rejecting the package, or projecting them marked legacy: true",
+			Description: "home and scene entries of a 0.10.0 manifest are accepted and projected marked legacy: true, as compatibility entries, instead of refusing the package"},
+		{Name: "host-version-at-readiness", Touches: []string{"VERIFY-HOST-VERSION", "INSTALL-REVIEW"},
+			Clause:      "docs/decisions.md, An incompatible host version: refused at verification, or verified and blocked in readiness (002 Readiness state rules)",
+			Description: "an app needing another app runtime version verifies and installs; readiness blocks it naming appRuntime"},
+		{Name: "links-outside-intake-form", Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
+			OptsOut:     []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
+			Clause:      "docs/decisions.md, Packages the host cannot take in its own form: -32006 with data.findings naming each file",
+			Description: "the host's intake form holds no symbolic links: a package with one is answered -32006, its data.findings naming each link, at verify, project, install and readiness"},
+
+		// Readiness (Desktop P0 and up).
+		{Name: "setup-as-blocked", Touches: readinessRequirements(),
+			Clause:      "spec 000, Readiness self-check model: \"required → needs-setup or blocked\"; docs/decisions.md, A failing required readiness check",
+			Description: "a failing required check a setup action could fix gives blocked, not needs-setup"},
+		{Name: "readiness-old-vocabulary", Touches: readinessRequirements(),
+			Clause:      "spec 000, Readiness: \"ready, needs-setup, or failed\"; SPEC-NOTES: failed is the older spelling of blocked",
+			Description: "every not-ready status but end of life (which the clause names blocked) is spelled failed"},
+		{Name: "performance-stays-ready", Touches: []string{"READY-PERFORMANCE-TIER", "READY-STATUS"},
+			Clause:      "spec 000: \"performance → Inform → ready or ready-degraded\"",
+			Description: "failing performance checks are reported as warnings and leave the app ready, not ready-degraded"},
+		{Name: "superseded-in-setup-action", Touches: []string{"READY-END-OF-LIFE"},
+			Clause:      "spec 000, Metadata lifecycle: \"surface supersededBy\" (no field named)",
+			Description: "an end-of-life app's readiness names its successor only in the upgrade setup action, with no supersededBy member"},
+		{Name: "deprecation-check-only", Touches: []string{"READY-DEPRECATED"},
+			Clause:      "docs/decisions.md, Deprecation warning: warnings[] or a check of severity warning",
+			Description: "a deprecated app's warning is a check of severity warning only; warnings[] stays empty"},
+		{Name: "setup-action-host-kinds", Touches: []string{"READY-SETUP-ACTIONS", "READY-SECRETS", "READY-END-OF-LIFE"},
+			Clause:      "spec 000, app.integrations.yaml example (setupAction: open_host_connector); docs/decisions.md, Setup action kinds: an open list",
+			Description: "setup actions carry the host's own kebab-case kinds (open-host-settings), outside the standard schema's list"},
+		{Name: "no-agent-runtime-no-registry", Claims: []string{"catalog", "desktop-p0"},
+			Touches: []string{"PROTO-HELLO", "VERIFY-COMPATIBILITY", "READY-CAPABILITIES", "READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
+				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			// What needs the App Server or the registry, and what the
+			// harness can only judge with a package needing lime.agent
+			// (READY-STATUS, READY-PER-ENTRY, READY-POLICY) or downloaded
+			// from the registry (one case of VERIFY-PACKAGE-HASH).
+			OptsOut: []string{"READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
+				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			Clause:      "spec 002, Desktop levels: Desktop P0 reads, verifies, projects and runs readiness; an agent runtime (P5) and a registry client are later levels",
+			Description: "a Desktop P0 host: it claims catalog and desktop-p0 and answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry)"},
+
+		// The app surface (Desktop P1, P2; Capability).
+		{Name: "activation-asks-consent", Touches: []string{"ACTIVATE-CONSENT"},
+			Clause:      "spec 000, Runtime contract 3: \"Install or activate an app only after user, tenant, or workspace consent\"; docs/decisions.md, Consent at activation",
+			Description: "app/launch of an app the tenant policy withdrew is refused with -32003 (consent required), not -32009"},
+		{Name: "visibility-as-word", Touches: []string{"BRIDGE-VISIBILITY"},
+			Clause:      "spec 000, Host Bridge v1: host:visibility names no payload member",
+			Description: "host:visibility carries {visibility: \"hidden\" | \"visible\"}"},
+		{Name: "visibility-as-state", Touches: []string{"BRIDGE-VISIBILITY"},
+			Clause:      "spec 000, Host Bridge v1: host:visibility names no payload member",
+			Description: "host:visibility carries {state: \"hidden\" | \"visible\"}"},
+		{Name: "capabilities-as-map", Touches: []string{"BRIDGE-CAPS-DECLARED", "BRIDGE-SNAPSHOT-FIELDS"},
+			Clause:      "spec 001, UI runtime: \"Capability summary for the current entry and reasons for blocked capabilities\" (no shape named)",
+			Description: "the snapshot's capability summary is a map from capability name to {available, reason}"},
+		{Name: "snapshot-grouped", Touches: []string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-THEME-UPDATE"},
+			Clause:      "spec 001, UI runtime: the first snapshot \"should include at least\" its fields; spec 002, Minimum host snapshot fields: \"may contain\" (no layout named)",
+			Description: "the snapshot groups its fields: app {appId, entryKey, route, runtimeOrigin}, theme, context {locale, timezone, workspaceId, tenantId}, entry {capabilities}"},
+		{Name: "snapshots-pushed-unasked", Touches: []string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED"},
+			Clause:      "spec 000, Host Bridge v1: only host:response and host:error must carry a requestId; docs/decisions.md, Unasked snapshots",
+			Description: "the host pushes a snapshot every 250 ms unasked, and answers app:ready and host:getSnapshot with a snapshot naming their requestId"},
+		{Name: "errors-on-envelope", Touches: bridgeErrorRequirements(),
+			Clause:      "spec 000, Host Bridge v1: host:error \"must include stable code, user-readable message, and requestId\" (not where); docs/decisions.md, Host Bridge payloads",
+			Description: "host:error carries its code and message on the envelope, beside requestId, with no payload"},
+		{Name: "navigate-reloads-frame", Touches: []string{"BRIDGE-NAVIGATE"},
+			Clause:      "spec 000, Host Bridge v1: host:navigate \"Requests navigation to an Agent App entry or app-local route\" (how the host navigates is its own)",
+			Description: "an accepted host:navigate is answered, then the host page reloads the app's frame at the entry or route (a new document)"},
+		{Name: "download-needs-permission", Touches: []string{"BRIDGE-DOWNLOAD"},
+			Clause:      "spec 000, Host Bridge v1: host:download \"the host must validate URL and permission\"",
+			Description: "host:download is refused unless the app declares a permission of scope export or filesystem"},
+		{Name: "open-external-needs-permission", Touches: []string{"BRIDGE-OPEN-EXTERNAL"},
+			Clause:      "spec 000, Host Bridge v1: host:openExternal \"the host must validate protocol and origin\"; spec 000, permissions: requests \"the host must authorize before install or runtime\"",
+			Description: "host:openExternal is refused unless the app also declares a network permission whose domains name the URL's host"},
+
+		// The agent runtime (Runtime, Desktop P5).
+		{Name: "approval-policy-first", Touches: []string{"AGENT-APPROVAL"},
+			Clause:      "spec 000, Runtime approval: \"Permission evaluation order must be: app manifest allowlist -> readiness -> tenant / workspace policy -> deny rules -> risk policy -> runtime approval\"",
+			Description: "a runtime approval for a tool the tenant policy denies never reaches the app: the host answers the App Server deny itself (the policy gate comes before runtime approval)"},
+
+		// Platform capabilities (Desktop P3).
+		{Name: "billing-blocks-app", Touches: []string{"BILLING-BLOCKS", "BILLING-NO-LEDGER"},
+			Clause:      "docs/decisions.md, Billing in readiness: \"A host may block the whole app\"",
+			Description: "an exhausted quota blocks the app and every entry of an app with an entry that needs lime.billing, not only that entry"},
+
+		// Data and lifecycle (Desktop P4).
+		{Name: "export-as-zip", Touches: []string{"UNINSTALL-EXPORT", "STORAGE-NAMESPACED"},
+			Clause:      "spec 002, Cleanup: \"export then delete\" (no format named); docs/decisions.md, Export then delete: any format, zip included",
+			Description: "export then delete writes one zip archive holding the app's files and what it stored"},
+		{Name: "retired-entry-disabled", Touches: []string{"ROLLBACK-RETIRES-ENTRIES"},
+			Clause:      "spec 003, Rollback: \"Disable new entries if incompatible\"; docs/decisions.md, Update and rollback: -32602 naming entryKey, or -32009 disabled",
+			Description: "after a rollback, launching an entry only the newer release had is refused with -32009 and a disabled readiness, not -32602"},
+
+		// Backends (Desktop P6).
+		{Name: "backend-crash-reported", Touches: []string{"BACKEND-RESTART"},
+			Clause:      "spec 001, App backend services: the host owns the \"restart policy\"; docs/decisions.md, Backend restart: restarted or reported",
+			Description: "a backend that exits on its own is not restarted: host/observe reports it crashed"},
+	}
+	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
+	return vs
+}
+
+// refusalRequirements lists the requirements whose check rests on a
+// refusal of kind k (levels.Requirement.Refusal).
+func refusalRequirements(k levels.RefusalKind) []string {
+	var out []string
+	for _, r := range levels.Default().Requirements() {
+		if slices.Contains(r.Refusal, k) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+// readinessRequirements are the requirements judged on a not-ready
+// readiness status, and the launch gate that quotes one.
+func readinessRequirements() []string {
+	out := append(refusalRequirements(levels.NotReady), refusalRequirements(levels.NotReadyInstalled)...)
+	for _, id := range []string{"READY-STATUS", "READY-SETUP-ACTIONS", "LAUNCH-GATED", "UPDATE-KEEPS-SECRET-BINDINGS", "UNINSTALL-SECRET-BINDINGS", "APP-DISABLE"} {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// projectionRequirements are the requirements judged on package/project.
+func projectionRequirements() []string {
+	return []string{"CAT-DISCOVER-APPMD", "CAT-METADATA", "CAT-PUBLISHER-VERIFIED", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE", "CAT-LEGACY-KINDS",
+		"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE", "HOST-NO-SECRET-LEAK"}
+}
+
+// bridgeErrorRequirements are requirements judged on the code, message or
+// text of a host:error the app frame receives, one for each way the
+// harness reads them (hostbridge.ErrorOf on the bridge and through
+// app/invoke, the requestId of an error, a search of its text); those that
+// only ask for a host:error, not what it says, are not among them.
+func bridgeErrorRequirements() []string {
+	return []string{"BRIDGE-REQUESTID", "BRIDGE-FAIL-CLOSED", "BRIDGE-INVALID-ANSWERED", "MODEL-SETTINGS-HOST-OWNED", "AGENT-NO-LEAK"}
+}
+
+// Expand resolves ids and prefixes (an id ending in *) against the
+// catalog, in catalog order; an unknown id is kept as it is, so a test
+// can name it.
+func Expand(cat *levels.Catalog, ids []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, r := range cat.Requirements() {
+		for _, id := range ids {
+			if r.ID == id || strings.HasSuffix(id, "*") && strings.HasPrefix(r.ID, strings.TrimSuffix(id, "*")) {
+				add(r.ID)
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, ok := cat.Requirement(id); !ok && !strings.HasSuffix(id, "*") {
+			add(id)
+		}
+	}
+	return out
+}
+
+// OptedOut reports whether the variant may leave requirement id blocked or
+// error.
+func (v Variant) OptedOut(id string) bool {
+	for _, o := range v.OptsOut {
+		if o == id || strings.HasSuffix(o, "*") && strings.HasPrefix(id, strings.TrimSuffix(o, "*")) {
+			return true
+		}
+	}
+	return false
+}
+
+// VariantSet is the set of variants a mockhost runs with.
+type VariantSet map[string]bool
+
+// ParseVariants checks variant names, naming an unknown one.
+func ParseVariants(names []string) (VariantSet, error) {
+	known := map[string]bool{}
+	for _, v := range Variants() {
+		known[v.Name] = true
+	}
+	vs := VariantSet{}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if !known[n] {
+			return nil, fmt.Errorf("unknown variant %q (see `conformance mockhost --list-variants`)", n)
+		}
+		vs[n] = true
+	}
+	return vs, nil
+}
+
+// Has reports whether variant name is switched on.
+func (vs VariantSet) Has(name string) bool { return vs[name] }
+
+// Names lists the variants switched on, sorted.
+func (vs VariantSet) Names() []string {
+	var out []string
+	for n := range vs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
