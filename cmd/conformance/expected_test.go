@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,30 +13,15 @@ import (
 // file body, and returns the exit code, stdout and the report.
 func runWithBaseline(t *testing.T, fault, baseline string) (int, string, *reports.Report) {
 	t.Helper()
-	bin := buildBinary(t)
-	dir := t.TempDir()
-	file := filepath.Join(dir, "expected.yaml")
+	file := filepath.Join(t.TempDir(), "expected.yaml")
 	if err := os.WriteFile(file, []byte(baseline), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "report")
-	args := []string{"run", "--quiet", "--level", "catalog", "--out", out, "--expected-failures", file}
+	args := []string{"--quiet", "--level", "catalog", "--expected-failures", file}
 	if fault != "" {
 		args = append(args, "--fault", fault)
 	}
-	cmd := exec.Command(bin, args...)
-	stdout, err := cmd.Output()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return code, string(stdout), rep
+	return consoleRun(t, args...)
 }
 
 // A known failure listed in the baseline does not fail the run, yet the
