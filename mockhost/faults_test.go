@@ -441,23 +441,9 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 // a fault's code by grepping `// fault: NAME`: exactly one such comment per
 // fault in mockhost's sources.
 func TestEveryFaultLivesAtOneMarkedPlace(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var src strings.Builder
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src.Write(b)
-	}
+	src := sourceOfMockhost(t)
 	for _, f := range Faults() {
-		if n := strings.Count(src.String(), "// fault: "+f.Name+" "); n != 1 {
+		if n := strings.Count(src, "// fault: "+f.Name+" "); n != 1 {
 			t.Errorf("fault %s is marked at %d places, want 1", f.Name, n)
 		}
 	}

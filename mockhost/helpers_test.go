@@ -210,3 +210,25 @@ func raw(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// sourceOfMockhost is mockhost's non-test Go source, concatenated: where
+// the `// fault: NAME` and `// variant: NAME` markers are counted.
+func sourceOfMockhost(t *testing.T) string {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src strings.Builder
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Write(b)
+	}
+	return src.String()
+}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -146,23 +144,9 @@ func TestEveryVariantChangesTheAnswer(t *testing.T) {
 // finds a variant's code by grepping `// variant: NAME`: exactly one such
 // comment per variant in mockhost's sources.
 func TestEveryVariantLivesAtOneMarkedPlace(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var src strings.Builder
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		src.Write(b)
-	}
+	src := sourceOfMockhost(t)
 	for _, v := range Variants() {
-		if n := strings.Count(src.String(), "// variant: "+v.Name+" "); n != 1 {
+		if n := strings.Count(src, "// variant: "+v.Name+" "); n != 1 {
 			t.Errorf("variant %s is marked at %d places, want 1", v.Name, n)
 		}
 	}
