@@ -488,6 +488,8 @@ func Faults() []Fault {
 			Description: "a lime.secrets status answer echoes the secret's value in its message"},
 		{Name: "frame-same-origin-as-host", Breaks: []string{"BRIDGE-CONTAINMENT"},
 			Description: "the app frame is served from the host origin (same origin as the host page), so it can reach the host DOM"},
+		{Name: "frame-gets-node-globals", Breaks: []string{"BRIDGE-CONTAINMENT"},
+			Description: "the app's frame gets a host preload with Node's require, process and Buffer in its main world"},
 		{Name: "host-endpoints-open", Breaks: []string{"BRIDGE-CONTAINMENT"},
 			Description: "a CORS middleware left on: every answer of the host origin, its pages included, carries Access-Control-Allow-Origin: *"},
 		{Name: "open-external-any-url", Breaks: []string{"BRIDGE-OPEN-EXTERNAL"},

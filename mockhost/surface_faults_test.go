@@ -136,6 +136,11 @@ func surfaceProbes() map[string]probe {
 			func(p map[string]any) string { return fmt.Sprint(strings.Contains(raw(p), "canary-session")) }),
 		"error-echoes-secret": invokeProbe(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-secret"}},
 			"lime.secrets", "status", map[string]any{"key": "api_key"}),
+		"frame-gets-node-globals": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			_, body, _ := s.get(s.frame)
+			return fmt.Sprint(strings.Contains(body, "window.require"))
+		},
 		"frame-same-origin-as-host": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
 			status, _, _ := s.get(s.frame)

@@ -258,6 +258,16 @@ func (h *Host) appFiles(origin string) http.HandlerFunc {
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Cache-Control", "no-store")
 		hd.Set("Content-Security-Policy", "frame-ancestors "+l.hostOrigin)
+		if name == l.ui.entry && h.faults.Has("frame-gets-node-globals") {
+			// fault: frame-gets-node-globals — the app's document gets a host preload, as an Electron window with nodeIntegration would: require, process and Buffer in its main world.
+			b, err := io.ReadAll(io.LimitReader(f, maxMessageBytes))
+			if err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = io.WriteString(w, nodePreload+string(b))
+			return
+		}
 		http.ServeContent(w, r, "", fi.ModTime(), f)
 	}
 }
@@ -301,3 +311,7 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n])
 }
+
+// nodePreload is what frame-gets-node-globals puts before the app's
+// document: Node's globals in the frame's main world.
+const nodePreload = `<script>window.require = function require() {}; window.process = {versions: {node: "22.0.0"}}; window.Buffer = function Buffer() {};</script>`
