@@ -186,6 +186,35 @@ func (h *Host) billingGates(p *agentpkg.Package, entry string) bool {
 	return billingGated(p, entry)
 }
 
+// modelSettingsReadiness, under the variant model-settings-in-readiness,
+// keeps an app that requires lime.modelSettings from ready while Lime Cloud
+// has told the host no model settings (spec 000, Readiness: "required
+// capabilities are available"; spec 002, Desktop P3: the host provides the
+// model settings), with a setup action to configure them.
+func (h *Host) modelSettingsReadiness(p *agentpkg.Package, res *protocol.ReadinessResult) {
+	// variant: model-settings-in-readiness — an app needing lime.modelSettings is needs-setup until model settings are configured.
+	if !h.variants.Has("model-settings-in-readiness") {
+		return
+	}
+	if cfg, _ := h.config(); cfg.ModelSettings != nil {
+		return
+	}
+	if !slices.ContainsFunc(agentpkg.RequiredCapabilities(p.Manifest), func(r agentpkg.CapabilityRequirement) bool { return r.Name == "lime.modelSettings" }) {
+		return
+	}
+	c := protocol.ReadinessCheck{Severity: agentpkg.SeverityError, Kind: "capability", Key: "lime.modelSettings", Tier: "required",
+		Required: true, Blocking: true, Message: "no model settings are configured for the tenant"}
+	res.Status = worse(res.Status, protocol.StatusNeedsSetup)
+	res.OK = false
+	res.Blockers = append(res.Blockers, ref(c))
+	res.Checks = append(res.Checks, c)
+	res.SetupActions = append(res.SetupActions, protocol.SetupAction{Key: "open-settings:lime.modelSettings", Title: "Choose a model profile", Kind: "open-settings", Target: "lime.modelSettings"})
+	for i := range res.Entries {
+		res.Entries[i].Status = worse(res.Entries[i].Status, protocol.StatusNeedsSetup)
+		res.Entries[i].Blockers = append(res.Entries[i].Blockers, ref(c))
+	}
+}
+
 // billingBlocksApp reports whether an exhausted quota blocks the whole app
 // that needs billing, not only the entries that name it.
 func (h *Host) billingBlocksApp() bool {

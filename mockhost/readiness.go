@@ -80,6 +80,7 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		res = agentpkg.Readiness(p, env)
 	}
 	h.billingReadiness(p, &res)
+	h.modelSettingsReadiness(p, &res)
 	if params.AppID != "" && h.isInstalled(params.AppID) {
 		if err := h.migrationReadiness(params.AppID, p, &res); err != nil {
 			return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)

@@ -127,6 +127,9 @@ func Variants() []Variant {
 			Description: "a runtime approval for a tool the tenant policy denies never reaches the app: the host answers the App Server deny itself (the policy gate comes before runtime approval)"},
 
 		// Platform capabilities (Desktop P3).
+		{Name: "model-settings-in-readiness", Touches: []string{"MODEL-SETTINGS-*", "CLOUD-SESSION-*", "BRANDING-*", "BILLING-*", "EVIDENCE-LOCAL-RECORD", "APP-UPDATES-CHECK"},
+			Clause:      "spec 000, Readiness: \"Readiness should check: ... required capabilities are available\"; spec 002, Desktop P3: the host provides model settings",
+			Description: "an app that requires lime.modelSettings is needs-setup, naming lime.modelSettings, until Lime Cloud (host/configure modelSettings) has given the host model settings"},
 		{Name: "billing-blocks-app", Touches: []string{"BILLING-BLOCKS", "BILLING-NO-LEDGER"},
 			Clause:      "docs/decisions.md, Billing in readiness: \"A host may block the whole app\"",
 			Description: "an exhausted quota blocks the app and every entry of an app with an entry that needs lime.billing, not only that entry"},

@@ -31,7 +31,7 @@ const platformOwnBrand = "Probe Own Brand"
 func describePlatform(tc *TestContext) {
 	Describe("Desktop P3: shared platform capabilities", func() {
 		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY"), func() {
-			cfg := tc.DefaultConfigure()
+			cfg := tc.platformConfigure()
 			ms := &protocol.ModelSettings{Profile: nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
 				ProviderKey: nonce("provider-key"), Routing: nonce("routing-table")}
 			cfg.ModelSettings = ms
@@ -48,7 +48,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED"), func() {
-			cfg := tc.DefaultConfigure()
+			cfg := tc.platformConfigure()
 			cfg.ModelSettings = &protocol.ModelSettings{Profile: nonce("profile")}
 			app := tc.installPlatformProbe(cfg)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
@@ -70,7 +70,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("answers the cloud session's presence without a token", tc.Req("CLOUD-SESSION-NO-TOKEN"), func() {
-			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			app := tc.installPlatformProbe(tc.platformConfigure())
 			m := tc.platformCall(app, "main", "lime.cloudSession", "getSnapshot", nil)
 			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
@@ -81,7 +81,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED"), func() {
-			cfg := tc.DefaultConfigure()
+			cfg := tc.platformConfigure()
 			brand := &protocol.Branding{Name: nonce("OEM"), ShellCopy: nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
 			cfg.Branding = brand
 			app := tc.installPlatformProbe(cfg)
@@ -103,7 +103,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER"), func() {
-			cfg := tc.DefaultConfigure()
+			cfg := tc.platformConfigure()
 			b := &protocol.Billing{Plan: nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: nonce("reason"),
 				Ledger: nonce("ledger"), PaymentCredential: nonce("card")}
 			cfg.Billing = b
@@ -133,7 +133,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS"), func() {
-			cfg := tc.DefaultConfigure()
+			cfg := tc.platformConfigure()
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
 			app := tc.installPlatformProbe(cfg)
 			tc.Precondition("with the quota ok, the entry paid (it needs lime.billing) is ready", func() {
@@ -159,7 +159,7 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD"), func() {
-			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			app := tc.installPlatformProbe(tc.platformConfigure())
 			rid := nonce("evidence")
 			m := tc.platformCallAs(app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
 			tc.Precondition("lime.evidence record is executed (host:response)", func() {
@@ -185,7 +185,7 @@ func describePlatform(tc *TestContext) {
 			if c, ok := tc.Host().Hello().Capabilities["lime.appUpdates"]; !ok || !c.Enabled {
 				tc.Blockedf("the host's hello does not offer lime.appUpdates enabled, so it has no update check to judge")
 			}
-			app := tc.installPlatformProbe(tc.DefaultConfigure())
+			app := tc.installPlatformProbe(tc.platformConfigure())
 			newer := tc.Fixture(platformFixture)
 			SetField(newer, "version", "1.1.0")
 			rel := tc.publish(newer)
@@ -226,6 +226,19 @@ func (tc *TestContext) billingRefusal(app string, refused *control.HostError, b 
 	if !strings.Contains(string(text), b.BlockedReason) {
 		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, describeHostError(refused))
 	}
+}
+
+// platformConfigure is the default configuration with what Lime Cloud
+// tells the host set (model settings, branding, billing in order): a host
+// whose readiness waits for them before the probe may launch (a correct
+// gate) must not block the specs that judge something else. A spec
+// changes what it judges on top of it.
+func (tc *TestContext) platformConfigure() protocol.ConfigureParams {
+	p := tc.DefaultConfigure()
+	p.ModelSettings = &protocol.ModelSettings{Profile: "conformance-default", Limits: map[string]int64{"maxOutputTokens": 1024}}
+	p.Branding = &protocol.Branding{Name: "Conformance OEM"}
+	p.Billing = &protocol.Billing{Plan: "conformance", Quota: protocol.QuotaOK}
+	return p
 }
 
 // installPlatformProbe configures the host with p and installs
