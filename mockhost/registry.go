@@ -150,9 +150,14 @@ func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jso
 			return "", nil, e
 		}
 	}
-	return dir, &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
+	pinned := &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
 		PackageHash: rel.PackageHash, ManifestHash: rel.ManifestHash, SignatureRef: rel.SignatureRef,
-		SignatureBundle: rel.SignatureBundle, Publisher: rel.Publisher}, nil
+		SignatureBundle: rel.SignatureBundle, Publisher: rel.Publisher}
+	// fault: download-pinned-to-itself — the download is pinned to the hashes it computes itself, not to the release's.
+	if h.faults.Has("download-pinned-to-itself") {
+		pinned.PackageHash, pinned.ManifestHash = "", ""
+	}
+	return dir, pinned, nil
 }
 
 // resolveSource finds the release src names among those enabled for the

@@ -111,6 +111,23 @@ func registryProbes() map[string]probe {
 			out := installSource(x, protocol.Source{AppID: "tiny-app", Version: "1.1.0"})
 			return fmt.Sprintf("%s fetched=%d", out, len(g.Requests(registry.PackagePath("tiny-app", "1.1.0"))))
 		}),
+		"download-pinned-to-itself": func(t *testing.T, x *harness) string {
+			g, err := registry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = g.Close() })
+			// A release whose package changed after its hashes were taken.
+			rel := publishApp(t, g, app(t, ""), "1.0.0", nil)
+			changed, err := registry.Archive(app(t, "keywords: [changed]\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Publish(rel, changed)
+			g.EnableVersion("t1", rel.AppID, rel.Version)
+			x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
+			return installSource(x, protocol.Source{AppID: "tiny-app", Version: "1.0.0"})
+		},
 		"list-needs-registry": registryProbe(enableV1, func(_ *testing.T, x *harness, g *registry.Registry) string {
 			installSource(x, protocol.Source{AppID: "tiny-app", Version: "1.0.0"})
 			g.SetMode(registry.Down)

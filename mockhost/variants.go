@@ -78,14 +78,13 @@ func Variants() []Variant {
 			Clause:      "spec 000, app.integrations.yaml example (setupAction: open_host_connector); docs/decisions.md, Setup action kinds: an open list",
 			Description: "setup actions carry the host's own kebab-case kinds (open-host-settings), outside the standard schema's list"},
 		{Name: "no-agent-runtime-no-registry", Claims: []string{"catalog", "desktop-p0"},
-			Touches: []string{"PROTO-HELLO", "VERIFY-COMPATIBILITY", "READY-CAPABILITIES", "READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
-				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
-			// What needs the App Server or the registry, and what the
-			// harness can only judge with a package needing lime.agent
-			// (READY-STATUS, READY-PER-ENTRY, READY-POLICY) or downloaded
-			// from the registry (one case of VERIFY-PACKAGE-HASH).
-			OptsOut: []string{"READY-STATUS", "READY-PER-ENTRY", "READY-POLICY", "VERIFY-PACKAGE-HASH",
-				"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			// Every requirement of the levels it claims: such a host is
+			// judgeable at each, and what it lacks is refused, not mocked.
+			Touches: append(levelRequirements("catalog", "desktop-p0"), "REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"),
+			// What needs the App Server or the registry client: none of it
+			// counts at the levels it claims
+			// (TestVariantsJudgeableAtTheLevelsTheyClaim).
+			OptsOut:     []string{"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
 			Clause:      "spec 002, Desktop levels: Desktop P0 reads, verifies, projects and runs readiness; an agent runtime (P5) and a registry client are later levels",
 			Description: "a Desktop P0 host: it claims catalog and desktop-p0 and answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry)"},
 
@@ -159,6 +158,15 @@ func refusalRequirements(k levels.RefusalKind) []string {
 		if slices.Contains(r.Refusal, k) {
 			out = append(out, r.ID)
 		}
+	}
+	return out
+}
+
+// levelRequirements lists the requirements of the levels ids.
+func levelRequirements(ids ...string) []string {
+	var out []string
+	for _, r := range levels.Default().ForLevels(ids) {
+		out = append(out, r.ID)
 	}
 	return out
 }

@@ -228,3 +228,25 @@ func TestOptedOutMatchesIdsAndPrefixes(t *testing.T) {
 		t.Errorf("Expand(AGENT-*) = %v", got)
 	}
 }
+
+// A host that claims a level is judgeable at it with what the level needs
+// (issue: a level is judgeable with only what that level needs): a variant
+// that claims levels opts out of no requirement counting at them, and
+// selftest runs every one of them under it.
+func TestVariantsJudgeableAtTheLevelsTheyClaim(t *testing.T) {
+	cat := levels.Default()
+	for _, v := range Variants() {
+		if v.Claims == nil {
+			continue
+		}
+		touched := Expand(cat, v.Touches)
+		for _, r := range cat.ForLevels(v.Claims) {
+			if v.OptedOut(r.ID) {
+				t.Errorf("variant %s claims %v but opts out of %s, which counts there", v.Name, v.Claims, r.ID)
+			}
+			if !slices.Contains(touched, r.ID) {
+				t.Errorf("variant %s claims %v but selftest does not run %s under it", v.Name, v.Claims, r.ID)
+			}
+		}
+	}
+}

@@ -49,7 +49,7 @@ func describePolicy(tc *TestContext) {
 
 	Describe("Desktop P0: policy and permissions in readiness", func() {
 		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY"), func() {
-			dir := tc.Fixture("capability-app")
+			dir, _ := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
 			chat, raw := tc.Readiness(dir, "chat")

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,8 +29,7 @@ func launchable() []string { return []string{protocol.StatusReady, protocol.Stat
 func describeReadiness(tc *TestContext) {
 	Describe("Desktop P0: readiness", func() {
 		It("reports a package with every check satisfied as ready", tc.Req("READY-STATUS"), func() {
-			dir := tc.Fixture("full-app")
-			tc.expectProfileOffers(dir)
+			dir := tc.fitToProfile(tc.Fixture("full-app"))
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
@@ -104,13 +104,13 @@ func describeReadiness(tc *TestContext) {
 		})
 
 		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY"), func() {
-			dir := tc.Fixture("capability-app")
+			dir, entryCap := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
-			tc.Configure(tc.withCapabilityDisabled("lime.agent"))
+			tc.Configure(tc.withCapabilityDisabled(entryCap))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat needs lime.agent, which is disabled: %s", raw)
-			if !namesFailingCheck(chat, "lime.agent") {
-				tc.Failf("entry chat is %s but its readiness names no failing check for lime.agent: %s", chat.Status, raw)
+			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
+			if !namesFailingCheck(chat, entryCap) {
+				tc.Failf("entry chat is %s but its readiness names no failing check for %s: %s", chat.Status, entryCap, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()),
@@ -132,23 +132,76 @@ func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigurePar
 	return p
 }
 
-// expectProfileOffers is the precondition of a spec that needs every check
-// of the package in dir satisfied: the host's profile (its hello) offers,
-// enabled, every capability the package requires. A host that offers less
-// (a Desktop P0 host with no agent runtime) is not judged by that package.
-func (tc *TestContext) expectProfileOffers(dir string) {
+// offeredEnabled lists, sorted, the capabilities the host's hello offers
+// enabled.
+func (tc *TestContext) offeredEnabled() map[string]bool {
+	out := map[string]bool{}
+	for name, c := range tc.Host().Hello().Capabilities {
+		if c.Enabled {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// fitToProfile keeps a positive control within what the host offers: a
+// package requiring a capability the host's hello does not offer enabled
+// (full-app's lime.agent on a Desktop P0 host with no agent runtime) is
+// copied with that capability taken out of every place it is required
+// (requires.capabilities, the capabilities list, each entry's
+// requiredCapabilities, a boundary's host plane), so its checks can all be
+// satisfied. A host offering every one gets dir as it is. The spec judges
+// the status of a package the host can hold, never a capability the level
+// does not require (docs/decisions.md, Positive controls within the
+// host's profile).
+func (tc *TestContext) fitToProfile(dir string) string {
 	GinkgoHelper()
-	profile := tc.Host().Hello().Capabilities
+	offered := tc.offeredEnabled()
 	var missing []string
 	for _, req := range agentpkg.RequiredCapabilities(tc.Oracle(dir).Manifest) {
-		if c, ok := profile[req.Name]; !ok || !c.Enabled {
+		if !offered[req.Name] {
 			missing = append(missing, req.Name)
 		}
 	}
-	if len(missing) > 0 {
-		sort.Strings(missing)
-		tc.Blockedf("%s requires %s, which the host's hello does not offer enabled: no check of it can be satisfied", filepath.Base(dir), strings.Join(missing, ", "))
+	if len(missing) == 0 {
+		return dir
 	}
+	sort.Strings(missing)
+	GinkgoWriter.Printf("%s: taking out %s, which the host's hello does not offer enabled\n", filepath.Base(dir), strings.Join(missing, ", "))
+	fitted := tc.CopyPackage(dir)
+	DropCapabilities(fitted, missing...)
+	return fitted
+}
+
+// perEntryFixture is capability-app with its entry chat needing one
+// capability beyond the app's lime.ui, and that capability: lime.agent
+// (the fixture as shipped) when the host offers it enabled, else the first
+// the host offers enabled of those every entry may need, so that a host
+// with no agent runtime (Desktop P0) is judged on an entry requirement it
+// can satisfy and the harness can turn off.
+func (tc *TestContext) perEntryFixture() (string, string) {
+	GinkgoHelper()
+	dir := tc.Fixture("capability-app")
+	offered := tc.offeredEnabled()
+	prefer := []string{"lime.agent", "lime.storage", "lime.artifacts", "lime.workflow"}
+	var rest []string
+	for name := range offered {
+		if name != "lime.ui" && !slices.Contains(prefer, name) {
+			rest = append(rest, name)
+		}
+	}
+	sort.Strings(rest)
+	for _, name := range append(prefer, rest...) {
+		if !offered[name] {
+			continue
+		}
+		if name != "lime.agent" {
+			ReplaceIn(dir, "APP.md", "requiredCapabilities: [lime.agent]", "requiredCapabilities: ["+name+"]")
+		}
+		return dir, name
+	}
+	tc.Blockedf("the host's hello offers no capability enabled beyond lime.ui, so no entry can need more than the app does")
+	return "", ""
 }
 
 // namesFailingCheck reports whether a not-ready answer names what the spec

@@ -140,13 +140,15 @@ func describeRegistry(tc *TestContext) {
 			Entry("drops the connection half-way through an answer", tc.Req("REGISTRY-OUTAGE"), registry.Drop),
 		)
 
-		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("VERIFY-PACKAGE-HASH"), func() {
+		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-PACKAGE-HASH"), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.publish(dir)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
 			app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
-			AppendFile(dir, "APP.md", []byte("\nchanged after the release was published\n"))
+			// A file added after the release was published: the package
+			// hash no longer matches, the manifest hash still does.
+			WriteFile(dir, "notes/added-after-release.txt", []byte("changed after the release was published\n"))
 			tc.republish(dir, rel)
 			_, err := tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
 			he, refused := tc.refusalError(protocol.MethodInstall, err)

@@ -86,6 +86,67 @@ func editFrontmatter(dir string, edit func([]string) []string) {
 	})
 }
 
+// DropCapabilities takes capability names out of every place a package
+// requires them: a key of requires.capabilities, an item of a block list
+// (the capabilities list of APP.md or app.capabilities.yaml), and an item
+// of a flow list (an entry's requiredCapabilities, a boundary's host
+// plane), in APP.md and every app.*.yaml.
+func DropCapabilities(dir string, names ...string) {
+	ginkgo.GinkgoHelper()
+	files, _ := filepath.Glob(filepath.Join(dir, "app.*.yaml"))
+	files = append([]string{filepath.Join(dir, "APP.md")}, files...)
+	dropped := false
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			errorf("reading %s: %v", filepath.Base(p), err)
+		}
+		out, changed := dropCapabilityLines(string(b), names)
+		if changed {
+			dropped = true
+			WriteFile(dir, filepath.Base(p), []byte(out))
+		}
+	}
+	if !dropped {
+		errorf("fixture sanity: %s requires none of %s", filepath.Base(dir), strings.Join(names, ", "))
+	}
+}
+
+// dropCapabilityLines is DropCapabilities on the text of one file.
+func dropCapabilityLines(text string, names []string) (string, bool) {
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[n] = true
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	changed := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		key, _, isKey := strings.Cut(t, ":")
+		if drop[strings.TrimSpace(strings.TrimPrefix(t, "- "))] && strings.HasPrefix(t, "- ") || isKey && drop[key] {
+			changed = true
+			continue
+		}
+		if open, close := strings.Index(l, "["), strings.LastIndex(l, "]"); open >= 0 && close > open {
+			var keep []string
+			dropped := false
+			for _, item := range strings.Split(l[open+1:close], ",") {
+				item = strings.TrimSpace(item)
+				dropped = dropped || drop[item]
+				if item != "" && !drop[item] {
+					keep = append(keep, item)
+				}
+			}
+			if dropped {
+				l, changed = l[:open+1]+strings.Join(keep, ", ")+l[close:], true
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n"), changed
+}
+
 // DropReadinessCheck removes, from every tier of evals/readiness.yaml, the
 // checks whose fields name name (a template, a capability, a check key).
 func DropReadinessCheck(dir, name string) {
