@@ -424,6 +424,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if p.AppServer != nil && h.desktopP0Only() {
 		return rpcError(protocol.CodeUnsupported, "this host has no agent runtime: it cannot reach an App Server", nil)
 	}
+	// fault: holds-no-secrets — the host has no place for secrets: those host/configure names are dropped.
+	if h.faults.Has("holds-no-secrets") {
+		p.Secrets = nil
+	}
 	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -226,6 +226,8 @@ func Faults() []Fault {
 			Description: "lifecycle dates are compared by calendar day: a date takes effect a day late"},
 		{Name: "deprecated-blocks", Breaks: []string{"READY-DEPRECATED", "READY-END-OF-LIFE"},
 			Description: "a deprecated app is blocked instead of warned about"},
+		{Name: "holds-no-secrets", Breaks: []string{"PROJ-NO-SECRETS", "READY-NO-SECRET-LEAK", "HOST-NO-SECRET-LEAK", "READY-SECRETS"},
+			Description: "the host has no place for secrets: those host/configure names are dropped, so nothing it answers could carry them (a must-not judged on it has no evidence and must not pass)"},
 		{Name: "ignore-missing-secrets", Breaks: []string{"READY-SECRETS", "READY-SETUP-ACTIONS", "BACKEND-SUPERVISED", "UNINSTALL-SECRET-BINDINGS", "UPDATE-KEEPS-SECRET-BINDINGS"},
 			Description: "required secrets are not checked"},
 		{Name: "ignore-capability-profile", Breaks: []string{"READY-CAPABILITIES", "READY-PER-ENTRY"},

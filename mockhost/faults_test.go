@@ -371,6 +371,7 @@ func faultProbes() map[string]probe {
 		"ignore-clock-override":  readyProbe("endOfLifeAt: 2999-01-01T00:00:00Z\n", nil, nil, nil, "3000-01-01T00:00:00Z", "", status),
 		"deprecated-blocks":      readyProbe("deprecatedAt: 2020-01-01T00:00:00Z\n", nil, nil, nil, "2021-01-01T00:00:00Z", "", status),
 		"ignore-missing-secrets": readyProbe(secretSlot, nil, nil, nil, "", "", status),
+		"holds-no-secrets":       readyProbe(secretSlot, nil, map[string]string{"api_key": "configured"}, nil, "", "", status),
 		"ignore-capability-profile": readyProbe("requires:\n  capabilities:\n    lime.agent: current\n", nil, nil,
 			map[string]protocol.Capability{"lime.agent": {Version: "0.10.0", Enabled: false}}, "", "", status),
 		"entry-readiness-copies-app": readyProbe("requires:\n  capabilities:\n    lime.ui: current\n"+

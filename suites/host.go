@@ -261,6 +261,38 @@ func (tc *TestContext) ExpectNoCanaryIn(what, method string, params any) json.Ra
 	return raw
 }
 
+// expectNoCanaryInResult is ExpectNoCanaryIn for a must-not that needs
+// evidence: the host must answer with a result, where what it holds could
+// show. An error answer is still searched (a leak there is a leak), then
+// the spec is blocked, naming the answer: a host that projected or judged
+// nothing (-32006 included) was not seen holding back anything.
+func (tc *TestContext) expectNoCanaryInResult(what, method string, params any) {
+	ginkgo.GinkgoHelper()
+	var raw json.RawMessage
+	err := tc.Call(method, params, &raw)
+	if he, ok := hostError(err); ok {
+		tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
+	}
+	if err != nil && !isSchemaError(err) {
+		tc.Precondition(what+" is answered with a result", func() { tc.failCall(method, err) })
+	}
+	tc.ExpectNoCanary(what, raw)
+}
+
+// expectHoldsSecret is the evidence a must-not on the configured secret
+// needs: with WithSecret configured, secret-required-app (which requires
+// provider_api_key) is launchable, so the host holds the value the spec
+// then looks for. A host that ignores the secret cannot be seen keeping it
+// back: blocked.
+func (tc *TestContext) expectHoldsSecret() {
+	ginkgo.GinkgoHelper()
+	tc.Precondition("the host holds the configured secret provider_api_key (secret-required-app is launchable with it)", func() {
+		if r, raw := tc.Readiness(tc.Fixture("secret-required-app"), ""); !isLaunchable(r.Status) {
+			tc.Failf("readiness of secret-required-app is %q with provider_api_key configured: %s", r.Status, raw)
+		}
+	})
+}
+
 // MustCall sends one request and ends the spec, naming the method, when the
 // host does not answer with a usable result (failCall decides how).
 func (tc *TestContext) MustCall(method string, params, result any) {

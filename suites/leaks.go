@@ -114,6 +114,7 @@ func describeSecretsEverywhere(tc *TestContext) {
 	Describe("Secrets in every answer", func() {
 		It("never puts a secret or session-token value in any answer, errors and app/list included", tc.Req("HOST-NO-SECRET-LEAK"), func() {
 			tc.Configure(tc.WithSecret())
+			tc.expectHoldsSecret()
 			dir := tc.Fixture("secret-required-app")
 			rel := tc.ReleaseOf(dir)
 			tampered := tc.Fixture("secret-required-app")

@@ -21,7 +21,8 @@ const sentinelFile = "SENTINEL-EXECUTED"
 func describeNoCodeExecution(tc *TestContext) {
 	Describe("Desktop P0: no package code runs", func() {
 		// The evidence is the sentinel, not the answer: a host that refuses
-		// the package, or answers in the wrong shape, is still judged.
+		// the package, or answers in the wrong shape, is still judged; one
+		// that says it cannot take the package in (-32006) is not.
 		DescribeTable("leaves the package's worker unexecuted",
 			func(method string, params func(dir string) any) {
 				dir := tc.Fixture("sentinel-worker")
@@ -36,8 +37,14 @@ func describeNoCodeExecution(tc *TestContext) {
 						tc.Failf("the package's worker ran during %s: it created %s", method, filepath.Base(p))
 					}
 				}
-				if _, isHostErr := hostError(err); err != nil && !isHostErr && !isSchemaError(err) {
+				he, isHostErr := hostError(err)
+				if err != nil && !isHostErr && !isSchemaError(err) {
 					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the worker would have run: %v", method, err)
+				}
+				// A host that did not take the package in (-32006) had
+				// nothing to run: no evidence it holds back.
+				if isHostErr && he.Code == protocol.CodeUnsupported {
+					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, describeHostError(he))
 				}
 			},
 			Entry("during package/verify", tc.Req("P0-NO-APP-CODE"), protocol.MethodVerify,

@@ -84,8 +84,9 @@ func describeProjection(tc *TestContext) {
 
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS"), func() {
 			tc.Configure(tc.WithSecret())
+			tc.expectHoldsSecret()
 			for _, f := range []string{"full-app", "secret-required-app"} {
-				tc.ExpectNoCanaryIn("the projection of "+f, protocol.MethodProject, protocol.PackageParams{Path: tc.Fixture(f)})
+				tc.expectNoCanaryInResult("the projection of "+f, protocol.MethodProject, protocol.PackageParams{Path: tc.Fixture(f)})
 			}
 		})
 

@@ -119,8 +119,9 @@ func describeReadiness(tc *TestContext) {
 
 		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK"), func() {
 			tc.Configure(tc.WithSecret())
+			tc.expectHoldsSecret()
 			for _, f := range []string{"secret-required-app", "full-app", "readiness-required-fail"} {
-				tc.ExpectNoCanaryIn("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
+				tc.expectNoCanaryInResult("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
 			}
 		})
 	})
