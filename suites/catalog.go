@@ -81,6 +81,7 @@ func describeCatalog(tc *TestContext) {
 		DescribeTable("accepts every manifestVersion the standard knows",
 			func(version string) {
 				dir := tc.Fixture("minimal-app")
+				tc.ExpectVerifies(dir, nil)
 				SetField(dir, "manifestVersion", version)
 				tc.ExpectAccepted(dir, "manifestVersion "+version)
 			},

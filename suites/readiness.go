@@ -72,6 +72,15 @@ func describeReadiness(tc *TestContext) {
 		DescribeTable("surfaces failures with setupActions pointing to a fix flow",
 			func(fixture, target string) {
 				r, raw := tc.Readiness(tc.Fixture(fixture), "")
+				// Whether the host sees the failure at all is another
+				// requirement's (READY-REQUIRED-TIER, READY-SECRETS): here
+				// only a failure it reports is judged for its fix flow.
+				tc.Precondition("readiness reports the planted failure ("+target+")", func() {
+					b, _ := json.Marshal(r.SetupActions)
+					if isLaunchable(r.Status) || !namesFailingCheck(r, target) && !strings.Contains(string(b), target) {
+						tc.Failf("readiness of %s is %q and names no failing check for %s: %s", fixture, r.Status, target, raw)
+					}
+				})
 				Expect(r.SetupActions).NotTo(BeEmpty(), "no setupActions: %s", raw)
 				b, _ := json.Marshal(r.SetupActions)
 				Expect(string(b)).To(ContainSubstring(target), "no setup action names %s", target)
