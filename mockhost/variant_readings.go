@@ -104,8 +104,8 @@ func (h *Host) readinessReadings(res *protocol.ReadinessResult) {
 	if h.variants.Has("setup-as-blocked") {
 		respell(res, map[string]string{protocol.StatusNeedsSetup: protocol.StatusBlocked})
 	}
-	// variant: readiness-old-vocabulary — every not-ready status but end of life is spelled failed, the older word.
-	if h.variants.Has("readiness-old-vocabulary") && !endOfLife(res) {
+	// variant: readiness-old-vocabulary — every not-ready status is spelled failed, the older word.
+	if h.variants.Has("readiness-old-vocabulary") {
 		respell(res, map[string]string{protocol.StatusNeedsSetup: protocol.StatusFailed, protocol.StatusBlocked: protocol.StatusFailed})
 	}
 	// variant: performance-stays-ready — failing performance checks only warn: the app stays ready.
@@ -149,16 +149,6 @@ func respell(res *protocol.ReadinessResult, spelling map[string]string) {
 			res.Entries[i].Status = to
 		}
 	}
-}
-
-// endOfLife reports whether the answer blocks an app past its endOfLifeAt.
-func endOfLife(res *protocol.ReadinessResult) bool {
-	for _, c := range res.Checks {
-		if c.Code == "end-of-life" && c.Blocking {
-			return true
-		}
-	}
-	return false
 }
 
 // degradedOnlyBy reports whether every check that degrades the answer

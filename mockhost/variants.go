@@ -32,7 +32,17 @@ type Variant struct {
 	// Claims, when set, are the levels the host claims in hello under the
 	// variant (a host that is Desktop P0 only); nil: ClaimedLevels.
 	Claims []string
+	// Alone marks a variant that is not taken together with the others in
+	// EveryReading: it changes what the host claims, opts out of what it
+	// touches, or contradicts another variant's reading.
+	Alone bool
 }
+
+// EveryReading is the variant that takes every variant's reading at once
+// but those marked Alone: readings that each pass alone may still be
+// blamed together (a readiness spelled in the older vocabulary and a host
+// version judged in readiness), and a host takes many readings at once.
+const EveryReading = "every-reading"
 
 // Variants returns every variant, sorted by name.
 func Variants() []Variant {
@@ -53,7 +63,7 @@ func Variants() []Variant {
 		{Name: "host-version-at-readiness", Touches: []string{"VERIFY-HOST-VERSION", "INSTALL-REVIEW"},
 			Clause:      "docs/decisions.md, An incompatible host version: refused at verification, or verified and blocked in readiness (002 Readiness state rules)",
 			Description: "an app needing another app runtime version verifies and installs; readiness blocks it naming appRuntime"},
-		{Name: "links-outside-intake-form", Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
+		{Name: "links-outside-intake-form", Alone: true, Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
 			OptsOut:     []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},
 			Clause:      "docs/decisions.md, Packages the host cannot take in its own form: -32006 with data.findings naming each file",
 			Description: "the host's intake form holds no symbolic links: a package with one is answered -32006, its data.findings naming each link, at verify, project, install and readiness"},
@@ -64,7 +74,7 @@ func Variants() []Variant {
 			Description: "a failing required check a setup action could fix gives blocked, not needs-setup"},
 		{Name: "readiness-old-vocabulary", Touches: readinessRequirements(),
 			Clause:      "spec 000, Readiness: \"ready, needs-setup, or failed\"; SPEC-NOTES: failed is the older spelling of blocked",
-			Description: "every not-ready status but end of life (which the clause names blocked) is spelled failed"},
+			Description: "every not-ready status is spelled failed, end of life and an incompatible host version included"},
 		{Name: "performance-stays-ready", Touches: []string{"READY-PERFORMANCE-TIER", "READY-STATUS"},
 			Clause:      "spec 000: \"performance → Inform → ready or ready-degraded\"",
 			Description: "failing performance checks are reported as warnings and leave the app ready, not ready-degraded"},
@@ -77,7 +87,7 @@ func Variants() []Variant {
 		{Name: "setup-action-host-kinds", Touches: []string{"READY-SETUP-ACTIONS", "READY-SECRETS", "READY-END-OF-LIFE"},
 			Clause:      "spec 000, app.integrations.yaml example (setupAction: open_host_connector); docs/decisions.md, Setup action kinds: an open list",
 			Description: "setup actions carry the host's own kebab-case kinds (open-host-settings), outside the standard schema's list"},
-		{Name: "no-agent-runtime-no-registry", Claims: []string{"catalog", "desktop-p0"},
+		{Name: "no-agent-runtime-no-registry", Alone: true, Claims: []string{"catalog", "desktop-p0"},
 			// Every requirement of the levels it claims: such a host is
 			// judgeable at each, and what it lacks is refused, not mocked.
 			Touches: append(levelRequirements("catalog", "desktop-p0"), "REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"),
@@ -95,7 +105,7 @@ func Variants() []Variant {
 		{Name: "visibility-as-word", Touches: []string{"BRIDGE-VISIBILITY"},
 			Clause:      "spec 000, Host Bridge v1: host:visibility names no payload member",
 			Description: "host:visibility carries {visibility: \"hidden\" | \"visible\"}"},
-		{Name: "visibility-as-state", Touches: []string{"BRIDGE-VISIBILITY"},
+		{Name: "visibility-as-state", Alone: true, Touches: []string{"BRIDGE-VISIBILITY"},
 			Clause:      "spec 000, Host Bridge v1: host:visibility names no payload member",
 			Description: "host:visibility carries {state: \"hidden\" | \"visible\"}"},
 		{Name: "capabilities-as-map", Touches: []string{"BRIDGE-CAPS-DECLARED", "BRIDGE-SNAPSHOT-FIELDS"},
@@ -146,8 +156,30 @@ func Variants() []Variant {
 			Clause:      "spec 001, App backend services: the host owns the \"restart policy\"; docs/decisions.md, Backend restart: restarted or reported",
 			Description: "a backend that exits on its own is not restarted: host/observe reports it crashed"},
 	}
+	var together []string
+	for _, v := range vs {
+		if !v.Alone {
+			together = append(together, v.Name)
+		}
+	}
+	sort.Strings(together)
+	vs = append(vs, Variant{Name: EveryReading, Touches: levelRequirements(levels.Default().JudgedLevels()...),
+		Clause:      "docs/decisions.md: accept every reading the texts allow, in any combination a host takes them",
+		Description: "every variant's reading at once but " + strings.Join(aloneNames(vs), ", ") + ": " + strings.Join(together, ", ")})
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	return vs
+}
+
+// aloneNames lists the variants marked Alone, sorted.
+func aloneNames(vs []Variant) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Alone {
+			out = append(out, v.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // refusalRequirements lists the requirements whose check rests on a
@@ -252,6 +284,14 @@ func ParseVariants(names []string) (VariantSet, error) {
 			return nil, fmt.Errorf("unknown variant %q (see `conformance mockhost --list-variants`)", n)
 		}
 		vs[n] = true
+		// variant: every-reading — every variant not marked Alone, at once.
+		if n == EveryReading {
+			for _, v := range Variants() {
+				if !v.Alone && v.Name != EveryReading {
+					vs[v.Name] = true
+				}
+			}
+		}
 	}
 	return vs, nil
 }

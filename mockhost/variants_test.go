@@ -54,6 +54,7 @@ func variantProbes() map[string]probe {
 		"no-agent-runtime-no-registry": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
 		"activation-asks-consent":      faults["launch-keeps-install-consent"],
 		"visibility-as-word":           visibilityProbe,
+		EveryReading:                   visibilityProbe,
 		"visibility-as-state":          visibilityProbe,
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["capabilities"])

@@ -21,6 +21,11 @@ func notReady() []string {
 	return []string{protocol.StatusNeedsSetup, protocol.StatusBlocked, protocol.StatusFailed}
 }
 
+// blockedStatuses are blocked and failed, its pre-0.5 spelling: where a
+// clause names blocked (end of life, an incompatible host version), a host
+// writing the older vocabulary says failed.
+func blockedStatuses() []string { return []string{protocol.StatusBlocked, protocol.StatusFailed} }
+
 // launchable lists the statuses that let launch go ahead.
 func launchable() []string { return []string{protocol.StatusReady, protocol.StatusReadyDegraded} }
 

@@ -174,11 +174,12 @@ func selectVariants(named, faults []string, cat *levels.Catalog, judged map[stri
 	}
 	vs := mockhost.Variants()
 	if len(named) > 0 {
-		set, err := mockhost.ParseVariants(named)
-		if err != nil {
+		if _, err := mockhost.ParseVariants(named); err != nil {
 			return nil, err
 		}
-		vs = slices.DeleteFunc(vs, func(v mockhost.Variant) bool { return !set.Has(v.Name) })
+		// The names as given: every-reading is one case, not the
+		// variants it takes together.
+		vs = slices.DeleteFunc(vs, func(v mockhost.Variant) bool { return !slices.Contains(named, v.Name) })
 	}
 	if judged != nil {
 		vs = slices.DeleteFunc(vs, func(v mockhost.Variant) bool { return len(variantTouched(cat, v, judged)) == 0 })
