@@ -147,7 +147,7 @@ func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigurePar
 	return p
 }
 
-// offeredEnabled lists, sorted, the capabilities the host's hello offers
+// offeredEnabled is the set of capabilities the host's hello offers
 // enabled.
 func (tc *TestContext) offeredEnabled() map[string]bool {
 	out := map[string]bool{}
