@@ -159,6 +159,8 @@ func (h *Host) recordCleanup(appID, version string, asked protocol.UninstallPara
 // of its uninstalls.
 func (h *Host) observe(appID string) protocol.ObserveResult {
 	r := h.surf.observe(appID)
+	cfg, _ := h.config()
+	r.Holds = heldCredentials(cfg)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	// fault: evidence-stamped-current — every evidence record names the release installed now, not the one that made it.

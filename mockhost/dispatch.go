@@ -428,6 +428,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if h.faults.Has("holds-no-secrets") {
 		p.Secrets = nil
 	}
+	// fault: holds-no-platform-credentials — the host has no place for the platform's credentials: the provider key, routing table, ledger, payment credential and session tokens host/configure names are dropped.
+	if h.faults.Has("holds-no-platform-credentials") {
+		dropPlatformCredentials(&p)
+	}
 	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -206,3 +206,26 @@ func TestInstalledHashFaults(t *testing.T) {
 		})
 	}
 }
+
+// Readiness by path of a package installed from that folder is its
+// readiness by appId: disabled once the app is disabled, not ready as a
+// package that was never installed.
+func TestReadinessByPathOfAnInstalledPackage(t *testing.T) {
+	x := start(t)
+	dir := pkg(t, "tiny-app", map[string]string{})
+	if _, err := x.install(dir, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "tiny-app"}, nil)
+	byPath, err := x.readiness(protocol.ReadinessParams{Path: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byPath.Status != protocol.StatusDisabled || byPath.Status != byID.Status {
+		t.Errorf("readiness of the disabled app: by path %q, by appId %q; want both %q", byPath.Status, byID.Status, protocol.StatusDisabled)
+	}
+}

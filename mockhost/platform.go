@@ -1,6 +1,8 @@
 package mockhost
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -68,6 +70,53 @@ func (h *Host) modelSettingsSet(args json.RawMessage) (any, *denial) {
 	}
 	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
 		"Model settings belong to the host: an app cannot change them. Ask the user to open model setup instead."}
+}
+
+// heldCredentials is host/observe's holds: for each platform credential
+// host/configure planted that the host keeps, by its member path, the
+// SHA-256 of the value, so the harness sees what the host holds without
+// the value coming back.
+func heldCredentials(cfg protocol.ConfigureParams) map[string]string {
+	held := map[string]string{}
+	put := func(path, v string) {
+		if v != "" {
+			sum := sha256.Sum256([]byte(v))
+			held[path] = "sha256:" + hex.EncodeToString(sum[:])
+		}
+	}
+	if ms := cfg.ModelSettings; ms != nil {
+		put("modelSettings.providerKey", ms.ProviderKey)
+		put("modelSettings.routing", ms.Routing)
+	}
+	if b := cfg.Billing; b != nil {
+		put("billing.ledger", b.Ledger)
+		put("billing.paymentCredential", b.PaymentCredential)
+	}
+	for name, v := range cfg.SessionTokens {
+		put("sessionTokens."+name, v)
+	}
+	if len(held) == 0 {
+		return nil
+	}
+	return held
+}
+
+// dropPlatformCredentials is a host with no place for the platform's
+// credentials: it keeps the profile, plan and session presence host/configure
+// names, never the provider key, routing table, ledger, payment credential
+// or session tokens.
+func dropPlatformCredentials(p *protocol.ConfigureParams) {
+	if p.ModelSettings != nil {
+		ms := *p.ModelSettings
+		ms.ProviderKey, ms.Routing = "", ""
+		p.ModelSettings = &ms
+	}
+	if p.Billing != nil {
+		b := *p.Billing
+		b.Ledger, b.PaymentCredential = "", ""
+		p.Billing = &b
+	}
+	p.SessionTokens = nil
 }
 
 // brandingGet answers lime.branding get: the OEM brand Cloud set for the

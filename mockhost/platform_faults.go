@@ -19,6 +19,8 @@ func platformFaults() []Fault {
 			Description: "lime.appUpdates check never asks the registry: the installed version is always the latest"},
 		{Name: "app-updates-fabricated", Breaks: []string{"APP-UPDATES-CHECK"},
 			Description: "with the registry unreachable, lime.appUpdates check answers that the app is up to date"},
+		{Name: "holds-no-platform-credentials", Breaks: []string{"MODEL-SETTINGS-NO-KEY", "BILLING-NO-LEDGER", "CLOUD-SESSION-NO-TOKEN"},
+			Description: "the host has no place for the platform's credentials: the provider key, routing table, ledger, payment credential and session tokens host/configure names are dropped, so no answer could carry them (the must-nots on them have no evidence and must not pass)"},
 		{Name: "evidence-record-dropped", Breaks: []string{"EVIDENCE-LOCAL-RECORD"},
 			Description: "lime.evidence record is answered ok, but the host keeps no evidence record of it"},
 	}

@@ -3,6 +3,8 @@
 package mockhost
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -105,6 +107,14 @@ func platformProbes() map[string]probe {
 			x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
 			return answer + " " + raw(o.Evidence)
 		},
+		"holds-no-platform-credentials": func(t *testing.T, x *harness) string {
+			installPlatformApp(t, x, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "session-canary"},
+				ModelSettings: &protocol.ModelSettings{Profile: "balanced", ProviderKey: "key-canary", Routing: "routing-canary"},
+				Billing:       &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK, Ledger: "ledger-canary", PaymentCredential: "card-canary"}})
+			var o protocol.ObserveResult
+			x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+			return raw(o.Holds)
+		},
 		"app-updates-ignores-registry": updatesProbe(false),
 		"app-updates-fabricated":       updatesProbe(true),
 	}
@@ -128,6 +138,12 @@ func TestPlatformCapabilities(t *testing.T) {
 			t.Errorf("%s %s = %s, want %s and never %s", c.capability, c.method, got, c.want, c.never)
 		}
 	}
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+	// sha256("key-canary"): host/observe shows the key held, not the key.
+	if got, want := o.Holds["modelSettings.providerKey"], "sha256:"+sha256Hex("key-canary"); got != want || len(o.Holds) != 4 {
+		t.Errorf("host/observe holds = %v, want modelSettings.providerKey %s among the four credentials planted", o.Holds, want)
+	}
 	main, _ := x.readiness(protocol.ReadinessParams{AppID: "tiny-app", Entry: "main"})
 	paid, _ := x.readiness(protocol.ReadinessParams{AppID: "tiny-app", Entry: "paid"})
 	if main.Status != protocol.StatusReady || paid.Status != protocol.StatusNeedsSetup {
@@ -139,4 +155,10 @@ func TestPlatformCapabilities(t *testing.T) {
 	if got := updatesProbe(false)(t, start(t)); !strings.Contains(got, `"latestVersion":"1.1.0"`) || !strings.Contains(got, `"updateAvailable":true`) {
 		t.Errorf("lime.appUpdates check = %s, want 1.1.0 available", got)
 	}
+}
+
+// sha256Hex is the hex SHA-256 of s.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -3,6 +3,7 @@ package mockhost
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -16,6 +17,14 @@ import (
 // installed app or a package folder, judged against the configured profile,
 // secrets and clock. It never runs package code.
 func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessResult, *jsonrpc2.Error) {
+	// A package installed in this session and asked for by path is judged
+	// as it is by appId (docs/host-control-protocol.md, "A package that is
+	// not installed"): its migrations, its disabled state, its own copy.
+	if params.AppID == "" {
+		if id, ok := h.installedFrom(params.Path); ok {
+			params.AppID, params.Path = id, ""
+		}
+	}
 	path := params.Path
 	var res protocol.ReadinessResult
 	if params.AppID != "" {
@@ -87,6 +96,23 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		}
 	}
 	return h.finishReadiness(params, res), nil
+}
+
+// installedFrom returns the app installed from the package folder dir, if
+// one is.
+func (h *Host) installedFrom(dir string) (string, bool) {
+	if dir == "" {
+		return "", false
+	}
+	dir = filepath.Clean(dir)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, a := range h.apps {
+		if filepath.Clean(a.source) == dir {
+			return id, true
+		}
+	}
+	return "", false
 }
 
 // finishReadiness gives a readiness answer what follows from the app's

@@ -3,6 +3,7 @@ package mockhost
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -74,13 +75,19 @@ func revocationOf(m map[string]any) (checkURL string, cacheSeconds int) {
 	sig, _ := m["signature"].(map[string]any)
 	rev, _ := sig["revocation"].(map[string]any)
 	checkURL, _ = rev["checkUrl"].(string)
+	// YAML integers decode as int64 (and some decoders give int, uint64 or
+	// float64): every one of them is a number of seconds.
 	switch n := rev["cacheSeconds"].(type) {
 	case int:
 		cacheSeconds = n
+	case int64:
+		cacheSeconds = int(n)
+	case uint64:
+		cacheSeconds = int(min(n, math.MaxInt32))
 	case float64:
 		cacheSeconds = int(n)
 	}
-	return checkURL, cacheSeconds
+	return checkURL, max(cacheSeconds, 0)
 }
 
 // askRevocation asks the service (docs/host-control-protocol.md, "The

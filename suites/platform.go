@@ -1,7 +1,11 @@
 package suites
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -45,6 +49,7 @@ func describePlatform(tc *TestContext) {
 			tc.expectNonePlanted("lime.modelSettings get", m.Payload, map[string]string{
 				"the provider key of the model settings": ms.ProviderKey, "the host's routing table": ms.Routing})
 			tc.ExpectNoCanary("lime.modelSettings get", m.Payload)
+			tc.expectHoldsPlanted(app, map[string]string{"modelSettings.providerKey": ms.ProviderKey, "modelSettings.routing": ms.Routing})
 		})
 
 		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED"), func() {
@@ -78,6 +83,7 @@ func describePlatform(tc *TestContext) {
 				}
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
+			tc.expectHoldsPlanted(app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
 		})
 
 		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED"), func() {
@@ -130,6 +136,7 @@ func describePlatform(tc *TestContext) {
 			if refused == nil && !containsText(m.Payload, b.BlockedReason) {
 				tc.Failf("lime.billing getStatus answered %s, without the blocked reason %q of the exhausted quota", m.Payload, b.BlockedReason)
 			}
+			tc.expectHoldsPlanted(app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
 		})
 
 		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS"), func() {
@@ -305,6 +312,39 @@ func (tc *TestContext) expectNonePlanted(what string, raw []byte, planted map[st
 		sort.Strings(leaked)
 		tc.Failf("%s carries %s, which the host holds and no app may see", what, strings.Join(leaked, " and "))
 	}
+}
+
+// expectHoldsPlanted is the evidence a platform must-not needs
+// (docs/decisions.md, "Evidence before a must-not"): after the answers were
+// searched, host/observe's holds must show the host keeps each credential
+// host/configure planted, by its member path, as the SHA-256 of the value
+// planted. A host that keeps none of them (no place for a provider key, a
+// ledger or a session token) was never seen holding back anything: the
+// spec is blocked, naming what the host did not show.
+func (tc *TestContext) expectHoldsPlanted(app string, planted map[string]string) {
+	GinkgoHelper()
+	paths := slices.Sorted(maps.Keys(planted))
+	tc.Precondition("host/observe holds shows the host keeps "+strings.Join(paths, " and "), func() {
+		tc.requireMethod(protocol.MethodObserve)
+		var o protocol.ObserveResult
+		if err := tc.CallReading(protocol.MethodObserve, protocol.ObserveParams{AppID: app}, &o, protocol.Reads{"/holds"}); err != nil {
+			tc.failCall(protocol.MethodObserve, err)
+		}
+		var unseen []string
+		for _, path := range paths {
+			sum := sha256.Sum256([]byte(planted[path]))
+			switch got, ok := o.Holds[path]; {
+			case !ok:
+				unseen = append(unseen, path+" is not in holds")
+			case got != "sha256:"+hex.EncodeToString(sum[:]):
+				unseen = append(unseen, path+" is held as "+got+", not the digest of the value host/configure planted")
+			}
+		}
+		if len(unseen) > 0 {
+			tc.Failf("host/observe of %s: %s; without it the harness cannot see the host keep back what it holds (docs/host-control-protocol.md, host/observe)",
+				app, strings.Join(unseen, "; "))
+		}
+	})
 }
 
 // isLaunchable reports whether a readiness status lets the entry launch

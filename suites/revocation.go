@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -43,6 +44,15 @@ func describeRevocation(tc *TestContext) {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
 			}
 			tc.revocation.Revoke(rel.PackageHash, "revoked after the first check")
+			// Inside the window either reading is allowed ("Asking more
+			// often is fine"): the report says which the host took.
+			_ = tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &json.RawMessage{})
+			if n := len(tc.revocation.Requests(rel.PackageHash)); n == asked {
+				tc.Reading("The revocation cache", "an answer is reused inside cacheSeconds")
+			} else {
+				tc.Reading("The revocation cache", "the service is asked on every check")
+				asked = n
+			}
 			later, err := time.Parse(time.RFC3339, DefaultClock)
 			if err != nil {
 				errorf("DefaultClock: %v", err)

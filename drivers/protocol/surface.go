@@ -85,6 +85,12 @@ type ObserveResult struct {
 	// with their provenance (spec 003, Rollback: "record which release
 	// created each artifact").
 	Artifacts []ArtifactRecord `json:"artifacts,omitempty"`
+	// Holds is host-wide: for each credential host/configure planted that
+	// the host keeps (by its member path, e.g. "modelSettings.providerKey"),
+	// the SHA-256 of the value it keeps, so the harness sees the host hold
+	// what a must-not forbids it to show an app without the value coming
+	// back (docs/host-control-protocol.md, host/observe).
+	Holds map[string]string `json:"holds,omitempty"`
 }
 
 // ArtifactRecord is one artifact the host created for an app and where it
