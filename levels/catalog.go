@@ -57,6 +57,12 @@ func allRequirements() []Requirement {
 	catalogP0 := []string{"catalog", "desktop-p0"}
 	installP0 := []string{"installable", "desktop-p0"}
 	readyP0 := []string{"executable", "desktop-p0"}
+	// A registry is one source of packages among several (002 Discovery:
+	// "local directories, registry entries, OEM bootstrap payloads, or
+	// development fixtures"; 003: "A registry can distribute packages"), so
+	// no generic level's text needs one; Desktop P3's app updates come from
+	// it (002: "The host checks releases, downloads, switches versions").
+	registryLevels := []string{"desktop-p3"}
 	pkg := []RefusalKind{RefusesPackage}
 	ready := []RefusalKind{NotReady}
 	pkgOrReady := []RefusalKind{RefusesPackage, NotReady}
@@ -174,23 +180,23 @@ func allRequirements() []Requirement {
 		{ID: "VERIFY-REVOCATION-FAIL-CLOSED", Refusal: pkg, Reading: "An unreachable revocation endpoint", Strength: Must, Levels: []string{"installable", "desktop-p1"},
 			Title:  "A package whose revocation status cannot be had (service down or silent) is refused, naming revocation",
 			Clause: spec(SpecMain, "Package signing and revocation", "Block install and alert on any failure.")},
-		{ID: "REGISTRY-TENANT-ENABLED", Reading: "The registry the harness plays", Strength: Must, Levels: []string{"installable", "desktop-p1"},
+		{ID: "REGISTRY-TENANT-ENABLED", Reading: "The registry the harness plays", Strength: Must, Levels: registryLevels,
 			Title:  "The host offers and installs only releases its registry enables for its tenant; another release is refused, naming it, and never installed",
 			Clause: spec(SpecRelease, "Distribution flow", "Tenant->>Registry: Enable release or channel ... Registry-->>Host: Enabled releases and policy defaults ... Host->>Host: Install only after consent and policy pass")},
-		{ID: "REGISTRY-WITHDRAWN", Reading: "Withdrawn releases", Strength: Must, Levels: []string{"installable", "desktop-p1"},
+		{ID: "REGISTRY-WITHDRAWN", Reading: "Withdrawn releases", Strength: Must, Levels: registryLevels,
 			Title:  "A release the registry has withdrawn is neither offered nor installed",
 			Clause: spec(SpecRelease, "Distribution flow", "Registry-->>Host: Enabled releases and policy defaults ... Host->>Host: Install only after consent and policy pass")},
-		{ID: "REGISTRY-PINNED-CHANNEL", Strength: Should, Levels: []string{"installable", "desktop-p1"},
+		{ID: "REGISTRY-PINNED-CHANNEL", Strength: Should, Levels: registryLevels,
 			Title:  "A channel the tenant enabled installs the one release it pins, and the host records exactly that release's packageHash",
 			Clause: spec(SpecRelease, "Channels and pins", "tenant enablement should resolve to a concrete release. ... A host should know exactly which package was installed.")},
-		{ID: "REGISTRY-METADATA-FIRST", Reading: "Release compatibility", Strength: Should, Levels: []string{"installable", "desktop-p1"},
+		{ID: "REGISTRY-METADATA-FIRST", Reading: "Release compatibility", Strength: Should, Levels: registryLevels,
 			Title:  "The host decides from the release object's compatibility whether it can install a release before it downloads the package",
 			Clause: spec(SpecRelease, "Release object", "A release should include enough metadata for a host to decide whether it can install the package before downloading every support file.")},
-		{ID: "REGISTRY-OUTAGE", Strength: Must, Levels: []string{"installable", "desktop-p1"},
+		{ID: "REGISTRY-OUTAGE", Strength: Must, Levels: registryLevels,
 			Title:  "Apps installed from the registry stay listed and ready while the registry is down, silent, answering garbage or dropping its connections",
 			Clause: spec(SpecRuntime, "A host runtime is acceptable when", "A host runtime is acceptable when: ... registry failure does not break already installed local apps unless policy requires disablement")},
-		{ID: "REGISTRY-PACKAGE-HASH", Refusal: pkg, Reading: "The registry the harness plays", Strength: Must, Levels: []string{"installable", "desktop-p1"},
-			Title:  "A package downloaded from the registry that does not hash to its release's packageHash is refused, naming packageHash, and never installed",
+		{ID: "REGISTRY-VERIFIED", Refusal: pkg, Reading: "The registry the harness plays", Strength: Must, Levels: registryLevels,
+			Title:  "A release installed from the registry is verified as a package folder is: a download that does not hash to the release's packageHash, or whose release vouches for another publisher, is refused naming what differs, and never installed",
 			Clause: spec(SpecMain, "Package signing and revocation", "Hosts must verify in this order: 1. Verify packageHash and manifest hash. ... 5. Block install and alert on any failure.")},
 		{ID: "POLICY-INSTALL", Strength: Must, Levels: []string{"installable", "desktop-p1"},
 			Title:  "An app tenant policy denies is not installed, and the refusal says so (-32007); an app the policy does not name installs",
@@ -225,7 +231,7 @@ func allRequirements() []Requirement {
 			Title:  "Projection includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions",
 			Clause: spec(SpecMain, "Projection contract", "Projection output should include: app summary, capability requirements, projected entries, ... permissions and policy prompts, provenance")},
 		{ID: "P0-NO-APP-CODE", Strength: MustNot, Levels: installP0,
-			Title:  "Verification, projection and readiness never execute package code",
+			Title:  "Verification, projection and readiness never execute package code: the worker does not run and the UI page is not loaded (workflows run only through a runtime, which P0 does not have)",
 			Clause: spec(SpecDesktop, "Conformance levels", "Desktop P0: Read packages, verify hashes, emit projection, run readiness. Must not: Execute app UI, workers, or workflows.")},
 
 		// Readiness.

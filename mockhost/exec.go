@@ -2,6 +2,9 @@ package mockhost
 
 import (
 	"context"
+	"net/http"
+	"os"
+	"regexp"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,4 +39,30 @@ func runWorker(p *agentpkg.Package) {
 	cmd.Dir = p.Dir
 	cmd.WaitDelay = time.Second
 	_ = cmd.Run()
+}
+
+// srcAttr matches the absolute http(s) addresses a page's src and href
+// attributes name.
+var srcAttr = regexp.MustCompile(`(?:src|href)="(https?://[^"]+)"`)
+
+// previewUI is the bug behind render-ui-on-readiness: to show a preview it
+// loads the package's UI entry page as a renderer would, asking for every
+// address the page names, which a Desktop P0 host must never do before
+// launch (spec 002, Conformance levels: must not execute app UI). Only
+// called under that fault.
+func previewUI(p *agentpkg.Package) {
+	rp, _ := p.Manifest["runtimePackage"].(map[string]any)
+	ui, _ := rp["ui"].(map[string]any)
+	path, _ := ui["path"].(string)
+	entry, _ := ui["entry"].(string)
+	page, err := os.ReadFile(filepath.Join(p.Dir, filepath.FromSlash(path), filepath.FromSlash(entry)))
+	if entry == "" || err != nil {
+		return
+	}
+	client := &http.Client{Timeout: workerTimeout}
+	for _, m := range srcAttr.FindAllSubmatch(page, 20) {
+		if resp, err := client.Get(string(m[1])); err == nil {
+			_ = resp.Body.Close()
+		}
+	}
 }

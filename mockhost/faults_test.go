@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/control"
@@ -270,6 +273,15 @@ func faultProbes() map[string]probe {
 			_, err := x.readiness(protocol.ReadinessParams{Path: dir})
 			return err
 		}),
+		"render-ui-on-readiness": func(t *testing.T, x *harness) string {
+			var asked atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { asked.Add(1) }))
+			t.Cleanup(srv.Close)
+			dir := pkg(t, "tiny-app", map[string]string{"dist/ui/index.html": `<img src="` + srv.URL + `/image">`,
+				"APP.md": manifest(withDefaults("runtimePackage:\n  ui:\n    path: ./dist/ui\n    entry: index.html\n    format: static\n"))})
+			_, err := x.readiness(protocol.ReadinessParams{Path: dir})
+			return fmt.Sprintf("err=%v asked=%d", err, asked.Load())
+		},
 		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
 		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),

@@ -69,6 +69,10 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	if h.faults.Has("exec-worker-on-readiness") {
 		runWorker(p)
 	}
+	// fault: render-ui-on-readiness — the package's UI entry page is loaded, as a renderer would, for a preview.
+	if h.faults.Has("render-ui-on-readiness") {
+		previewUI(p)
+	}
 	// fault: ignore-end-of-life — endOfLifeAt is never looked at.
 	if h.faults.Has("ignore-end-of-life") {
 		q := *p

@@ -96,7 +96,7 @@ func Variants() []Variant {
 			// (TestVariantsJudgeableAtTheLevelsTheyClaim).
 			OptsOut:     []string{"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
 			Clause:      "spec 002, Desktop levels: Desktop P0 reads, verifies, projects and runs readiness; an agent runtime (P5) and a registry client are later levels",
-			Description: "a Desktop P0 host: it claims catalog and desktop-p0 and answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry)"},
+			Description: "a Desktop P0 host: it claims catalog and desktop-p0, answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry), and refuses at verification a package requiring a capability it offers switched off"},
 
 		// The app surface (Desktop P1, P2; Capability).
 		{Name: "activation-asks-consent", Touches: []string{"ACTIVATE-CONSENT"},

@@ -56,6 +56,7 @@ func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []pro
 // runs only when the steps before it passed.
 func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
 	fs := agentpkg.Verify(p, rel, h.profile())
+	fs = append(fs, h.switchedOffFindings(p)...)
 	fs = append(fs, h.signatureFindings(p, rel, fs)...)
 	// fault: revocation-before-signature — revocation is asked whatever the signature step found.
 	if h.faults.Has("revocation-before-signature") {
@@ -64,4 +65,25 @@ func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.F
 		fs = append(fs, h.revocationFindings(p, fs)...)
 	}
 	return append(fs, h.publisherFindings(p, rel, fs)...)
+}
+
+// switchedOffFindings is the Desktop P0 host's reading of compatibility: a
+// capability its hello offers switched off (enabled: false) meets no
+// requirement, so a package requiring one, even as "current", is refused
+// at verification, not only left needs-setup by readiness
+// (docs/host-control-protocol.md, Capability profile).
+func (h *Host) switchedOffFindings(p *agentpkg.Package) []protocol.Finding {
+	if !h.desktopP0Only() {
+		return nil
+	}
+	profile := h.profile()
+	var out []protocol.Finding
+	for _, req := range agentpkg.RequiredCapabilities(p.Manifest) {
+		if c, ok := profile[req.Name]; ok && !c.Enabled {
+			out = append(out, protocol.Finding{Code: agentpkg.CodeIncompatibleCapability, Severity: agentpkg.SeverityError,
+				File: "APP.md", Field: "requires.capabilities." + req.Name,
+				Message: "APP.md: field requires.capabilities." + req.Name + ": this host offers " + req.Name + " switched off"})
+		}
+	}
+	return out
 }

@@ -2,8 +2,15 @@ package suites
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 
@@ -14,10 +21,54 @@ import (
 // package root if anything executes it.
 const sentinelFile = "SENTINEL-EXECUTED"
 
+// afterAnswerQuiet is how long a no-execution check waits after the host
+// answered before it looks for the sentinels: code a host starts in the
+// background shows within it.
+const afterAnswerQuiet = 150 * time.Millisecond
+
+// sentinelPage records what the sentinel-worker page asks the harness for.
+type sentinelPage struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (p *sentinelPage) asked() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.paths)
+}
+
+// uiSentinel rewrites the page of the sentinel-worker copy at dir so that
+// loading it (an image, a script) or running its script (a fetch) asks a
+// loopback server of the harness's, and returns what that server records.
+// The package has no signature, so its hashes stay the host's to compute.
+func (tc *TestContext) uiSentinel(dir string) *sentinelPage {
+	GinkgoHelper()
+	page := &sentinelPage{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page.mu.Lock()
+		page.paths = append(page.paths, r.URL.Path)
+		page.mu.Unlock()
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if strings.HasSuffix(r.URL.Path, ".js") {
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprintf(w, "fetch(%q);\n", "http://"+r.Host+"/script-ran")
+		}
+	}))
+	DeferCleanup(srv.Close)
+	html := fmt.Sprintf("<!doctype html>\n<title>Sentinel Page</title>\n<img src=%q alt=\"\">\n<script src=%q></script>\n<script>fetch(%q);</script>\n",
+		srv.URL+"/image-loaded", srv.URL+"/script.js", srv.URL+"/inline-script-ran")
+	WriteFile(dir, "dist/ui/index.html", []byte(html))
+	return page
+}
+
 // describeNoCodeExecution checks that nothing in the package runs before
 // launch (spec 002, Desktop P0 "Must not: Execute app UI, workers, or
 // workflows"; checklist "Verification, projection, and readiness finish
-// before app code executes").
+// before app code executes"): each member the clause lists that the
+// package can show, the worker by a file it writes and the UI by what its
+// page asks the harness for. A workflow's steps run through the host's
+// runtime (agent tasks, tools, storage), which a P0 host does not have.
 func describeNoCodeExecution(tc *TestContext) {
 	Describe("Desktop P0: no package code runs", func() {
 		// The evidence is the sentinel, not the answer: a host that refuses
@@ -30,12 +81,21 @@ func describeNoCodeExecution(tc *TestContext) {
 				// host running it from its own copy of the package is caught too.
 				outside := filepath.Join(filepath.Dir(dir), sentinelFile)
 				AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
+				// Its page asks the harness for what it links: a host that
+				// loads or renders the UI (a preview, a warm-up) is seen.
+				page := tc.uiSentinel(dir)
 				var raw json.RawMessage
 				err := tc.Call(method, params(dir), &raw)
+				// What runs in the background after the answer has a moment
+				// to show.
+				time.Sleep(afterAnswerQuiet)
 				for _, p := range []string{filepath.Join(dir, sentinelFile), outside} {
 					if _, serr := os.Stat(p); !os.IsNotExist(serr) {
 						tc.Failf("the package's worker ran during %s: it created %s", method, filepath.Base(p))
 					}
+				}
+				if asked := page.asked(); len(asked) > 0 {
+					tc.Failf("the package's UI was loaded during %s: its page asked the harness for %s", method, strings.Join(asked, ", "))
 				}
 				he, isHostErr := hostError(err)
 				if err != nil && !isHostErr && !isSchemaError(err) {

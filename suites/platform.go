@@ -358,13 +358,16 @@ func isLaunchable(status string) bool {
 	return status != "" && status != protocol.StatusDisabled && status != protocol.StatusUnknown
 }
 
-// namesBilling reports whether a not-ready answer names billing in one of
-// its checks, blockers or setup actions.
+// namesBilling reports whether a not-ready answer names billing as a cause:
+// in a failing check (an error or a blocking one; an info check that says
+// billing is available is no cause), a blocker or a setup action.
 func namesBilling(r protocol.ReadinessResult) bool {
 	var texts []string
 	texts = append(texts, r.Blockers...)
 	for _, c := range r.Checks {
-		texts = append(texts, c.Kind, c.Key, c.Code, c.Message)
+		if c.Severity == "error" || c.Blocking {
+			texts = append(texts, c.Kind, c.Key, c.Code, c.Message)
+		}
 	}
 	for _, a := range r.SetupActions {
 		texts = append(texts, a.Key, a.Kind, a.Target, a.Title)

@@ -34,7 +34,7 @@ func launchable() []string { return []string{protocol.StatusReady, protocol.Stat
 func describeReadiness(tc *TestContext) {
 	Describe("Desktop P0: readiness", func() {
 		It("reports a package with every check satisfied as ready", tc.Req("READY-STATUS"), func() {
-			dir := tc.fitToProfile(tc.Fixture("full-app"))
+			dir := tc.Fixture(controlFixture)
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")

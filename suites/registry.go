@@ -140,7 +140,7 @@ func describeRegistry(tc *TestContext) {
 			Entry("drops the connection half-way through an answer", tc.Req("REGISTRY-OUTAGE"), registry.Drop),
 		)
 
-		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-PACKAGE-HASH"), func() {
+		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-VERIFIED"), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.publish(dir)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)

@@ -95,7 +95,7 @@ func describeSignature(tc *TestContext) {
 				func(p *protocol.Publisher) { p.VerifiedDomain = "elsewhere.example.net" }),
 		)
 
-		It("checks the signature and publisher of a release installed from the registry", tc.Req("VERIFY-PUBLISHER"), func() {
+		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED"), func() {
 			dir, signed := tc.signedPackage()
 			rel := tc.releaseObject(dir)
 			rel.SignatureBundle = signed.SignatureBundle
