@@ -9,11 +9,16 @@ export interface Capability {
 }
 export type Profile = Record<string, Capability>;
 
-/** What this host offers: a desktop host with UI and storage, and no agent runtime. */
+/**
+ * What this host offers: a desktop host with UI and storage. It has no agent
+ * runtime and no artifact store: those are listed switched off, so that an
+ * app needing them installs and reads needs-setup rather than being refused.
+ */
 export const HELLO_PROFILE: Profile = {
   "lime.ui": { version: "0.10.0", enabled: true },
   "lime.storage": { version: "0.10.0", enabled: true },
   "lime.agent": { version: "0.10.0", enabled: false },
+  "lime.artifacts": { version: "0.10.0", enabled: false },
 };
 
 export interface Config {
