@@ -81,6 +81,23 @@ declare module "node:crypto" {
     digest(): Buffer;
   }
   export function createHash(algorithm: string): Hash;
+  export interface KeyObject {
+    type: string;
+  }
+  export function createPublicKey(key: { key: Uint8Array; format: "der"; type: "spki" } | string): KeyObject;
+  export function verify(algorithm: string | null, data: Uint8Array, key: KeyObject, signature: Uint8Array): boolean;
+  export class X509Certificate {
+    constructor(der: Uint8Array | string);
+    readonly publicKey: KeyObject;
+    readonly raw: Buffer;
+    readonly validFrom: string;
+    readonly validTo: string;
+    readonly subjectAltName: string | undefined;
+    readonly ca: boolean;
+    checkIssued(other: X509Certificate): boolean;
+    verify(publicKey: KeyObject): boolean;
+    toString(): string;
+  }
 }
 
 declare module "node:http" {
