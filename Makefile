@@ -9,7 +9,7 @@ MUTATION_OUT ?= bin/mutation.json
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
-.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick selftest selftest-full lint deps chromium clean mutation soak bench-certify
+.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick selftest selftest-full lint deps chromium clean mutation soak bench-certify example-host
 
 all: build
 
@@ -29,7 +29,7 @@ certify: deps build
 ## over stdio as selftest's baseline, over TCP in TestRunOverTCP; `make
 ## suites` runs the first two again on their own. Each stage prints how
 ## long it took (README, "Test budget").
-test: deps build unit lint selftest
+test: deps build example-host unit lint selftest
 
 ## test-quick: the edit loop, under 5 minutes on 2 cores: vet, gofmt,
 ## staticcheck, the unit tests that start no browser and no harness child
@@ -103,6 +103,27 @@ soak: build
 mutation:
 	@test -x bin/tools/gremlins || GOBIN=$(abspath bin/tools) $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 	bin/tools/gremlins unleash --tags mutation --workers 1 --timeout-coefficient 4 --output $(MUTATION_OUT) ./mockhost
+
+## example-host: the TypeScript example host a host team starts from
+## (examples/minimal-host, Node 20, no Go). Node and npm come from Debian
+## when node is missing; npm ci installs the locked yaml and typescript, tsc
+## builds dist/, and the harness certifies the host over stdio at installable
+## and desktop-p0: anything but exit 0 fails.
+EXAMPLE_HOST := examples/minimal-host
+example-host: build
+	@start=$$(date +%s); \
+	  command -v node >/dev/null 2>&1 || { \
+	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	    $$SUDO apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; } && \
+	  node --version && \
+	  (cd $(EXAMPLE_HOST) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) && \
+	  out=$$(mktemp -d /tmp/agentapp-example-host-XXXXXX) && \
+	  ./$(BIN) run --host-cmd "node $(EXAMPLE_HOST)/dist/main.js" --level installable --level desktop-p0 --out $$out/report --quiet; \
+	  rc=$$?; \
+	  if [ $$rc -eq 0 ]; then rm -rf "$$out"; else echo "example-host: the report is kept in $$out/report"; fi; \
+	  echo "example-host: exit $$rc, $$(( $$(date +%s) - start )) s"; \
+	  test $$rc -eq 0
 
 ## deps: Debian's chromium for the report page test (never a downloaded browser).
 deps: chromium
