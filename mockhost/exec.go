@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"regexp"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 

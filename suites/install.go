@@ -23,29 +23,7 @@ func describeInstall(tc *TestContext) {
 				if relax != nil {
 					relax(dir)
 				}
-				rel := tc.ReleaseOf(dir)
-				tc.Precondition("the untouched package installs", func() {
-					app := tc.Install(dir, rel)
-					tc.Uninstall(app.AppID, false)
-				})
-				spoil(dir)
-				if rehash { // the registry published the spoiled package: only its contents can tell
-					rel = tc.ReleaseOf(dir)
-				}
-				_, err := tc.TryInstall(dir, rel, true)
-				he, isHostErr := tc.refusalError(protocol.MethodInstall, err)
-				if !isHostErr {
-					tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
-				}
-				if _, listed := FindApp(tc.List(), fixture); listed {
-					tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
-				}
-				r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
-				if !r.Refused {
-					tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
-						planted.What, he.Code, he.Message, codes)
-				}
-				tc.ExpectRefused(r, planted)
+				tc.expectNeverInstalled(fixture, dir, spoil, rehash, codes, planted)
 			},
 			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
 				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
@@ -66,13 +44,22 @@ func describeInstall(tc *TestContext) {
 				func(dir string) { SetField(dir, "manifestVersion", "9.0.0") }, true,
 				[]int64{protocol.CodePackageInvalid, protocol.CodeVerificationFailed},
 				Planted{What: "manifestVersion 9.0.0", Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"}),
-			// Capability negotiation happens at install too (spec 000, Capability SDK).
-			Entry("a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), "incompatible-capability",
-				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, `lime.agent: "*"`) },
-				func(dir string) { ReplaceIn(dir, "APP.md", `lime.agent: "*"`, `lime.agent: ">=9.0.0"`) }, true,
-				[]int64{protocol.CodeVerificationFailed},
-				Planted{What: "lime.agent >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: "lime.agent"}),
 		)
+
+		// Capability negotiation happens at install too (spec 000, Capability
+		// SDK), on a capability the host offers enabled (VERIFY-COMPATIBILITY's).
+		It("never installs a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), func() {
+			capability, v := rangedCapability(tc.Host().Hello().Capabilities)
+			if v == "" {
+				tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
+			}
+			dir := tc.Fixture("incompatible-capability")
+			ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: "*"`)
+			tc.expectNeverInstalled("incompatible-capability", dir,
+				func(dir string) { ReplaceIn(dir, "APP.md", capability+`: "*"`, capability+`: ">=9.0.0"`) }, true,
+				[]int64{protocol.CodeVerificationFailed},
+				Planted{What: capability + " >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
+		})
 
 		It("installs only after user, tenant or workspace consent", tc.Req("INSTALL-CONSENT"), func() {
 			dir := tc.Fixture("minimal-app")
@@ -182,4 +169,35 @@ func without(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// expectNeverInstalled is INSTALL-VERIFY-FIRST's judgement of one planted
+// failure: the package in dir (fixture's copy) installs untouched, then,
+// spoiled (and published spoiled when rehash), is refused with one of
+// codes naming planted, and is not listed.
+func (tc *TestContext) expectNeverInstalled(fixture, dir string, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
+	GinkgoHelper()
+	rel := tc.ReleaseOf(dir)
+	tc.Precondition("the untouched package installs", func() {
+		app := tc.Install(dir, rel)
+		tc.Uninstall(app.AppID, false)
+	})
+	spoil(dir)
+	if rehash { // the registry published the spoiled package: only its contents can tell
+		rel = tc.ReleaseOf(dir)
+	}
+	_, err := tc.TryInstall(dir, rel, true)
+	he, isHostErr := tc.refusalError(protocol.MethodInstall, err)
+	if !isHostErr {
+		tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
+	}
+	if _, listed := FindApp(tc.List(), fixture); listed {
+		tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
+	}
+	r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
+	if !r.Refused {
+		tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
+			planted.What, he.Code, he.Message, codes)
+	}
+	tc.ExpectRefused(r, planted)
 }

@@ -21,10 +21,16 @@ type transportCase struct {
 	connect func(behaviour string) Connector
 }
 
-func transports() []transportCase {
+func transports() []transportCase { return transportsWith(fast) }
+
+// patient is for tests that need every answer the test host gives, even on
+// a loaded machine, and wait out no silence.
+var patient = Options{CallTimeout: 10 * time.Second}
+
+func transportsWith(o Options) []transportCase {
 	return []transportCase{
-		{"pipe", func(b string) Connector { return PipeConnector(pipeHost(b), fast) }},
-		{"stdio", func(b string) Connector { return StdioConnector(stdioCmd(b), io.Discard, fast) }},
+		{"pipe", func(b string) Connector { return PipeConnector(pipeHost(b), o) }},
+		{"stdio", func(b string) Connector { return StdioConnector(stdioCmd(b), io.Discard, o) }},
 	}
 }
 

@@ -85,7 +85,7 @@ function appChecks(pkg: LoadedPackage, cfg: Config, now: Date, installedHashProb
   }
 
   // Host and capability versions.
-  for (const f of compatibilityFindings(m, cfg.profile, { enabledOnly: true })) {
+  for (const f of compatibilityFindings(m, cfg.profile)) {
     const capName = f.field.replace(/^requires\.(capabilities|lime)\./, "");
     const cap = cfg.profile[capName];
     const fixable = f.code === "incompatible-capability" && cap !== undefined && !cap.enabled;

@@ -11,14 +11,13 @@ export type Profile = Record<string, Capability>;
 
 /**
  * What this host offers: a desktop host with UI and storage. It has no agent
- * runtime and no artifact store: those are listed switched off, so that an
- * app needing them installs and reads needs-setup rather than being refused.
+ * runtime (listed switched off) and no artifact store (not listed): a
+ * package that requires either is refused at verification.
  */
 export const HELLO_PROFILE: Profile = {
   "lime.ui": { version: "0.10.0", enabled: true },
   "lime.storage": { version: "0.10.0", enabled: true },
   "lime.agent": { version: "0.10.0", enabled: false },
-  "lime.artifacts": { version: "0.10.0", enabled: false },
 };
 
 export interface Config {

@@ -138,7 +138,7 @@ export async function verifyPackage(path: string, release: Obj | undefined, ctx:
 }
 
 /** requires.capabilities against the profile; requires.lime against the host's components. */
-export function compatibilityFindings(m: Obj, profile: Profile, opts: { enabledOnly?: boolean } = {}): Finding[] {
+export function compatibilityFindings(m: Obj, profile: Profile): Finding[] {
   const out: Finding[] = [];
   const req = isObj(m.requires) ? m.requires : {};
   if (isObj(req.capabilities)) {
@@ -148,12 +148,10 @@ export function compatibilityFindings(m: Obj, profile: Profile, opts: { enabledO
       const cap = profile[name];
       if (!rangeIsReadable(range)) out.push(finding("invalid-field", "APP.md", field, `the range ${JSON.stringify(range)} for ${name} cannot be read`));
       else if (!cap) out.push(finding("incompatible-capability", "APP.md", field, `capability ${name} is not offered by this host`));
-      // Switched off is not a verification failure: verification checks
-      // versions (spec 000, Runtime contract 2); a capability an admin can
-      // switch on keeps the app from ready instead (needs-setup).
-      else if (!cap.enabled && !opts.enabledOnly) {
-        if (!satisfies(cap.version, range)) out.push(finding("incompatible-capability", "APP.md", field, `capability ${name} ${cap.version || "(no version)"} does not satisfy ${range}`));
-      } else if (!cap.enabled) out.push(finding("incompatible-capability", "APP.md", field, `capability ${name} is switched off on this host`));
+      // A capability offered switched off meets no requirement
+      // (docs/host-control-protocol.md, Capability profile): this host
+      // refuses such a package at verification as it does at readiness.
+      else if (!cap.enabled) out.push(finding("incompatible-capability", "APP.md", field, `capability ${name} is switched off on this host`));
       else if (!satisfies(cap.version, range)) out.push(finding("incompatible-capability", "APP.md", field, `capability ${name} ${cap.version || "(no version)"} does not satisfy ${range}`));
     }
   }
