@@ -19,7 +19,7 @@ func workflowRequirements() []Requirement {
 			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, and nothing of it happens after a rejection",
 			Clause: spec(SpecRuntime, "Minimum contract", "The final result is structured data, not only chat text. The app writes it back through lime.storage, lime.artifacts, and lime.evidence after policy checks and any required human review.")},
 		{ID: "WORKFLOW-INTERRUPT-RESUME", Reading: reading, Strength: Must, Levels: rt,
-			Title:  "An interrupted run stays where it was, whatever happens meanwhile, and a resumed run goes on from its checkpoint: states it finished are not run again, an agent task cut short is cancelled on the App Server and started anew",
+			Title:  "An interrupted run stays where it was, whatever happens meanwhile, and a resumed run goes on from its checkpoint: states it finished are not run again, an agent task cut short is started anew on the App Server (cancelling the old turn is the host's choice)",
 			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording. ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
 		{ID: "WORKFLOW-RETRY-POLICY", Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A state that fails is tried again at most recovery.maxRetries times: a run whose agent task fails that often still completes, one whose task fails once more ends failed after exactly maxRetries + 1 attempts, never completed",

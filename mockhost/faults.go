@@ -351,6 +351,8 @@ func Faults() []Fault {
 			Description: "a state's timeout is not applied: the run waits for a hanging agent task for minutes"},
 		{Name: "workflow-mock-success-when-down", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
 			Description: "an agent-task state whose App Server is down counts as done, and the run goes on to write and publish"},
+		{Name: "workflow-failure-saves-result", Breaks: []string{"WORKFLOW-FAILS-CLOSED", "WORKFLOW-TIMEOUT", "WORKFLOW-RETRY-POLICY"},
+			Description: "a run that ends failed still saves a partial result under its storage-write state's key, though that state never ran (its history says failed)"},
 		{Name: "workflow-missing-tool-skipped", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
 			Description: "a tool-call state whose tool the host does not have counts as done"},
 		{Name: "workflow-runs-shared", Breaks: []string{"WORKFLOW-RUNS-ISOLATED"},

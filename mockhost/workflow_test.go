@@ -434,6 +434,7 @@ func workflowProbes() map[string]probe {
 		"workflow-timeout-ignored":        timeoutFlow,
 		"workflow-mock-success-when-down": downFlow,
 		"workflow-missing-tool-skipped":   noToolFlow,
+		"workflow-failure-saves-result":   downFlow,
 		"workflow-artifact-no-provenance": outputsOf,
 		"workflow-no-evidence":            outputsOf,
 	}

@@ -372,6 +372,14 @@ func (h *Host) failLocked(r *workflowRun, st workflowState, reason string) {
 	}
 	r.status = runFailed
 	r.reason = fmt.Sprintf("state %s: %s", st.key, reason)
+	// fault: workflow-failure-saves-result — a run that ends failed still saves what it has under its storage-write state's key, though that state never ran.
+	if h.faults.Has("workflow-failure-saves-result") {
+		for _, later := range r.def.states {
+			if later.kind == "storage-write" && later.storageKey != "" {
+				_ = h.surf.store(h.storageNamespace(r.l), later.storageKey, json.RawMessage(`{"partial":true}`))
+			}
+		}
+	}
 }
 
 // respondLocked takes the app's decision at a human-review state.

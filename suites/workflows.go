@@ -265,6 +265,20 @@ func markedTurns(marks ...string) *appserver.Script {
 	return sc
 }
 
+// expectNothingWritten fails when the run wrote flow's result (its storage
+// key no longer holds before, the value read before the run started) or
+// made an artifact: a run that ended early ran no later state.
+func (tc *TestContext) expectNothingWritten(app, run, flow, before, when string) {
+	GinkgoHelper()
+	key := storageKeyOf[flow]
+	if v := tc.storedValue(app, key); v != before {
+		tc.Failf("%s, the app's storage holds %s = %s (it held %s before the run): the run's storage-write state ran", when, key, v, before)
+	}
+	if arts := tc.runArtifacts(app, run); len(arts) > 0 {
+		tc.Failf("%s, the host records the run's artifact %+v", when, arts[0])
+	}
+}
+
 // expectNothingAfter fails when the run wrote its result or made an
 // artifact.
 func (tc *TestContext) expectNothingAfter(app, run, key, mark, when string) {
@@ -404,6 +418,9 @@ func describeWorkflows(tc *TestContext) {
 				if whileTurnRuns && v.times("draft") == 0 {
 					tc.Failf("resumed, the run went past its agent task without finishing it: %s", v)
 				}
+				if whileTurnRuns && tc.turnsStarted() == turns {
+					tc.Failf("resumed, the run started no new App Server turn for its agent task cut short: %s", v)
+				}
 			},
 			Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME"), false),
 			Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME"), true),
@@ -428,6 +445,7 @@ func describeWorkflows(tc *TestContext) {
 				sc.EventGap = 5 * time.Millisecond
 				tc.appServer.SetScript(sc)
 				before := tc.turnsStarted()
+				stored := tc.storedValue(app, key)
 				run := tc.startRun(app, retryFlow)
 				v := tc.settleRun(app, run)
 				turns := tc.turnsStarted() - before
@@ -451,6 +469,7 @@ func describeWorkflows(tc *TestContext) {
 				if !strings.Contains(v.Reason, "draft") {
 					tc.Failf("the run ended %s without naming its failed state draft", v)
 				}
+				tc.expectNothingWritten(app, run, retryFlow, stored, "after every attempt failed")
 			},
 			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 2, true),
 			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 3, false),
@@ -469,6 +488,7 @@ func describeWorkflows(tc *TestContext) {
 				sc.Turn = appserver.HangingTurn
 				tc.appServer.SetScript(sc)
 				before := tc.turnsStarted()
+				stored := tc.storedValue(app, storageKeyOf[timeoutFlow])
 				run := tc.startRun(app, timeoutFlow)
 				v := tc.settleRun(app, run)
 				if v.Status == "running" {
@@ -484,6 +504,7 @@ func describeWorkflows(tc *TestContext) {
 				if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
 					tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
 				}
+				tc.expectNothingWritten(app, run, timeoutFlow, stored, "after the agent task timed out")
 			})
 
 		DescribeTable("fails a run closed at a state it cannot carry out, and runs nothing after it",
@@ -493,6 +514,7 @@ func describeWorkflows(tc *TestContext) {
 					tc.expectRunAt(app, tc.startRun(app, reviewFlow), "waiting", "review")
 				})
 				cut(app)
+				stored := tc.storedValue(app, storageKeyOf[reviewFlow])
 				run := tc.startRun(app, reviewFlow)
 				v := tc.settleRun(app, run)
 				if v.Status != "failed" || !strings.Contains(v.Reason, state) {
@@ -503,9 +525,7 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("the run went on to %s after %s could not be carried out: %s", after, state, v)
 					}
 				}
-				if arts := tc.runArtifacts(app, run); len(arts) > 0 {
-					tc.Failf("the failed run left the artifact %+v", arts[0])
-				}
+				tc.expectNothingWritten(app, run, reviewFlow, stored, "after "+state+" could not be carried out")
 			},
 			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED"), "draft", func(string) {
 				tc.appServer.SetMode(appserver.Refuse)
