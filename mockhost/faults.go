@@ -155,6 +155,8 @@ func Faults() []Fault {
 			Description: "projection runs the package's worker to discover its routes"},
 		{Name: "exec-worker-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "readiness runs the package's worker as a health probe"},
+		{Name: "escape-refusal-quotes-target", Breaks: []string{"PKG-NO-PARENT-REFS"},
+			Description: "a reference that climbs out of the package is refused, but the refusal quotes the first line of what it points to: the host followed it"},
 		{Name: "render-ui-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "readiness loads the package's UI entry page for a preview, as a renderer would, asking for what it links"},
 

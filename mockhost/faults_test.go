@@ -285,8 +285,16 @@ func faultProbes() map[string]probe {
 		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
 		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
-		"accept-everything":            verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
-		"vague-refusals":               verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"escape-refusal-quotes-target": func(t *testing.T, x *harness) string {
+			dir := pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(
+				"entries:\n  - key: main\n    kind: expert-chat\n    title: Main\n    persona: ../outside.md\n"))})
+			if err := os.WriteFile(filepath.Join(filepath.Dir(dir), "outside.md"), []byte("outside-canary\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return fmt.Sprint(strings.Contains(fmt.Sprint(x.verify(dir, nil).Findings), "outside-canary"))
+		},
+		"accept-everything": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
+		"vague-refusals":    verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 9.9.9\n"))}, nil),
 		"error-data-carries-session": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "token-1"}})
 			_, err := x.install(app(t, ""), nil, false)

@@ -1,6 +1,12 @@
 package mockhost
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/sourcegraph/jsonrpc2"
@@ -38,7 +44,37 @@ func (h *Host) judged(p *agentpkg.Package, fs []protocol.Finding) []protocol.Fin
 	case h.faults.Has("vague-refusals") && agentpkg.HasErrors(fs):
 		return []protocol.Finding{vagueFinding}
 	}
+	// fault: escape-refusal-quotes-target — a reference that climbs out of the package is refused, but the refusal quotes what it points to (the host opened it to say what it is).
+	if h.faults.Has("escape-refusal-quotes-target") && p != nil {
+		return quoteEscapeTargets(p.Dir, fs)
+	}
 	return fs
+}
+
+// climbingRef is the reference a path-escapes-package message quotes.
+var climbingRef = regexp.MustCompile(`path "(\.\./[^"]+)" climbs out`)
+
+// quoteEscapeTargets is the bug behind escape-refusal-quotes-target: each
+// path-escapes-package finding also quotes the first line of the file the
+// reference points to (a folder's index.html).
+func quoteEscapeTargets(dir string, fs []protocol.Finding) []protocol.Finding {
+	out := slices.Clone(fs)
+	for i, f := range out {
+		m := climbingRef.FindStringSubmatch(f.Message)
+		if f.Code != agentpkg.CodePathEscapesPackage || m == nil {
+			continue
+		}
+		target := filepath.Join(dir, filepath.FromSlash(m[1]))
+		b, err := os.ReadFile(target)
+		if err != nil {
+			b, err = os.ReadFile(filepath.Join(target, "index.html"))
+		}
+		if err == nil {
+			first, _, _ := strings.Cut(string(b), "\n")
+			out[i].Message += " (it holds: " + first + ")"
+		}
+	}
+	return out
 }
 
 // vagueFinding is all a host with vague refusals says of any failure.

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,15 +24,24 @@ func describeContainment(tc *TestContext) {
 			func(inside, outside, field string) {
 				dir := tc.Fixture("parent-ref")
 				ReplaceIn(dir, "APP.md", "path: ../../outside-ui", "path: dist/ui")
+				ReplaceIn(dir, "APP.md", "path: ../outside-worker", "path: dist/worker")
 				ReplaceIn(dir, "APP.md", "persona: ../secrets.md", "persona: persona.md")
 				WriteFile(dir, "dist/ui/index.html", []byte("<!doctype html><title>ui</title>\n"))
+				WriteFile(dir, "dist/worker/run.sh", []byte("#!/bin/sh\n"))
 				WriteFile(dir, "persona.md", []byte("# persona\n"))
 				tc.ExpectVerifies(dir, nil)
+				// What the reference climbs to exists, holding a canary: a
+				// host that follows it before refusing shows it.
+				_, ref, _ := strings.Cut(outside, ": ")
+				secret := tc.plantOutside(dir, ref)
 				ReplaceIn(dir, "APP.md", inside, outside)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "the reference " + outside,
+				r := tc.VerifyRefusal(dir, nil)
+				tc.ExpectRefused(r, Planted{What: "the reference " + outside,
 					Codes: []string{"path-escapes-package"}, File: "APP.md", Field: field, Name: field})
+				tc.expectNotFollowed(dir, secret, r)
 			},
-			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/ui", "path: ../../outside-ui", "runtimePackage"),
+			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/ui", "path: ../outside-ui", "runtimePackage"),
+			Entry("runtimePackage.worker.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/worker", "path: ../outside-worker", "runtimePackage"),
 			Entry("an entry's persona", tc.Req("PKG-NO-PARENT-REFS"), "persona: persona.md", "persona: ../secrets.md", "persona"),
 		)
 
@@ -113,6 +123,53 @@ func plantEscapingLink(tc *TestContext, dir string) (string, string) {
 	}
 	mustSymlink(outside, filepath.Join(dir, "assets", "leak.txt"))
 	return "assets/leak.txt", secret
+}
+
+// plantOutside writes what a reference that climbs out of the package at
+// dir points to (a file, or a folder's files, one level up: the spec's own
+// scratch folder) with a fresh value, and returns the value.
+func (tc *TestContext) plantOutside(dir, ref string) string {
+	GinkgoHelper()
+	secret := nonce("outside-content")
+	target := filepath.Join(dir, filepath.FromSlash(ref))
+	if rel, err := filepath.Rel(filepath.Dir(dir), target); err != nil || strings.HasPrefix(rel, "..") {
+		errorf("fixture sanity: %s does not stay in the spec's scratch folder", ref)
+	}
+	files := []string{target}
+	if filepath.Ext(target) == "" { // a folder: the files a UI or worker entry names
+		files = []string{filepath.Join(target, "index.html"), filepath.Join(target, "run.sh")}
+	}
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			errorf("the harness could not make %s: %v", filepath.Dir(f), err)
+		}
+		if err := os.WriteFile(f, []byte(secret+"\n"), 0o644); err != nil {
+			errorf("the harness could not write %s outside the package: %v", filepath.Base(f), err)
+		}
+	}
+	return secret
+}
+
+// expectNotFollowed is the "never followed" of PKG-NO-PARENT-REFS: neither
+// the refusal r nor what package/project and app/readiness answer for the
+// package at dir carries secret, the content of what its reference climbs
+// to.
+func (tc *TestContext) expectNotFollowed(dir, secret string, r Refusal) {
+	GinkgoHelper()
+	if strings.Contains(r.String(), secret) {
+		tc.Failf("package/verify's refusal quotes the file outside the package the reference points to")
+	}
+	for method, params := range map[string]any{protocol.MethodProject: protocol.PackageParams{Path: dir},
+		protocol.MethodReadiness: protocol.ReadinessParams{Path: dir}} {
+		var raw json.RawMessage
+		err := tc.Call(method, params, &raw)
+		if he, ok := hostError(err); ok {
+			raw = append(raw, []byte(he.Message+" "+string(he.Data))...)
+		}
+		if bytes.Contains(raw, []byte(secret)) {
+			tc.Failf("%s of the package carries the content of the file outside it that its reference points to: the reference was followed", method)
+		}
+	}
 }
 
 // mustSymlink plants a link; a link the harness cannot make is its own
