@@ -32,6 +32,7 @@ field() { # field FILE NAME: the first line of a "# Name: ..." header entry
 	echo
 	echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) from commit $(git -C "$repo" rev-parse --short HEAD) with mockhost/heldout/measure.sh."
 	echo "KILLED: at least one requirement ended failed, blocked or error. SURVIVED: the run passed."
+	echo "The clause column gives the first line of each patch header's \`Clause:\`; the whole quote is in the patch."
 	echo
 	echo "| bug | area | family | clause | witness shown | exit | verdict: killed by (failed / blocked / error) |"
 	echo "| --- | --- | --- | --- | --- | --- | --- |"
