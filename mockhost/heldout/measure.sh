@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# measure.sh: run a batch of held-out host bugs against the conformance harness.
+#
+# usage: mockhost/heldout/measure.sh [BATCH_DIR] [PATCH_NAME ...]
+#   BATCH_DIR   a folder of NN-slug.patch files (default: the newest folder under mockhost/heldout/)
+#   PATCH_NAME  measure only these patches (file names without .patch); default: every patch
+#
+# For each patch: a fresh copy of the repository's committed tree (git archive HEAD) in a temp
+# folder, the patch applied, its witness run (go test ./mockhost -run Witness), ./cmd/conformance
+# built, and `conformance run --out DIR --quiet` (embedded mockhost, every judged level) run once.
+# A bug is KILLED when any requirement of report.json ends failed, blocked or error; it SURVIVES
+# when none does. Runs are sequential (one conformance run at a time). Results are appended row by
+# row to BATCH_DIR/RESULTS.md, so an interrupted measurement keeps what it measured.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(git -C "$here" rev-parse --show-toplevel)
+batch=${1:-$(ls -d "$here"/*/ | sort | tail -1)}
+batch=$(cd "$batch" && pwd)
+shift || true
+only=("$@")
+results=$batch/RESULTS.md
+work=$(mktemp -d /tmp/heldout-measure.XXXXXX)
+log=$work/measure.log
+echo "work folder: $work" >&2
+
+field() { # field FILE NAME: the first line of a "# Name: ..." header entry
+	sed -n "s/^# $2: //p" "$1" | head -1 | sed 's/|/\\|/g'
+}
+
+{
+	echo "# Held-out batch $(basename "$batch"): results"
+	echo
+	echo "Measured $(date -u +%Y-%m-%dT%H:%MZ) from commit $(git -C "$repo" rev-parse --short HEAD) with mockhost/heldout/measure.sh."
+	echo "KILLED: at least one requirement ended failed, blocked or error. SURVIVED: the run passed."
+	echo "The clause column gives the first line of each patch header's \`Clause:\`; the whole quote is in the patch."
+	echo
+	echo "| bug | area | family | clause | witness shown | exit | verdict: killed by (failed / blocked / error) |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
+} > "$results.tmp"
+killed=0; total=0; survived=()
+for patch in "$batch"/*.patch; do
+	name=$(basename "$patch" .patch)
+	if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then
+		continue
+	fi
+	total=$((total + 1))
+	dir=$work/$name
+	mkdir -p "$dir/repo"
+	git -C "$repo" archive HEAD | tar -x -C "$dir/repo"
+	area=$(field "$patch" Area); family=$(field "$patch" Family); clause=$(field "$patch" Clause)
+	if ! (cd "$dir/repo" && git apply "$patch") >"$dir/apply.log" 2>&1; then
+		echo "| $name | $area | $family | $clause | — | — | patch does not apply |" >> "$results.tmp"
+		continue
+	fi
+	shown=no
+	if (cd "$dir/repo" && go test ./mockhost -count=1 -run Witness) >"$dir/witness.log" 2>&1; then shown=yes; fi
+	if ! (cd "$dir/repo" && go build -o "$dir/conformance" ./cmd/conformance) >"$dir/build.log" 2>&1; then
+		echo "| $name | $area | $family | $clause | $shown | — | does not build |" >> "$results.tmp"
+		continue
+	fi
+	start=$(date +%s)
+	(cd "$dir/repo" && "$dir/conformance" run --out "$dir/report" --quiet) >"$dir/run.log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	ids=$(python3 - "$dir/report/report.json" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("NO-REPORT"); sys.exit(0)
+bad = [f"{q['id']} ({q['outcome']})" for q in r.get("requirements", []) if q.get("outcome") in ("failed", "blocked", "error")]
+print(", ".join(bad))
+PY
+)
+	if [ "$ids" = "NO-REPORT" ]; then
+		verdict="no report (exit $rc): see $dir/run.log"
+		[ $rc -ne 0 ] && killed=$((killed + 1)) && verdict="KILLED (run failed without a report, exit $rc)"
+	elif [ -n "$ids" ]; then
+		killed=$((killed + 1)); verdict="KILLED by $ids"
+	else
+		verdict="**SURVIVED**"; survived+=("$name")
+	fi
+	echo "| $name | $area | $family | $clause | $shown | $rc (${secs}s) | $verdict |" >> "$results.tmp"
+	echo "$name: witness=$shown exit=$rc $verdict" | tee -a "$log" >&2
+done
+{
+	cat "$results.tmp"
+	echo
+	echo "**Score: $killed killed / $total measured** (survivors: ${survived[*]:-none})."
+	echo
+	echo "Per-bug logs (witness, build, run, report) were kept in $work."
+} > "$results"
+rm -f "$results.tmp"
+echo "score: $killed killed / $total" >&2
