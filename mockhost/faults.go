@@ -578,6 +578,7 @@ func Faults() []Fault {
 			Description: "package/project is answered with 100 MB"},
 	}
 	fs = withPlatform(fs)
+	fs = append(fs, heldOutFamilyFaults()...)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }
