@@ -432,6 +432,9 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, backendProbes())
 	maps.Copy(probes, workflowProbes())
 	maps.Copy(probes, secretProbes())
+	maps.Copy(probes, changeAndTransitionProbes())
+	maps.Copy(probes, boundaryAndMemberProbes())
+	maps.Copy(probes, identityAndEntryPointProbes())
 	for _, f := range Faults() {
 		if _, ok := probes[f.Name]; f.Hostile && !ok {
 			continue // hostile_test.go tests it
