@@ -220,6 +220,8 @@ func Faults() []Fault {
 			Description: "tenant policy is never read, at install or in readiness"},
 		{Name: "policy-denies-whole-app", Breaks: []string{"READY-POLICY"},
 			Description: "an app with one entry denied by policy is denied as a whole"},
+		{Name: "available-empty-list-ignored", Breaks: []string{"READY-AVAILABILITY"},
+			Description: "host/configure's available with an empty list for a kind is taken as the kind left unstated: every required item of it counts as there (held-out 2026-11-26 #08)"},
 		{Name: "ignore-availability", Breaks: []string{"READY-AVAILABILITY"},
 			Description: "required tools, skills and evals count as available whatever the host has"},
 		{Name: "ignore-permission-grants", Breaks: []string{"READY-PERMISSIONS"},

@@ -285,6 +285,11 @@ func faultProbes() map[string]probe {
 		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
 		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
+		"available-empty-list-ignored": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Available: map[string][]string{"tools": {}}})
+			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "toolRefs:\n  - key: web_search\n    required: true\n")})
+			return fmt.Sprint(r.Status, err)
+		},
 		"escape-refusal-quotes-target": func(t *testing.T, x *harness) string {
 			dir := pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(
 				"entries:\n  - key: main\n    kind: expert-chat\n    title: Main\n    persona: ../outside.md\n"))})

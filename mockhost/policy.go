@@ -25,6 +25,10 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 	if cfg.Available != nil {
 		env.Available = map[string]map[string]bool{}
 		for kind, keys := range cfg.Available {
+			// fault: available-empty-list-ignored — a kind listed empty (the host has none) is taken as a kind left unstated.
+			if len(keys) == 0 && h.faults.Has("available-empty-list-ignored") {
+				continue
+			}
 			env.Available[kind] = map[string]bool{}
 			for _, k := range keys {
 				env.Available[kind][k] = true

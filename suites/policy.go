@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -106,6 +107,15 @@ func describeAvailability(tc *TestContext) {
 				if !namesFailingCheck(r, "needed_one") {
 					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
 				}
+				// An empty list is a host that has none of the kind, not
+				// one that leaves the kind unstated.
+				tc.Configure(tc.withAvailable(kind))
+				r, raw = tc.Readiness(dir, "")
+				if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "needed_one") {
+					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one: %s", kind, r.Status, list, raw)
+				}
+				tc.Configure(tc.withAvailable(kind, "needed_one", "optional_one"))
+				tc.ExpectReady("the app is ready again once both are available", dir, "")
 			},
 			Entry("a tool (toolRefs)", tc.Req("READY-AVAILABILITY"), "tools", "toolRefs", "key"),
 			Entry("a skill (skillRefs)", tc.Req("READY-AVAILABILITY"), "skills", "skillRefs", "id"),
@@ -118,7 +128,7 @@ func describeAvailability(tc *TestContext) {
 // available on the host.
 func (tc *TestContext) withAvailable(kind string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
-	c.Available = map[string][]string{kind: keys}
+	c.Available = map[string][]string{kind: append([]string{}, keys...)} // none: [], never null
 	return c
 }
 
