@@ -387,6 +387,8 @@ func Faults() []Fault {
 			Description: "the overlay value set last is in effect, whatever its scope: a tenant default set after a workspace override beats it"},
 		{Name: "overlay-user-over-workspace", Breaks: []string{"OVERLAY-PRECEDENCE"},
 			Description: "a user overlay beats the workspace override of the same name"},
+		{Name: "overlay-empty-values-kept", Breaks: []string{"OVERLAY-PRECEDENCE"},
+			Description: "app/overlay with values {} is taken as nothing to set, so the overlay set before stays in effect (held-out 2026-11-26 #06)"},
 		{Name: "overlay-written-into-package", Breaks: []string{"OVERLAY-KEEPS-PACKAGE-HASH"},
 			Description: "an overlay is saved into the installed package beside its APP.md, so the package no longer hashes to its release"},
 		{Name: "update-resets-overlays", Breaks: []string{"UPDATE-KEEPS-OVERLAYS"},

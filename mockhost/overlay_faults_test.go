@@ -50,6 +50,12 @@ func overlayProbes() map[string]probe {
 			setOverlays(t, x, protocol.ScopeUser, protocol.ScopeWorkspace)
 			return toneInEffect(x)
 		},
+		"overlay-empty-values-kept": func(t *testing.T, x *harness) string {
+			setOverlays(t, x, protocol.ScopeTenant, protocol.ScopeWorkspace)
+			x.must(protocol.MethodOverlay, protocol.OverlayParams{AppID: "tiny-app", Key: "workspace_rules", Scope: protocol.ScopeWorkspace,
+				Values: map[string]json.RawMessage{}}, &protocol.OK{})
+			return toneInEffect(x)
+		},
 		"overlay-written-into-package": func(t *testing.T, x *harness) string {
 			setOverlays(t, x, protocol.ScopeTenant)
 			var names []string

@@ -68,6 +68,10 @@ func (h *Host) setOverlay(p protocol.OverlayParams) (protocol.OK, *jsonrpc2.Erro
 		b, _ := json.Marshal(p.Values)
 		_ = os.WriteFile(filepath.Join(pk.Dir, "overlay."+p.Scope+"."+p.Key+".json"), b, 0o644)
 	}
+	// fault: overlay-empty-values-kept — values {} is taken as nothing to set: the overlay set before stays in effect instead of being cleared.
+	if len(p.Values) == 0 && h.faults.Has("overlay-empty-values-kept") {
+		return protocol.OK{OK: true}, nil
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.overlays[p.AppID] == nil {

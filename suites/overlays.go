@@ -60,12 +60,16 @@ func describeOverlays(tc *TestContext) {
 			// that lets the last value win, or ranks them otherwise, shows
 			// it at once; the rounds after it are drawn at random, each
 			// setting every scope (an empty overlay clears one).
-			rounds := [][]map[string]string{{
-				{"tone": "tenant-tone"}, {"tone": "user-tone"}, {"tone": "workspace-tone"},
-			}}
-			order := [][]int{{2, 1, 0}}
+			// The next two clear with an empty overlay ({} replaces what a
+			// scope set): the workspace's, then every scope's.
+			rounds := [][]map[string]string{
+				{{"tone": "tenant-tone"}, {"tone": "user-tone"}, {"tone": "workspace-tone"}},
+				{{"tone": "tenant-tone-2"}, {"tone": "user-tone-2"}, {}},
+				{{}, {}, {}},
+			}
+			order := [][]int{{2, 1, 0}, {0, 1, 2}, {1, 2, 0}}
 			rng := rand.New(rand.NewPCG(uint64(GinkgoRandomSeed()), 0x6f7665726c6179))
-			for r := 1; r <= 12; r++ {
+			for r := len(rounds); r <= 12; r++ {
 				sets := make([]map[string]string, len(overlayScopes()))
 				for i, scope := range overlayScopes() {
 					sets[i] = map[string]string{}
