@@ -96,6 +96,17 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 		return answer(h.message(l, hostbridge.TypeError, m.RequestID,
 			hostbridge.ErrorPayload{Code: hostbridge.CodeInvalidRequest, Message: "The host did not accept this request: " + why + "."}))
 	}
+	// fault: bridge-acts-as-message-appid — a message naming another installed app's appId is run as that app's: in its storage, recorded under it.
+	if h.faults.Has("bridge-acts-as-message-appid") {
+		var f struct {
+			AppID string `json:"appId"`
+		}
+		if json.Unmarshal(body, &f) == nil && f.AppID != l.appID && h.isInstalled(f.AppID) {
+			as := *l
+			as.appID = f.AppID
+			l = &as
+		}
+	}
 	switch m.Type {
 	case hostbridge.TypeReady, hostbridge.TypeGetSnapshot:
 		// fault: no-snapshot-on-get — host:getSnapshot is ignored; only app:ready gets a snapshot.
@@ -155,7 +166,7 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 		}
 	}
 	// fault: bridge-ignores-appid — the envelope's appId is not compared with the launched app.
-	if appID, _ := jsonString(f["appId"]); appID != l.appID && !h.faults.Has("bridge-ignores-appid") {
+	if appID, _ := jsonString(f["appId"]); appID != l.appID && !h.faults.Has("bridge-ignores-appid") && !h.faults.Has("bridge-acts-as-message-appid") {
 		return m, protocol.RejectAppID, "its appId is not the app this surface runs"
 	}
 	hasRID := len(f["requestId"]) > 0 && string(f["requestId"]) != "null"

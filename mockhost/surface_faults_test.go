@@ -124,8 +124,15 @@ func surfaceProbes() map[string]probe {
 			x.must(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, &res)
 			return fmt.Sprint(res.URL != "", res.DevTools != nil)
 		},
-		"bridge-ignores-version":      sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"version": "2", "protocol": "x"}),
-		"bridge-ignores-appid":        sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"}),
+		"bridge-ignores-version": sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"version": "2", "protocol": "x"}),
+		"bridge-ignores-appid":   sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"}),
+		"bridge-acts-as-message-appid": func(t *testing.T, x *harness) string {
+			other := pkg(t, "other-app", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "name: tiny-app", "name: other-app", 1)})
+			if _, err := x.install(other, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			return sendProbe(hostbridge.TypeGetSnapshot, nil, map[string]any{"appId": "other-app"})(t, x)
+		},
 		"invoke-undeclared":           invokeProbe(protocol.ConfigureParams{}, "lime.billing", "getPlan", nil),
 		"invoke-unready-mock-success": invokeProbe(off, "lime.agent", "run", nil),
 		"invoke-ignores-policy": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedCapabilities: []string{"lime.storage"}}},

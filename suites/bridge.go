@@ -437,15 +437,18 @@ func describeBridge(tc *TestContext) {
 		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID"), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectExecutes("control-1")
-			otherDir := tc.Fixture("full-app")
-			other := tc.Install(otherDir, tc.ReleaseOf(otherDir)).AppID
-			s.Run(Send(map[string]any{"type": hostbridge.TypeInvoke, "appId": other, "requestId": "as-other",
-				"payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}), Sleep(300))
-			for _, app := range []string{other, s.AppID} {
-				if executed(tc.Observe(app), "as-other") {
-					tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, app)
-				}
+			// The other app declares what the message asks (a storage write),
+			// so executing it as that app's would leave the value in its
+			// storage, which its own surface then reads.
+			other := tc.installNeighbour()
+			msg := spoof("spoofed-as-other", "as-other")
+			msg["appId"] = other
+			s.Run(Send(msg), Sleep(300))
+			if executed(tc.Observe(s.AppID), "as-other") {
+				tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, s.AppID)
 			}
+			tc.Launch(other, "main").expectNotStored("spoofed-as-other", "as-other",
+				"a capability:invoke from "+s.AppID+"'s frame carrying appId "+other+" (as "+other+"'s)")
 		})
 	})
 
