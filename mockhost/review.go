@@ -43,6 +43,12 @@ func (h *Host) review(params protocol.ReviewParams) (protocol.ReviewResult, *jso
 		fs := h.judged(nil, loadFindings)
 		return protocol.ReviewResult{OK: !agentpkg.HasErrors(fs), Checks: reviewChecks(fs, nil), Findings: fs}, nil
 	}
+	// fault: review-ignores-hash-pins — the review checks the package against itself: the release's packageHash and manifestHash are not compared (app/install still compares them).
+	if rel != nil && h.faults.Has("review-ignores-hash-pins") {
+		unpinned := *rel
+		unpinned.PackageHash, unpinned.ManifestHash = "", ""
+		rel = &unpinned
+	}
 	findings := h.installFindings(p, rel)
 	name, version := identity(p)
 	res := protocol.ReviewResult{OK: !agentpkg.HasErrors(findings), AppID: name, Version: version,

@@ -4,6 +4,7 @@ package mockhost
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -80,6 +81,12 @@ func installProbes() map[string]probe {
 			var r protocol.ReviewResult
 			rel := &protocol.Release{PackageHash: hash, SignatureBundle: mustSign(t, a, hash, "release@elsewhere.example.net")}
 			x.must(protocol.MethodReview, protocol.ReviewParams{Path: dir, Release: rel}, &r)
+			return fmt.Sprint(r.OK, r.Checks)
+		},
+		"review-ignores-hash-pins": func(t *testing.T, x *harness) string {
+			var r protocol.ReviewResult
+			x.must(protocol.MethodReview, protocol.ReviewParams{Path: app(t, ""),
+				Release: &protocol.Release{PackageHash: "sha256:" + strings.Repeat("0", 64)}}, &r)
 			return fmt.Sprint(r.OK, r.Checks)
 		},
 		"revocation-before-signature": func(t *testing.T, x *harness) string {

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -214,15 +215,39 @@ func describeInstallReview(tc *TestContext) {
 			if _, ok := tc.ListedApp(rel.AppID); ok {
 				tc.Failf("app/review installed %s: the review comes before consent", rel.AppID)
 			}
-			bad := *rel
-			bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
-			r := tc.Review(dir, &bad)
-			if r.OK || reviewStatus(r, protocol.StepSignature) != protocol.StepFailed {
-				tc.Failf("the review of a package signed by a signer of another domain does not show the signature step failed: %s", describeReview(r))
-			}
-			for _, step := range []string{protocol.StepRevocation, protocol.StepPublisher} {
-				if reviewStatus(r, step) == protocol.StepPassed {
-					tc.Failf("the review says %s passed although the signature, which comes before it, failed: %s", step, describeReview(r))
+			// Each step in turn fails (the revocation last: it stays
+			// revoked): the review shows that step failed, no step after it
+			// passed, and nothing installed.
+			for _, c := range []struct {
+				step, what string
+				spoil      func(bad *protocol.Release)
+			}{
+				{protocol.StepHashes, "a release pinning another packageHash", func(bad *protocol.Release) {
+					bad.PackageHash = "sha256:" + strings.Repeat("0", 64)
+				}},
+				{protocol.StepSignature, "a package signed by a signer of another domain", func(bad *protocol.Release) {
+					bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+				}},
+				{protocol.StepPublisher, "a release vouching for another publisher", func(bad *protocol.Release) {
+					bad.Publisher = &protocol.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
+				}},
+				{protocol.StepRevocation, "a revoked package", func(*protocol.Release) {
+					tc.revocation.Revoke(rel.PackageHash, "revoked for the review")
+				}},
+			} {
+				bad := *rel
+				c.spoil(&bad)
+				r := tc.Review(dir, &bad)
+				if r.OK || reviewStatus(r, c.step) != protocol.StepFailed {
+					tc.Failf("the review of %s does not show the %s step failed: %s", c.what, c.step, describeReview(r))
+				}
+				for _, later := range judged[slices.Index(judged, c.step)+1:] {
+					if reviewStatus(r, later) == protocol.StepPassed {
+						tc.Failf("the review of %s says %s passed although %s, which comes before it, failed: %s", c.what, later, c.step, describeReview(r))
+					}
+				}
+				if _, ok := tc.ListedApp(rel.AppID); ok {
+					tc.Failf("app/review of %s installed %s", c.what, rel.AppID)
 				}
 			}
 		})
