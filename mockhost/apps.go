@@ -293,7 +293,10 @@ func (h *Host) reset() error {
 		return nil
 	}
 	h.overlays = map[string]map[overlaySlot]overlaySet{}
-	h.bindings = map[string]map[string]string{}
+	// fault: reset-keeps-secret-bindings — host/reset forgets configured secrets but keeps the secrets bound to apps with app/secret.
+	if !h.faults.Has("reset-keeps-secret-bindings") {
+		h.bindings = map[string]map[string]string{}
+	}
 	var firstErr error
 	remove := func(id, d string) {
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {

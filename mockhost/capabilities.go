@@ -85,6 +85,10 @@ func (h *Host) unavailable(l *launch, capability string) string {
 	if c, ok := h.profile()[capability]; !ok || !c.Enabled {
 		return fmt.Sprintf("%s is not available on this host.", capability)
 	}
+	// fault: surface-readiness-cached-at-mount — an open surface's calls skip the readiness gate: the launch gate judged the entry when it mounted.
+	if h.faults.Has("surface-readiness-cached-at-mount") {
+		return ""
+	}
 	r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: l.entryKey})
 	if e != nil || !r.OK {
 		return "This part of the app is not ready to run."

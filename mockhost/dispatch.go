@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -435,6 +436,15 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// fault: configure-merges-capabilities — a later host/configure changes only the capability overrides it names and keeps those of the earlier one.
+	if h.faults.Has("configure-merges-capabilities") && h.cfg != nil {
+		merged := maps.Clone(h.cfg.Capabilities)
+		if merged == nil {
+			merged = map[string]protocol.Capability{}
+		}
+		maps.Copy(merged, p.Capabilities)
+		p.Capabilities = merged
+	}
 	h.cfg = &p
 	h.clock = clock
 	return nil

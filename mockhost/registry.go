@@ -91,6 +91,12 @@ func (h *Host) registryList() (protocol.RegistryListResult, *jsonrpc2.Error) {
 	if e != nil {
 		return protocol.RegistryListResult{}, e
 	}
+	if h.faults.Has("install-from-listed-bootstrap") {
+		cfg, _ := h.config()
+		h.mu.Lock()
+		h.bootstraps[offeredKey(cfg)] = rels
+		h.mu.Unlock()
+	}
 	out := protocol.RegistryListResult{Releases: []protocol.ListedRelease{}}
 	for _, r := range rels {
 		// fault: list-withdrawn — withdrawn releases are listed and installed like any other.
@@ -163,9 +169,20 @@ func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jso
 // resolveSource finds the release src names among those enabled for the
 // tenant: a version, or the concrete release a channel resolves to.
 func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Error) {
-	rels, e := h.bootstrap()
-	if e != nil {
-		return registryRelease{}, e
+	var rels []registryRelease
+	offered := false
+	// fault: install-from-listed-bootstrap — an install picks from the releases registry/list offered earlier (per registry and tenant), never asking the registry again.
+	if h.faults.Has("install-from-listed-bootstrap") {
+		cfg, _ := h.config()
+		h.mu.Lock()
+		rels, offered = h.bootstraps[offeredKey(cfg)]
+		h.mu.Unlock()
+	}
+	if !offered {
+		var e *jsonrpc2.Error
+		if rels, e = h.bootstrap(); e != nil {
+			return registryRelease{}, e
+		}
 	}
 	// fault: install-not-enabled — a release the tenant did not enable is installed from the registry's public catalogue.
 	if h.faults.Has("install-not-enabled") {
@@ -191,6 +208,12 @@ func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Er
 	}
 	return registryRelease{}, sourceRefusal(src, "release-not-enabled",
 		fmt.Sprintf("no release of %s matching %s is enabled for this tenant", src.AppID, describeSource(src)))
+}
+
+// offeredKey names the releases registry/list offered under a
+// configuration (kept by a fault only).
+func offeredKey(cfg protocol.ConfigureParams) string {
+	return "offered " + cfg.RegistryURL + " " + cfg.TenantID
 }
 
 // fromCatalogue reads the registry's public catalogue of an app (used only

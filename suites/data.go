@@ -271,13 +271,23 @@ func describeData(tc *TestContext) {
 		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE"), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
-			tc.Launch(a, "main").store(key, value)
+			open := tc.Launch(a, "main")
+			open.store(key, value)
 			if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
 				tc.Failf("app/disable of %s answered state %q, not %q", a, got, protocol.StateDisabled)
 			}
 			tc.expectState(a, protocol.StateDisabled, "app/disable")
 			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 				tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
+			}
+			// The entry open when the app was disabled is hidden as well:
+			// its calls pass the readiness gate afresh (spec 001, UI
+			// runtime), so a storage write is not executed (what the app
+			// reads once enabled again shows it).
+			id := nonce("set-disabled")
+			r := open.Run(Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": nonce("after-disable")}), AwaitAnswer(id))
+			if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
+				tc.Failf("the entry of %s open when it was disabled still ran lime.storage set (answered %s): the disabled app's calls must be refused", a, m.Type)
 			}
 			_, err := tc.TryLaunch(a, "main")
 			if err == nil {

@@ -53,6 +53,7 @@ func describeProtocol(tc *TestContext) {
 			if len(before.Retained) > 0 {
 				Expect(l.Retained).To(BeEmpty(), "retained data after host/reset")
 			}
+			tc.expectResetForgetsSecretBindings()
 		})
 
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
@@ -86,4 +87,25 @@ func describeProtocol(tc *TestContext) {
 				map[string]any{"path": "/nonexistent/package", "consent": "yes"}),
 		)
 	})
+}
+
+// expectResetForgetsSecretBindings judges the secrets of host/reset ("secrets
+// and session tokens are forgotten") on a binding: a secret bound to an app
+// with app/secret is app data, and an app installed again after the reset
+// needs setup for that slot. Judged only on a host that announces app/secret
+// and app/readiness: catalog needs neither, so without them it is skipped.
+func (tc *TestContext) expectResetForgetsSecretBindings() {
+	GinkgoHelper()
+	methods := tc.Host().Hello().Methods
+	if !slices.Contains(methods, protocol.MethodSecret) || !slices.Contains(methods, protocol.MethodReadiness) {
+		return
+	}
+	app := tc.installBoundSecretApp()
+	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
+	tc.Configure(tc.DefaultConfigure())
+	dir := tc.Fixture(secretSlotFixture)
+	tc.Install(dir, tc.ReleaseOf(dir))
+	if r := tc.AppReadiness(app); readyStatus(r.Status) {
+		tc.Failf("after host/reset and a reinstall %s is %q: the secret bound to its slot %s before the reset still counts", app, r.Status, secretSlot)
+	}
 }

@@ -115,6 +115,14 @@ func describeReadiness(tc *TestContext) {
 			if !namesFailingCheck(r, "lime.ui") {
 				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
 			}
+			// host/configure replaces the earlier configuration (no
+			// merge): a later one that does not disable lime.ui offers it
+			// again, and the app is judged afresh under it.
+			tc.Configure(tc.DefaultConfigure())
+			again, raw := tc.Readiness(dir, "")
+			if !readyStatus(again.Status) {
+				tc.Failf("after a later host/configure that no longer disables lime.ui the app is %s: the earlier configuration still counts: %s", again.Status, raw)
+			}
 		})
 
 		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY"), func() {

@@ -65,11 +65,14 @@ func describeRegistry(tc *TestContext) {
 				}
 			})
 			tc.registry.Withdraw(rel.AppID, rel.Version)
+			// The install comes first, with nothing read from the registry
+			// since the withdrawal: what the listing offered before it is
+			// no answer after it.
+			tc.expectSourceRefused(protocol.Source{AppID: rel.AppID, Version: rel.Version},
+				Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
 			if l := tc.RegistryList(); listedRelease(l, rel) {
 				tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
 			}
-			tc.expectSourceRefused(protocol.Source{AppID: rel.AppID, Version: rel.Version},
-				Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
 		})
 
 		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL"), func() {
