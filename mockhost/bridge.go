@@ -102,9 +102,7 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 			AppID string `json:"appId"`
 		}
 		if json.Unmarshal(body, &f) == nil && f.AppID != l.appID && h.isInstalled(f.AppID) {
-			as := *l
-			as.appID = f.AppID
-			l = &as
+			l = l.actingAs(f.AppID)
 		}
 	}
 	switch m.Type {

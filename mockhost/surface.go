@@ -97,6 +97,16 @@ type launch struct {
 	once sync.Once
 }
 
+// actingAs is the bug behind bridge-acts-as-message-appid: the surface's
+// launch with appID put in its app's place (a surface of its own: no
+// events reach it).
+func (l *launch) actingAs(appID string) *launch {
+	return &launch{hostToken: l.hostToken, frameToken: l.frameToken, appID: appID, entryKey: l.entryKey,
+		version: l.version, route: l.route, title: l.title, hostOrigin: l.hostOrigin, frameOrigin: l.frameOrigin,
+		ui: l.ui, declared: l.declared, origins: l.origins, entries: l.entries, routes: l.routes,
+		permissions: l.permissions, subs: map[chan hostMessage]struct{}{}, done: make(chan struct{})}
+}
+
 // close ends the surface: its event streams stop.
 func (l *launch) close() { l.once.Do(func() { close(l.done) }) }
 
