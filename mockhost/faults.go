@@ -480,6 +480,8 @@ func Faults() []Fault {
 			Description: "host messages carry version \"1\" (a string)"},
 		{Name: "bridge-acts-as-message-appid", Breaks: []string{"BRIDGE-APPID"},
 			Description: "a capability:invoke naming another installed app's appId is run as that app's (its storage, its record): the host routes by the message, not by the frame"},
+		{Name: "push-without-version", Breaks: []string{"BRIDGE-ENVELOPE"},
+			Description: "the messages host/set pushes (theme:update, host:visibility) carry no version: the push path builds its own envelope"},
 		{Name: "response-without-requestid", Breaks: []string{"BRIDGE-NO-LEAK", "BRIDGE-REQUESTID", "BRIDGE-APPID", "BRIDGE-DOWNLOAD", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-FAIL-CLOSED", "BRIDGE-INVALID-ANSWERED", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-ORIGIN", "BRIDGE-SOURCE", "BRIDGE-NAVIGATE"},
 			Description: "host:response and host:error omit requestId"},
 		{Name: "silent-on-invalid", Breaks: []string{"BRIDGE-INVALID-ANSWERED"},

@@ -187,17 +187,24 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 	if h.faults.Has("theme-update-previous-mode") {
 		theme.ThemeMode, theme.EffectiveThemeMode = before.ThemeMode, before.EffectiveThemeMode
 	}
+	push := func(l *launch, m hostMessage) {
+		// fault: push-without-version — the messages host/set pushes (theme:update, host:visibility, host:snapshot) carry no version: the push path builds its own envelope.
+		if h.faults.Has("push-without-version") {
+			m.Version = nil
+		}
+		l.push(m)
+	}
 	for _, l := range h.surf.open() {
 		// fault: no-theme-update — a theme change is not pushed to mounted apps.
 		if p.Theme != nil && !h.faults.Has("no-theme-update") {
-			l.push(h.message(l, hostbridge.TypeThemeUpdate, "", theme))
+			push(l, h.message(l, hostbridge.TypeThemeUpdate, "", theme))
 		}
 		// fault: no-visibility-event — a visibility change is not pushed to mounted apps.
 		if p.Visibility != "" && !h.faults.Has("no-visibility-event") {
-			l.push(h.message(l, hostbridge.TypeVisibility, "", h.visibilityPayload(p.Visibility)))
+			push(l, h.message(l, hostbridge.TypeVisibility, "", h.visibilityPayload(p.Visibility)))
 		}
 		if p.Locale != "" {
-			l.push(h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
+			push(l, h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
 		}
 	}
 	return nil

@@ -166,6 +166,12 @@ func surfaceProbes() map[string]probe {
 			x.must(protocol.MethodSet, protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, nil)
 			return string(next(ev, 5*time.Second).Payload)
 		},
+		"push-without-version": func(t *testing.T, x *harness) string {
+			ev := x.mount("tiny-app", "main").events()
+			x.must(protocol.MethodSet, protocol.SetParams{Visibility: "hidden"}, nil)
+			m := next(ev, 5*time.Second)
+			return fmt.Sprint(m.Type, " ", m.Version)
+		},
 		"no-theme-update":     pushProbe(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", Tokens: map[string]string{}}}, protocol.SetParams{Visibility: "hidden"}),
 		"no-visibility-event": pushProbe(protocol.SetParams{Visibility: "hidden"}, protocol.SetParams{Locale: "de-DE"}),
 		"center-omits-ready-apps": func(t *testing.T, x *harness) string {

@@ -332,8 +332,14 @@ func describeBridge(tc *TestContext) {
 				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
 				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
 				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
+			// Every kind of message, the ones the host pushes too: a theme
+			// change and the surface hidden.
+			tc.HostSet(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "envelope-dark",
+				Tokens: map[string]string{"--lime-color-bg": "#101010"}}})
+			tc.HostSet(protocol.SetParams{Visibility: "hidden"})
+			pushed := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true), AwaitCount(hostbridge.TypeVisibility, 1), Sleep(100))
 			n := 0
-			for _, rc := range r.Received {
+			for _, rc := range append(r.Received, pushed.Received...) {
 				if !rc.FromParent {
 					continue
 				}
