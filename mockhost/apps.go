@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -181,6 +182,15 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		targets = targets[:0]
 		for id := range h.apps {
 			targets = append(targets, id)
+		}
+	}
+	// fault: uninstall-by-prefix — the data of every app whose id starts with the one named goes too (the host deletes by prefix).
+	if h.faults.Has("uninstall-by-prefix") {
+		for id, other := range h.apps {
+			if id != params.AppID && strings.HasPrefix(id, params.AppID) {
+				_ = os.RemoveAll(other.dataDir)
+				h.surf.dropStorage(id)
+			}
 		}
 	}
 	var exported []string

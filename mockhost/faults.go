@@ -126,6 +126,8 @@ func Faults() []Fault {
 			Description: "uninstall keeps app data even when asked to delete it"},
 		{Name: "readiness-after-uninstall", Breaks: []string{"UNINSTALL-DELETE-DATA"},
 			Description: "readiness of an uninstalled app is still answered from the package it was installed from"},
+		{Name: "uninstall-by-prefix", Breaks: []string{"UNINSTALL-ISOLATED"},
+			Description: "uninstall deletes the data of every app whose id starts with the one named, as a host deleting by prefix would"},
 		{Name: "uninstall-removes-all", Breaks: []string{"UNINSTALL-ISOLATED"},
 			Description: "uninstalling one app removes every installed app"},
 

@@ -285,6 +285,16 @@ func faultProbes() map[string]probe {
 		"readiness-nonstandard-status": readyProbe("", nil, nil, nil, "", "", status),
 		"refuse-without-entries":       verifyProbe(map[string]string{"APP.md": manifest("manifestVersion: 0.10.0\n")}, nil),
 		"refuse-unrelated-finding":     verifyProbe(map[string]string{}, nil),
+		"uninstall-by-prefix": func(t *testing.T, x *harness) string {
+			for _, name := range []string{"tiny-app", "tiny-app-extra"} {
+				dir := pkg(t, name, map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "name: tiny-app", "name: "+name, 1)})
+				if _, err := x.install(dir, nil, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app", KeepData: true}, nil)
+			return raw(x.list().Apps)
+		},
 		"available-empty-list-ignored": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{Available: map[string][]string{"tools": {}}})
 			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "toolRefs:\n  - key: web_search\n    required: true\n")})

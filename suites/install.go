@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -146,17 +147,48 @@ func describeInstall(tc *TestContext) {
 			Expect(again.HasData).To(BeFalse(), "a reinstall finds data that uninstall was asked to delete")
 		})
 
-		It("leaves other installed apps as they were when uninstalling one", tc.Req("UNINSTALL-ISOLATED"), func() {
-			a := tc.Fixture("minimal-app")
-			b := tc.Fixture("full-app")
-			appA := tc.Install(a, tc.ReleaseOf(a))
-			appB := tc.Install(b, tc.ReleaseOf(b))
-			before, _ := FindApp(tc.List(), appB.AppID)
-			tc.Uninstall(appA.AppID, false)
-			after, listed := FindApp(tc.List(), appB.AppID)
-			Expect(listed).To(BeTrue(), "uninstalling %s removed %s", appA.AppID, appB.AppID)
-			Expect(after).To(Equal(before), "uninstalling %s changed %s", appA.AppID, appB.AppID)
-		})
+		// The neighbours: another app, and one whose id begins with the
+		// uninstalled app's (a host that deletes by prefix shows there), in
+		// both uninstall modes.
+		DescribeTable("leaves other installed apps as they were when uninstalling one",
+			func(keepData bool) {
+				a := tc.Fixture("minimal-app")
+				prefixed := tc.FixtureAs("minimal-app", "minimal-app-extra")
+				SetField(prefixed, "name", "minimal-app-extra")
+				b := tc.Fixture("full-app")
+				appA := tc.Install(a, tc.ReleaseOf(a))
+				// Each neighbour holds data: installed again after an
+				// uninstall that kept it (app/list then says hasData).
+				var neighbours []string
+				for _, dir := range []string{prefixed, b} {
+					n := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+					tc.Uninstall(n, true)
+					tc.Install(dir, tc.ReleaseOf(dir))
+					neighbours = append(neighbours, n)
+				}
+				before := map[string]protocol.InstalledApp{}
+				ready := map[string]string{}
+				for _, n := range neighbours {
+					before[n], _ = FindApp(tc.List(), n)
+					ready[n] = tc.AppReadiness(n).Status
+				}
+				tc.Uninstall(appA.AppID, keepData)
+				for _, n := range neighbours {
+					after, listed := FindApp(tc.List(), n)
+					if !listed {
+						tc.Failf("uninstalling %s (keepData %v) removed %s", appA.AppID, keepData, n)
+					}
+					if diff := cmp.Diff(before[n], after); diff != "" {
+						tc.Failf("uninstalling %s (keepData %v) changed app/list's row of %s (-before +after):\n%s", appA.AppID, keepData, n, diff)
+					}
+					if got := tc.AppReadiness(n).Status; got != ready[n] {
+						tc.Failf("uninstalling %s (keepData %v) changed the readiness of %s from %q to %q", appA.AppID, keepData, n, ready[n], got)
+					}
+				}
+			},
+			Entry("deleting its data", tc.Req("UNINSTALL-ISOLATED"), false),
+			Entry("keeping its data", tc.Req("UNINSTALL-ISOLATED"), true),
+		)
 	})
 }
 
