@@ -14,7 +14,7 @@ func dataRequirements() []Requirement {
 		{ID: "STORAGE-SCOPED", Strength: Must, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "What an app stores in one workspace and tenant, the same app run in another workspace, or in another tenant, neither reads nor lists, and a write there leaves it as it was",
 			Clause: spec(SpecDesktop, "Required desktop host behavior", "Storage / Artifacts / Evidence: Namespace app data, outputs, logs, and evidence by app, workspace, and tenant.")},
-		{ID: "APP-DISABLE", Reading: "Disable and enable", Strength: Must, Levels: p4,
+		{ID: "APP-DISABLE", BugFamilies: []BugFamily{EveryTransition}, Reading: "Disable and enable", Strength: Must, Levels: p4,
 			Title: "A disabled app keeps its data, its readiness is disabled and none of its entries launches; enabled again, it launches and finds the same data",
 			Clause: Clause{Source: SpecText, File: SpecDesktop, Section: "Required desktop host behavior; Readiness state rules",
 				Quote: "Support disable, uninstall keep data, uninstall delete data, and export then delete. ... disabled: An admin or policy hides the entry."}},

@@ -104,6 +104,29 @@ type Requirement struct {
 	// accepts those regardless of what was planted must pass none of these
 	// (selftest proves it with mockhost's indiscriminate faults).
 	Refusal []RefusalKind
+	// BugFamilies are the families of host bugs its specs are built to catch
+	// beyond one representative case (docs/decisions.md, "Families every
+	// spec is checked against"): listed only where a spec covers them.
+	BugFamilies []BugFamily
+}
+
+// BugFamily is a family of host bugs a spec covers by construction.
+type BugFamily string
+
+// The families (docs/decisions.md, "Families every spec is checked against").
+const (
+	EveryMember         BugFamily = "every member"         // each gate, message type, step, failure mode a clause lists
+	EveryEntryPoint     BugFamily = "every entry point"    // each method and error path reaching the rule
+	ChangeBetweenReads  BugFamily = "change between reads" // read, changed through the protocol, read again
+	ConfusableIdentity  BugFamily = "confusable identities"
+	EveryTransition     BugFamily = "every transition" // the same check after reset, configure, disable, uninstall, ...
+	RepresentationLimit BugFamily = "representation boundaries"
+	WhoAnswers          BugFamily = "who answers"
+)
+
+// BugFamilies lists every family, in the order docs/decisions.md gives them.
+func BugFamilies() []BugFamily {
+	return []BugFamily{EveryMember, EveryEntryPoint, ChangeBetweenReads, ConfusableIdentity, EveryTransition, RepresentationLimit, WhoAnswers}
 }
 
 // RefusalKind is what a refusal-based check needs the host to refuse.

@@ -6,7 +6,7 @@ package levels
 // be overwritten).
 func overlayRequirements() []Requirement {
 	return []Requirement{
-		{ID: "OVERLAY-PRECEDENCE", Reading: "Overlays", Strength: Must, Levels: []string{"executable"},
+		{ID: "OVERLAY-PRECEDENCE", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads}, Reading: "Overlays", Strength: Must, Levels: []string{"executable"},
 			Title:  "A name several overlays set takes the value of the highest scope that sets it, workspace over user over tenant, whatever order they were set in",
 			Clause: spec(SpecMain, "Overlay precedence", "Workspace Override > User Overlay > Tenant Overlay > App Default > Host Default")},
 		{ID: "OVERLAY-KEEPS-PACKAGE-HASH", Reading: "Overlays", Strength: MustNot, Levels: []string{"executable"},

@@ -81,6 +81,13 @@ func cmdLevels(c *cli, args []string) int {
 		if r.Reading != "" {
 			fmt.Fprintf(c.stdout, "  reading: the harness's reading %q (docs/decisions.md)\n", r.Reading)
 		}
+		if len(r.BugFamilies) > 0 {
+			fams := make([]string, len(r.BugFamilies))
+			for i, f := range r.BugFamilies {
+				fams[i] = string(f)
+			}
+			fmt.Fprintf(c.stdout, "  families: %s\n", strings.Join(fams, ", "))
+		}
 		for _, s := range cov.specs[r.ID] {
 			fmt.Fprintf(c.stdout, "  spec:   %s\n", s)
 		}
