@@ -2,7 +2,30 @@
 
 package mockhost
 
+import (
+	"testing"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+)
+
 // boundaryAndMemberProbes observe the faults of this family (TestEveryFaultChangesTheAnswer).
 func boundaryAndMemberProbes() map[string]probe {
-	return map[string]probe{}
+	return map[string]probe{
+		// 1.9.0 and 1.10.0 are enabled for tiny-app 1.0.0: the newest by
+		// SemVer is 1.10.0, by text 1.9.0.
+		"app-updates-version-as-text": func(t *testing.T, x *harness) string {
+			g, err := registry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = g.Close() })
+			for _, v := range []string{"1.9.0", "1.10.0"} {
+				rel := publishApp(t, g, app(t, ""), v, nil)
+				g.EnableVersion("t1", rel.AppID, rel.Version)
+			}
+			installPlatformApp(t, x, protocol.ConfigureParams{RegistryURL: g.URL()})
+			return platformCall(t, x, "lime.appUpdates", "check", nil)
+		},
+	}
 }
