@@ -178,7 +178,7 @@ func allRequirements() []Requirement {
 			Title:  "Verification runs in the standard's order: a package whose hashes or sigstore signature fail never reaches the revocation service",
 			Clause: spec(SpecMain, "Package signing and revocation", "Hosts must verify in this order: 1. Verify packageHash and manifest hash. 2. Verify the sigstore signature. 3. Call revocation.checkUrl")},
 		{ID: "VERIFY-REVOCATION-FAIL-CLOSED", Refusal: pkg, Reading: "An unreachable revocation endpoint", Strength: Must, Levels: []string{"installable", "desktop-p1"},
-			Title:  "A package whose revocation status cannot be had (service down or silent) is refused, naming revocation",
+			Title:  "A package whose revocation status cannot be had (the service down, silent, answering an error status, a redirect to nothing, garbage, or JSON without a revoked member or with null) is refused, naming revocation",
 			Clause: spec(SpecMain, "Package signing and revocation", "Block install and alert on any failure.")},
 		{ID: "REGISTRY-TENANT-ENABLED", Reading: "The registry the harness plays", Strength: Must, Levels: registryLevels,
 			Title:  "The host offers and installs only releases its registry enables for its tenant; another release is refused, naming it, and never installed",

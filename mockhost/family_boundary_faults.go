@@ -5,5 +5,9 @@ func boundaryAndMemberFaults() []Fault {
 	return []Fault{
 		{Name: "app-updates-version-as-text", Breaks: []string{"APP-UPDATES-CHECK"},
 			Description: "lime.appUpdates check orders release versions as text, so 1.10.0 is older than 1.9.0 (held-out 19)"},
+		{Name: "revocation-missing-status-not-revoked", Breaks: []string{"VERIFY-REVOCATION-FAIL-CLOSED"},
+			Description: "a revocation answer that is JSON without a revoked member (or with null) is read as not revoked (held-out 01)"},
+		{Name: "workflow-tool-call-first-tool-only", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
+			Description: "a workflow tool-call state checks only the first tool of its uses (held-out 10)"},
 	}
 }

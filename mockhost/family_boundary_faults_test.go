@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/drivers/revocation"
 )
 
 // boundaryAndMemberProbes observe the faults of this family (TestEveryFaultChangesTheAnswer).
@@ -27,5 +28,17 @@ func boundaryAndMemberProbes() map[string]probe {
 			installPlatformApp(t, x, protocol.ConfigureParams{RegistryURL: g.URL()})
 			return platformCall(t, x, "lime.appUpdates", "check", nil)
 		},
+		// review_flow's check uses pdf_reader and web_search; the host has
+		// only pdf_reader.
+		"workflow-tool-call-first-tool-only": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{Available: map[string][]string{"tools": {"pdf_reader"}}})
+			dir := fixtureCopy(t, "workflow-app", "uses: [pdf_reader]", "uses: [pdf_reader, web_search]")
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatalf("installing workflow-app: %v", err)
+			}
+			d := &wfDriver{t: t, x: x, as: as}
+			return d.summary(d.settle(d.start("review_flow")), "review-flow-result")
+		},
+		"revocation-missing-status-not-revoked": revocationProbe(0, func(svc *revocation.Service, _ string) { svc.SetMode(revocation.NoStatus) }, false),
 	}
 }
