@@ -9,5 +9,9 @@ func boundaryAndMemberFaults() []Fault {
 			Description: "a revocation answer that is JSON without a revoked member (or with null) is read as not revoked (held-out 01)"},
 		{Name: "workflow-tool-call-first-tool-only", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
 			Description: "a workflow tool-call state checks only the first tool of its uses (held-out 10)"},
+		{Name: "publisher-appmd-unchecked-when-signed", Breaks: []string{"VERIFY-PUBLISHER"},
+			Description: "APP.md's publisher is compared with the release's only when app.signature.yaml has no trust block (held-out 02)"},
+		{Name: "archive-climb-mid-path", Breaks: []string{"REGISTRY-ARCHIVE-CONTAINED"},
+			Description: "archive entry names are checked for ../ before they are cleaned, so dist/../../x unpacks outside the package folder and the install goes on (held-out 18)"},
 	}
 }

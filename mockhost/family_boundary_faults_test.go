@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -38,6 +39,31 @@ func boundaryAndMemberProbes() map[string]probe {
 			}
 			d := &wfDriver{t: t, x: x, as: as}
 			return d.summary(d.settle(d.start("review_flow")), "review-flow-result")
+		},
+		// app.signature.yaml's trust agrees with the release; APP.md names
+		// another publisher.
+		"publisher-appmd-unchecked-when-signed": verifyProbe(map[string]string{
+			"APP.md": strings.Replace(manifest(withDefaults("")), "publisher:\n  name: tiny-publisher\n",
+				"publisher:\n  name: tiny-publisher\n  publisherId: pub-impostor\n  verifiedDomain: impostor.example.net\n", 1),
+			"app.signature.yaml": "signature:\n  trust:\n    publisherId: pub-tiny\n    verifiedDomain: tiny.example.org\n",
+		}, &protocol.Release{Publisher: &protocol.Publisher{PublisherID: "pub-tiny", Name: "Tiny", Verified: true, VerifiedDomain: "tiny.example.org"}}),
+		// The registry's archive of tiny-app 1.0.0 holds dist/../../escaped.txt.
+		"archive-climb-mid-path": func(t *testing.T, x *harness) string {
+			g, err := registry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = g.Close() })
+			dir := app(t, "")
+			rel := publishApp(t, g, dir, "1.0.0", nil)
+			archive, err := registry.ArchiveWith(dir, registry.Entry{Name: "dist/../../escaped.txt", Body: "outside\n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Publish(rel, archive)
+			g.EnableVersion("t1", rel.AppID, rel.Version)
+			x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
+			return installSource(x, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 		},
 		"revocation-missing-status-not-revoked": revocationProbe(0, func(svc *revocation.Service, _ string) { svc.SetMode(revocation.NoStatus) }, false),
 	}
