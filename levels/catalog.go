@@ -198,7 +198,7 @@ func allRequirements() []Requirement {
 		{ID: "REGISTRY-VERIFIED", Refusal: pkg, Reading: "The registry the harness plays", Strength: Must, Levels: registryLevels,
 			Title:  "A release installed from the registry is verified as a package folder is: a download that does not hash to the release's packageHash, or whose release vouches for another publisher, is refused naming what differs, and never installed",
 			Clause: spec(SpecMain, "Package signing and revocation", "Hosts must verify in this order: 1. Verify packageHash and manifest hash. ... 5. Block install and alert on any failure.")},
-		{ID: "REGISTRY-ARCHIVE-CONTAINED", Refusal: pkg, Reading: "Package archives", Strength: MustNot, Levels: registryLevels,
+		{ID: "REGISTRY-ARCHIVE-CONTAINED", Reading: "Package archives", Strength: MustNot, Levels: registryLevels,
 			Title:  "A release whose archive holds an entry that would land outside the folder it unpacks into (an absolute name, a name that climbs out with ../ anywhere in it, a backslash, a link) is refused (-32001 invalid-archive) and never installed",
 			Clause: guide("Symlinks and containment", "A conforming host must not read outside the package")},
 		{ID: "POLICY-INSTALL", Strength: Must, Levels: []string{"installable", "desktop-p1"},
