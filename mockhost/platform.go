@@ -321,12 +321,14 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 			fmt.Sprintf("The installed version %q is not a version the host can compare.", current)}
 	}
 	latest := cur
+	// fault: app-updates-version-as-text — lime.appUpdates check orders release versions as text ("1.10.0" < "1.9.0"), not by SemVer.
+	asText := h.faults.Has("app-updates-version-as-text")
 	for _, r := range rels {
 		v, err := semver.NewVersion(r.Version)
 		if r.AppID != l.appID || r.Status != "active" || err != nil {
 			continue
 		}
-		if v.GreaterThan(latest) {
+		if asText && r.Version > latest.Original() || !asText && v.GreaterThan(latest) {
 			latest = v
 		}
 	}

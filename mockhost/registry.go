@@ -264,7 +264,8 @@ func (h *Host) download(rel registryRelease) (string, *jsonrpc2.Error) {
 	if err != nil {
 		return "", rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	if err := unzip(body, dir); err != nil {
+	// fault: archive-climb-mid-path — archive entry names are checked for ../ before they are cleaned, so dist/../../x unpacks outside the package folder.
+	if err := unzip(body, dir, h.faults.Has("archive-climb-mid-path")); err != nil {
 		return "", rpcError(protocol.CodePackageInvalid, fmt.Sprintf("the package archive of %s@%s cannot be unpacked: %v", rel.AppID, rel.Version, err),
 			protocol.ErrorData{Findings: []protocol.Finding{{Code: "invalid-archive", Severity: agentpkg.SeverityError, Field: "packageUrl", Message: err.Error()}}})
 	}
@@ -295,7 +296,8 @@ func httpGet(u string, limit int64, timeout time.Duration) ([]byte, error) {
 
 // unzip unpacks a package archive into dir: relative names only, nothing
 // outside dir, regular files and folders only, at most maxArchive bytes.
-func unzip(archive []byte, dir string) error {
+// rawNames checks the names as they are, not cleaned (a fault).
+func unzip(archive []byte, dir string, rawNames bool) error {
 	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
 	if err != nil {
 		return err
@@ -303,7 +305,11 @@ func unzip(archive []byte, dir string) error {
 	var total int64
 	for _, f := range zr.File {
 		name := path.Clean(f.Name)
-		if strings.HasPrefix(f.Name, "/") || name == ".." || strings.HasPrefix(name, "../") || strings.Contains(f.Name, "\\") {
+		checked := name
+		if rawNames {
+			checked = f.Name
+		}
+		if strings.HasPrefix(f.Name, "/") || checked == ".." || strings.HasPrefix(checked, "../") || strings.Contains(f.Name, "\\") {
 			return fmt.Errorf("entry %q leaves the package", f.Name)
 		}
 		target := filepath.Join(dir, filepath.FromSlash(name))

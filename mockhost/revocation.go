@@ -45,7 +45,8 @@ func (h *Host) revocationFindings(p *agentpkg.Package, findings []protocol.Findi
 	h.mu.Unlock()
 	// fault: revocation-cache-forever — a cached answer is used whatever its age.
 	if !cached || (!now.Before(e.until) && !h.faults.Has("revocation-cache-forever")) {
-		revoked, reason, err := askRevocation(checkURL, p, h.timeouts().revocation)
+		// fault: revocation-missing-status-not-revoked — a 200 JSON answer without a revoked member (or with null) is read as not revoked.
+		revoked, reason, err := askRevocation(checkURL, p, h.timeouts().revocation, h.faults.Has("revocation-missing-status-not-revoked"))
 		if err != nil {
 			// fault: revocation-fail-open — an unreachable revocation service lets the package through.
 			if h.faults.Has("revocation-fail-open") {
@@ -92,7 +93,9 @@ func revocationOf(m map[string]any) (checkURL string, cacheSeconds int) {
 
 // askRevocation asks the service (docs/host-control-protocol.md, "The
 // revocation service the harness plays").
-func askRevocation(checkURL string, p *agentpkg.Package, timeout time.Duration) (revoked bool, reason string, err error) {
+// absentIsFalse reads an answer without a status as "not revoked" (a
+// fault).
+func askRevocation(checkURL string, p *agentpkg.Package, timeout time.Duration, absentIsFalse bool) (revoked bool, reason string, err error) {
 	u, err := url.Parse(checkURL)
 	if err != nil {
 		return false, "", fmt.Errorf("checkUrl: %w", err)
@@ -114,8 +117,11 @@ func askRevocation(checkURL string, p *agentpkg.Package, timeout time.Duration) 
 		Revoked *bool  `json:"revoked"`
 		Reason  string `json:"reason"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&st); err != nil || st.Revoked == nil {
+	if err := json.NewDecoder(http.MaxBytesReader(nil, resp.Body, 64<<10)).Decode(&st); err != nil || st.Revoked == nil && !absentIsFalse {
 		return false, "", fmt.Errorf("an answer that is not {\"revoked\": bool}")
+	}
+	if st.Revoked == nil {
+		return false, st.Reason, nil
 	}
 	return *st.Revoked, st.Reason, nil
 }

@@ -75,8 +75,11 @@ func (h *Host) publisherFindings(p *agentpkg.Package, rel *protocol.Release, fin
 	file := signatureFile(p)
 	check(file, "signature.trust.publisherId", stringField(trust, "publisherId"), want.PublisherID)
 	check(file, "signature.trust.verifiedDomain", stringField(trust, "verifiedDomain"), want.VerifiedDomain)
-	check(agentpkg.ManifestFile, "publisher.publisherId", stringField(pub, "publisherId"), want.PublisherID)
-	check(agentpkg.ManifestFile, "publisher.verifiedDomain", stringField(pub, "verifiedDomain"), want.VerifiedDomain)
+	// fault: publisher-appmd-unchecked-when-signed — APP.md's publisher is compared only when app.signature.yaml has no trust block.
+	if len(trust) == 0 || !h.faults.Has("publisher-appmd-unchecked-when-signed") {
+		check(agentpkg.ManifestFile, "publisher.publisherId", stringField(pub, "publisherId"), want.PublisherID)
+		check(agentpkg.ManifestFile, "publisher.verifiedDomain", stringField(pub, "verifiedDomain"), want.VerifiedDomain)
+	}
 	return out
 }
 

@@ -540,6 +540,10 @@ func (h *Host) missingTool(uses []string) string {
 	if !listed {
 		return ""
 	}
+	// fault: workflow-tool-call-first-tool-only — a tool-call state checks only the first tool of its uses.
+	if h.faults.Has("workflow-tool-call-first-tool-only") && len(uses) > 1 {
+		uses = uses[:1]
+	}
 	for _, u := range uses {
 		if !slices.Contains(tools, u) {
 			return u

@@ -209,6 +209,39 @@ func describePlatform(tc *TestContext) {
 			}
 			tc.Reading("lime.appUpdates check", "with the registry down: "+down.Type)
 		})
+
+		// Versions are SemVer (spec 003, Version policy): the newest release
+		// is the greatest by SemVer precedence, which differs from the order
+		// of the version texts once a part reaches two digits. Each row puts
+		// the text order against the SemVer order in one part.
+		DescribeTable("names the newest release by SemVer order, not by the order of the version texts",
+			func(installed string, enabled []string, newest string) {
+				if tc.registry == nil {
+					tc.Blockedf("no registry is running (dry run)")
+				}
+				if c, ok := tc.Host().Hello().Capabilities["lime.appUpdates"]; !ok || !c.Enabled {
+					tc.Blockedf("the host's hello does not offer lime.appUpdates enabled, so it has no update check to judge")
+				}
+				tc.Configure(tc.platformConfigure())
+				dir := tc.Fixture(platformFixture)
+				SetField(dir, "version", installed)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				for _, v := range enabled {
+					next := tc.Fixture(platformFixture)
+					SetField(next, "version", v)
+					rel := tc.publish(next)
+					tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+				}
+				m := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, `"`+newest+`"`) {
+					tc.Failf("lime.appUpdates check of %s %s answered %s, not the release %s, the newest by SemVer of those the registry enables for the tenant (%s)",
+						app, installed, describeAnswer(m, true), newest, strings.Join(enabled, ", "))
+				}
+			},
+			Entry("1.9.0 installed, 1.10.0 enabled (a minor version of two digits)", tc.Req("APP-UPDATES-CHECK"), "1.9.0", []string{"1.10.0"}, "1.10.0"),
+			Entry("1.0.2 installed, 1.0.9 and 1.0.10 enabled (a patch version of two digits)", tc.Req("APP-UPDATES-CHECK"), "1.0.2", []string{"1.0.9", "1.0.10"}, "1.0.10"),
+			Entry("9.1.0 installed, 10.0.0 enabled (a major version of two digits)", tc.Req("APP-UPDATES-CHECK"), "9.1.0", []string{"10.0.0"}, "10.0.0"),
+		)
 	})
 }
 

@@ -161,6 +161,44 @@ func describeRegistry(tc *TestContext) {
 			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
 				Planted{What: "a package changed after its release was published", Codes: []string{agentpkg.CodePackageHashMismatch}, Field: "packageHash"})
 		})
+
+		// Package archives: "refuses an archive with an absolute name, a
+		// name that climbs out (../), a backslash, a link". Every one of
+		// them, and a name that climbs out wherever its ../ stands: a check
+		// of the raw name's start misses dist/../../x, which cleans to ../x.
+		DescribeTable("refuses a downloaded archive with an entry that would land outside the folder it unpacks into, and installs nothing",
+			func(entry registry.Entry) {
+				dir := tc.Fixture("minimal-app")
+				rel := tc.publish(dir)
+				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+				tc.Precondition("the release's archive without the planted entry installs", func() {
+					app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+					tc.Uninstall(app.AppID, false)
+				})
+				archive, err := registry.ArchiveWith(dir, entry)
+				if err != nil {
+					errorf("%v", err)
+				}
+				tc.registry.Publish(rel, archive)
+				what := fmt.Sprintf("an archive entry %q", entry.Name)
+				if entry.Link {
+					what = fmt.Sprintf("an archive entry %q that is a link to %s", entry.Name, entry.Body)
+				}
+				_, err = tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+				he, refused := tc.refusalError(protocol.MethodInstall, err)
+				if !refused {
+					tc.Failf("app/install from the registry took %s@%s whose archive holds %s", rel.AppID, rel.Version, what)
+				}
+				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+					Planted{What: what, Codes: []string{"invalid-archive"}})
+			},
+			Entry("an absolute name", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "/escaped-absolute.txt", Body: "outside\n"}),
+			Entry("a name that climbs out at its start", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "../escaped-start.txt", Body: "outside\n"}),
+			Entry("a name that climbs out after a folder", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "dist/../../escaped-mid.txt", Body: "outside\n"}),
+			Entry("a name that climbs out after two folders", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "a/b/../../../escaped-deep.txt", Body: "outside\n"}),
+			Entry("a name with a backslash", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "..\\escaped-backslash.txt", Body: "outside\n"}),
+			Entry("a link", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "escaped-link", Body: "../outside", Link: true}),
+		)
 	})
 }
 

@@ -81,25 +81,27 @@ func describeRevocation(tc *TestContext) {
 			}
 		})
 
+		// Every way a status cannot be had, not one representative: no
+		// connection, no answer, an error status (whatever its body says),
+		// a redirect to nothing, a body that is not JSON, and JSON without
+		// a revoked member or with null in it (absent is not false).
 		DescribeTable("refuses the package when its revocation status cannot be had",
 			func(mode revocation.Mode) {
 				dir, rel := tc.revocablePackage(0)
 				tc.ExpectVerifies(dir, rel)
 				tc.revocation.SetMode(mode)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + modeName(mode),
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + mode.Describe(),
 					Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"})
 			},
 			Entry("the service is down", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Down),
 			Entry("the service never answers", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Hang),
+			Entry("the service answers an HTTP error status", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.ErrorStatus),
+			Entry("the service redirects to nothing", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Redirect),
+			Entry("the service answers garbage", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Garbage),
+			Entry("the service answers JSON without the revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.NoStatus),
+			Entry("the service answers a null revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.NullStatus),
 		)
 	})
-}
-
-func modeName(m revocation.Mode) string {
-	if m == revocation.Hang {
-		return "never answers"
-	}
-	return "is down"
 }
 
 // revocablePackage is full-app naming the harness's revocation service in

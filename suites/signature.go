@@ -96,6 +96,38 @@ func describeSignature(tc *TestContext) {
 				func(p *protocol.Publisher) { p.VerifiedDomain = "elsewhere.example.net" }),
 		)
 
+		// The clause lists four places the package names its publisher:
+		// signature.trust.publisherId and verifiedDomain, and APP.md's
+		// publisher.publisherId and publisher.verifiedDomain when present.
+		// Each must agree with the release on its own, whatever the others
+		// say: the release stays the one that vouches for full-app, and one
+		// place at a time names another publisher.
+		DescribeTable("refuses a package, at verify and at install, that names another publisher than the release's in any one place:",
+			func(file, field, old, new string) {
+				vouched := &protocol.Publisher{PublisherID: fullAppPublisher, Name: "Agent App Conformance", Verified: true, VerifiedDomain: fullAppDomain}
+				tc.Precondition("full-app, whose every place names the release's publisher, verifies", func() {
+					dir := tc.Fixture("full-app")
+					rel := tc.ReleaseOf(dir)
+					rel.Publisher = vouched
+					tc.ExpectVerifies(dir, rel)
+				})
+				dir := tc.Fixture("full-app")
+				ReplaceIn(dir, file, old, new)
+				rel := tc.ReleaseOf(dir)
+				rel.Publisher = vouched
+				tc.expectRefusedAtVerifyAndInstall(dir, rel, Planted{What: "another publisher in " + file + " " + field,
+					Codes: []string{"publisher-mismatch"}, Field: field})
+			},
+			Entry("app.signature.yaml signature.trust.publisherId", tc.Req("VERIFY-PUBLISHER"), "app.signature.yaml", "publisherId",
+				"publisherId: "+fullAppPublisher, "publisherId: someone-else"),
+			Entry("app.signature.yaml signature.trust.verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "app.signature.yaml", "verifiedDomain",
+				"verifiedDomain: "+fullAppDomain, "verifiedDomain: elsewhere.example.net"),
+			Entry("APP.md publisher.publisherId", tc.Req("VERIFY-PUBLISHER"), "APP.md", "publisherId",
+				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: someone-else\n"),
+			Entry("APP.md publisher.verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "APP.md", "verifiedDomain",
+				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: "+fullAppPublisher+"\n  verifiedDomain: elsewhere.example.net\n"),
+		)
+
 		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED"), func() {
 			dir, signed := tc.signedPackage()
 			rel := tc.releaseObject(dir)

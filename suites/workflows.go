@@ -26,6 +26,9 @@ const (
 	// spec judges it: far beyond any state timeout of the fixture (1 s).
 	workflowSettle = 20 * time.Second
 	toolOfReview   = "pdf_reader"
+	// secondToolOfReview is a second tool the specs that judge every
+	// tool of a tool call's uses add to review_flow's check.
+	secondToolOfReview = "web_search"
 )
 
 // reviewFlowStates are review_flow's states of the kinds the standard
@@ -534,6 +537,38 @@ func describeWorkflows(tc *TestContext) {
 			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED"), "check", func(string) {
 				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure())))
 			}),
+		)
+
+		// "tool-call needs every tool of uses": with two tools in uses, each
+		// missing in turn fails the state, not only the first.
+		DescribeTable("fails a tool call closed when any one of the tools it uses is not available",
+			func(missing string) {
+				uses := []string{toolOfReview, secondToolOfReview}
+				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure()), uses...))
+				dir := tc.Fixture(workflowFixture)
+				ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
+				ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				tc.Precondition("with both tools it uses, review_flow gets past its tool call check to its review", func() {
+					tc.expectRunAt(app, tc.startRun(app, reviewFlow), "waiting", "review")
+				})
+				kept := slices.DeleteFunc(slices.Clone(uses), func(u string) bool { return u == missing })
+				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure()), kept...))
+				stored := tc.storedValue(app, storageKeyOf[reviewFlow])
+				run := tc.startRun(app, reviewFlow)
+				v := tc.settleRun(app, run)
+				if v.Status != "failed" || !strings.Contains(v.Reason, "check") {
+					tc.Failf("the tool call check uses %s and the host has only %s; the run is %s, not failed naming check", strings.Join(uses, " and "), strings.Join(kept, ", "), v)
+				}
+				for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, "check")+1:] {
+					if slices.Contains(v.ran(), after) {
+						tc.Failf("the run went on to %s although %s, a tool check uses, is not available: %s", after, missing, v)
+					}
+				}
+				tc.expectNothingWritten(app, run, reviewFlow, stored, "after check could not be carried out")
+			},
+			Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED"), toolOfReview),
+			Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED"), secondToolOfReview),
 		)
 
 		It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",

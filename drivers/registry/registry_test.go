@@ -142,3 +142,22 @@ func TestArchive(t *testing.T) {
 		t.Error("a link was archived")
 	}
 }
+
+// ArchiveWith plants entries as they are: names not cleaned, links as links.
+func TestArchiveWith(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "APP.md"), []byte("---\nname: a\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ArchiveWith(dir, Entry{Name: "dist/../../x", Body: "x"}, Entry{Name: "l", Body: "../y", Link: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(zr.File) != 3 || zr.File[1].Name != "dist/../../x" || zr.File[2].Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("entries %+v", zr.File)
+	}
+}

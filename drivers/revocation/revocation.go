@@ -9,7 +9,8 @@
 //	200 {"revoked": false}
 //	200 {"revoked": true, "reason": "…"}
 //
-// Each spec scripts what it answers (revoked hashes, down, hanging) and
+// Each spec scripts what it answers (revoked hashes, down, hanging, an
+// error status, a redirect, garbage, JSON without the status) and
 // reads back which requests it saw: the evidence of whether, and when,
 // the host asked.
 package revocation
@@ -30,10 +31,37 @@ type Mode int
 
 // Modes.
 const (
-	Answer Mode = iota // answer from the revoked set
-	Down               // answer 503
-	Hang               // answer nothing until the host gives up (at most MaxHang)
+	Answer      Mode = iota // answer from the revoked set
+	Down                    // answer 503
+	Hang                    // answer nothing until the host gives up (at most MaxHang)
+	Garbage                 // answer 200 with a body that is not JSON
+	ErrorStatus             // answer 500 with a body that reads as not revoked
+	Redirect                // answer 302 to a path of the service that is not found
+	NoStatus                // answer 200 with JSON that has no revoked member
+	NullStatus              // answer 200 with JSON whose revoked member is null
 )
+
+// Describe says how the service answers in mode m, for spec texts and
+// findings.
+func (m Mode) Describe() string {
+	switch m {
+	case Down:
+		return "is down (503)"
+	case Hang:
+		return "never answers"
+	case Garbage:
+		return "answers 200 with a body that is not JSON"
+	case ErrorStatus:
+		return `answers 500 with the body {"revoked": false}`
+	case Redirect:
+		return "answers 302 to a path that is not found"
+	case NoStatus:
+		return `answers 200 {"status": "degraded"}, JSON without the revoked member`
+	case NullStatus:
+		return `answers 200 {"revoked": null}`
+	}
+	return "answers from its revoked set"
+}
 
 // MaxHang bounds how long a hanging answer holds a request.
 const MaxHang = 30 * time.Second
@@ -155,6 +183,27 @@ func (s *Service) check(w http.ResponseWriter, r *http.Request) {
 		case <-s.done:
 		case <-time.After(MaxHang):
 		}
+		return
+	case Garbage, ErrorStatus, NoStatus, NullStatus:
+		status, body := http.StatusOK, map[Mode]string{
+			Garbage:     "<html><body>revocation status: ok</body></html>",
+			ErrorStatus: `{"revoked": false}`,
+			NoStatus:    `{"status": "degraded", "message": "revocation database is rebuilding"}`,
+			NullStatus:  `{"revoked": null}`,
+		}[mode]
+		if mode == ErrorStatus {
+			status = http.StatusInternalServerError
+		}
+		tell(fmt.Sprintf("%d %s (%s)", status, body, mode.Describe()))
+		if mode != Garbage {
+			w.Header().Set("Content-Type", "application/json")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(body + "\n"))
+		return
+	case Redirect:
+		tell("302 to /moved (not found)")
+		http.Redirect(w, r, "/moved?"+r.URL.RawQuery, http.StatusFound)
 		return
 	}
 	st := Status{Revoked: revoked, Reason: reason}

@@ -70,3 +70,31 @@ func TestServiceAnswersAsScripted(t *testing.T) {
 		t.Errorf("after Reset: %d requests", n)
 	}
 }
+
+// TestServiceFailureModes: every mode that withholds a status answers
+// something no host may read as a revocation status.
+func TestServiceFailureModes(t *testing.T) {
+	s, err := Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	for mode, want := range map[Mode]int{Garbage: 200, ErrorStatus: 500, Redirect: 404, NoStatus: 200, NullStatus: 200} {
+		s.SetMode(mode)
+		resp, err := get(t, s, "sha256:good", 2*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", mode.Describe(), err)
+		}
+		var st struct {
+			Revoked *bool `json:"revoked"`
+		}
+		decodeErr := json.NewDecoder(resp.Body).Decode(&st)
+		_ = resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: HTTP %d, want %d", mode.Describe(), resp.StatusCode, want)
+		}
+		if resp.StatusCode == 200 && decodeErr == nil && st.Revoked != nil {
+			t.Errorf("%s: a 200 answer with a revocation status", mode.Describe())
+		}
+	}
+}
