@@ -13,5 +13,9 @@ func boundaryAndMemberFaults() []Fault {
 			Description: "APP.md's publisher is compared with the release's only when app.signature.yaml has no trust block (held-out 02)"},
 		{Name: "archive-climb-mid-path", Breaks: []string{"REGISTRY-ARCHIVE-CONTAINED"},
 			Description: "archive entry names are checked for ../ before they are cleaned, so dist/../../x unpacks outside the package folder and the install goes on (held-out 18)"},
+		{Name: "available-empty-list-ignored", Breaks: []string{"READY-AVAILABILITY"},
+			Description: "host/configure's available with an empty list for a kind is taken as the kind left unstated: every required item of it counts as there (held-out 2026-11-26 #08)"},
+		{Name: "overlay-empty-values-kept", Breaks: []string{"OVERLAY-PRECEDENCE"},
+			Description: "app/overlay with values {} is taken as nothing to set, so the overlay set before stays in effect (held-out 2026-11-26 #06)"},
 	}
 }
