@@ -56,7 +56,9 @@ func describeSecretBindings(tc *TestContext) {
 		// spelling of the slot or of the app was refused.
 		DescribeTable("never echoes the value given to app/secret in its answer, its refusals included",
 			func(appID, key string, refused bool) {
-				app := tc.installBoundSecretApp()
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(secretSlotFixture)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				if appID == "" {
 					appID = app
 				}
@@ -66,6 +68,9 @@ func describeSecretBindings(tc *TestContext) {
 				what := fmt.Sprintf("app/secret binding %q of %s", key, appID)
 				tc.ExpectNoCanary("the result of "+what, raw)
 				he, isHostErr := hostError(err)
+				if isHostErr && he.Code == protocol.CodeMethodNotFound {
+					tc.Blockedf("the host does not implement app/secret (-32601), so none of its answers can be judged")
+				}
 				if isHostErr {
 					tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
 				} else if err != nil && !isSchemaError(err) {
