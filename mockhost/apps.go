@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -267,6 +268,12 @@ func (h *Host) list() protocol.ListResult {
 		if name, ok := a.displayNames[h.locale()]; ok && name != "" && !h.faults.Has("ignore-locale") {
 			row.DisplayName = name
 		}
+		// fault: displayname-language-fallback — a locale the map does not name takes the entry of another region of its language (zh-TW shows zh-CN's name).
+		if _, exact := a.displayNames[h.locale()]; !exact && h.faults.Has("displayname-language-fallback") {
+			if name, ok := sameLanguageName(a.displayNames, h.locale()); ok {
+				row.DisplayName = name
+			}
+		}
 		// fault: list-drops-hash — rows do not say which package was installed (empty hashes).
 		if h.faults.Has("list-drops-hash") {
 			row.PackageHash, row.ManifestHash = "", ""
@@ -358,6 +365,20 @@ func (h *Host) registrations(p *agentpkg.Package) (map[string][]string, error) {
 		}
 	}
 	return reg, nil
+}
+
+// sameLanguageName is the first (by tag) non-empty entry of texts whose
+// language is locale's: what a host that takes two regions of one language
+// for one locale would show.
+func sameLanguageName(texts map[string]string, locale string) (string, bool) {
+	lang, _, _ := strings.Cut(locale, "-")
+	keys := slices.Sorted(maps.Keys(texts))
+	for _, k := range keys {
+		if l, _, _ := strings.Cut(k, "-"); lang != "" && strings.EqualFold(l, lang) && texts[k] != "" {
+			return texts[k], true
+		}
+	}
+	return "", false
 }
 
 // localeMap reads a locale -> text map of the manifest (displayNameI18n).

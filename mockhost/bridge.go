@@ -276,6 +276,10 @@ func (h *Host) bridgeOpenExternal(l *launch, m appMessage) pageAnswer {
 	ok := decodePayload(m.Payload, &p)
 	origin, web := webOrigin(p.URL)
 	allowed := ok && web && l.declaresOrigin(origin)
+	// fault: open-external-suffix-origin — a declared site covers every host that ends with its name, no dot boundary: https://evilprobe.example.org passes for https://probe.example.org.
+	if ok && web && !allowed && h.faults.Has("open-external-suffix-origin") {
+		allowed = l.declaresOriginSuffix(origin)
+	}
 	// fault: open-external-any-url — any URL is opened (javascript:, file:, data:, other origins).
 	if !allowed && !h.faults.Has("open-external-any-url") {
 		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host opens only http(s) links to sites this app declares.")
@@ -313,6 +317,19 @@ func (l *launch) hasEntry(key string) bool { return slices.Contains(l.entries, k
 
 // declaresOrigin reports whether the manifest names a URL at origin.
 func (l *launch) declaresOrigin(origin string) bool { return slices.Contains(l.origins, origin) }
+
+// declaresOriginSuffix reports whether origin has the scheme of a declared
+// origin and ends with its host: the look-alike match of a host that takes
+// a declared site to cover its subdomains without a dot boundary.
+func (l *launch) declaresOriginSuffix(origin string) bool {
+	for _, o := range l.origins {
+		scheme, host, _ := strings.Cut(o, "://")
+		if strings.HasPrefix(origin, scheme+"://") && strings.HasSuffix(origin, host) {
+			return true
+		}
+	}
+	return false
+}
 
 // runtimeFile resolves a download URL (relative ones against the entry
 // file's URL) and returns the UI file it names: true only for a file that

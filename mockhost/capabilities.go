@@ -35,7 +35,15 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A capability call needs a capability and a method.")
 	}
 	c := protocol.BridgeCall{Capability: clip(in.Capability, 100), Method: clip(in.Method, 100)}
-	if d := h.gates(l, in.Capability); d != nil {
+	d := h.gates(l, in.Capability)
+	// fault: capability-name-trimmed-after-policy — a padded capability name is trimmed for the allowlist, readiness and the call, but policy compares it as sent: " lime.storage" runs though policy denies lime.storage.
+	if name := strings.TrimSpace(in.Capability); name != in.Capability && h.faults.Has("capability-name-trimmed-after-policy") {
+		in.Capability = name
+		if d = h.gates(l, name); d != nil && (d.gate == protocol.GatePolicy || d.gate == protocol.GateApproval) {
+			d = nil
+		}
+	}
+	if d != nil {
 		// fault: invoke-unready-mock-success — a call the readiness gate stops is answered host:response {ok: true, mock: true}.
 		if d.gate == protocol.GateReadiness && h.faults.Has("invoke-unready-mock-success") {
 			return h.allow(l, m, c, map[string]any{"ok": true, "mock": true})

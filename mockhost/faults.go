@@ -588,6 +588,7 @@ func Faults() []Fault {
 	}
 	fs = withPlatform(fs)
 	fs = append(fs, heldOutFamilyFaults()...)
+	fs = withIdentityCollateral(fs)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }

@@ -97,6 +97,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 		}
 	}
 	install := protocol.InstallParams{Path: params.Path, Release: params.Release, Consent: params.Consent}
+	// fault: update-without-consent — app/update reuses the consent of the first install: the newer release is installed without consent.
+	if h.faults.Has("update-without-consent") {
+		install.Consent.Granted = true
+	}
 	// fault: update-skips-verification — an update is installed without checking it is the release it claims to be.
 	if h.faults.Has("update-skips-verification") {
 		install.Release = nil

@@ -23,6 +23,10 @@ func (h *Host) bindSecret(p protocol.SecretParams) (protocol.OK, *jsonrpc2.Error
 		return protocol.OK{}, e
 	}
 	if !slices.Contains(secretKeys(pk), p.Key) {
+		// fault: secret-refusal-echoes-value — the refusal of a slot the app does not have repeats the binding, value included.
+		if h.faults.Has("secret-refusal-echoes-value") {
+			return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q (binding %s=%s refused)", p.AppID, p.Key, p.Key, p.Value))
+		}
 		return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q", p.AppID, p.Key))
 	}
 	h.mu.Lock()

@@ -509,6 +509,58 @@ func describeBridge(tc *TestContext) {
 		)
 	})
 
+	Describe("Desktop P2: blocked calls fail closed under every spelling", tc.browserRetry(), func() {
+		// Policy names a capability once; a call that names it padded or in
+		// another case is the same capability or none the app declares:
+		// either way it must not run.
+		It("answers host:error, never a result, to a capability policy denies or needs approval for, whatever spelling of its name the call uses", tc.Req("BRIDGE-FAIL-CLOSED"), func() {
+			s := tc.probeSurface(tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.evidence"}}))
+			s.expectExecutes("control-1")
+			calls := []struct{ capability, method string }{{"lime.storage", "set"}, {"lime.evidence", "record"}}
+			args := map[string]any{"lime.storage": map[string]any{"key": "spelling-probe", "value": "v"},
+				"lime.evidence": map[string]any{"subject": map[string]any{"id": "spelling-probe"}}}
+			tc.Precondition("lime.storage set and lime.evidence record, as policy names them, get host:error", func() {
+				var steps []Step
+				for i, c := range calls {
+					steps = append(steps, Invoke(fmt.Sprintf("exact-%d", i), c.capability, c.method, args[c.capability]), AwaitAnswer(fmt.Sprintf("exact-%d", i)))
+				}
+				r := s.Run(steps...)
+				for i, c := range calls {
+					if m, ok := r.Answer(fmt.Sprintf("exact-%d", i)); !ok || m.Type != hostbridge.TypeError {
+						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, describeAnswer(m, ok))
+					}
+				}
+			})
+			type spelled struct{ id, name, method string }
+			var sent []spelled
+			var steps []Step
+			for _, c := range calls {
+				for _, name := range []string{" " + c.capability, c.capability + " ", "\t" + c.capability, strings.ToUpper(c.capability), strings.ToUpper(c.capability[:1]) + c.capability[1:]} {
+					id := fmt.Sprintf("spelled-%d", len(sent))
+					sent = append(sent, spelled{id, name, c.method})
+					steps = append(steps, Invoke(id, name, c.method, args[c.capability]), AwaitAnswer(id))
+				}
+			}
+			r := s.Run(steps...)
+			o := tc.Observe(s.AppID)
+			var ran []string
+			for _, c := range sent {
+				m, ok := r.Answer(c.id)
+				switch {
+				case ok && m.Type == hostbridge.TypeResponse:
+					ran = append(ran, fmt.Sprintf("%q.%s answered host:response", c.name, c.method))
+				case executed(o, c.id):
+					ran = append(ran, fmt.Sprintf("%q.%s recorded allowed by host/observe", c.name, c.method))
+				case !ok || m.Type != hostbridge.TypeError:
+					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, describeAnswer(m, ok)))
+				}
+			}
+			if len(ran) > 0 {
+				tc.Failf("policy denies lime.storage and needs approval for lime.evidence, yet under another spelling of the name: %s", strings.Join(ran, "; "))
+			}
+		})
+	})
+
 	Describe("Desktop P2: nothing secret reaches the frame", tc.browserRetry(), func() {
 		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK"), func() {
 			s := tc.probeSurface(tc.WithSecret())
@@ -601,6 +653,44 @@ func describeBridge(tc *TestContext) {
 			Entry("a data: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "data:text/html,<script>alert(1)</script>"),
 			Entry("an https origin the app does not declare", tc.Req("BRIDGE-OPEN-EXTERNAL"), "https://undeclared.example.net/"),
 		)
+
+		// An origin is scheme, host and port, matched whole: a name that
+		// merely ends, starts or is spelled like the declared one is
+		// another site.
+		It("host:openExternal refuses every look-alike of the origin the app declares", tc.Req("BRIDGE-OPEN-EXTERNAL"), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
+			lookalikes := []struct{ what, url string }{
+				{"a host that ends with the declared one", "https://evilprobe.conformance.example.org/docs"},
+				{"a host that starts with the declared one", "https://probe.conformance.example.org.evil.example/docs"},
+				{"the declared host on another port", "https://probe.conformance.example.org:8443/docs"},
+				{"the declared host under another scheme", "http://probe.conformance.example.org/docs"},
+				{"the declared host as user info of another", "https://probe.conformance.example.org@evil.example/docs"},
+			}
+			var steps []Step
+			for i, l := range lookalikes {
+				id := fmt.Sprintf("lookalike-%d", i)
+				steps = append(steps, Request(hostbridge.TypeOpenExternal, id, map[string]any{"url": l.url}), AwaitAnswer(id))
+			}
+			r := s.Run(steps...)
+			o := tc.Observe(s.AppID)
+			var opened []string
+			for i, l := range lookalikes {
+				id := fmt.Sprintf("lookalike-%d", i)
+				m, ok := r.Answer(id)
+				switch {
+				case ok && m.Type == hostbridge.TypeResponse:
+					opened = append(opened, fmt.Sprintf("%s (%s) was allowed (host:response)", l.url, l.what))
+				case executed(o, id):
+					opened = append(opened, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", l.url, l.what))
+				case !ok || m.Type != hostbridge.TypeError:
+					opened = append(opened, fmt.Sprintf("%s (%s) got %s, not host:error", l.url, l.what, describeAnswer(m, ok)))
+				}
+			}
+			if len(opened) > 0 {
+				tc.Failf("the app declares https://probe.conformance.example.org, and host:openExternal must validate the origin: %s", strings.Join(opened, "; "))
+			}
+		})
 
 		DescribeTable("host:navigate goes only to the app's own entries and routes",
 			func(payload map[string]any) {

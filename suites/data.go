@@ -3,6 +3,7 @@ package suites
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -364,6 +365,39 @@ func describeData(tc *TestContext) {
 			tc.expectUntouched(a, before, key, value, "a refused app/update")
 		})
 
+		// The consent gate of INSTALL-CONSENT is on every call that installs
+		// a release: app/update installs the newer one (spec 000, Runtime
+		// contract 3), whatever consent the first install had.
+		DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
+			func(consent protocol.Consent) {
+				a := tc.installProbe(tc.DefaultConfigure())
+				before, _ := tc.ListedApp(a)
+				key, value := nonce("kept"), nonce("value")
+				tc.Launch(a, "main").store(key, value)
+				dir := tc.newerProbe()
+				rel := tc.ReleaseOf(dir)
+				tc.requireMethod(protocol.MethodUpdate)
+				var res protocol.UpdateResult
+				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
+				code, isHostErr := tc.HostErrorCode(protocol.MethodUpdate, err)
+				if !isHostErr {
+					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, newerProbeVersion, consentText(consent), res.App.Version)
+				}
+				if code != protocol.CodeConsentRequired {
+					tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
+						a, consentText(consent), code, protocol.CodeConsentRequired)
+				}
+				tc.expectUntouched(a, before, key, value, "app/update without consent")
+				tc.Precondition("the same update with the user's consent is done", func() {
+					if _, err := tc.tryUpdate(a, dir, rel); err != nil {
+						tc.failCall(protocol.MethodUpdate, err)
+					}
+				})
+			},
+			Entry("consent refused, its migrations approved", tc.Req("UPDATE-CONSENT"), protocol.Consent{Granted: false, By: "user", Migrations: true}),
+			Entry("no consent given at all", tc.Req("UPDATE-CONSENT"), protocol.Consent{}),
+		)
+
 		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA"), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
@@ -556,4 +590,13 @@ func describeData(tc *TestContext) {
 			}
 		})
 	})
+}
+
+// consentText says what consent an update carried, for a failure message.
+func consentText(c protocol.Consent) string {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Sprintf("%+v", c)
+	}
+	return string(b)
 }

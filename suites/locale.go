@@ -32,6 +32,10 @@ func describeLocale(tc *TestContext) {
 			},
 			Entry("a locale the manifest overrides", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-CN", "override"),
 			Entry("a locale it does not override (the default displayName)", tc.Req("CAT-DISPLAYNAME-I18N"), "ja-JP", ""),
+			// Two tags of one language are two locales: the override the map
+			// gives zh-CN is not the name of zh-TW or zh-HK.
+			Entry("another region of the language the manifest overrides (zh-TW: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-TW", ""),
+			Entry("a third region of that language (zh-HK: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-HK", ""),
 		)
 	})
 }

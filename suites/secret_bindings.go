@@ -1,6 +1,10 @@
 package suites
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -45,6 +49,42 @@ func describeSecretBindings(tc *TestContext) {
 			},
 			Entry("keeping data", tc.Req("UNINSTALL-SECRET-BINDINGS"), true),
 			Entry("deleting data", tc.Req("UNINSTALL-SECRET-BINDINGS"), false),
+		)
+
+		// A secret must not come back in any answer to the call that carries
+		// it: not in its result, and not in any of its refusals, whatever
+		// spelling of the slot or of the app was refused.
+		DescribeTable("never echoes the value given to app/secret in its answer, its refusals included",
+			func(appID, key string, refused bool) {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(secretSlotFixture)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				if appID == "" {
+					appID = app
+				}
+				value := tc.Config.Canaries.ProviderKey
+				var raw json.RawMessage
+				err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: appID, Key: key, Value: value}, &raw)
+				what := fmt.Sprintf("app/secret binding %q of %s", key, appID)
+				tc.ExpectNoCanary("the result of "+what, raw)
+				he, isHostErr := hostError(err)
+				if isHostErr && he.Code == protocol.CodeMethodNotFound {
+					tc.Blockedf("the host does not implement app/secret (-32601), so none of its answers can be judged")
+				}
+				if isHostErr {
+					tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
+				} else if err != nil && !isSchemaError(err) {
+					tc.Errorf("no usable answer to %s: %v", protocol.MethodSecret, err)
+				}
+				if refused && !isHostErr {
+					tc.Blockedf("%s was not refused, so no refusal of it could be judged", what)
+				}
+			},
+			Entry("bound to the app's own slot", tc.Req("SECRET-BIND-NO-ECHO"), "", secretSlot, false),
+			Entry("refused: a slot the app does not have", tc.Req("SECRET-BIND-NO-ECHO"), "", "provider_apikey", true),
+			Entry("a slot spelled in another case", tc.Req("SECRET-BIND-NO-ECHO"), "", strings.ToUpper(secretSlot), false),
+			Entry("a slot padded with spaces", tc.Req("SECRET-BIND-NO-ECHO"), "", " "+secretSlot+" ", false),
+			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO"), "no-such-app", secretSlot, true),
 		)
 	})
 }
