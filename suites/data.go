@@ -165,6 +165,19 @@ func (tc *TestContext) probeAndNeighbour() (a, b string, before protocol.Install
 	return a, b, before, key, value
 }
 
+// probeWithDataAndNewer installs bridge-probe with key = value in its
+// storage, notes its app/list row, and makes its newer release (dir, rel):
+// the start of every spec that judges an update refused.
+func (tc *TestContext) probeWithDataAndNewer() (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
+	GinkgoHelper()
+	a = tc.installProbe(tc.DefaultConfigure())
+	before, _ = tc.ListedApp(a)
+	key, value = nonce("kept"), nonce("value")
+	tc.Launch(a, "main").store(key, value)
+	dir = tc.newerProbe()
+	return a, before, key, value, dir, tc.ReleaseOf(dir)
+}
+
 // expectUntouched fails the spec unless appID is as app/list showed it
 // (before), ready, launchable and reads key = value, after what was done to
 // another app.
@@ -343,12 +356,7 @@ func describeData(tc *TestContext) {
 		})
 
 		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED"), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			before, _ := tc.ListedApp(a)
-			key, value := nonce("kept"), nonce("value")
-			tc.Launch(a, "main").store(key, value)
-			dir := tc.newerProbe()
-			rel := tc.ReleaseOf(dir)
+			a, before, key, value, dir, rel := tc.probeWithDataAndNewer()
 			tc.ExpectVerifies(dir, rel)
 			AppendFile(dir, tamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
 			planted := Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
@@ -370,12 +378,7 @@ func describeData(tc *TestContext) {
 		// contract 3), whatever consent the first install had.
 		DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
 			func(consent protocol.Consent) {
-				a := tc.installProbe(tc.DefaultConfigure())
-				before, _ := tc.ListedApp(a)
-				key, value := nonce("kept"), nonce("value")
-				tc.Launch(a, "main").store(key, value)
-				dir := tc.newerProbe()
-				rel := tc.ReleaseOf(dir)
+				a, before, key, value, dir, rel := tc.probeWithDataAndNewer()
 				tc.requireMethod(protocol.MethodUpdate)
 				var res protocol.UpdateResult
 				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
