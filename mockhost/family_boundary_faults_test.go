@@ -47,24 +47,30 @@ func boundaryAndMemberProbes() map[string]probe {
 				"publisher:\n  name: tiny-publisher\n  publisherId: pub-impostor\n  verifiedDomain: impostor.example.net\n", 1),
 			"app.signature.yaml": "signature:\n  trust:\n    publisherId: pub-tiny\n    verifiedDomain: tiny.example.org\n",
 		}, &protocol.Release{Publisher: &protocol.Publisher{PublisherID: "pub-tiny", Name: "Tiny", Verified: true, VerifiedDomain: "tiny.example.org"}}),
-		// The registry's archive of tiny-app 1.0.0 holds dist/../../escaped.txt.
-		"archive-climb-mid-path": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
-			dir := app(t, "")
-			rel := publishApp(t, g, dir, "1.0.0", nil)
-			archive, err := registry.ArchiveWith(dir, registry.Entry{Name: "dist/../../escaped.txt", Body: "outside\n"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			g.Publish(rel, archive)
-			g.EnableVersion("t1", rel.AppID, rel.Version)
-			x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
-			return installSource(x, protocol.Source{AppID: rel.AppID, Version: rel.Version})
-		},
+		"archive-climb-mid-path":                archiveProbe(registry.Entry{Name: "dist/../../escaped.txt", Body: "outside\n"}),
+		"archive-skips-bad-entries":             archiveProbe(registry.Entry{Name: "/etc/escaped.txt", Body: "outside\n"}),
 		"revocation-missing-status-not-revoked": revocationProbe(0, func(svc *revocation.Service, _ string) { svc.SetMode(revocation.NoStatus) }, false),
+	}
+}
+
+// archiveProbe installs tiny-app 1.0.0 from a registry whose archive of it
+// also holds entry.
+func archiveProbe(entry registry.Entry) probe {
+	return func(t *testing.T, x *harness) string {
+		g, err := registry.Start(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = g.Close() })
+		dir := app(t, "")
+		rel := publishApp(t, g, dir, "1.0.0", nil)
+		archive, err := registry.ArchiveWith(dir, entry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Publish(rel, archive)
+		g.EnableVersion("t1", rel.AppID, rel.Version)
+		x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
+		return installSource(x, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 	}
 }

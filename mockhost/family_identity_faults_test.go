@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -30,6 +31,15 @@ func identityAndEntryPointProbes() map[string]probe {
 			}
 			err := x.call(protocol.MethodSecret, protocol.SecretParams{AppID: "tiny-app", Key: "provider_apikey", Value: "canary-typed"}, nil)
 			return fmt.Sprint(code(err), " ", err != nil && strings.Contains(err.Error(), "canary-typed"))
+		},
+		"secret-answers-echo-value": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			if _, err := x.install(app(t, "secrets:\n  - key: provider_api_key\n    required: true\n    description: Provider key\n"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var r json.RawMessage
+			err := x.call(protocol.MethodSecret, protocol.SecretParams{AppID: "tiny-app", Key: "provider_api_key", Value: "canary-own"}, &r)
+			return fmt.Sprint(err, " ", strings.Contains(string(r), "canary-own"))
 		},
 		"displayname-language-fallback": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{Locale: "zh-TW"})

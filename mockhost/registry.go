@@ -265,7 +265,8 @@ func (h *Host) download(rel registryRelease) (string, *jsonrpc2.Error) {
 		return "", rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	// fault: archive-climb-mid-path — archive entry names are checked for ../ before they are cleaned, so dist/../../x unpacks outside the package folder.
-	if err := unzip(body, dir, h.faults.Has("archive-climb-mid-path")); err != nil {
+	// fault: archive-skips-bad-entries — an archive entry that would leave the package folder, or is not a plain file, is skipped and the rest installs.
+	if err := unzip(body, dir, unzipFaults{rawNames: h.faults.Has("archive-climb-mid-path"), skipBad: h.faults.Has("archive-skips-bad-entries")}); err != nil {
 		return "", rpcError(protocol.CodePackageInvalid, fmt.Sprintf("the package archive of %s@%s cannot be unpacked: %v", rel.AppID, rel.Version, err),
 			protocol.ErrorData{Findings: []protocol.Finding{{Code: "invalid-archive", Severity: agentpkg.SeverityError, Field: "packageUrl", Message: err.Error()}}})
 	}
@@ -297,7 +298,12 @@ func httpGet(u string, limit int64, timeout time.Duration) ([]byte, error) {
 // unzip unpacks a package archive into dir: relative names only, nothing
 // outside dir, regular files and folders only, at most maxArchive bytes.
 // rawNames checks the names as they are, not cleaned (a fault).
-func unzip(archive []byte, dir string, rawNames bool) error {
+// unzipFaults are the archive faults unzip carries out: entry names checked
+// before they are cleaned (rawNames), and bad entries skipped rather than
+// refused (skipBad).
+type unzipFaults struct{ rawNames, skipBad bool }
+
+func unzip(archive []byte, dir string, faults unzipFaults) error {
 	zr, err := zip.NewReader(bytes.NewReader(archive), int64(len(archive)))
 	if err != nil {
 		return err
@@ -306,10 +312,13 @@ func unzip(archive []byte, dir string, rawNames bool) error {
 	for _, f := range zr.File {
 		name := path.Clean(f.Name)
 		checked := name
-		if rawNames {
+		if faults.rawNames {
 			checked = f.Name
 		}
 		if strings.HasPrefix(f.Name, "/") || checked == ".." || strings.HasPrefix(checked, "../") || strings.Contains(f.Name, "\\") {
+			if faults.skipBad {
+				continue
+			}
 			return fmt.Errorf("entry %q leaves the package", f.Name)
 		}
 		target := filepath.Join(dir, filepath.FromSlash(name))
@@ -319,6 +328,8 @@ func unzip(archive []byte, dir string, rawNames bool) error {
 			if err := os.MkdirAll(target, 0o755); err != nil {
 				return err
 			}
+			continue
+		case !mode.IsRegular() && faults.skipBad:
 			continue
 		case !mode.IsRegular():
 			return fmt.Errorf("entry %q is neither a file nor a folder", f.Name)

@@ -17,7 +17,25 @@ import (
 // spec 003 What must not be overwritten).
 
 // bindSecret answers app/secret.
-func (h *Host) bindSecret(p protocol.SecretParams) (protocol.OK, *jsonrpc2.Error) {
+func (h *Host) bindSecret(p protocol.SecretParams) (any, *jsonrpc2.Error) {
+	ok, e := h.bindSecretChecked(p)
+	// fault: secret-answers-echo-value — every answer to app/secret, a result or an error, repeats the binding, value included.
+	if h.faults.Has("secret-answers-echo-value") {
+		echo := fmt.Sprintf("%s=%s", p.Key, p.Value)
+		if e != nil {
+			e.Message += " (binding " + echo + ")"
+			return nil, e
+		}
+		return map[string]any{"ok": true, "bound": echo}, nil
+	}
+	if e != nil {
+		return nil, e
+	}
+	return ok, nil
+}
+
+// bindSecretChecked binds p's value to an installed app's own slot.
+func (h *Host) bindSecretChecked(p protocol.SecretParams) (protocol.OK, *jsonrpc2.Error) {
 	pk, e := h.installedPackage(p.AppID)
 	if e != nil {
 		return protocol.OK{}, e
