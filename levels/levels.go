@@ -106,7 +106,10 @@ type Requirement struct {
 	Refusal []RefusalKind
 	// BugFamilies are the families of host bugs its specs are built to catch
 	// beyond one representative case (docs/decisions.md, "Families every
-	// spec is checked against"): listed only where a spec covers them.
+	// spec is checked against"): listed only where a spec covers them, and
+	// each listed family is a label of at least one of the requirement's
+	// specs (suites' Req), which suites' coverage test checks. Every
+	// judged requirement lists at least one.
 	BugFamilies []BugFamily
 }
 
@@ -123,6 +126,13 @@ const (
 	RepresentationLimit BugFamily = "representation boundaries"
 	WhoAnswers          BugFamily = "who answers"
 )
+
+// Label is the Ginkgo label a spec carries when it covers family f for the
+// requirement it cites (suites' Req): "family:" and the family's words
+// joined by hyphens.
+func (f BugFamily) Label() string {
+	return "family:" + strings.ReplaceAll(string(f), " ", "-")
+}
 
 // BugFamilies lists every family, in the order docs/decisions.md gives them.
 func BugFamilies() []BugFamily {

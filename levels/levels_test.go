@@ -77,3 +77,17 @@ func TestNewRejectsInconsistentCatalogs(t *testing.T) {
 		t.Error("duplicate id accepted")
 	}
 }
+
+func TestFamilyLabelsAreGinkgoLabels(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range BugFamilies() {
+		l := f.Label()
+		if strings.ContainsAny(l, "&|!,()/ ") || !strings.HasPrefix(l, "family:") {
+			t.Errorf("family %q gives label %q, which Ginkgo's label filters cannot name", f, l)
+		}
+		if seen[l] {
+			t.Errorf("two families share the label %q", l)
+		}
+		seen[l] = true
+	}
+}

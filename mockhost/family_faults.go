@@ -9,3 +9,23 @@ import "slices"
 func heldOutFamilyFaults() []Fault {
 	return slices.Concat(changeAndTransitionFaults(), boundaryAndMemberFaults(), identityAndEntryPointFaults())
 }
+
+// familyAuditFaults are the faults of the family audit, one list per area:
+// each breaks a family the area's specs cover, beyond the representative
+// case an earlier fault broke.
+func familyAuditFaults() []Fault {
+	return slices.Concat(catalogAuditFaults(), installAuditFaults(), readinessAuditFaults(),
+		dataAuditFaults(), surfaceAuditFaults(), agentAuditFaults())
+}
+
+// withAuditCollateral adds each area's audit collateral to the Breaks of
+// the faults it names.
+func withAuditCollateral(fs []Fault) []Fault {
+	for _, more := range []map[string][]string{catalogAuditCollateral(), installAuditCollateral(),
+		readinessAuditCollateral(), dataAuditCollateral(), surfaceAuditCollateral(), agentAuditCollateral()} {
+		for i := range fs {
+			fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
+		}
+	}
+	return fs
+}

@@ -593,6 +593,8 @@ func Faults() []Fault {
 	fs = withPlatform(fs)
 	fs = append(fs, heldOutFamilyFaults()...)
 	fs = withIdentityCollateral(fs)
+	fs = append(fs, familyAuditFaults()...)
+	fs = withAuditCollateral(fs)
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
 }

@@ -450,6 +450,10 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, changeAndTransitionProbes())
 	maps.Copy(probes, boundaryAndMemberProbes())
 	maps.Copy(probes, identityAndEntryPointProbes())
+	for _, more := range []map[string]probe{catalogAuditProbes(), installAuditProbes(), readinessAuditProbes(),
+		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes()} {
+		maps.Copy(probes, more)
+	}
 	for _, f := range Faults() {
 		if _, ok := probes[f.Name]; f.Hostile && !ok {
 			continue // hostile_test.go tests it

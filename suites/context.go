@@ -9,10 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentapp/conformance/drivers/registry"
-	"github.com/agentapp/conformance/drivers/revocation"
-	"github.com/agentapp/conformance/drivers/sigstore"
-	"github.com/agentapp/conformance/drivers/thirdparty"
+	"slices"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -20,6 +17,10 @@ import (
 	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/drivers/revocation"
+	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/drivers/thirdparty"
 	"github.com/agentapp/conformance/levels"
 )
 
@@ -182,14 +183,23 @@ func (tc *TestContext) declare() {
 	})
 }
 
-// Req returns the decorations of a spec checking requirement id: its id and
-// every level it counts for, as Ginkgo labels.
-func (tc *TestContext) Req(id string) ginkgo.Labels {
+// Req returns the decorations of a spec checking requirement id: its id,
+// every level it counts for and the bug families (levels.BugFamily) the spec
+// covers for it, as Ginkgo labels. A family the requirement does not list is
+// a mistake in the spec tree.
+func (tc *TestContext) Req(id string, families ...levels.BugFamily) ginkgo.Labels {
 	r, ok := tc.Catalog.Requirement(id)
 	if !ok {
 		panic(fmt.Sprintf("suites: spec cites unknown requirement %q", id))
 	}
-	return append(ginkgo.Labels{r.ID}, tc.Catalog.LevelLabels(r)...)
+	labels := append(ginkgo.Labels{r.ID}, tc.Catalog.LevelLabels(r)...)
+	for _, f := range families {
+		if !slices.Contains(r.BugFamilies, f) {
+			panic(fmt.Sprintf("suites: a spec of %s covers family %q, which levels/ does not list for it", id, f))
+		}
+		labels = append(labels, f.Label())
+	}
+	return labels
 }
 
 // Host returns the live control client of the current spec.

@@ -1,6 +1,7 @@
 package suites_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/levels"
@@ -65,6 +66,47 @@ func TestEveryJudgedRequirementHasASpecAndAFault(t *testing.T) {
 	for _, id := range cat.JudgedLevels() {
 		if len(cat.ForLevels([]string{id})) == 0 {
 			t.Errorf("judged level %s has no requirement", id)
+		}
+	}
+}
+
+// TestEveryJudgedRequirementListsTheFamiliesItsSpecsCover is the families'
+// gate (issue "Specs that catch the bugs nobody here wrote"): every judged
+// requirement lists at least one bug family in levels/, and each family it
+// lists is a label of at least one spec carrying its id, so the claim
+// points at the spec rows that make it (run them with
+// `--label-filter 'ID && family:...'`).
+func TestEveryJudgedRequirementListsTheFamiliesItsSpecsCover(t *testing.T) {
+	cat := levels.Default()
+	specs, err := suites.Preview(suites.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]map[string]bool{} // requirement id -> family label -> seen
+	for _, s := range specs {
+		for _, id := range s.Labels {
+			if _, ok := cat.Requirement(id); !ok {
+				continue
+			}
+			for _, l := range s.Labels {
+				if strings.HasPrefix(l, "family:") {
+					if covered[id] == nil {
+						covered[id] = map[string]bool{}
+					}
+					covered[id][l] = true
+				}
+			}
+		}
+	}
+	for _, r := range cat.ForLevels(cat.JudgedLevels()) {
+		if len(r.BugFamilies) == 0 {
+			t.Errorf("%s lists no bug family its specs cover", r.ID)
+			continue
+		}
+		for _, f := range r.BugFamilies {
+			if !covered[r.ID][f.Label()] {
+				t.Errorf("%s lists family %q, but no spec of it carries the label %s", r.ID, f, f.Label())
+			}
 		}
 	}
 }
