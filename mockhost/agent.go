@@ -127,6 +127,26 @@ func (c *agentClient) heldSecrets() []string {
 	return c.secrets
 }
 
+// disconnected says whether conn has gone away.
+func disconnected(conn *jsonrpc2.Conn) bool {
+	select {
+	case <-conn.DisconnectNotify():
+		return true
+	default:
+		return false
+	}
+}
+
+// forget drops conn if it is still the client's connection, so the next
+// call dials (or spawns) and handshakes a new one.
+func (c *agentClient) forget(conn *jsonrpc2.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == conn {
+		c.dropLocked()
+	}
+}
+
 func (c *agentClient) dropLocked() {
 	if c.conn != nil {
 		_ = c.conn.Close()
@@ -423,7 +443,17 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 		if h.faults.Has("agent-session-unbound") {
 			delete(start, "workspaceId")
 		}
-		if err := call(ctx, h.agent.callTimeout(), conn, "agentSession/start", start, &s); err != nil || s.SessionID == "" {
+		err := call(ctx, h.agent.callTimeout(), conn, "agentSession/start", start, &s)
+		if err != nil && disconnected(conn) {
+			// The App Server went away before this host noticed (a
+			// restart): reconnect, handshake again and start once more
+			// (spec 001: the client owns "reconnect").
+			h.agent.forget(conn)
+			if conn, err = h.agent.connection(ctx); err == nil {
+				err = call(ctx, h.agent.callTimeout(), conn, "agentSession/start", start, &s)
+			}
+		}
+		if err != nil || s.SessionID == "" {
 			return unavailable(fmt.Errorf("agentSession/start: %v", err))
 		}
 	}

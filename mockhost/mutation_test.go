@@ -73,7 +73,11 @@ func TestSuitesPassAgainstMockhost(t *testing.T) {
 			continue // a spec of a level not judged yet (executable: overlays)
 		}
 		ran++
-		if s.Outcome != reports.Passed {
+		// A spec that failed once and passed when run again does not
+		// kill the mutant: on a loaded machine timing alone can do that,
+		// and a kill must be the mutant's doing (the score under-claims
+		// rather than over-claims).
+		if s.Outcome != reports.Passed && s.Outcome != reports.Flaky {
 			t.Errorf("%s: %s: %s", s.Name, s.Outcome, s.Failure)
 		}
 	}
