@@ -5,7 +5,7 @@ REPORT    ?= conformance-report
 TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
 STATICCHECK_VERSION ?= v0.8.2
 GREMLINS_VERSION ?= v0.6.0
-MUTATION_OUT ?= bin/mutation.json
+MUTATION_OUT ?= bin/mutation
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
@@ -97,12 +97,13 @@ soak: build
 	test $$fails -eq 0 && rm -rf $(TESTOUT)
 
 ## mutation: mutation testing over mockhost with the conformance suites as
-## the test (gremlins; not part of `make test`: 5 to 8 minutes here). A
-## mutant that lives is a behaviour of the reference host no spec checks:
-## see docs/mutation.md for how to read the survivors.
+## the test (gremlins; not part of `make test`), one area of mockhost at a
+## time (mockhost/mutation/areas.tsv; MUTATION_AREAS picks some). A mutant
+## that lives is a behaviour of the reference host no spec checks: see
+## docs/mutation.md for how to read the survivors and the figures per area.
 mutation:
 	@test -x bin/tools/gremlins || GOBIN=$(abspath bin/tools) $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
-	bin/tools/gremlins unleash --tags mutation --workers 1 --timeout-coefficient 4 --output $(MUTATION_OUT) ./mockhost
+	mockhost/mutation/run.sh $(MUTATION_OUT) $(MUTATION_AREAS)
 
 ## example-host: the TypeScript example host a host team starts from
 ## (examples/minimal-host, Node 20, no Go). Node and npm come from Debian

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ func TestMain(m *testing.M) {
 
 // TestSuitesPassAgainstMockhost is the one test of this package under the
 // mutation build tag (`make mutation`; mockhost's own unit tests are built
-// without it): the conformance suites at every judged level against an
+// without it): the conformance suites at every judged level (or those
+// MUTATION_LEVELS names) against an
 // in-process mockhost with no fault. gremlins runs it once per mutant of
 // mockhost. A mutant that leaves every spec passing lived: the suites do
 // not see the behaviour it changed, so a spec is weak or a requirement is
@@ -51,6 +53,16 @@ func TestSuitesPassAgainstMockhost(t *testing.T) {
 	cfg := suites.DefaultConfig()
 	cfg.Connector = control.PipeConnector(func(rwc io.ReadWriteCloser) { _ = h.Serve(rwc) }, opts)
 	cfg.Levels = cfg.Catalog.JudgedLevels()
+	// mockhost/mutation/run.sh runs one area at a time and names the
+	// levels whose specs judge it, so a mutant costs a run of those only.
+	if only := os.Getenv("MUTATION_LEVELS"); only != "" {
+		ls, err := cfg.Catalog.ParseLevels(strings.Split(only, ","))
+		if err != nil {
+			t.Fatalf("MUTATION_LEVELS: %v", err)
+		}
+		cfg.Levels = ls
+	}
+	cfg.LabelFilter = os.Getenv("MUTATION_LABELS")
 	cfg.WorkDir = t.TempDir()
 	cfg.Relay = []string{os.Args[0], "-test.run=^$", relayArg}
 	red := control.NewRedactor()
