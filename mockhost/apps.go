@@ -25,8 +25,10 @@ const dataScope = "app-namespace"
 // then read and verify; any failure blocks the install (spec 000, Package
 // signing and revocation: "Block install and alert on any failure").
 func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *jsonrpc2.Error) {
+	// fault: consent-by-named-party — a consent naming the tenant or the workspace is taken as the admin's approval, whatever consent.granted says.
+	adminNamed := h.faults.Has("consent-by-named-party") && (params.Consent.By == "tenant" || params.Consent.By == "workspace")
 	// fault: install-without-consent — a missing consent does not stop the install.
-	if !params.Consent.Granted && !h.faults.Has("install-without-consent") && !h.faults.Has("accept-everything") {
+	if !params.Consent.Granted && !adminNamed && !h.faults.Has("install-without-consent") && !h.faults.Has("accept-everything") {
 		return protocol.InstallResult{}, rpcError(protocol.CodeConsentRequired,
 			fmt.Sprintf("installing %s needs user, tenant or workspace consent (params.consent.granted is false)", params.Path), nil)
 	}

@@ -3,6 +3,7 @@ package mockhost
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -62,7 +63,15 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 // (spec 003, Distribution flow: install only after consent and policy pass).
 func (h *Host) policyRefusal(name string) *jsonrpc2.Error {
 	cfg, _ := h.config()
-	if cfg.Policy == nil || !slices.Contains(cfg.Policy.DeniedApps, name) || h.faults.Has("ignore-tenant-policy") {
+	if cfg.Policy == nil {
+		return nil
+	}
+	denied := slices.Contains(cfg.Policy.DeniedApps, name)
+	// fault: policy-denies-by-prefix — a denied app name is read as a pattern: every app whose name begins with it is denied too.
+	if h.faults.Has("policy-denies-by-prefix") {
+		denied = denied || slices.ContainsFunc(cfg.Policy.DeniedApps, func(d string) bool { return d != "" && strings.HasPrefix(name, d) })
+	}
+	if !denied || h.faults.Has("ignore-tenant-policy") {
 		return nil
 	}
 	return rpcError(protocol.CodePolicyDenied, fmt.Sprintf("tenant policy does not allow app %q; nothing was installed", name),

@@ -68,7 +68,7 @@ func projectionFaults() []string {
 	return []string{
 		"projection-random-id", "projection-timestamp",
 		"projection-absolute-path", "provenance-missing-on-entry", "projection-without-provenance", "projection-embeds-secrets",
-		"projection-drops-permissions", "trust-self-declared-verified",
+		"projection-drops-permissions", "trust-self-declared-verified", "projection-services-carry-session",
 	}
 }
 
@@ -129,6 +129,16 @@ func (h *Host) distortProjection(raw json.RawMessage, dir string) (json.RawMessa
 	if h.faults.Has("projection-embeds-secrets") {
 		cfg, _ := h.config()
 		embedSecrets(proj, cfg.Secrets)
+	}
+	// fault: projection-services-carry-session — each projected service carries the host's cloud session token, as the bearer it would be called with.
+	if h.faults.Has("projection-services-carry-session") {
+		cfg, _ := h.config()
+		services, _ := proj["services"].([]any)
+		for _, s := range services {
+			if m, ok := s.(map[string]any); ok && cfg.SessionTokens["cloud"] != "" {
+				m["authorization"] = "Bearer " + cfg.SessionTokens["cloud"]
+			}
+		}
 	}
 	// fault: trust-self-declared-verified — the manifest's own publisher.verified is shown as the registry's word.
 	if h.faults.Has("trust-self-declared-verified") {

@@ -140,6 +140,8 @@ func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jso
 	}
 	// fault: download-before-compatibility — the package is fetched before its release metadata is checked.
 	early := h.faults.Has("download-before-compatibility")
+	// fault: channel-install-downloads-first — a release named by a channel is downloaded before its compatibility is checked.
+	early = early || (h.faults.Has("channel-install-downloads-first") && src.Channel != "")
 	var dir string
 	if early {
 		if dir, e = h.download(rel); e != nil {

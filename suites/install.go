@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/google/go-cmp/cmp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeInstall checks install and uninstall (spec 000, Runtime contract 3,
@@ -26,19 +28,19 @@ func describeInstall(tc *TestContext) {
 				}
 				tc.expectNeverInstalled(fixture, dir, spoil, rehash, codes, planted)
 			},
-			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
+			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
 				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
 				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
-			Entry("a package whose app.signature.yaml names another manifest hash", tc.Req("INSTALL-VERIFY-FIRST"), "full-app", nil,
+			Entry("a package whose app.signature.yaml names another manifest hash", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
 				func(dir string) { rewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
 				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "a signature file naming another manifest hash", Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"}),
-			Entry("a package with a symlink out of it", tc.Req("INSTALL-VERIFY-FIRST"), "minimal-app", nil,
+			Entry("a package with a symlink out of it", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
 				func(dir string) { plantEscapingLink(tc, dir) }, false,
 				[]int64{protocol.CodePackageInvalid},
 				Planted{What: "the symlink assets/leak.txt", File: "assets/leak.txt"}),
-			Entry("a package with a manifestVersion the standard does not know", tc.Req("INSTALL-VERIFY-FIRST"), "minimal-app", nil,
+			Entry("a package with a manifestVersion the standard does not know", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
 				// The protocol's codes overlap here: an unknown manifest
 				// version is an invalid manifest (-32001) and a failed
 				// compatibility check (-32002); either names it.
@@ -49,7 +51,7 @@ func describeInstall(tc *TestContext) {
 
 		// Capability negotiation happens at install too (spec 000, Capability
 		// SDK), on a capability the host offers enabled (VERIFY-COMPATIBILITY's).
-		It("never installs a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST"), func() {
+		It("never installs a package whose capability ranges the host does not satisfy", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), func() {
 			capability, v := rangedCapability(tc.Host().Hello().Capabilities)
 			if v == "" {
 				tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
@@ -62,26 +64,48 @@ func describeInstall(tc *TestContext) {
 				Planted{What: capability + " >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 		})
 
-		It("installs only after user, tenant or workspace consent", tc.Req("INSTALL-CONSENT"), func() {
-			dir := tc.Fixture("minimal-app")
-			tc.Precondition("the same package installs with the user's consent", func() {
-				tc.Uninstall(tc.Install(dir, tc.ReleaseOf(dir)).AppID, false)
-			})
-			_, err := tc.TryInstall(dir, tc.ReleaseOf(dir), false)
-			code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
-			if !isHostErr {
-				tc.Failf("app/install without consent succeeded")
-			}
-			if code != protocol.CodeConsentRequired {
-				tc.Failf("app/install without consent was refused with error %d; the protocol names %d (consent required) for it",
-					code, protocol.CodeConsentRequired)
-			}
-			if _, listed := FindApp(tc.List(), "minimal-app"); listed {
-				tc.Failf("an app installed without consent is listed")
-			}
-		})
+		// Each party the protocol names for consent.by, and none: a consent
+		// that names its party but is not granted is no consent (a host
+		// that reads a tenant's or workspace's name as the admin's approval
+		// shows there). The same party's granted consent installs first.
+		DescribeTable("installs only after user, tenant or workspace consent",
+			func(by string) {
+				dir := tc.Fixture("minimal-app")
+				granted := by
+				if granted == "" {
+					granted = "user"
+				}
+				tc.Precondition("the same package installs with the consent of "+granted, func() {
+					app, err := tc.TryInstallConsent(dir, tc.ReleaseOf(dir), protocol.Consent{Granted: true, By: granted, Migrations: true})
+					if err != nil {
+						tc.failCall(protocol.MethodInstall, err)
+					}
+					tc.Uninstall(app.AppID, false)
+				})
+				what := "app/install without consent"
+				if by != "" {
+					what = fmt.Sprintf("app/install with consent.by %q and consent.granted false", by)
+				}
+				_, err := tc.TryInstallConsent(dir, tc.ReleaseOf(dir), protocol.Consent{Granted: false, By: by})
+				code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
+				if !isHostErr {
+					tc.Failf("%s succeeded", what)
+				}
+				if code != protocol.CodeConsentRequired {
+					tc.Failf("%s was refused with error %d; the protocol names %d (consent required) for it",
+						what, code, protocol.CodeConsentRequired)
+				}
+				if _, listed := FindApp(tc.List(), "minimal-app"); listed {
+					tc.Failf("an app installed by %s is listed", what)
+				}
+			},
+			Entry("no party named", tc.Req("INSTALL-CONSENT", levels.EveryMember), ""),
+			Entry("the user named", tc.Req("INSTALL-CONSENT", levels.EveryMember), "user"),
+			Entry("the tenant named", tc.Req("INSTALL-CONSENT", levels.EveryMember), "tenant"),
+			Entry("the workspace named", tc.Req("INSTALL-CONSENT", levels.EveryMember), "workspace"),
+		)
 
-		It("records exactly which package it installed", tc.Req("INSTALL-PINNED"), func() {
+		It("records exactly which package it installed", tc.Req("INSTALL-PINNED", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
 			app := tc.Install(dir, rel)
@@ -92,7 +116,7 @@ func describeInstall(tc *TestContext) {
 			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), "installed version")
 		})
 
-		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS"), func() {
+		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
 			want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
 			app := tc.Install(dir, tc.ReleaseOf(dir))
@@ -114,7 +138,7 @@ func describeInstall(tc *TestContext) {
 			}
 		})
 
-		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA"), func() {
+		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA", levels.EveryTransition), func() {
 			dir := tc.Fixture("minimal-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir))
 			res := tc.Uninstall(app.AppID, true)
@@ -128,7 +152,7 @@ func describeInstall(tc *TestContext) {
 			Expect(again.HasData).To(BeTrue(), "a reinstall does not find the data kept at uninstall")
 		})
 
-		It("deletes the app's data when uninstalling without keepData", tc.Req("UNINSTALL-DELETE-DATA"), func() {
+		It("deletes the app's data when uninstalling without keepData", tc.Req("UNINSTALL-DELETE-DATA", levels.EveryEntryPoint, levels.EveryTransition), func() {
 			dir := tc.Fixture("minimal-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir))
 			// Any result will do here, even one that fails its schema
@@ -186,10 +210,20 @@ func describeInstall(tc *TestContext) {
 					}
 				}
 			},
-			Entry("deleting its data", tc.Req("UNINSTALL-ISOLATED"), false),
-			Entry("keeping its data", tc.Req("UNINSTALL-ISOLATED"), true),
+			Entry("deleting its data", tc.Req("UNINSTALL-ISOLATED", levels.ConfusableIdentity, levels.EveryTransition), false),
+			Entry("keeping its data", tc.Req("UNINSTALL-ISOLATED", levels.ConfusableIdentity, levels.EveryTransition), true),
 		)
 	})
+}
+
+// TryInstallConsent asks for an install of a package folder with the
+// consent given, tracking what it installs.
+func (tc *TestContext) TryInstallConsent(dir string, rel *protocol.Release, consent protocol.Consent) (protocol.InstalledApp, error) {
+	GinkgoHelper()
+	var res protocol.InstallResult
+	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: rel, Consent: consent}, &res)
+	tc.resources.TrackApp(res.App.AppID)
+	return res.App, err
 }
 
 // without lists the members of a that b lacks.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 	. "github.com/onsi/ginkgo/v2"
 )
 
@@ -112,7 +113,7 @@ func (l *leakLog) describe() string {
 // its search of the run's frames covers every spec before it.
 func describeSecretsEverywhere(tc *TestContext) {
 	Describe("Secrets in every answer", func() {
-		It("never puts a secret or session-token value in any answer, errors and app/list included", tc.Req("HOST-NO-SECRET-LEAK"), func() {
+		It("never puts a secret or session-token value in any answer, errors and app/list included", tc.Req("HOST-NO-SECRET-LEAK", levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
 			tc.expectHoldsSecret()
 			dir := tc.Fixture("secret-required-app")

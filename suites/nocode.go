@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // sentinelFile is what the sentinel-worker fixture's worker writes at the
@@ -107,11 +108,11 @@ func describeNoCodeExecution(tc *TestContext) {
 					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, describeHostError(he))
 				}
 			},
-			Entry("during package/verify", tc.Req("P0-NO-APP-CODE"), protocol.MethodVerify,
+			Entry("during package/verify", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodVerify,
 				func(dir string) any { return protocol.PackageParams{Path: dir} }),
-			Entry("during package/project", tc.Req("P0-NO-APP-CODE"), protocol.MethodProject,
+			Entry("during package/project", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodProject,
 				func(dir string) any { return protocol.PackageParams{Path: dir} }),
-			Entry("during app/readiness", tc.Req("P0-NO-APP-CODE"), protocol.MethodReadiness,
+			Entry("during app/readiness", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodReadiness,
 				func(dir string) any { return protocol.ReadinessParams{Path: dir} }),
 		)
 	})

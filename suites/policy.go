@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describePolicy checks tenant policy and permission grants, as
@@ -15,18 +16,21 @@ import (
 // Readiness).
 func describePolicy(tc *TestContext) {
 	Describe("Installable: tenant policy", func() {
-		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL"), func() {
+		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL", levels.ConfusableIdentity), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)
 			tc.Precondition("the app installs with no policy set", func() {
 				tc.Uninstall(tc.Install(dir, rel).AppID, false)
 			})
-			// The other side first: a policy that names another app does
-			// not stop this one.
-			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: []string{"another-app"}}))
+			// The other side first: a policy that names other apps does not
+			// stop this one, among them names that are a prefix of its name
+			// and one its name is a prefix of (a host matching names by
+			// prefix or containment shows there).
+			others := []string{"another-app", "minimal", "minimal-app-extra"}
+			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: others}))
 			app, err := tc.TryInstall(dir, rel, true)
 			if err != nil {
-				tc.Failf("app/install of minimal-app was refused under a policy that denies only another-app: %v", err)
+				tc.Failf("app/install of minimal-app was refused under a policy that denies only %s: %v", strings.Join(others, ", "), err)
 			}
 			tc.Uninstall(app.AppID, false)
 			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: []string{"minimal-app"}}))

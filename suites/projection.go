@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // provenanceSections are the projection members whose every element is a
@@ -30,7 +31,7 @@ func provenanceSections() []string {
 // contract; Goals 6; spec 002 checklist "Projection is stable").
 func describeProjection(tc *TestContext) {
 	Describe("Installable: projection", func() {
-		It("is byte-stable for the same package, across calls and across copies in other folders", tc.Req("PROJ-DETERMINISTIC"), func() {
+		It("is byte-stable for the same package, across calls and across copies in other folders", tc.Req("PROJ-DETERMINISTIC", levels.EveryMember), func() {
 			a := tc.Fixture("full-app")
 			b := tc.Fixture("full-app")
 			first := tc.Project(a)
@@ -77,12 +78,12 @@ func describeProjection(tc *TestContext) {
 					}
 				}
 			},
-			Entry("a full app", tc.Req("PROJ-PROVENANCE"), "full-app", false),
-			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE"), "layered-only-app", false),
-			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE"), "full-app", true),
+			Entry("a full app", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "full-app", false),
+			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "layered-only-app", false),
+			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.ChangeBetweenReads), "full-app", true),
 		)
 
-		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS"), func() {
+		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS", levels.EveryMember), func() {
 			tc.Configure(tc.WithSecret())
 			tc.expectHoldsSecret()
 			for _, f := range []string{"full-app", "secret-required-app"} {
@@ -90,7 +91,7 @@ func describeProjection(tc *TestContext) {
 			}
 		})
 
-		It("includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions", tc.Req("PROJ-CONTENTS"), func() {
+		It("includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions", tc.Req("PROJ-CONTENTS", levels.EveryMember), func() {
 			sections := []string{"app", "capabilityRequirements", "entries", "ui", "storage", "services",
 				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
 			proj := DecodeObject("projection", tc.Project(tc.Fixture("full-app"), sections...))

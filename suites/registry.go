@@ -10,6 +10,7 @@ import (
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/levels"
 )
 
 // OtherTenant is a tenant the harness's registry enables releases for that
@@ -23,7 +24,7 @@ const OtherTenant = "tenant-elsewhere"
 // host fetched.
 func describeRegistry(tc *TestContext) {
 	Describe("Installable: the registry", func() {
-		It("offers the releases enabled for its tenant, and no other tenant's", tc.Req("REGISTRY-TENANT-ENABLED"), func() {
+		It("offers the releases enabled for its tenant, and no other tenant's", tc.Req("REGISTRY-TENANT-ENABLED", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			ours := tc.publish(tc.Fixture("minimal-app"))
 			theirs := tc.publish(tc.Fixture("full-app"))
 			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
@@ -46,7 +47,7 @@ func describeRegistry(tc *TestContext) {
 			}
 		})
 
-		It("refuses to install a release its tenant did not enable, naming it, and installs nothing", tc.Req("REGISTRY-TENANT-ENABLED"), func() {
+		It("refuses to install a release its tenant did not enable, naming it, and installs nothing", tc.Req("REGISTRY-TENANT-ENABLED", levels.EveryEntryPoint), func() {
 			ours := tc.publish(tc.Fixture("minimal-app"))
 			theirs := tc.publish(tc.Fixture("full-app"))
 			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
@@ -56,7 +57,7 @@ func describeRegistry(tc *TestContext) {
 				Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
 		})
 
-		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN"), func() {
+		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			rel := tc.publish(tc.Fixture("minimal-app"))
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
 			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
@@ -75,7 +76,7 @@ func describeRegistry(tc *TestContext) {
 			}
 		})
 
-		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL"), func() {
+		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL", levels.EveryEntryPoint), func() {
 			stable := tc.publish(tc.Fixture("minimal-app"))
 			newer := tc.Fixture("minimal-app")
 			SetField(newer, "version", "1.1.0")
@@ -98,29 +99,43 @@ func describeRegistry(tc *TestContext) {
 			}
 		})
 
-		It("refuses an incompatible release from its metadata, before downloading the package", tc.Req("REGISTRY-METADATA-FIRST"), func() {
-			ok := tc.publish(tc.Fixture("minimal-app"))
-			tc.registry.EnableVersion(TenantID, ok.AppID, ok.Version)
-			tc.InstallSource(protocol.Source{AppID: ok.AppID, Version: ok.Version})
-			tc.Precondition("the host downloads a release's package from its packageUrl", func() {
-				if len(tc.registry.Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
-					tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
+		// Both ways a release is named: by its version, and by a channel
+		// the tenant enabled, which resolves to one (a host that learns a
+		// channel's release from its package shows there).
+		DescribeTable("refuses an incompatible release from its metadata, before downloading the package",
+			func(channel string) {
+				enable := func(rel registry.Release) protocol.Source {
+					if channel == "" {
+						tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+						return protocol.Source{AppID: rel.AppID, Version: rel.Version}
+					}
+					tc.registry.Pin(rel.AppID, channel, rel.Version)
+					tc.registry.EnableChannel(TenantID, rel.AppID, channel)
+					return protocol.Source{AppID: rel.AppID, Channel: channel}
 				}
-			})
-			bad := tc.publish(tc.Fixture("incompatible-capability"))
-			tc.registry.EnableVersion(TenantID, bad.AppID, bad.Version)
-			src := protocol.Source{AppID: bad.AppID, Version: bad.Version}
-			_, err := tc.TryInstallSource(src, true)
-			he, refused := tc.refusalError(protocol.MethodInstall, err)
-			if !refused {
-				tc.Failf("app/install of %s succeeded although its release requires lime.agent >=9.0.0", bad.AppID)
-			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
-				Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
-			if n := len(tc.registry.Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
-				tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it", bad.PackageURL, n)
-			}
-		})
+				ok := tc.publish(tc.Fixture("minimal-app"))
+				tc.InstallSource(enable(ok))
+				tc.Precondition("the host downloads a release's package from its packageUrl", func() {
+					if len(tc.registry.Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
+						tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
+					}
+				})
+				bad := tc.publish(tc.Fixture("incompatible-capability"))
+				src := enable(bad)
+				_, err := tc.TryInstallSource(src, true)
+				he, refused := tc.refusalError(protocol.MethodInstall, err)
+				if !refused {
+					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, describeSourceOf(src))
+				}
+				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+					Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
+				if n := len(tc.registry.Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
+					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, describeSourceOf(src))
+				}
+			},
+			Entry("named by its version", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint), ""),
+			Entry("named by a channel the tenant enabled", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint), "stable"),
+		)
 
 		DescribeTable("keeps apps installed from the registry listed and ready while the registry",
 			func(mode registry.Mode) {
@@ -137,13 +152,13 @@ func describeRegistry(tc *TestContext) {
 					tc.Failf("with the registry %s, %s went from ready to %q", registryModeName(mode), app.AppID, r.Status)
 				}
 			},
-			Entry("is down", tc.Req("REGISTRY-OUTAGE"), registry.Down),
-			Entry("never answers", tc.Req("REGISTRY-OUTAGE"), registry.Hang),
-			Entry("answers garbage", tc.Req("REGISTRY-OUTAGE"), registry.Garbage),
-			Entry("drops the connection half-way through an answer", tc.Req("REGISTRY-OUTAGE"), registry.Drop),
+			Entry("is down", tc.Req("REGISTRY-OUTAGE", levels.EveryMember), registry.Down),
+			Entry("never answers", tc.Req("REGISTRY-OUTAGE", levels.EveryMember), registry.Hang),
+			Entry("answers garbage", tc.Req("REGISTRY-OUTAGE", levels.EveryMember), registry.Garbage),
+			Entry("drops the connection half-way through an answer", tc.Req("REGISTRY-OUTAGE", levels.EveryMember), registry.Drop),
 		)
 
-		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-VERIFIED"), func() {
+		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.publish(dir)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
@@ -192,12 +207,12 @@ func describeRegistry(tc *TestContext) {
 				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
 					Planted{What: what, Codes: []string{"invalid-archive"}})
 			},
-			Entry("an absolute name", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "/escaped-absolute.txt", Body: "outside\n"}),
-			Entry("a name that climbs out at its start", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "../escaped-start.txt", Body: "outside\n"}),
-			Entry("a name that climbs out after a folder", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "dist/../../escaped-mid.txt", Body: "outside\n"}),
-			Entry("a name that climbs out after two folders", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "a/b/../../../escaped-deep.txt", Body: "outside\n"}),
-			Entry("a name with a backslash", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "..\\escaped-backslash.txt", Body: "outside\n"}),
-			Entry("a link", tc.Req("REGISTRY-ARCHIVE-CONTAINED"), registry.Entry{Name: "escaped-link", Body: "../outside", Link: true}),
+			Entry("an absolute name", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "/escaped-absolute.txt", Body: "outside\n"}),
+			Entry("a name that climbs out at its start", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "../escaped-start.txt", Body: "outside\n"}),
+			Entry("a name that climbs out after a folder", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember, levels.RepresentationLimit), registry.Entry{Name: "dist/../../escaped-mid.txt", Body: "outside\n"}),
+			Entry("a name that climbs out after two folders", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember, levels.RepresentationLimit), registry.Entry{Name: "a/b/../../../escaped-deep.txt", Body: "outside\n"}),
+			Entry("a name with a backslash", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember, levels.RepresentationLimit), registry.Entry{Name: "..\\escaped-backslash.txt", Body: "outside\n"}),
+			Entry("a link", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "escaped-link", Body: "../outside", Link: true}),
 		)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/levels"
 )
 
 // The signer the harness's Sigstore certifies for full-app: an identity in
@@ -128,7 +129,7 @@ func describeSignature(tc *TestContext) {
 				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: "+fullAppPublisher+"\n  verifiedDomain: elsewhere.example.net\n"),
 		)
 
-		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED"), func() {
+		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir, signed := tc.signedPackage()
 			rel := tc.releaseObject(dir)
 			rel.SignatureBundle = signed.SignatureBundle
@@ -227,7 +228,7 @@ func (tc *TestContext) expectRefusedAtVerifyAndInstall(dir string, rel *protocol
 // found, before anything is installed.
 func describeInstallReview(tc *TestContext) {
 	Describe("Installable: the install review", func() {
-		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW"), func() {
+		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember), func() {
 			dir, _ := tc.signedPackage()
 			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
 			rel := tc.signedRelease(dir)
