@@ -1,9 +1,11 @@
 package mockhost
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -129,6 +131,16 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		q.Manifest = lineSubsetFrontmatter(q.Dir)
 		q.Findings = []protocol.Finding{}
 	}
+	// fault: layered-new-files-unread — app.requirements.yaml and app.boundary.yaml, layered files the standard added later, are never loaded: the frontmatter's section, if any, stands.
+	if h.faults.Has("layered-new-files-unread") {
+		h.unreadNewLayeredFiles(&q)
+	}
+	// fault: manifest-hash-trims-blank-lines — manifestHash is taken over APP.md as text, its trailing blank lines trimmed, not over its raw bytes.
+	if h.faults.Has("manifest-hash-trims-blank-lines") {
+		if raw, err := os.ReadFile(filepath.Join(q.Dir, agentpkg.ManifestFile)); err == nil && bytes.HasSuffix(raw, []byte("\n")) {
+			q.ManifestHash = agentpkg.HashManifest(append(bytes.TrimRight(raw, "\r\n"), '\n'))
+		}
+	}
 	q.Findings = append(q.Findings, h.manifestRuleFindings(q.Manifest)...)
 	// fault: name-from-directory — the app's identity is the folder name, not APP.md's name.
 	if h.faults.Has("name-from-directory") {
@@ -153,6 +165,28 @@ func (h *Host) load(path string) (*agentpkg.Package, []protocol.Finding, error) 
 		q.PackageHash = sum
 	}
 	return &q, nil, nil
+}
+
+// unreadNewLayeredFiles gives q the sections app.requirements.yaml and
+// app.boundary.yaml provide as a host that does not load those files sees
+// them: the frontmatter's, or none.
+func (h *Host) unreadNewLayeredFiles(q *agentpkg.Package) {
+	opts := h.loadOptions()
+	opts.IgnoreLayeredFiles = true
+	var frontmatter map[string]any
+	if front, err := agentpkg.Load(q.Dir, opts); err == nil {
+		frontmatter = front.Manifest
+	}
+	for key, src := range q.Sources {
+		if src != "app.requirements.yaml" && src != "app.boundary.yaml" {
+			continue
+		}
+		if v, ok := frontmatter[key]; ok {
+			q.Manifest[key] = v
+		} else {
+			delete(q.Manifest, key)
+		}
+	}
 }
 
 // hashVariant is how this host computes packageHash: the standard's way

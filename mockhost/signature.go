@@ -67,7 +67,7 @@ func (h *Host) publisherFindings(p *agentpkg.Package, rel *protocol.Release, fin
 	pub, _ := p.Manifest["publisher"].(map[string]any)
 	var out []protocol.Finding
 	check := func(file, field, got, want string) {
-		if got != "" && !strings.EqualFold(got, want) {
+		if got != "" && !strings.EqualFold(got, want) && !h.confusedPublisher(field, got, want) {
 			out = append(out, signatureFinding(file, codePublisherMismatch, field,
 				fmt.Sprintf("the package says %q, the registry's release says %q", got, want)))
 		}
@@ -81,6 +81,21 @@ func (h *Host) publisherFindings(p *agentpkg.Package, rel *protocol.Release, fin
 		check(agentpkg.ManifestFile, "publisher.verifiedDomain", stringField(pub, "verifiedDomain"), want.VerifiedDomain)
 	}
 	return out
+}
+
+// confusedPublisher reports whether a buggy host takes got, a publisherId
+// or verifiedDomain the package names, for want, the release's.
+func (h *Host) confusedPublisher(field, got, want string) bool {
+	got, want = strings.ToLower(got), strings.ToLower(want)
+	switch {
+	case strings.HasSuffix(field, "publisherId"):
+		// fault: publisher-id-prefix-match — a publisherId that starts with the release's is taken for it (agentapp-conformance-labs for agentapp-conformance).
+		return h.faults.Has("publisher-id-prefix-match") && strings.HasPrefix(got, want)
+	case strings.HasSuffix(field, "verifiedDomain"):
+		// fault: verified-domain-suffix-match — a verifiedDomain that ends with the release's is taken for it, with no dot boundary (evilconformance.example.org for conformance.example.org).
+		return h.faults.Has("verified-domain-suffix-match") && strings.HasSuffix(got, want)
+	}
+	return false
 }
 
 // signatureFile is the file signature comes from (app.signature.yaml

@@ -12,13 +12,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeCatalog checks discovery through APP.md and the catalog card
 // (spec 000, APP.md, Runtime contract 1, Conformance levels: Catalog).
 func describeCatalog(tc *TestContext) {
 	Describe("Catalog: discovery through APP.md", func() {
-		It("takes the app's identity from APP.md, not from the folder it sits in", tc.Req("CAT-DISCOVER-APPMD"), func() {
+		It("takes the app's identity from APP.md, not from the folder it sits in", tc.Req("CAT-DISCOVER-APPMD", levels.EveryEntryPoint), func() {
 			dir := tc.FixtureAs("minimal-app", "renamed-folder")
 			v := tc.Verify(dir, nil)
 			Expect(v.AppName).To(Equal("minimal-app"), "package/verify appName")
@@ -54,11 +55,11 @@ func describeCatalog(tc *TestContext) {
 				DropField(dir, field)
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "APP.md without " + field, File: "APP.md", Field: field})
 			},
-			Entry("name", tc.Req("CAT-FRONTMATTER-REQUIRED"), "name"),
-			Entry("description", tc.Req("CAT-FRONTMATTER-REQUIRED"), "description"),
-			Entry("version", tc.Req("CAT-FRONTMATTER-REQUIRED"), "version"),
-			Entry("status", tc.Req("CAT-FRONTMATTER-REQUIRED"), "status"),
-			Entry("appType", tc.Req("CAT-FRONTMATTER-REQUIRED"), "appType"),
+			Entry("name", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "name"),
+			Entry("description", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "description"),
+			Entry("version", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "version"),
+			Entry("status", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "status"),
+			Entry("appType", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "appType"),
 		)
 
 		// Both sides of the boundary: 0.3.0 to 0.10.0 are known; just
@@ -71,9 +72,9 @@ func describeCatalog(tc *TestContext) {
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "manifestVersion " + version,
 					Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"})
 			},
-			Entry("9.0.0", tc.Req("CAT-MANIFEST-VERSION"), "9.0.0"),
-			Entry("0.11.0, just above the newest", tc.Req("CAT-MANIFEST-VERSION"), "0.11.0"),
-			Entry("0.2.0, just below the oldest", tc.Req("CAT-MANIFEST-VERSION"), "0.2.0"),
+			Entry("9.0.0", tc.Req("CAT-MANIFEST-VERSION", levels.RepresentationLimit), "9.0.0"),
+			Entry("0.11.0, just above the newest", tc.Req("CAT-MANIFEST-VERSION", levels.RepresentationLimit), "0.11.0"),
+			Entry("0.2.0, just below the oldest", tc.Req("CAT-MANIFEST-VERSION", levels.RepresentationLimit), "0.2.0"),
 		)
 
 		// The other side of that boundary: every version the standard
@@ -118,13 +119,13 @@ func describeCatalog(tc *TestContext) {
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "bypassPermissions declared in " + file,
 					Codes: []string{"bypass-permissions"}, File: file, Field: field, Name: "bypassPermissions"})
 			},
-			Entry("as a permission mode in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "APP.md", "permissionMode: bypassPermissions", "permissionMode"),
-			Entry("as a key in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "APP.md", "policy:\n  bypassPermissions: true", "bypassPermissions"),
-			Entry("on a permission in app.permissions.yaml", tc.Req("CAT-NO-BYPASS-PERMISSIONS"), "app.permissions.yaml",
+			Entry("as a permission mode in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS", levels.EveryMember), "APP.md", "permissionMode: bypassPermissions", "permissionMode"),
+			Entry("as a key in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS", levels.EveryMember), "APP.md", "policy:\n  bypassPermissions: true", "bypassPermissions"),
+			Entry("on a permission in app.permissions.yaml", tc.Req("CAT-NO-BYPASS-PERMISSIONS", levels.EveryMember), "app.permissions.yaml",
 				"permissions:\n  - key: files\n    scope: files\n    mode: bypassPermissions", "permissions"),
 		)
 
-		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA"), func() {
+		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
 			want := tc.Oracle(dir).Manifest
 			proj := DecodeObject("projection", tc.Project(dir, "app", "publisher"))
@@ -143,7 +144,7 @@ func describeCatalog(tc *TestContext) {
 			Expect(pub["publisherId"]).To(Equal(wantPub["publisherId"]), "catalog card publisher.publisherId")
 		})
 
-		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED"), func() {
+		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED", levels.EveryMember), func() {
 			proj := DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
 			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": mapOf(proj["app"])["publisher"]} {
 				Expect(mapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
@@ -151,7 +152,7 @@ func describeCatalog(tc *TestContext) {
 			}
 		})
 
-		It("never projects legacy entry kinds home and scene of a 0.10.0 manifest as current kinds", tc.Req("CAT-LEGACY-KINDS"), func() {
+		It("never projects legacy entry kinds home and scene of a 0.10.0 manifest as current kinds", tc.Req("CAT-LEGACY-KINDS", levels.EveryMember), func() {
 			dir := tc.Fixture("legacy-entry-kinds")
 			// Control: the same package with its legacy kinds made current
 			// is accepted, so a refusal below can only be about them.
@@ -202,7 +203,7 @@ func describeCatalog(tc *TestContext) {
 // describeLayering checks the layered app.*.yaml files (spec 000, Layered configuration).
 func describeLayering(tc *TestContext) {
 	Describe("Catalog: layered configuration", func() {
-		It("loads entries and permissions declared only in app.entries.yaml and app.permissions.yaml", tc.Req("CAT-LAYERED-LOAD"), func() {
+		It("loads entries and permissions declared only in app.entries.yaml and app.permissions.yaml", tc.Req("CAT-LAYERED-LOAD", levels.EveryMember), func() {
 			dir := tc.Fixture("layered-only-app")
 			want := tc.Oracle(dir)
 			if want.Sources["entries"] != "app.entries.yaml" {
@@ -212,6 +213,40 @@ func describeLayering(tc *TestContext) {
 			Expect(Keys(Objects(proj, "entries"))).To(ConsistOf(ManifestKeys(want, "entries")), "projected entries")
 			Expect(Keys(Objects(proj, "permissions"))).To(ConsistOf(ManifestKeys(want, "permissions")), "projected permissions")
 		})
+
+		// Every other independent file whose section a projection shows,
+		// each on its own: full-app leaves the section to the file alone.
+		// The control is the same package with the section moved into the
+		// frontmatter and the file gone: projected, it shows this host
+		// projects the section at all, so a projection without the file's
+		// text is the file left unread.
+		DescribeTable("loads each independent file the frontmatter leaves a section to",
+			func(file, key string, whole bool) {
+				var text string
+				tc.Precondition("the host projects "+key+" declared in the frontmatter", func() {
+					moved := tc.Fixture("full-app")
+					text = firstText(moved, file)
+					frontmatterSection(moved, file, key, whole, func(v any) any { return v })
+					if err := os.Remove(filepath.Join(moved, file)); err != nil {
+						errorf("the harness could not remove %s: %v", file, err)
+					}
+					rewriteSignatureHash(moved, tc.Oracle(moved).ManifestHash)
+					if !strings.Contains(string(tc.Project(moved, key)), text) {
+						tc.Blockedf("the projection of full-app with %s in the frontmatter does not show it (%q), so whether %s is loaded cannot be seen", key, text, file)
+					}
+				})
+				dir := tc.Fixture("full-app")
+				if src := tc.Oracle(dir).Sources[key]; src != file {
+					errorf("fixture sanity: the oracle takes %s of full-app from %q, not %s", key, src, file)
+				}
+				if !strings.Contains(string(tc.Project(dir, key)), text) {
+					tc.Failf("the projection of full-app does not show its %s (%q), which only %s declares: the file was not loaded", key, text, file)
+				}
+			},
+			Entry("app.errors.yaml", tc.Req("CAT-LAYERED-LOAD", levels.EveryMember), "app.errors.yaml", "errors", false),
+			Entry("app.requirements.yaml", tc.Req("CAT-LAYERED-LOAD", levels.EveryMember), "app.requirements.yaml", "requirements", true),
+			Entry("app.boundary.yaml", tc.Req("CAT-LAYERED-LOAD", levels.EveryMember), "app.boundary.yaml", "boundary", true),
+		)
 
 		It("lets app.entries.yaml win when frontmatter declares other entries", tc.Req("CAT-LAYERED-PRECEDENCE"), func() {
 			dir := tc.Fixture("layered-conflict-app")
@@ -244,10 +279,10 @@ func describeLayering(tc *TestContext) {
 					tc.Blockedf("the projection shows neither the frontmatter's nor %s's %s, so precedence cannot be seen", file, key)
 				}
 			},
-			Entry("app.permissions.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.permissions.yaml", "permissions", false),
-			Entry("app.errors.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.errors.yaml", "errors", false),
-			Entry("app.requirements.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.requirements.yaml", "requirements", true),
-			Entry("app.boundary.yaml", tc.Req("CAT-LAYERED-PRECEDENCE"), "app.boundary.yaml", "boundary", true),
+			Entry("app.permissions.yaml", tc.Req("CAT-LAYERED-PRECEDENCE", levels.EveryMember), "app.permissions.yaml", "permissions", false),
+			Entry("app.errors.yaml", tc.Req("CAT-LAYERED-PRECEDENCE", levels.EveryMember), "app.errors.yaml", "errors", false),
+			Entry("app.requirements.yaml", tc.Req("CAT-LAYERED-PRECEDENCE", levels.EveryMember), "app.requirements.yaml", "requirements", true),
+			Entry("app.boundary.yaml", tc.Req("CAT-LAYERED-PRECEDENCE", levels.EveryMember), "app.boundary.yaml", "boundary", true),
 		)
 	})
 }
@@ -259,6 +294,14 @@ const rivalMark = "-from-frontmatter"
 // frontmatterRival writes into APP.md's frontmatter the section key that
 // file provides, with every text marked: the same shape, other values.
 func frontmatterRival(dir, file, key string, whole bool) {
+	GinkgoHelper()
+	frontmatterSection(dir, file, key, whole, markTexts)
+}
+
+// frontmatterSection writes into APP.md's frontmatter, in place of any
+// section key it has, the section key that file provides, passed through
+// edit.
+func frontmatterSection(dir, file, key string, whole bool, edit func(any) any) {
 	GinkgoHelper()
 	var doc map[string]any
 	b, err := os.ReadFile(filepath.Join(dir, file))
@@ -272,9 +315,9 @@ func frontmatterRival(dir, file, key string, whole bool) {
 	if section == nil {
 		errorf("fixture sanity: %s has no %s", file, key)
 	}
-	out, err := yaml.Marshal(map[string]any{key: markTexts(section)})
+	out, err := yaml.Marshal(map[string]any{key: edit(section)})
 	if err != nil {
-		errorf("encoding the rival %s: %v", key, err)
+		errorf("encoding the frontmatter's %s: %v", key, err)
 	}
 	editFrontmatter(dir, func(lines []string) []string {
 		var kept []string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeContainment checks that a host never reads outside the package
@@ -40,9 +41,9 @@ func describeContainment(tc *TestContext) {
 					Codes: []string{"path-escapes-package"}, File: "APP.md", Field: field, Name: field})
 				tc.expectNotFollowed(dir, secret, r)
 			},
-			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/ui", "path: ../outside-ui", "runtimePackage"),
-			Entry("runtimePackage.worker.path", tc.Req("PKG-NO-PARENT-REFS"), "path: dist/worker", "path: ../outside-worker", "runtimePackage"),
-			Entry("an entry's persona", tc.Req("PKG-NO-PARENT-REFS"), "persona: persona.md", "persona: ../secrets.md", "persona"),
+			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS", levels.EveryMember, levels.EveryEntryPoint), "path: dist/ui", "path: ../outside-ui", "runtimePackage"),
+			Entry("runtimePackage.worker.path", tc.Req("PKG-NO-PARENT-REFS", levels.EveryMember, levels.EveryEntryPoint), "path: dist/worker", "path: ../outside-worker", "runtimePackage"),
+			Entry("an entry's persona", tc.Req("PKG-NO-PARENT-REFS", levels.EveryMember, levels.EveryEntryPoint), "persona: persona.md", "persona: ../secrets.md", "persona"),
 		)
 
 		DescribeTable("rejects links that leave the package, dangle or loop, and special files, naming them, and never reads them",
@@ -57,17 +58,17 @@ func describeContainment(tc *TestContext) {
 					expectOutsideNotHashed(tc, dir)
 				}
 			},
-			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS"), plantEscapingLink),
-			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
+			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), plantEscapingLink),
+			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
 				mustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
 				return "assets-dangling", ""
 			}),
-			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
+			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
 				mustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
 				mustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
 				return "loop-a", ""
 			}),
-			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS"), func(tc *TestContext, dir string) (string, string) {
+			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
 				if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
 					errorf("the harness could not make a FIFO in the package: %v", err)
 				}
@@ -92,15 +93,15 @@ func describeContainment(tc *TestContext) {
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a hostile APP.md", File: "APP.md"})
 				Expect(tc.Verify(tc.Fixture("minimal-app"), nil).OK).To(BeTrue(), "the host must keep answering after a hostile manifest")
 			},
-			Entry("an alias bomb", tc.Req("PKG-HOSTILE-YAML"), "alias-bomb", nil),
-			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML"), "deep-nesting", nil),
-			Entry("malformed YAML", tc.Req("PKG-HOSTILE-YAML"), "malformed-yaml", nil),
-			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML"), "", func(dir string) {
+			Entry("an alias bomb", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "alias-bomb", nil),
+			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "deep-nesting", nil),
+			Entry("malformed YAML", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "malformed-yaml", nil),
+			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "", func(dir string) {
 				rewriteAppMD(dir, func(md []byte) []byte {
 					return bytes.Replace(md, []byte("description: "), []byte("description: \xff\xfe "), 1)
 				})
 			}),
-			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML"), "", func(dir string) {
+			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "", func(dir string) {
 				rewriteAppMD(dir, func(md []byte) []byte {
 					pad := "metadata:\n  padding: \"" + strings.Repeat("x", 8<<20) + "\"\n"
 					return bytes.Replace(md, []byte("---\n"), []byte("---\n"+pad), 1)

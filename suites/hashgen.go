@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/levels"
 )
 
 // Generated package trees for the hash checks (spec 000, Package signing
@@ -96,7 +98,7 @@ const (
 func treeChangeEntries(tc *TestContext) []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
 	for _, c := range treeChanges() {
-		es = append(es, ginkgo.Entry(c.what, tc.Req("VERIFY-PACKAGE-HASH"), c))
+		es = append(es, ginkgo.Entry(c.what, tc.Req("VERIFY-PACKAGE-HASH", levels.EveryMember), c))
 	}
 	return es
 }

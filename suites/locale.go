@@ -2,6 +2,8 @@ package suites
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeLocale checks that the host's catalog speaks its locale (spec
@@ -34,8 +36,8 @@ func describeLocale(tc *TestContext) {
 			Entry("a locale it does not override (the default displayName)", tc.Req("CAT-DISPLAYNAME-I18N"), "ja-JP", ""),
 			// Two tags of one language are two locales: the override the map
 			// gives zh-CN is not the name of zh-TW or zh-HK.
-			Entry("another region of the language the manifest overrides (zh-TW: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-TW", ""),
-			Entry("a third region of that language (zh-HK: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N"), "zh-HK", ""),
+			Entry("another region of the language the manifest overrides (zh-TW: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N", levels.ConfusableIdentity), "zh-TW", ""),
+			Entry("a third region of that language (zh-HK: the default displayName, not zh-CN's)", tc.Req("CAT-DISPLAYNAME-I18N", levels.ConfusableIdentity), "zh-HK", ""),
 		)
 	})
 }

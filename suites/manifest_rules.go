@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/levels"
 )
 
 // knownManifestVersionEntries is one entry per manifestVersion the
@@ -16,11 +17,12 @@ func knownManifestVersionEntries(tc *TestContext) []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
 	for _, v := range agentpkg.KnownManifestVersions() {
 		// The current version is minimal-app's own: the table's
-		// positive control verifies it.
+		// positive control verifies it. 0.3.0 to 0.9.0 sort after 0.10.0
+		// as text: a host comparing versions as text refuses them.
 		if v == agentpkg.StandardVersion {
 			continue
 		}
-		es = append(es, ginkgo.Entry(v, tc.Req("CAT-MANIFEST-VERSION"), v))
+		es = append(es, ginkgo.Entry(v, tc.Req("CAT-MANIFEST-VERSION", levels.EveryMember, levels.RepresentationLimit), v))
 	}
 	return es
 }
@@ -31,32 +33,34 @@ func knownManifestVersionEntries(tc *TestContext) []ginkgo.TableEntry {
 // an empty value and a value outside the vocabulary do not. Lengths use a
 // two-byte character, so a host counting bytes refuses a valid value.
 func fieldConstraintEntries(tc *TestContext) []ginkgo.TableEntry {
-	req := tc.Req("CAT-FIELD-CONSTRAINTS")
 	var es []ginkgo.TableEntry
-	add := func(field, value string, valid bool) {
+	// A length at or past its bound, an empty value and a value outside the
+	// vocabulary are representation boundaries; each vocabulary value is a
+	// member of what the clause lists.
+	add := func(field, value string, valid bool, family levels.BugFamily) {
 		side := "refused"
 		if valid {
 			side = "accepted"
 		}
-		es = append(es, ginkgo.Entry(describeValue(field, value)+" is "+side, req, field, value, valid))
+		es = append(es, ginkgo.Entry(describeValue(field, value)+" is "+side, tc.Req("CAT-FIELD-CONSTRAINTS", family), field, value, valid))
 	}
 	for _, l := range []struct {
 		field, char string
 		max         int
 	}{{"name", "a", 64}, {"description", "é", 1024}, {"displayName", "é", 128}, {"shortDescription", "é", 140}} {
-		add(l.field, strings.Repeat(l.char, l.max), true)
-		add(l.field, strings.Repeat(l.char, l.max+1), false)
+		add(l.field, strings.Repeat(l.char, l.max), true, levels.RepresentationLimit)
+		add(l.field, strings.Repeat(l.char, l.max+1), false, levels.RepresentationLimit)
 	}
-	add("description", `""`, false)
+	add("description", `""`, false, levels.RepresentationLimit)
 	for _, s := range []string{"draft", "ready", "needs-review", "deprecated", "archived"} {
-		add("status", s, true)
+		add("status", s, true, levels.EveryMember)
 	}
-	add("status", "published", false)
-	add("status", "Ready", false)
+	add("status", "published", false, levels.RepresentationLimit)
+	add("status", "Ready", false, levels.RepresentationLimit)
 	for _, t := range []string{"agent-app", "workflow-app", "domain-app", "customer-app", "custom"} {
-		add("appType", t, true)
+		add("appType", t, true, levels.EveryMember)
 	}
-	add("appType", "plugin", false)
+	add("appType", "plugin", false, levels.RepresentationLimit)
 	return es
 }
 

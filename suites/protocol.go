@@ -8,13 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeProtocol checks the control protocol every other spec stands on
 // (docs/host-control-protocol.md).
 func describeProtocol(tc *TestContext) {
 	Describe("Control protocol", func() {
-		It("conformance/hello names the host, its kind, protocol version 1 and its capability profile", tc.Req("PROTO-HELLO"), func() {
+		It("conformance/hello names the host, its kind, protocol version 1 and its capability profile", tc.Req("PROTO-HELLO", levels.EveryMember), func() {
 			if err := tc.Host().HelloErr(); err != nil {
 				tc.Failf("the hello answer must match its schema: %v", err)
 			}
@@ -26,7 +27,7 @@ func describeProtocol(tc *TestContext) {
 			Expect(h.Capabilities).NotTo(BeEmpty(), "capability profile")
 		})
 
-		It("host/reset leaves a fresh host with no installed app and no retained data", tc.Req("PROTO-RESET"), func() {
+		It("host/reset leaves a fresh host with no installed app and no retained data", tc.Req("PROTO-RESET", levels.EveryTransition), func() {
 			var before protocol.ListResult
 			tc.Precondition("a host with one app installed and one uninstalled keeping its data", func() {
 				kept := tc.Fixture("full-app")
@@ -63,7 +64,7 @@ func describeProtocol(tc *TestContext) {
 			Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound))
 		})
 
-		It("answers a reserved, not yet implemented method with -32601", tc.Req("PROTO-ERRORS"), func() {
+		It("answers a reserved, not yet implemented method with -32601", tc.Req("PROTO-ERRORS", levels.EveryMember), func() {
 			for _, m := range protocol.ReservedMethods() {
 				if slices.Contains(tc.Host().Hello().Methods, m) {
 					continue // the host implements it: other specs judge it
@@ -82,8 +83,8 @@ func describeProtocol(tc *TestContext) {
 				Expect(isHostErr).To(BeTrue(), "%s with params %v must be answered with an error", method, params)
 				Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams), "%s with params %v", method, params)
 			},
-			Entry("package/verify without a path", tc.Req("PROTO-ERRORS"), protocol.MethodVerify, map[string]any{}),
-			Entry("app/install with consent as a string", tc.Req("PROTO-ERRORS"), protocol.MethodInstall,
+			Entry("package/verify without a path", tc.Req("PROTO-ERRORS", levels.EveryEntryPoint), protocol.MethodVerify, map[string]any{}),
+			Entry("app/install with consent as a string", tc.Req("PROTO-ERRORS", levels.EveryEntryPoint), protocol.MethodInstall,
 				map[string]any{"path": "/nonexistent/package", "consent": "yes"}),
 		)
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/revocation"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeRevocation checks step 3 of the verification order: revocation,
@@ -18,7 +19,7 @@ func describeRevocation(tc *TestContext) {
 	revokedPlanted := Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
 
 	Describe("Installable: revocation", func() {
-		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION"), func() {
+		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION", levels.EveryEntryPoint), func() {
 			dir, rel := tc.revocablePackage(0)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
@@ -35,7 +36,7 @@ func describeRevocation(tc *TestContext) {
 				Findings: findingsOfError(he)}, revokedPlanted)
 		})
 
-		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE"), func() {
+		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE", levels.ChangeBetweenReads), func() {
 			const cacheSeconds = 600
 			dir, rel := tc.revocablePackage(cacheSeconds)
 			tc.ExpectVerifies(dir, rel)
@@ -66,7 +67,7 @@ func describeRevocation(tc *TestContext) {
 			tc.ExpectRefused(r, revokedPlanted)
 		})
 
-		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER"), func() {
+		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, rel := tc.revocablePackage(0)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
@@ -93,13 +94,13 @@ func describeRevocation(tc *TestContext) {
 				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + mode.Describe(),
 					Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"})
 			},
-			Entry("the service is down", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Down),
-			Entry("the service never answers", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Hang),
-			Entry("the service answers an HTTP error status", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.ErrorStatus),
-			Entry("the service redirects to nothing", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Redirect),
-			Entry("the service answers garbage", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.Garbage),
-			Entry("the service answers JSON without the revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.NoStatus),
-			Entry("the service answers a null revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED"), revocation.NullStatus),
+			Entry("the service is down", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.Down),
+			Entry("the service never answers", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.Hang),
+			Entry("the service answers an HTTP error status", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.ErrorStatus),
+			Entry("the service redirects to nothing", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.Redirect),
+			Entry("the service answers garbage", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.Garbage),
+			Entry("the service answers JSON without the revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember, levels.RepresentationLimit), revocation.NoStatus),
+			Entry("the service answers a null revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember, levels.RepresentationLimit), revocation.NullStatus),
 		)
 	})
 }

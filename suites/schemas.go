@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // A result that breaks its method's schema breaks a rule of the control
@@ -86,7 +87,7 @@ func (l *schemaLog) describe() string {
 // runs last, so that it judges every answer before it.
 func describeResultSchemas(tc *TestContext) {
 	ginkgo.Describe("Control protocol: every answer", func() {
-		ginkgo.It("answers every call of the run with a result that matches its method's schema", tc.Req("PROTO-RESULT-SCHEMA"), func() {
+		ginkgo.It("answers every call of the run with a result that matches its method's schema", tc.Req("PROTO-RESULT-SCHEMA", levels.EveryEntryPoint), func() {
 			if d := tc.schemas.describe(); d != "" {
 				tc.Failf("answers of this run break their result schemas (drivers/protocol/schemas):\n%s", d)
 			}

@@ -43,25 +43,25 @@ func describeSignature(tc *TestContext) {
 				spoil(&bad)
 				tc.expectRefusedAtVerifyAndInstall(dir, &bad, signaturePlanted(what))
 			},
-			Entry("its release carries no signature", tc.Req("VERIFY-SIGSTORE"), "a package with no signature bundle",
+			Entry("its release carries no signature", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a package with no signature bundle",
 				func(rel *protocol.Release) { rel.SignatureBundle = nil }),
-			Entry("the signature is over another package", tc.Req("VERIFY-SIGSTORE"), "a signature over another package hash",
+			Entry("the signature is over another package", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signature over another package hash",
 				func(rel *protocol.Release) {
 					rel.SignatureBundle = tc.sign("sha256:"+strings.Repeat("0", 64), SigstoreIdentity, SigstoreIssuer)
 				}),
-			Entry("the signer is outside the package's verifiedDomain", tc.Req("VERIFY-SIGSTORE"), "a signer of another domain",
+			Entry("the signer is outside the package's verifiedDomain", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signer of another domain",
 				func(rel *protocol.Release) {
 					rel.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
 				}),
-			Entry("the signer's certificate names an issuer the host does not trust", tc.Req("VERIFY-SIGSTORE"), "a signer certified by another issuer",
+			Entry("the signer's certificate names an issuer the host does not trust", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signer certified by another issuer",
 				func(rel *protocol.Release) {
 					rel.SignatureBundle = tc.sign(rel.PackageHash, SigstoreIdentity, "https://issuer.elsewhere.example.net")
 				}),
-			Entry("the signature comes from a Sigstore the host does not trust", tc.Req("VERIFY-SIGSTORE"), "a signature from an untrusted root",
+			Entry("the signature comes from a Sigstore the host does not trust", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signature from an untrusted root",
 				func(rel *protocol.Release) { rel.SignatureBundle = tc.signElsewhere(rel.PackageHash) }),
 		)
 
-		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER"), func() {
+		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, _ := tc.signedPackage()
 			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
 			rel := tc.signedRelease(dir)
@@ -91,9 +91,9 @@ func describeSignature(tc *TestContext) {
 				tc.expectRefusedAtVerifyAndInstall(dir, &bad, Planted{What: "a publisher the registry does not vouch for",
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
-			Entry("another publisherId", tc.Req("VERIFY-PUBLISHER"), "publisherId",
+			Entry("another publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "publisherId",
 				func(p *protocol.Publisher) { p.PublisherID = "someone-else" }),
-			Entry("another verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "verifiedDomain",
+			Entry("another verifiedDomain", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "verifiedDomain",
 				func(p *protocol.Publisher) { p.VerifiedDomain = "elsewhere.example.net" }),
 		)
 
@@ -119,13 +119,22 @@ func describeSignature(tc *TestContext) {
 				tc.expectRefusedAtVerifyAndInstall(dir, rel, Planted{What: "another publisher in " + file + " " + field,
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
-			Entry("app.signature.yaml signature.trust.publisherId", tc.Req("VERIFY-PUBLISHER"), "app.signature.yaml", "publisherId",
+			Entry("app.signature.yaml signature.trust.publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "app.signature.yaml", "publisherId",
 				"publisherId: "+fullAppPublisher, "publisherId: someone-else"),
-			Entry("app.signature.yaml signature.trust.verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "app.signature.yaml", "verifiedDomain",
+			Entry("app.signature.yaml signature.trust.verifiedDomain", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "app.signature.yaml", "verifiedDomain",
 				"verifiedDomain: "+fullAppDomain, "verifiedDomain: elsewhere.example.net"),
-			Entry("APP.md publisher.publisherId", tc.Req("VERIFY-PUBLISHER"), "APP.md", "publisherId",
+			// Confusable names: the release's publisherId with more after it,
+			// and a domain ending in the release's without a dot boundary,
+			// are other publishers, as the control's exact names are not.
+			Entry("app.signature.yaml signature.trust.publisherId extending the release's (agentapp-conformance-labs)",
+				tc.Req("VERIFY-PUBLISHER", levels.ConfusableIdentity, levels.EveryEntryPoint), "app.signature.yaml", "publisherId",
+				"publisherId: "+fullAppPublisher+"\n", "publisherId: "+fullAppPublisher+"-labs\n"),
+			Entry("app.signature.yaml signature.trust.verifiedDomain ending in the release's (evilconformance.example.org)",
+				tc.Req("VERIFY-PUBLISHER", levels.ConfusableIdentity, levels.EveryEntryPoint), "app.signature.yaml", "verifiedDomain",
+				"verifiedDomain: "+fullAppDomain+"\n", "verifiedDomain: evil"+fullAppDomain+"\n"),
+			Entry("APP.md publisher.publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "APP.md", "publisherId",
 				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: someone-else\n"),
-			Entry("APP.md publisher.verifiedDomain", tc.Req("VERIFY-PUBLISHER"), "APP.md", "verifiedDomain",
+			Entry("APP.md publisher.verifiedDomain", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "APP.md", "verifiedDomain",
 				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: "+fullAppPublisher+"\n  verifiedDomain: elsewhere.example.net\n"),
 		)
 

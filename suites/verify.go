@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeVerification checks package verification (spec 000, Package
@@ -40,9 +41,22 @@ func describeVerification(tc *TestContext) {
 				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
 		})
 
+		// The raw bytes, not the text they read as: APP.md given trailing
+		// blank lines reads the same, but it is another APP.md than the one
+		// the release pinned.
+		It("fails a package whose APP.md gained trailing blank lines after the release pinned its manifestHash", tc.Req("VERIFY-MANIFEST-HASH", levels.RepresentationLimit), func() {
+			dir := tc.Fixture("minimal-app")
+			rel := tc.ReleaseOf(dir)
+			tc.ExpectVerifies(dir, rel)
+			AppendFile(dir, "APP.md", []byte("\n\n"))
+			rel.PackageHash = ""
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "APP.md given trailing blank lines after the release pinned its manifestHash",
+				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
+		})
+
 		// One check over three packages: the tricky names are where hosts
 		// go wrong; the minimal and full apps show the common case agrees.
-		It("computes packageHash and manifestHash as the standard's tooling does", tc.Req("VERIFY-HASH-ALGORITHM"), func() {
+		It("computes packageHash and manifestHash as the standard's tooling does", tc.Req("VERIFY-HASH-ALGORITHM", levels.RepresentationLimit), func() {
 			tricky := tc.Fixture("hash-tricky-names")
 			// Names whose per-folder order differs from full-path and UTF-8
 			// order are in the fixture; .git and node_modules must be skipped.
@@ -100,6 +114,24 @@ func describeVerification(tc *TestContext) {
 				Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"})
 		})
 
+		// The same raw-bytes boundary for the signature file: the release
+		// pins the package as it now is and no manifestHash, so only
+		// app.signature.yaml, naming APP.md's hash before the blank lines,
+		// can tell.
+		It("fails a package whose APP.md gained trailing blank lines after app.signature.yaml named its hash", tc.Req("VERIFY-SIGNATURE-FILE", levels.RepresentationLimit), func() {
+			dir := tc.Fixture("full-app")
+			named := tc.ReleaseOf(dir)
+			tc.ExpectVerifies(dir, named)
+			// Writing APP.md keeps the signature file current: it is made to
+			// name the hash of the APP.md before the blank lines again.
+			AppendFile(dir, "APP.md", []byte("\n\n"))
+			rewriteSignatureHash(dir, named.ManifestHash)
+			rel := tc.ReleaseOf(dir)
+			rel.ManifestHash = ""
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "APP.md given trailing blank lines after app.signature.yaml named its hash",
+				Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"})
+		})
+
 		// Both sides of the range boundary: the host's own version of
 		// requires.lime.appRuntime is accepted, just above it is not.
 		DescribeTable("refuses or blocks an app whose requires.lime range the host's app runtime does not satisfy, naming it",
@@ -126,8 +158,8 @@ func describeVerification(tc *TestContext) {
 				}
 				tc.Reading("incompatible host version", "verified, blocked in readiness")
 			},
-			Entry("far above: >=2.0.0 <3.0.0", tc.Req("VERIFY-HOST-VERSION"), ">=2.0.0 <3.0.0"),
-			Entry("just above the host's version", tc.Req("VERIFY-HOST-VERSION"), ">"+agentpkg.StandardVersion),
+			Entry("far above: >=2.0.0 <3.0.0", tc.Req("VERIFY-HOST-VERSION", levels.RepresentationLimit), ">=2.0.0 <3.0.0"),
+			Entry("just above the host's version", tc.Req("VERIFY-HOST-VERSION", levels.RepresentationLimit), ">"+agentpkg.StandardVersion),
 		)
 
 		DescribeTable("fails a package whose capability version ranges the host does not satisfy, naming the capability",
@@ -144,8 +176,8 @@ func describeVerification(tc *TestContext) {
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "requires.capabilities " + capability + " " + planted,
 					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 			},
-			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY"), func(string) string { return ">=9.0.0" }),
-			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY"), func(v string) string { return ">" + v }),
+			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(string) string { return ">=9.0.0" }),
+			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(v string) string { return ">" + v }),
 		)
 	})
 }
