@@ -22,7 +22,13 @@ func surfaceAuditFaults() []Fault {
 }
 
 // surfaceAuditCollateral lists, per existing fault, the requirements of the
-// surface area that the audit's new spec rows show it breaking too.
+// surface area that the audit's new spec rows show it breaking too: the app
+// center's policy member first needs readiness to name the policy denying
+// an entry, which a host that ignores tenant policy, or answers readiness
+// vaguely, does not give (CENTER-BLOCKERS is then blocked).
 func surfaceAuditCollateral() map[string][]string {
-	return nil
+	return map[string][]string{
+		"ignore-tenant-policy": {"CENTER-BLOCKERS"},
+		"vague-readiness":      {"CENTER-BLOCKERS"},
+	}
 }
