@@ -6,6 +6,8 @@ package mockhost
 // representative case an earlier fault broke.
 func surfaceAuditFaults() []Fault {
 	return []Fault{
+		{Name: "launch-checks-capabilities-only", Breaks: []string{"LAUNCH-GATED"},
+			Description: "the launch gate reads only the entry's capability checks: an entry tenant policy denies mounts (every member: each cause of a blocked entry)"},
 		{Name: "center-hides-policy-blockers", Breaks: []string{"CENTER-BLOCKERS"},
 			Description: "the app center explains only blockers a setup action can fix: an entry tenant policy denies shows its status without the reason (every member: each blocker reason)"},
 		{Name: "requestid-answer-by-prefix", Breaks: []string{"BRIDGE-REQUESTID"},
@@ -28,7 +30,8 @@ func surfaceAuditFaults() []Fault {
 // vaguely, does not give (CENTER-BLOCKERS is then blocked).
 func surfaceAuditCollateral() map[string][]string {
 	return map[string][]string{
-		"ignore-tenant-policy": {"CENTER-BLOCKERS"},
-		"vague-readiness":      {"CENTER-BLOCKERS"},
+		"ignore-tenant-policy":         {"CENTER-BLOCKERS", "LAUNCH-GATED"},
+		"launch-keeps-install-consent": {"LAUNCH-GATED"},
+		"vague-readiness":              {"CENTER-BLOCKERS"},
 	}
 }

@@ -16,6 +16,13 @@ import (
 // answer the fault changes.
 func surfaceAuditProbes() map[string]probe {
 	return map[string]probe{
+		"launch-checks-capabilities-only": func(t *testing.T, x *harness) string {
+			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"tasks"}}}})
+			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "tasks"}, nil)))
+		},
 		"center-hides-policy-blockers": func(t *testing.T, x *harness) string {
 			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
 				t.Fatal(err)

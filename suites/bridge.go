@@ -150,6 +150,39 @@ func describeBridge(tc *TestContext) {
 			if data.Readiness == nil || !namesFailingCheck(*data.Readiness, "lime.agent") {
 				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", describeHostError(he))
 			}
+			// Every cause of a blocked entry, not only a capability: with
+			// lime.agent back, tenant policy denies tasks alone.
+			tc.Configure(tc.DefaultConfigure())
+			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
+				if r := tc.entryReadiness(appID, "tasks"); !slices.Contains(launchable(), r.Status) {
+					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
+				}
+			})
+			p := tc.DefaultConfigure()
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"tasks"}}}
+			tc.Configure(p)
+			tc.Precondition("the ready entry main launches under a policy that denies only tasks", func() {
+				if _, err := tc.TryLaunch(appID, "main"); err != nil {
+					tc.failCall(protocol.MethodLaunch, err)
+				}
+			})
+			_, err = tc.TryLaunch(appID, "tasks")
+			if err == nil {
+				tc.Failf("app/launch mounted entry tasks, which tenant policy denies: it is blocked")
+			}
+			if he, ok = hostError(err); !ok {
+				tc.Errorf("no usable answer to app/launch: %v", err)
+			}
+			data = protocol.ErrorData{}
+			_ = json.Unmarshal(he.Data, &data)
+			switch {
+			case he.Code == protocol.CodeConsentRequired:
+				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
+			case he.Code != protocol.CodeNotReady:
+				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
+			case data.Readiness == nil || !namesFailingCheck(*data.Readiness, "tasks"):
+				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", describeHostError(he))
+			}
 		})
 
 		It("activates an app only while the tenant consents: a launch after the policy withdrew the app is refused", tc.Req("ACTIVATE-CONSENT", levels.ChangeBetweenReads), func() {
