@@ -44,6 +44,8 @@ type pageAnswer struct {
 type toast struct {
 	Message string `json:"message"`
 	Level   string `json:"level"`
+	// HTML has the page insert the message as markup (a fault only).
+	HTML bool `json:"html,omitempty"`
 }
 
 // maxToastRunes caps a toast's text, maxRequestID a requestId.
@@ -74,6 +76,15 @@ func (h *Host) message(l *launch, typ, requestID string, payload any) hostMessag
 	// fault: response-without-requestid — host:response and host:error carry no requestId.
 	if (typ == hostbridge.TypeResponse || typ == hostbridge.TypeError) && h.faults.Has("response-without-requestid") {
 		m.RequestID = ""
+	}
+	// fault: requestid-answer-by-prefix — an answer is matched to the earlier request whose requestId its own begins with (taken for a retry suffix) and carries that id.
+	if (typ == hostbridge.TypeResponse || typ == hostbridge.TypeError) && requestID != "" && h.faults.Has("requestid-answer-by-prefix") {
+		for _, c := range h.surf.observe(l.appID).Calls {
+			if c.RequestID != "" && c.RequestID != requestID && strings.HasPrefix(requestID, c.RequestID) {
+				m.RequestID = c.RequestID
+				break
+			}
+		}
 	}
 	return m
 }
@@ -210,6 +221,17 @@ func (h *Host) refuse(l *launch, m appMessage, code, msg string) pageAnswer {
 	return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GateValidation}, code, msg)
 }
 
+// refuseURL refuses host:openExternal or host:download of a URL its checks
+// do not allow, at the validation gate.
+func (h *Host) refuseURL(l *launch, m appMessage, msg string) pageAnswer {
+	// fault: refused-url-still-carried-out — a URL the checks refuse is opened or downloaded all the same (recorded allowed); only the answer says host:error.
+	if h.faults.Has("refused-url-still-carried-out") {
+		h.surf.record(l.appID, protocol.BridgeCall{Type: m.Type, RequestID: m.RequestID, Decision: protocol.DecisionAllowed})
+		return answer(h.message(l, hostbridge.TypeError, m.RequestID, hostbridge.ErrorPayload{Code: hostbridge.CodeURLRefused, Message: msg}))
+	}
+	return h.refuse(l, m, hostbridge.CodeURLRefused, msg)
+}
+
 // decodePayload decodes an object payload into v.
 func decodePayload(raw json.RawMessage, v any) bool {
 	raw = bytes.TrimSpace(raw)
@@ -263,6 +285,8 @@ func (h *Host) bridgeToast(l *launch, m appMessage) pageAnswer {
 	}
 	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
 	a.Toast = &toast{Message: clip(p.Message, maxToastRunes), Level: p.Level}
+	// fault: toast-error-level-html — an error-level toast is shown as markup (innerHTML); the other levels stay text.
+	a.Toast.HTML = p.Level == "error" && h.faults.Has("toast-error-level-html")
 	return a
 }
 
@@ -276,13 +300,17 @@ func (h *Host) bridgeOpenExternal(l *launch, m appMessage) pageAnswer {
 	ok := decodePayload(m.Payload, &p)
 	origin, web := webOrigin(p.URL)
 	allowed := ok && web && l.declaresOrigin(origin)
+	// fault: open-external-scheme-blocklist — schemes are checked against a list of bad ones (javascript:, file:, data:, as spelled), not allowed ones: any other scheme, or one in capitals, is opened.
+	if ok && !web && strings.TrimSpace(p.URL) != "" && h.faults.Has("open-external-scheme-blocklist") {
+		allowed = !slices.ContainsFunc([]string{"javascript:", "file:", "data:"}, func(bad string) bool { return strings.HasPrefix(strings.TrimSpace(p.URL), bad) })
+	}
 	// fault: open-external-suffix-origin — a declared site covers every host that ends with its name, no dot boundary: https://evilprobe.example.org passes for https://probe.example.org.
 	if ok && web && !allowed && h.faults.Has("open-external-suffix-origin") {
 		allowed = l.declaresOriginSuffix(origin)
 	}
 	// fault: open-external-any-url — any URL is opened (javascript:, file:, data:, other origins).
 	if !allowed && !h.faults.Has("open-external-any-url") {
-		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host opens only http(s) links to sites this app declares.")
+		return h.refuseURL(l, m, "The host opens only http(s) links to sites this app declares.")
 	}
 	if h.refusesUnpermitted(l, false, p.URL) {
 		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no network permission for that site.")
@@ -299,9 +327,13 @@ func (h *Host) bridgeDownload(l *launch, m appMessage) pageAnswer {
 	}
 	ok := decodePayload(m.Payload, &p)
 	file, inUI := l.runtimeFile(p.URL)
+	// fault: download-checks-origin-only — any URL at the runtime origin is downloaded, outside this launch's own files too (another app's folder, the origin's root).
+	if u, err := url.Parse(p.URL); ok && !inUI && err == nil && u.User == nil && u.Scheme+"://"+u.Host == l.frameOrigin && h.faults.Has("download-checks-origin-only") {
+		file, inUI = u.Path, true
+	}
 	// fault: download-any-url — any URL is downloaded.
 	if !(ok && inUI) && !h.faults.Has("download-any-url") {
-		return h.refuse(l, m, hostbridge.CodeURLRefused, "The host downloads only files of this app, from its own origin.")
+		return h.refuseURL(l, m, "The host downloads only files of this app, from its own origin.")
 	}
 	if h.refusesUnpermitted(l, true, p.URL) {
 		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no permission to save files.")

@@ -49,7 +49,7 @@
     var el = document.createElement("div");
     el.className = "host-toast";
     el.setAttribute("data-level", String(t.level || "info"));
-    if (cfg.toastHTML) el.innerHTML = String(t.message);
+    if (cfg.toastHTML || t.html) el.innerHTML = String(t.message);
     else el.textContent = String(t.message);
     box.appendChild(el);
   }

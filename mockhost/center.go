@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -113,6 +114,10 @@ func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
 		return ce
 	}
 	for _, b := range r.Blockers {
+		// fault: center-hides-policy-blockers — the app center explains only blockers a setup action can fix: a tenant policy's reason is left out.
+		if strings.HasPrefix(b, "policy:") && h.faults.Has("center-hides-policy-blockers") {
+			continue
+		}
 		ce.Blockers = append(ce.Blockers, centerBlocker{Ref: b, Message: blockerMessage(r, b)})
 	}
 	ce.Actions = r.SetupActions

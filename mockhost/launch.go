@@ -160,6 +160,10 @@ func (h *Host) launchGate(appID, entryKey string) *jsonrpc2.Error {
 	if r.OK || h.faults.Has("launch-ignores-readiness") {
 		return nil
 	}
+	// fault: launch-checks-capabilities-only — the launch gate reads only the entry's capability checks: an entry blocked for another reason (tenant policy) mounts.
+	if h.faults.Has("launch-checks-capabilities-only") && !slices.ContainsFunc(r.Blockers, func(b string) bool { return strings.HasPrefix(b, "capability:") }) {
+		return nil
+	}
 	// fault: disable-still-launches — a disabled app's entries still mount.
 	if h.faults.Has("disable-still-launches") && r.Status == protocol.StatusDisabled {
 		return nil

@@ -3,6 +3,7 @@ package suites
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // browserRetry runs a browser spec that did not pass once more at once: a
@@ -121,7 +123,7 @@ func describeAnswer(m hostbridge.Message, ok bool) string {
 // (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
 func describeBridge(tc *TestContext) {
 	Describe("Desktop P1: launch and the app center", tc.browserRetry(), func() {
-		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED"), func() {
+		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED", levels.EveryMember), func() {
 			appID := tc.installProbe(tc.withCapabilityDisabled("lime.agent"))
 			tc.Precondition("the ready entry main launches", func() {
 				lr, err := tc.TryLaunch(appID, "main")
@@ -148,9 +150,42 @@ func describeBridge(tc *TestContext) {
 			if data.Readiness == nil || !namesFailingCheck(*data.Readiness, "lime.agent") {
 				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", describeHostError(he))
 			}
+			// Every cause of a blocked entry, not only a capability: with
+			// lime.agent back, tenant policy denies tasks alone.
+			tc.Configure(tc.DefaultConfigure())
+			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
+				if r := tc.entryReadiness(appID, "tasks"); !slices.Contains(launchable(), r.Status) {
+					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
+				}
+			})
+			p := tc.DefaultConfigure()
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"tasks"}}}
+			tc.Configure(p)
+			tc.Precondition("the ready entry main launches under a policy that denies only tasks", func() {
+				if _, err := tc.TryLaunch(appID, "main"); err != nil {
+					tc.failCall(protocol.MethodLaunch, err)
+				}
+			})
+			_, err = tc.TryLaunch(appID, "tasks")
+			if err == nil {
+				tc.Failf("app/launch mounted entry tasks, which tenant policy denies: it is blocked")
+			}
+			if he, ok = hostError(err); !ok {
+				tc.Errorf("no usable answer to app/launch: %v", err)
+			}
+			data = protocol.ErrorData{}
+			_ = json.Unmarshal(he.Data, &data)
+			switch {
+			case he.Code == protocol.CodeConsentRequired:
+				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
+			case he.Code != protocol.CodeNotReady:
+				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
+			case data.Readiness == nil || !namesFailingCheck(*data.Readiness, "tasks"):
+				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", describeHostError(he))
+			}
 		})
 
-		It("activates an app only while the tenant consents: a launch after the policy withdrew the app is refused", tc.Req("ACTIVATE-CONSENT"), func() {
+		It("activates an app only while the tenant consents: a launch after the policy withdrew the app is refused", tc.Req("ACTIVATE-CONSENT", levels.ChangeBetweenReads), func() {
 			appID := tc.installProbe(tc.DefaultConfigure())
 			tc.Precondition("the installed app launches while the tenant allows it", func() {
 				if _, err := tc.TryLaunch(appID, "main"); err != nil {
@@ -180,7 +215,7 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
-		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS"), func() {
+		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS", levels.EveryMember), func() {
 			tc.requireMethod(protocol.MethodCenter)
 			p := tc.withCapabilityDisabled("lime.agent")
 			appID := tc.installProbe(p)
@@ -188,6 +223,17 @@ func describeBridge(tc *TestContext) {
 			secretApp := tc.Install(secretDir, tc.ReleaseOf(secretDir)).AppID
 			readyDir := tc.Fixture("minimal-app")
 			tc.Install(readyDir, tc.ReleaseOf(readyDir))
+			// Every blocker reason a Desktop P1 host is configured with, one
+			// with no setup action too: tenant policy, set once the apps are
+			// in, denies the probe's entry main.
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"main"}}}
+			tc.Configure(p)
+			denied := tc.entryReadiness(appID, "main")
+			tc.Precondition("tenant policy keeps entry main of "+probeFixture+" from ready, naming it", func() {
+				if slices.Contains(launchable(), denied.Status) || !namesFailingCheck(denied, "main") {
+					tc.Failf("app/readiness of %s/main under a policy denying it is %s, naming no failing check for it", appID, denied.Status)
+				}
+			})
 			tasks := tc.entryReadiness(appID, "tasks")
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
@@ -211,6 +257,9 @@ func describeBridge(tc *TestContext) {
 					missing = append(missing, fmt.Sprintf("the setup action %q", a.Title))
 				}
 			}
+			if !explainsFailure(text, denied, "policy") {
+				missing = append(missing, "the reason entry main is blocked (the tenant policy denies it)")
+			}
 			if len(missing) > 0 {
 				tc.Failf("the app center does not show %s; readiness gives them for entry tasks (%s) and for %s (%s)",
 					strings.Join(missing, ", "), tasks.Status, secretApp, secret.Status)
@@ -219,7 +268,7 @@ func describeBridge(tc *TestContext) {
 	})
 
 	Describe("Desktop P2: the host snapshot", tc.browserRetry(), func() {
-		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT"), func() {
+		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
@@ -262,7 +311,7 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
-		It("carries the fields the first snapshot should include", tc.Req("BRIDGE-SNAPSHOT-FIELDS"), func() {
+		It("carries the fields the first snapshot should include", tc.Req("BRIDGE-SNAPSHOT-FIELDS", levels.EveryMember), func() {
 			p := tc.DefaultConfigure()
 			p.Locale, p.Timezone = "zh-CN", "Asia/Shanghai"
 			s := tc.probeSurface(p)
@@ -292,7 +341,7 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
-		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED"), func() {
+		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.withCapabilityDisabled("lime.agent"))
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
@@ -326,7 +375,7 @@ func describeBridge(tc *TestContext) {
 	})
 
 	Describe("Desktop P2: the envelope", tc.browserRetry(), func() {
-		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE"), func() {
+		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			r := s.Run(
 				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
@@ -353,7 +402,7 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
-		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID"), func() {
+		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			r := s.Run(
 				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
@@ -375,6 +424,43 @@ func describeBridge(tc *TestContext) {
 				raw, _ := json.Marshal(m)
 				tc.Failf("host:error lacks a stable code or a user-readable message: %s", raw)
 			}
+			// Request ids that extend, prefix or case-fold onto the ones
+			// answered above are other requests: each answer carries its
+			// own request's id, and is the answer that request gets.
+			confusable := []struct {
+				id         string
+				executable bool
+			}{{"ok-10", false}, {"ok-1.", true}, {"OK-1", false}, {"no", true}}
+			var steps []Step
+			for _, c := range confusable {
+				if c.executable {
+					steps = append(steps, Invoke(c.id, "lime.ui", "getLocale", nil), AwaitAnswer(c.id))
+				} else {
+					steps = append(steps, Invoke(c.id, "lime.billing", "getStatus", nil), AwaitAnswer(c.id))
+				}
+			}
+			r = s.Run(steps...)
+			var wrong []string
+			for _, c := range confusable {
+				want := hostbridge.TypeError
+				if c.executable {
+					want = hostbridge.TypeResponse
+				}
+				m, ok := r.Answer(c.id)
+				switch {
+				case !ok:
+					var sent []string
+					for _, m := range r.FromHost() {
+						sent = append(sent, fmt.Sprintf("%s(requestId %q)", m.Type, m.RequestID))
+					}
+					wrong = append(wrong, fmt.Sprintf("no answer carries requestId %q (the host sent %s)", c.id, orNothing(sent)))
+				case m.Type != want:
+					wrong = append(wrong, fmt.Sprintf("request %q got %s, not %s: the answer of another request", c.id, m.Type, want))
+				}
+			}
+			if len(wrong) > 0 {
+				tc.Failf("after requests ok-1 and no-1, requests whose ids extend, prefix or case-fold onto theirs were answered as others: %s", strings.Join(wrong, "; "))
+			}
 		})
 
 		DescribeTable("answers an invalid request from the app's frame with host:error, not silence",
@@ -390,11 +476,11 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("host:error did not carry the invalid request's requestId %s", requestID)
 				}
 			},
-			Entry("a request without a requestId", tc.Req("BRIDGE-INVALID-ANSWERED"),
+			Entry("a request without a requestId", tc.Req("BRIDGE-INVALID-ANSWERED", levels.EveryMember),
 				map[string]any{"type": hostbridge.TypeInvoke, "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, ""),
-			Entry("a request with version 2", tc.Req("BRIDGE-INVALID-ANSWERED"),
+			Entry("a request with version 2", tc.Req("BRIDGE-INVALID-ANSWERED", levels.EveryMember),
 				map[string]any{"type": hostbridge.TypeInvoke, "version": 2, "requestId": "v2-1", "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, "v2-1"),
-			Entry("a request with another protocol", tc.Req("BRIDGE-INVALID-ANSWERED"),
+			Entry("a request with another protocol", tc.Req("BRIDGE-INVALID-ANSWERED", levels.EveryMember),
 				map[string]any{"type": hostbridge.TypeInvoke, "protocol": "lime.other.bridge", "requestId": "p-1", "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, "p-1"),
 		)
 	})
@@ -407,7 +493,7 @@ func describeBridge(tc *TestContext) {
 			}
 		}
 
-		It("ignores a message from a frame nested in the app's, of the app's own origin", tc.Req("BRIDGE-SOURCE"), func() {
+		It("ignores a message from a frame nested in the app's, of the app's own origin", tc.Req("BRIDGE-SOURCE", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectStored("own-source")
 			msg := spoof("spoofed-source", "spoof-source")
@@ -416,7 +502,7 @@ func describeBridge(tc *TestContext) {
 			s.expectNotStored("spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
 		})
 
-		It("ignores a message from the app's frame after it navigated to another origin", tc.Req("BRIDGE-ORIGIN"), func() {
+		It("ignores a message from the app's frame after it navigated to another origin", tc.Req("BRIDGE-ORIGIN", levels.ChangeBetweenReads), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectStored("own-origin")
 			msg := spoof("spoofed-origin", "spoof-origin")
@@ -428,7 +514,7 @@ func describeBridge(tc *TestContext) {
 			again.expectNotStored("spoofed-origin", "spoof-origin", "a capability:invoke posted from the app's frame at another origin")
 		})
 
-		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED"), func() {
+		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectStored("own-envelope")
 			v2 := spoof("spoofed-version", "spoof-version")
@@ -440,7 +526,7 @@ func describeBridge(tc *TestContext) {
 			s.expectNotStored("spoofed-protocol", "spoof-protocol", "a capability:invoke with protocol lime.other.bridge")
 		})
 
-		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID"), func() {
+		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectExecutes("control-1")
 			// The other app declares what the message asks (a storage write),
@@ -494,15 +580,15 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("host/observe says gate %q denied %s; this call can only be denied at %s", c.Gate, capability, gate)
 				}
 			},
-			Entry("an undeclared capability (allowlist)", tc.Req("BRIDGE-FAIL-CLOSED"),
+			Entry("an undeclared capability (allowlist)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				tc.DefaultConfigure, "lime.billing", "getStatus", protocol.GateAllowlist),
-			Entry("a declared capability the host has disabled (readiness)", tc.Req("BRIDGE-FAIL-CLOSED"),
+			Entry("a declared capability the host has disabled (readiness)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams { return tc.withCapabilityDisabled("lime.agent") }, "lime.agent", "startTask", protocol.GateReadiness),
-			Entry("a capability policy denies (policy)", tc.Req("BRIDGE-FAIL-CLOSED"),
+			Entry("a capability policy denies (policy)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
 					return tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}})
 				}, "lime.storage", "list", protocol.GatePolicy),
-			Entry("a capability that needs the user's approval (approval)", tc.Req("BRIDGE-FAIL-CLOSED"),
+			Entry("a capability that needs the user's approval (approval)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
 					return tc.withPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence"}})
 				}, "lime.evidence", "record", protocol.GateApproval),
@@ -513,7 +599,7 @@ func describeBridge(tc *TestContext) {
 		// Policy names a capability once; a call that names it padded or in
 		// another case is the same capability or none the app declares:
 		// either way it must not run.
-		It("answers host:error, never a result, to a capability policy denies or needs approval for, whatever spelling of its name the call uses", tc.Req("BRIDGE-FAIL-CLOSED"), func() {
+		It("answers host:error, never a result, to a capability policy denies or needs approval for, whatever spelling of its name the call uses", tc.Req("BRIDGE-FAIL-CLOSED", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.evidence"}}))
 			s.expectExecutes("control-1")
 			calls := []struct{ capability, method string }{{"lime.storage", "set"}, {"lime.evidence", "record"}}
@@ -562,7 +648,7 @@ func describeBridge(tc *TestContext) {
 	})
 
 	Describe("Desktop P2: nothing secret reaches the frame", tc.browserRetry(), func() {
-		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK"), func() {
+		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
 			s := tc.probeSurface(tc.WithSecret())
 			// A must-not is judged on what the host was seen to hand the
 			// frame: a host that answers nothing leaks nothing through
@@ -609,7 +695,7 @@ func describeBridge(tc *TestContext) {
 	})
 
 	Describe("Desktop P2: the frame is contained", tc.browserRetry(), func() {
-		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT"), func() {
+		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			own := s.frameFile("download.txt")
 			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
@@ -648,48 +734,31 @@ func describeBridge(tc *TestContext) {
 				s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
 				s.expectRefusedURL(hostbridge.TypeOpenExternal, target)
 			},
-			Entry("a javascript: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "javascript:alert(document.domain)"),
-			Entry("a file: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "file:///etc/passwd"),
-			Entry("a data: URL", tc.Req("BRIDGE-OPEN-EXTERNAL"), "data:text/html,<script>alert(1)</script>"),
-			Entry("an https origin the app does not declare", tc.Req("BRIDGE-OPEN-EXTERNAL"), "https://undeclared.example.net/"),
+			Entry("a javascript: URL", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "javascript:alert(document.domain)"),
+			Entry("a file: URL", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "file:///etc/passwd"),
+			Entry("a data: URL", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "data:text/html,<script>alert(1)</script>"),
+			Entry("an https origin the app does not declare", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "https://undeclared.example.net/"),
 		)
 
 		// An origin is scheme, host and port, matched whole: a name that
 		// merely ends, starts or is spelled like the declared one is
 		// another site.
-		It("host:openExternal refuses every look-alike of the origin the app declares", tc.Req("BRIDGE-OPEN-EXTERNAL"), func() {
+		// Schemes are allowed, not refused: a scheme spelled in capitals,
+		// or one no list of bad ones names, is not http(s) either.
+		It("host:openExternal refuses every look-alike of the origin the app declares, and every spelling of a refused scheme", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.ConfusableIdentity, levels.RepresentationLimit), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
-			lookalikes := []struct{ what, url string }{
+			s.expectRefusedEach(hostbridge.TypeOpenExternal, []refusedURL{
 				{"a host that ends with the declared one", "https://evilprobe.conformance.example.org/docs"},
 				{"a host that starts with the declared one", "https://probe.conformance.example.org.evil.example/docs"},
 				{"the declared host on another port", "https://probe.conformance.example.org:8443/docs"},
 				{"the declared host under another scheme", "http://probe.conformance.example.org/docs"},
 				{"the declared host as user info of another", "https://probe.conformance.example.org@evil.example/docs"},
-			}
-			var steps []Step
-			for i, l := range lookalikes {
-				id := fmt.Sprintf("lookalike-%d", i)
-				steps = append(steps, Request(hostbridge.TypeOpenExternal, id, map[string]any{"url": l.url}), AwaitAnswer(id))
-			}
-			r := s.Run(steps...)
-			o := tc.Observe(s.AppID)
-			var opened []string
-			for i, l := range lookalikes {
-				id := fmt.Sprintf("lookalike-%d", i)
-				m, ok := r.Answer(id)
-				switch {
-				case ok && m.Type == hostbridge.TypeResponse:
-					opened = append(opened, fmt.Sprintf("%s (%s) was allowed (host:response)", l.url, l.what))
-				case executed(o, id):
-					opened = append(opened, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", l.url, l.what))
-				case !ok || m.Type != hostbridge.TypeError:
-					opened = append(opened, fmt.Sprintf("%s (%s) got %s, not host:error", l.url, l.what, describeAnswer(m, ok)))
-				}
-			}
-			if len(opened) > 0 {
-				tc.Failf("the app declares https://probe.conformance.example.org, and host:openExternal must validate the origin: %s", strings.Join(opened, "; "))
-			}
+				{"the declared host under ftp:", "ftp://probe.conformance.example.org/docs"},
+				{"a javascript: URL in capitals", "JavaScript:alert(document.domain)"},
+				{"a file: URL in capitals", "FILE:///etc/passwd"},
+				{"a vbscript: URL", "vbscript:msgbox(1)"},
+			}, "the app declares https://probe.conformance.example.org, and host:openExternal must validate the protocol and the origin")
 		})
 
 		DescribeTable("host:navigate goes only to the app's own entries and routes",
@@ -701,11 +770,11 @@ func describeBridge(tc *TestContext) {
 				s.expectRefused(hostbridge.TypeNavigate, "host:navigate to "+string(b), payload,
 					"host:navigate goes to an entry of this app or an app-local route")
 			},
-			Entry("an entry the app does not have", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"entryKey": "no-such-entry"}),
-			Entry("an https URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "https://evil.example/"}),
-			Entry("a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "//evil.example/x"}),
-			Entry("a javascript: URL", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "javascript:alert(document.domain)"}),
-			Entry("a relative path that is not app-local", tc.Req("BRIDGE-NAVIGATE"), map[string]any{"route": "../../host"}),
+			Entry("an entry the app does not have", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"entryKey": "no-such-entry"}),
+			Entry("an https URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "https://evil.example/"}),
+			Entry("a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "//evil.example/x"}),
+			Entry("a javascript: URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "javascript:alert(document.domain)"}),
+			Entry("a relative path that is not app-local", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "../../host"}),
 		)
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
@@ -714,12 +783,36 @@ func describeBridge(tc *TestContext) {
 				s.expectAllowed(hostbridge.TypeDownload, s.frameFile("download.txt"))
 				s.expectRefusedURL(hostbridge.TypeDownload, target(s))
 			},
-			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return tc.thirdParty.SpoofURL() }),
-			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return "file:///etc/passwd" }),
-			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD"), func(*Surface) string { return "data:text/plain,probe" }),
+			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return tc.thirdParty.SpoofURL() }),
+			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "file:///etc/passwd" }),
+			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "data:text/plain,probe" }),
 		)
 
-		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT"), func() {
+		// The runtime origin may serve more than this app's files (other
+		// apps' folders): same origin is not the app's own artifact, and an
+		// address that only looks like it is another origin.
+		It("host:download refuses every address at or beside the runtime origin that is not the app's own file", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember, levels.ConfusableIdentity), func() {
+			s := tc.probeSurface(tc.DefaultConfigure())
+			own := s.frameFile("download.txt")
+			s.expectAllowed(hostbridge.TypeDownload, own)
+			u, err := url.Parse(own)
+			if err != nil {
+				tc.Errorf("the app's own file %q: %v", own, err)
+			}
+			otherPort, userInfo := *u, *u
+			otherPort.Host = u.Hostname() + ":" + fmt.Sprint(portOf(u)+1)
+			userInfo.User = url.User(probeFixture)
+			s.expectRefusedEach(hostbridge.TypeDownload, []refusedURL{
+				{"a path of the runtime origin outside the app's folder", s.frameFile("../download.txt")},
+				{"a file of another app's folder at the runtime origin", s.frameFile("../another-app/download.txt")},
+				{"the runtime origin's root", u.Scheme + "://" + u.Host + "/"},
+				{"the app's file on another port of the runtime host", otherPort.String()},
+				{"the app's file with user info before the runtime host", userInfo.String()},
+				{"a javascript: URL", "javascript:alert(document.domain)"},
+			}, "host:download takes only a same-origin runtime artifact of the app")
+		})
+
+		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			tc.Precondition("a plain toast is shown in the host page", func() {
 				s.Run(Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), AwaitAnswer("toast-1"), Sleep(100))
@@ -729,21 +822,34 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("the host page does not show the toast's text")
 				}
 			})
-			markup := `<img src="data:," data-probe-toast="1" onerror="document.documentElement.dataset.probeToastRan=1" onload="document.documentElement.dataset.probeToastRan=1"><b data-probe-toast="1">bold</b>`
-			s.Run(Request(hostbridge.TypeToast, "toast-2", map[string]any{"message": markup}), AwaitAnswer("toast-2"), Sleep(200))
-			var injected struct {
-				Elements int  `json:"elements"`
-				Ran      bool `json:"ran"`
+			// The same markup at every level a toast may have (and none): a
+			// host may render one level through another component.
+			var steps []Step
+			for i, level := range []string{"", "info", "success", "warning", "error"} {
+				mark := firstNonEmpty(level, "none")
+				ran := `document.documentElement.setAttribute('data-probe-toast-ran-` + mark + `','1')`
+				payload := map[string]any{"message": `<img src="data:," data-probe-toast="` + mark + `" onerror="` + ran + `" onload="` + ran + `"><b data-probe-toast="` + mark + `">bold</b>`}
+				if level != "" {
+					payload["level"] = level
+				}
+				id := fmt.Sprintf("toast-markup-%d", i)
+				steps = append(steps, Request(hostbridge.TypeToast, id, payload), AwaitAnswer(id))
 			}
-			s.Host(`({elements: document.querySelectorAll('[data-probe-toast]').length, ran: 'probeToastRan' in document.documentElement.dataset})`, &injected)
-			if injected.Elements > 0 || injected.Ran {
-				tc.Failf("a toast's markup became host DOM (%d elements, handler ran: %v)", injected.Elements, injected.Ran)
+			s.Run(append(steps, Sleep(200))...)
+			var injected struct {
+				Elements []string `json:"elements"`
+				Ran      []string `json:"ran"`
+			}
+			s.Host(`({elements: Array.from(document.querySelectorAll('[data-probe-toast]'), e => e.getAttribute('data-probe-toast')),
+				ran: Array.from(document.documentElement.attributes, a => a.name).filter(n => n.startsWith('data-probe-toast-ran-'))})`, &injected)
+			if len(injected.Elements) > 0 || len(injected.Ran) > 0 {
+				tc.Failf("a toast's markup became host DOM (elements of the toasts at level %s; handlers ran: %s)", orNothing(injected.Elements), orNothing(injected.Ran))
 			}
 		})
 	})
 
 	Describe("Desktop P2: theme and visibility", tc.browserRetry(), func() {
-		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE"), func() {
+		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			tc.Precondition("the app has its first snapshot", func() {
 				if r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
@@ -780,7 +886,7 @@ func describeBridge(tc *TestContext) {
 			}
 		})
 
-		It("sends host:visibility when the surface is hidden and shown", tc.Req("BRIDGE-VISIBILITY"), func() {
+		It("sends host:visibility when the surface is hidden and shown", tc.Req("BRIDGE-VISIBILITY", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			for i, state := range []string{"hidden", "visible"} {
 				tc.HostSet(protocol.SetParams{Visibility: state})

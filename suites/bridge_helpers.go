@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -385,3 +386,64 @@ func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) str
 // pageAnswerTimeout is how long a loaded page may take to answer one read:
 // milliseconds on a page that yields, for ever on one that spins.
 const pageAnswerTimeout = 3 * time.Second
+
+// refusedURL is a URL a check of host:openExternal or host:download must
+// refuse, and what makes it one.
+type refusedURL struct{ what, url string }
+
+// expectRefusedEach judges, in one scenario on s, that the host refuses t
+// of every URL in cases: host:error, and no record in host/observe of the
+// request allowed (a host that answers host:error and opens the URL all the
+// same is judged by what it did); why says what the host must do. The
+// request ids prefix none of each other.
+func (s *Surface) expectRefusedEach(t string, cases []refusedURL, why string) {
+	ginkgo.GinkgoHelper()
+	id := func(i int) string { return fmt.Sprintf("url-%02d", i) }
+	var steps []Step
+	for i, c := range cases {
+		steps = append(steps, Request(t, id(i), map[string]any{"url": c.url}), AwaitAnswer(id(i)))
+	}
+	r := s.Run(steps...)
+	o := s.tc.Observe(s.AppID)
+	var allowed []string
+	for i, c := range cases {
+		m, ok := r.Answer(id(i))
+		switch {
+		case ok && m.Type == hostbridge.TypeResponse:
+			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed (host:response)", c.url, c.what))
+		case executed(o, id(i)):
+			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", c.url, c.what))
+		case !ok || m.Type != hostbridge.TypeError:
+			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, describeAnswer(m, ok)))
+		}
+	}
+	if len(allowed) > 0 {
+		s.tc.Failf("%s of each: %s: %s", t, why, strings.Join(allowed, "; "))
+	}
+}
+
+// explainsFailure reports whether text a user sees explains why r is not
+// ready: it names word (case aside) or shows the message of a failing check
+// of r.
+func explainsFailure(text string, r protocol.ReadinessResult, word string) bool {
+	if strings.Contains(strings.ToLower(text), strings.ToLower(word)) {
+		return true
+	}
+	for _, c := range r.Checks {
+		if (c.Severity == "error" || c.Blocking) && c.Message != "" && strings.Contains(text, c.Message) {
+			return true
+		}
+	}
+	return false
+}
+
+// portOf is the port of u, or its scheme's default.
+func portOf(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "https" {
+		return 443
+	}
+	return 80
+}
