@@ -12,6 +12,7 @@ import (
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // The workflow runtime, through app/invoke as workflow-app (spec 000
@@ -625,7 +626,7 @@ func describeWorkflows(tc *TestContext) {
 	})
 
 	Describe("App lifecycle: what an app's runs made", func() {
-		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS"), func() {
+		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS", levels.EveryTransition), func() {
 			app := tc.installWorkflowApp(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(app)
 			older := tc.recordedArtifact(app, tc.completedReviewRun(app))
@@ -671,8 +672,8 @@ func describeWorkflows(tc *TestContext) {
 					tc.Failf("after uninstall deleting data and a reinstall, lime.workflow read of the old run %s still answers %s", run, m.Payload)
 				}
 			},
-			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS"), true),
-			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS"), false),
+			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), true),
+			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), false),
 		)
 	})
 }
