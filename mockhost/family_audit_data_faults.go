@@ -10,6 +10,8 @@ func dataAuditFaults() []Fault {
 			Description: "app/disable of an app disables every app whose id begins with its id too (bridge-probe-b with bridge-probe)"},
 		{Name: "secret-bindings-dropped-by-prefix", Breaks: []string{"UNINSTALL-SECRET-BINDINGS"},
 			Description: "uninstall deleting data forgets the secrets bound to every app whose id begins with the uninstalled one's"},
+		{Name: "outputs-dropped-by-prefix", Breaks: []string{"UNINSTALL-APP-OUTPUTS"},
+			Description: "uninstall deleting data deletes the artifacts and workflow runs of every app whose id begins with the uninstalled one's too"},
 		{Name: "storage-list-by-prefix", Breaks: []string{"STORAGE-SCOPED"},
 			Description: "lime.storage list scans every bucket of the app whose name begins with the current one's: run in a workspace whose id another workspace's begins with, it names that workspace's keys"},
 		{Name: "export-by-prefix", Breaks: []string{"STORAGE-NAMESPACED"},

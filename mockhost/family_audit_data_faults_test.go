@@ -36,6 +36,13 @@ func dataAuditProbes() map[string]probe {
 			r, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app-b"})
 			return fmt.Sprint(r.Status, err)
 		},
+		"outputs-dropped-by-prefix": artifactsAfter(func(t *testing.T, x *harness) {
+			dir := fixtureCopy(t, "workflow-app", "name: workflow-app", "name: workflow")
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "workflow"}, nil)
+		}),
 		"storage-list-by-prefix": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			storageSet(x.mount("app-a", "main"), "in-w1", "a")

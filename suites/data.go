@@ -525,23 +525,32 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("exports only the app's own storage: an export of one app holds nothing another app stored under the same key", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			b := tc.installNeighbour()
-			key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
-			tc.Launch(a, "main").store(key, va)
-			tc.Launch(b, "main").store(key, vb)
-			var text []byte
-			tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
-				_, text = tc.exportThenDelete(a)
-				if !bytes.Contains(text, []byte(va)) {
-					tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
+		// Either app of a pair whose ids prefix each other is exported: a
+		// host that collects an app's storage by prefix shows on one side.
+		DescribeTable("exports only the app's own storage: an export of one app holds nothing another app stored under the same key:",
+			func(onNeighbour bool) {
+				a := tc.installProbe(tc.DefaultConfigure())
+				b := tc.installNeighbour()
+				if onNeighbour {
+					a, b = b, a
 				}
-			})
-			if bytes.Contains(text, []byte(vb)) {
-				tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
-			}
-		})
+				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+				tc.Launch(a, "main").store(key, va)
+				tc.Launch(b, "main").store(key, vb)
+				var text []byte
+				tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
+					_, text = tc.exportThenDelete(a)
+					if !bytes.Contains(text, []byte(va)) {
+						tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
+					}
+				})
+				if bytes.Contains(text, []byte(vb)) {
+					tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
+				}
+			},
+			Entry("bridge-probe exported, bridge-probe-b stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), false),
+			Entry("bridge-probe-b exported, bridge-probe stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), true),
+		)
 
 		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
@@ -608,8 +617,8 @@ func describeData(tc *TestContext) {
 		// A pair whose ids prefix each other, both holding the same key:
 		// uninstall deleting the data of either leaves the other's (a host
 		// that deletes by prefix shows on one side only).
-		DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data:",
-			func(onNeighbour bool) {
+		DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data or exporting then deleting it:",
+			func(export, onNeighbour bool) {
 				a := tc.installProbe(tc.DefaultConfigure())
 				b := tc.installNeighbour()
 				if onNeighbour {
@@ -620,16 +629,27 @@ func describeData(tc *TestContext) {
 					tc.expectStoredAsApp(a, key, va)
 					tc.expectStoredAsApp(b, key, vb)
 				})
-				tc.Uninstall(a, false)
+				mode := "deleting data"
+				if export {
+					mode = "export then delete"
+					res, text := tc.exportThenDelete(a)
+					if !bytes.Contains(text, []byte(va)) {
+						tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, key, va)
+					}
+				} else {
+					tc.Uninstall(a, false)
+				}
 				if _, listed := tc.ListedApp(b); !listed {
-					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
+					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
 				}
 				if m := tc.storageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, vb) {
-					tc.Failf("%s stored %q = %q; after uninstall of %s deleting data it reads %s", b, key, vb, a, describeAnswer(m, true))
+					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, describeAnswer(m, true))
 				}
 			},
-			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false),
-			Entry("bridge-probe-b uninstalled, bridge-probe judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), true),
+			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
+			Entry("bridge-probe-b uninstalled, bridge-probe judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, true),
+			Entry("bridge-probe exported then deleted, bridge-probe-b judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, false),
+			Entry("bridge-probe-b exported then deleted, bridge-probe judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, true),
 		)
 
 		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {

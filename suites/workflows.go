@@ -675,5 +675,34 @@ func describeWorkflows(tc *TestContext) {
 			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), true),
 			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), false),
 		)
+
+		// A pair whose ids prefix each other: uninstall deleting the data of
+		// either leaves the other's artifacts and runs (a host that deletes
+		// by prefix shows on one side only).
+		DescribeTable("keeps the other app's artifacts and runs when uninstalling one of a pair whose ids prefix each other, deleting its data:",
+			func(onNeighbour bool) {
+				a := tc.installWorkflowApp(tc.DefaultConfigure())
+				dir := tc.FixtureAs(workflowFixture, workflowFixture+"-b")
+				SetField(dir, "name", workflowFixture+"-b")
+				b := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				if onNeighbour {
+					a, b = b, a
+				}
+				run := tc.completedReviewRun(b)
+				art := tc.recordedArtifact(b, run)
+				tc.Uninstall(a, false)
+				if _, listed := tc.ListedApp(b); !listed {
+					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
+				}
+				if !slices.ContainsFunc(tc.Observe(b).Artifacts, func(x protocol.ArtifactRecord) bool { return x.ArtifactID == art.ArtifactID }) {
+					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
+				}
+				if m := tc.workflowCall(b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, run) {
+					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, describeAnswer(m, true))
+				}
+			},
+			Entry(workflowFixture+" uninstalled, "+workflowFixture+"-b judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), false),
+			Entry(workflowFixture+"-b uninstalled, "+workflowFixture+" judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), true),
+		)
 	})
 }
