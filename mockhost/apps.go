@@ -237,6 +237,14 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			dropOutputs = true
 		}
 		h.workflows.uninstalled(id, dropOutputs)
+		// fault: outputs-dropped-by-prefix — uninstall deleting data deletes the artifacts and workflow runs of every app whose id begins with the uninstalled one's too.
+		if dropOutputs && h.faults.Has("outputs-dropped-by-prefix") {
+			for other := range h.apps {
+				if other != id && strings.HasPrefix(other, id) {
+					h.workflows.uninstalled(other, true)
+				}
+			}
+		}
 		h.secretBindingsAtUninstallLocked(id, keep)
 		if keep {
 			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.

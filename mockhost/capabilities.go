@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -126,6 +127,16 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		}
 		return map[string]any{"key": key, "value": v}, nil
 	case "lime.storage.list":
+		// fault: storage-list-by-prefix — lime.storage list scans every bucket of the app whose name begins with the current one's: a workspace whose id begins with this one's shows its keys here.
+		if h.faults.Has("storage-list-by-prefix") {
+			ns, keys := h.storageNamespace(l), []string{}
+			for b, m := range h.surf.storedBy(l.appID) {
+				if strings.HasPrefix(b, ns) {
+					keys = append(keys, slices.Collect(maps.Keys(m))...)
+				}
+			}
+			return map[string]any{"keys": keys}, nil
+		}
 		// fault: storage-list-every-app — lime.storage list names the keys of every app.
 		return map[string]any{"keys": h.surf.keys(h.storageNamespace(l), h.faults.Has("storage-list-every-app"))}, nil
 	case "lime.cloudSession.getSnapshot":

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -33,6 +34,15 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 	}
 	exp := appExport{AppID: appID, Version: a.row.Version, Storage: map[string]map[string]json.RawMessage{}}
 	owners := []string{appID}
+	// fault: export-by-prefix — the export of an app holds what every app whose id begins with its id stored (the host collects by prefix).
+	if h.faults.Has("export-by-prefix") {
+		owners = owners[:0]
+		for _, id := range h.surf.storageOwners() {
+			if strings.HasPrefix(id, appID) {
+				owners = append(owners, id)
+			}
+		}
+	}
 	// fault: export-every-app — the export of one app holds what every app stored.
 	if h.faults.Has("export-every-app") {
 		owners = h.surf.storageOwners()

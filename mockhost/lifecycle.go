@@ -2,6 +2,7 @@ package mockhost
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -37,6 +38,14 @@ func (h *Host) setState(appID string, disabled bool) (protocol.AppStateResult, *
 		return protocol.AppStateResult{OK: true, AppID: appID, State: state}, nil
 	}
 	a.row.State = state
+	// fault: disable-by-prefix — disabling an app disables every app whose id begins with its id too (the host matches the state by prefix).
+	if disabled && h.faults.Has("disable-by-prefix") {
+		for id, other := range h.apps {
+			if strings.HasPrefix(id, appID) {
+				other.row.State = state
+			}
+		}
+	}
 	// fault: disable-affects-all — disabling one app disables every installed app.
 	if disabled && h.faults.Has("disable-affects-all") {
 		for _, other := range h.apps {

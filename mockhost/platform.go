@@ -136,6 +136,10 @@ func (h *Host) brandingGet(l *launch) (any, *denial) {
 			b.Name = name
 		}
 	}
+	// fault: branding-without-shell-copy — lime.branding get projects the OEM name and tokens but not its shell copy.
+	if h.faults.Has("branding-without-shell-copy") {
+		b.ShellCopy = ""
+	}
 	return map[string]any{"name": b.Name, "shellCopy": b.ShellCopy, "tokens": tokens}, nil
 }
 

@@ -3,6 +3,7 @@ package mockhost
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -83,6 +84,14 @@ func (h *Host) secretBindingsAtUninstallLocked(appID string, keep bool) {
 	}
 	if drop {
 		delete(h.bindings, appID)
+		// fault: secret-bindings-dropped-by-prefix — uninstall deleting data forgets the secrets bound to every app whose id begins with the uninstalled one's (the host deletes by key prefix).
+		if h.faults.Has("secret-bindings-dropped-by-prefix") {
+			for id := range h.bindings {
+				if strings.HasPrefix(id, appID) {
+					delete(h.bindings, id)
+				}
+			}
+		}
 	}
 }
 

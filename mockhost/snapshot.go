@@ -115,6 +115,14 @@ func (h *Host) capabilitySummary(l *launch) []hostbridge.CapabilityState {
 func (h *Host) cloudSession() cloudSession {
 	cfg, _ := h.config()
 	s := cloudSession{SignedIn: cfg.TenantID != "" || len(cfg.SessionTokens) > 0, TenantID: cfg.TenantID}
+	// fault: cloud-session-carries-other-token — the cloud session part leaves out the token of the session named cloud but carries another session's.
+	if h.faults.Has("cloud-session-carries-other-token") {
+		for name, v := range cfg.SessionTokens {
+			if name != "cloud" {
+				s.Token = v
+			}
+		}
+	}
 	// fault: snapshot-carries-session-token — the cloud session part carries the configured session token.
 	if h.faults.Has("snapshot-carries-session-token") {
 		s.Token = firstSecretValue(cfg.SessionTokens)

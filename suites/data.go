@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // neighbourProbe is the folder and name of the second probe app: the same
@@ -139,8 +140,15 @@ func (tc *TestContext) updated(appID string) {
 // newerProbeVersion: a precondition, judged by app/list showing it.
 func (tc *TestContext) updatedFixture(appID, fixture string) {
 	GinkgoHelper()
+	tc.updatedDir(appID, func() string { return tc.Fixture(fixture) })
+}
+
+// updatedDir updates appID to the package folder made by dir, at
+// newerProbeVersion: a precondition, judged by app/list showing it.
+func (tc *TestContext) updatedDir(appID string, pkg func() string) {
+	GinkgoHelper()
 	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
-		dir := tc.Fixture(fixture)
+		dir := pkg()
 		SetField(dir, "version", newerProbeVersion)
 		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
 			tc.failCall(protocol.MethodUpdate, err)
@@ -151,18 +159,22 @@ func (tc *TestContext) updatedFixture(appID, fixture string) {
 	})
 }
 
-// probeAndNeighbour installs the probe app and its neighbour, stores key =
-// value in the neighbour, and returns what app/list shows of it: the
-// baseline of every isolation spec.
-func (tc *TestContext) probeAndNeighbour() (a, b string, before protocol.InstalledApp, key, value string) {
+// probeAndNeighbour installs the probe app and its neighbour (whose id
+// begins with the probe's), stores key = value in the one that is not
+// acted on (the neighbour, or the probe when onNeighbour), and returns what
+// app/list shows of it: the baseline of every isolation spec.
+func (tc *TestContext) probeAndNeighbour(onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
 	GinkgoHelper()
-	a = tc.installProbe(tc.DefaultConfigure())
-	b = tc.installNeighbour()
+	acted = tc.installProbe(tc.DefaultConfigure())
+	other = tc.installNeighbour()
+	if onNeighbour {
+		acted, other = other, acted
+	}
 	key, value = nonce("neighbour"), nonce("value")
-	tc.Launch(b, "main").store(key, value)
-	tc.ExpectAppReady(b)
-	before, _ = tc.ListedApp(b)
-	return a, b, before, key, value
+	tc.Launch(other, "main").store(key, value)
+	tc.ExpectAppReady(other)
+	before, _ = tc.ListedApp(other)
+	return acted, other, before, key, value
 }
 
 // probeWithDataAndNewer installs bridge-probe with key = value in its
@@ -253,7 +265,7 @@ func (tc *TestContext) exportThenDelete(appID string) (protocol.UninstallResult,
 // Desktop P4).
 func describeData(tc *TestContext) {
 	Describe("Desktop P4: app storage and lifecycle", tc.browserRetry(), func() {
-		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED"), func() {
+		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			b := tc.installNeighbour()
 			shared, onlyA, onlyB := nonce("shared"), nonce("only-a"), nonce("only-b")
@@ -282,7 +294,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE"), func() {
+		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
 			open := tc.Launch(a, "main")
@@ -329,23 +341,38 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("leaves other apps as they were, ready, launchable and with their data when disabling one", tc.Req("LIFECYCLE-ISOLATED"), func() {
-			a, b, before, key, value := tc.probeAndNeighbour()
-			tc.Precondition("app/disable of "+a+" is done", func() {
-				if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
-					tc.Failf("app/disable of %s answered state %q", a, got)
+		// Each transition the clause names, done to either app of a pair
+		// whose ids prefix each other (bridge-probe, bridge-probe-b): a host
+		// that matches app ids by prefix shows on one side only.
+		DescribeTable("leaves the other app as it was, ready, launchable and with its data, when",
+			func(method string, onNeighbour bool) {
+				a, b, before, key, value := tc.probeAndNeighbour(onNeighbour)
+				switch method {
+				case protocol.MethodDisable:
+					tc.Precondition("app/disable of "+a+" is done", func() {
+						if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
+							tc.Failf("app/disable of %s answered state %q", a, got)
+						}
+					})
+				case protocol.MethodUpdate:
+					tc.updatedDir(a, func() string {
+						if !onNeighbour {
+							return tc.Fixture(probeFixture)
+						}
+						dir := tc.FixtureAs(probeFixture, neighbourProbe)
+						SetField(dir, "name", neighbourProbe)
+						return dir
+					})
 				}
-			})
-			tc.expectUntouched(b, before, key, value, "app/disable of "+a)
-		})
+				tc.expectUntouched(b, before, key, value, method+" of "+a)
+			},
+			Entry("disabling one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, false),
+			Entry("disabling one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, true),
+			Entry("updating one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, false),
+			Entry("updating one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, true),
+		)
 
-		It("leaves other apps as they were, ready, launchable and with their data when updating one", tc.Req("LIFECYCLE-ISOLATED"), func() {
-			a, b, before, key, value := tc.probeAndNeighbour()
-			tc.updated(a)
-			tc.expectUntouched(b, before, key, value, "app/update of "+a)
-		})
-
-		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA"), func() {
+		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
 			tc.Launch(a, "main").store(key, value)
@@ -355,7 +382,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED"), func() {
+		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
 			a, before, key, value, dir, rel := tc.probeWithDataAndNewer()
 			tc.ExpectVerifies(dir, rel)
 			AppendFile(dir, tamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
@@ -397,11 +424,11 @@ func describeData(tc *TestContext) {
 					}
 				})
 			},
-			Entry("consent refused, its migrations approved", tc.Req("UPDATE-CONSENT"), protocol.Consent{Granted: false, By: "user", Migrations: true}),
-			Entry("no consent given at all", tc.Req("UPDATE-CONSENT"), protocol.Consent{}),
+			Entry("consent refused, its migrations approved", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{Granted: false, By: "user", Migrations: true}),
+			Entry("no consent given at all", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{}),
 		)
 
-		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA"), func() {
+		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
 			k1, v1 := nonce("before-update"), nonce("value")
@@ -425,7 +452,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES"), func() {
+		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			dir := tc.newerProbe()
 			AddEntry(dir, "extra")
@@ -461,7 +488,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE"), func() {
+		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			before, after := nonce("evidence-v1"), nonce("evidence-v2")
 			tc.Launch(a, "main").recordEvidence(before)
@@ -481,7 +508,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE"), func() {
+		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
 			older, newer := nonce("evidence-v1"), nonce("evidence-v2")
@@ -498,25 +525,34 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("exports only the app's own storage: an export of one app holds nothing another app stored under the same key", tc.Req("STORAGE-NAMESPACED"), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			b := tc.installNeighbour()
-			key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
-			tc.Launch(a, "main").store(key, va)
-			tc.Launch(b, "main").store(key, vb)
-			var text []byte
-			tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
-				_, text = tc.exportThenDelete(a)
-				if !bytes.Contains(text, []byte(va)) {
-					tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
+		// Either app of a pair whose ids prefix each other is exported: a
+		// host that collects an app's storage by prefix shows on one side.
+		DescribeTable("exports only the app's own storage: an export of one app holds nothing another app stored under the same key:",
+			func(onNeighbour bool) {
+				a := tc.installProbe(tc.DefaultConfigure())
+				b := tc.installNeighbour()
+				if onNeighbour {
+					a, b = b, a
 				}
-			})
-			if bytes.Contains(text, []byte(vb)) {
-				tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
-			}
-		})
+				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+				tc.Launch(a, "main").store(key, va)
+				tc.Launch(b, "main").store(key, vb)
+				var text []byte
+				tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
+					_, text = tc.exportThenDelete(a)
+					if !bytes.Contains(text, []byte(va)) {
+						tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
+					}
+				})
+				if bytes.Contains(text, []byte(vb)) {
+					tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
+				}
+			},
+			Entry("bridge-probe exported, bridge-probe-b stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), false),
+			Entry("bridge-probe-b exported, bridge-probe stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), true),
+		)
 
-		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT"), func() {
+		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			stored := map[string]string{nonce("first"): nonce("value"), nonce("second"): nonce("value")}
 			s := tc.Launch(a, "main")
@@ -541,7 +577,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD"), func() {
+		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
 			tc.requireMethod(protocol.MethodObserve)
 			a := tc.installProbe(tc.DefaultConfigure())
 			dir := tc.Fixture(probeFixture)
@@ -567,7 +603,7 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE"), func() {
+		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
 			tc.Launch(a, "main").store(key, value)
@@ -578,7 +614,45 @@ func describeData(tc *TestContext) {
 			}
 		})
 
-		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE"), func() {
+		// A pair whose ids prefix each other, both holding the same key:
+		// uninstall deleting the data of either leaves the other's (a host
+		// that deletes by prefix shows on one side only).
+		DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data or exporting then deleting it:",
+			func(export, onNeighbour bool) {
+				a := tc.installProbe(tc.DefaultConfigure())
+				b := tc.installNeighbour()
+				if onNeighbour {
+					a, b = b, a
+				}
+				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+				tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
+					tc.expectStoredAsApp(a, key, va)
+					tc.expectStoredAsApp(b, key, vb)
+				})
+				mode := "deleting data"
+				if export {
+					mode = "export then delete"
+					res, text := tc.exportThenDelete(a)
+					if !bytes.Contains(text, []byte(va)) {
+						tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, key, va)
+					}
+				} else {
+					tc.Uninstall(a, false)
+				}
+				if _, listed := tc.ListedApp(b); !listed {
+					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
+				}
+				if m := tc.storageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, vb) {
+					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, describeAnswer(m, true))
+				}
+			},
+			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
+			Entry("bridge-probe-b uninstalled, bridge-probe judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, true),
+			Entry("bridge-probe exported then deleted, bridge-probe-b judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, false),
+			Entry("bridge-probe-b exported then deleted, bridge-probe judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, true),
+		)
+
+		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("deleted"), nonce("value")
 			tc.Launch(a, "main").store(key, value)

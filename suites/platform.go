@@ -15,6 +15,7 @@ import (
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/levels"
 )
 
 // platformFixture is the probe app of the Desktop P3 specs: it declares
@@ -34,7 +35,7 @@ const platformOwnBrand = "Probe Own Brand"
 // and the registry.
 func describePlatform(tc *TestContext) {
 	Describe("Desktop P3: shared platform capabilities", func() {
-		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY"), func() {
+		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY", levels.EveryMember), func() {
 			cfg := tc.platformConfigure()
 			ms := &protocol.ModelSettings{Profile: nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
 				ProviderKey: nonce("provider-key"), Routing: nonce("routing-table")}
@@ -52,7 +53,7 @@ func describePlatform(tc *TestContext) {
 			tc.expectHoldsPlanted(app, map[string]string{"modelSettings.providerKey": ms.ProviderKey, "modelSettings.routing": ms.Routing})
 		})
 
-		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED"), func() {
+		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED", levels.ChangeBetweenReads), func() {
 			cfg := tc.platformConfigure()
 			cfg.ModelSettings = &protocol.ModelSettings{Profile: nonce("profile")}
 			app := tc.installPlatformProbe(cfg)
@@ -74,8 +75,14 @@ func describePlatform(tc *TestContext) {
 			}
 		})
 
-		It("answers the cloud session's presence without a token", tc.Req("CLOUD-SESSION-NO-TOKEN"), func() {
-			app := tc.installPlatformProbe(tc.platformConfigure())
+		It("answers the cloud session's presence without a token, of each session the host holds", tc.Req("CLOUD-SESSION-NO-TOKEN", levels.EveryMember), func() {
+			cfg := tc.platformConfigure()
+			// A second session beside the cloud one: a host that strips the
+			// bearer token it knows by name shows with the other.
+			refresh := nonce("refresh-token")
+			cfg.SessionTokens = maps.Clone(cfg.SessionTokens)
+			cfg.SessionTokens["refresh"] = refresh
+			app := tc.installPlatformProbe(cfg)
 			m := tc.platformCall(app, "main", "lime.cloudSession", "getSnapshot", nil)
 			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
@@ -83,10 +90,11 @@ func describePlatform(tc *TestContext) {
 				}
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
+			tc.expectNonePlanted("lime.cloudSession getSnapshot", m.Payload, map[string]string{"the token of the session refresh": refresh})
 			tc.expectHoldsPlanted(app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
 		})
 
-		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED"), func() {
+		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED", levels.EveryMember), func() {
 			cfg := tc.platformConfigure()
 			brand := &protocol.Branding{Name: nonce("OEM"), ShellCopy: nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
 			cfg.Branding = brand
@@ -106,9 +114,12 @@ func describePlatform(tc *TestContext) {
 			if !containsText(m.Payload, "#7a1fa2") {
 				tc.Failf("lime.branding get answered %s, without the OEM accent token the host holds (#7a1fa2)", m.Payload)
 			}
+			if !containsText(m.Payload, brand.ShellCopy) {
+				tc.Failf("lime.branding get answered %s, without the OEM shell copy %q the host holds", m.Payload, brand.ShellCopy)
+			}
 		})
 
-		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER"), func() {
+		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER", levels.EveryMember), func() {
 			cfg := tc.platformConfigure()
 			b := &protocol.Billing{Plan: nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: nonce("reason"),
 				Ledger: nonce("ledger"), PaymentCredential: nonce("card")}
@@ -139,7 +150,7 @@ func describePlatform(tc *TestContext) {
 			tc.expectHoldsPlanted(app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
 		})
 
-		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS"), func() {
+		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS", levels.ChangeBetweenReads), func() {
 			cfg := tc.platformConfigure()
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
 			app := tc.installPlatformProbe(cfg)
@@ -165,7 +176,7 @@ func describePlatform(tc *TestContext) {
 			}
 		})
 
-		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD"), func() {
+		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD", levels.EveryMember), func() {
 			app := tc.installPlatformProbe(tc.platformConfigure())
 			rid := nonce("evidence")
 			m := tc.platformCallAs(app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
@@ -238,9 +249,9 @@ func describePlatform(tc *TestContext) {
 						app, installed, describeAnswer(m, true), newest, strings.Join(enabled, ", "))
 				}
 			},
-			Entry("1.9.0 installed, 1.10.0 enabled (a minor version of two digits)", tc.Req("APP-UPDATES-CHECK"), "1.9.0", []string{"1.10.0"}, "1.10.0"),
-			Entry("1.0.2 installed, 1.0.9 and 1.0.10 enabled (a patch version of two digits)", tc.Req("APP-UPDATES-CHECK"), "1.0.2", []string{"1.0.9", "1.0.10"}, "1.0.10"),
-			Entry("9.1.0 installed, 10.0.0 enabled (a major version of two digits)", tc.Req("APP-UPDATES-CHECK"), "9.1.0", []string{"10.0.0"}, "10.0.0"),
+			Entry("1.9.0 installed, 1.10.0 enabled (a minor version of two digits)", tc.Req("APP-UPDATES-CHECK", levels.RepresentationLimit), "1.9.0", []string{"1.10.0"}, "1.10.0"),
+			Entry("1.0.2 installed, 1.0.9 and 1.0.10 enabled (a patch version of two digits)", tc.Req("APP-UPDATES-CHECK", levels.RepresentationLimit), "1.0.2", []string{"1.0.9", "1.0.10"}, "1.0.10"),
+			Entry("9.1.0 installed, 10.0.0 enabled (a major version of two digits)", tc.Req("APP-UPDATES-CHECK", levels.RepresentationLimit), "9.1.0", []string{"10.0.0"}, "10.0.0"),
 		)
 	})
 }

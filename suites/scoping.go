@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeScoping checks that an app's lime.storage is scoped by tenant and
@@ -43,12 +44,18 @@ func describeScoping(tc *TestContext) {
 						home.WorkspaceID, home.TenantID, app, key, describeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
 				}
 			},
-			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED"), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
 				p.WorkspaceID = "workspace-elsewhere"
 				return p
 			}),
-			Entry("the same workspace id in another tenant", tc.Req("STORAGE-SCOPED"), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+			Entry("the same workspace id in another tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
 				p.TenantID = OtherTenant
+				return p
+			}),
+			// A host that lists by prefix of a key path shows here: the
+			// first workspace's id begins with this one's.
+			Entry("a workspace of the same tenant whose id the first's begins with", tc.Req("STORAGE-SCOPED", levels.ConfusableIdentity), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+				p.WorkspaceID = p.WorkspaceID[:len(p.WorkspaceID)-1]
 				return p
 			}),
 		)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // secretSlotFixture is an app with one required secret slot,
@@ -15,6 +16,9 @@ import (
 const (
 	secretSlotFixture = "secret-required-app"
 	secretSlot        = "provider_api_key"
+	// secretSlotNeighbour is secret-required-app under a name that
+	// begins with its own.
+	secretSlotNeighbour = secretSlotFixture + "-b"
 )
 
 // describeSecretBindings checks that a secret the user bound to an app's
@@ -25,7 +29,7 @@ const (
 // setup.
 func describeSecretBindings(tc *TestContext) {
 	Describe("App lifecycle: secrets bound to an app", func() {
-		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS"), func() {
+		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS", levels.EveryTransition), func() {
 			app := tc.installBoundSecretApp()
 			tc.updatedFixture(app, secretSlotFixture)
 			if r := tc.AppReadiness(app); !readyStatus(r.Status) {
@@ -47,8 +51,33 @@ func describeSecretBindings(tc *TestContext) {
 					tc.Failf("after uninstall deleting data and a reinstall %s is %q: the secret bound to its slot %s before still counts", app, r.Status, secretSlot)
 				}
 			},
-			Entry("keeping data", tc.Req("UNINSTALL-SECRET-BINDINGS"), true),
-			Entry("deleting data", tc.Req("UNINSTALL-SECRET-BINDINGS"), false),
+			Entry("keeping data", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.EveryMember), true),
+			Entry("deleting data", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.EveryMember), false),
+		)
+
+		// A pair whose ids prefix each other, each with a secret bound:
+		// uninstall deleting the data of either leaves the other's binding
+		// (a host that deletes by prefix shows on one side only).
+		DescribeTable("keeps the secret bound to the other app when uninstalling one of a pair whose ids prefix each other, deleting its data:",
+			func(onNeighbour bool) {
+				tc.Configure(tc.DefaultConfigure())
+				a := tc.installBoundSecret(tc.Fixture(secretSlotFixture))
+				dir := tc.FixtureAs(secretSlotFixture, secretSlotNeighbour)
+				SetField(dir, "name", secretSlotNeighbour)
+				b := tc.installBoundSecret(dir)
+				if onNeighbour {
+					a, b = b, a
+				}
+				tc.Uninstall(a, false)
+				if _, listed := tc.ListedApp(b); !listed {
+					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
+				}
+				if r := tc.AppReadiness(b); !readyStatus(r.Status) {
+					tc.Failf("after uninstall of %s deleting data %s is %q: the secret bound to its own slot %s no longer counts", a, b, r.Status, secretSlot)
+				}
+			},
+			Entry(secretSlotFixture+" uninstalled, "+secretSlotNeighbour+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), false),
+			Entry(secretSlotNeighbour+" uninstalled, "+secretSlotFixture+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), true),
 		)
 
 		// A secret must not come back in any answer to the call that carries
@@ -80,11 +109,11 @@ func describeSecretBindings(tc *TestContext) {
 					tc.Blockedf("%s was not refused, so no refusal of it could be judged", what)
 				}
 			},
-			Entry("bound to the app's own slot", tc.Req("SECRET-BIND-NO-ECHO"), "", secretSlot, false),
-			Entry("refused: a slot the app does not have", tc.Req("SECRET-BIND-NO-ECHO"), "", "provider_apikey", true),
-			Entry("a slot spelled in another case", tc.Req("SECRET-BIND-NO-ECHO"), "", strings.ToUpper(secretSlot), false),
-			Entry("a slot padded with spaces", tc.Req("SECRET-BIND-NO-ECHO"), "", " "+secretSlot+" ", false),
-			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO"), "no-such-app", secretSlot, true),
+			Entry("bound to the app's own slot", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "", secretSlot, false),
+			Entry("refused: a slot the app does not have", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "", "provider_apikey", true),
+			Entry("a slot spelled in another case", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", strings.ToUpper(secretSlot), false),
+			Entry("a slot padded with spaces", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", " "+secretSlot+" ", false),
+			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "no-such-app", secretSlot, true),
 		)
 	})
 }
@@ -101,7 +130,13 @@ func readyStatus(status string) bool {
 func (tc *TestContext) installBoundSecretApp() string {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
-	dir := tc.Fixture(secretSlotFixture)
+	return tc.installBoundSecret(tc.Fixture(secretSlotFixture))
+}
+
+// installBoundSecret is installBoundSecretApp for the package in dir (a
+// copy of secret-required-app), under the configuration in force.
+func (tc *TestContext) installBoundSecret(dir string) string {
+	GinkgoHelper()
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+secretSlot, func() {
 		if r := tc.AppReadiness(app); readyStatus(r.Status) {

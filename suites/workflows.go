@@ -12,6 +12,7 @@ import (
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // The workflow runtime, through app/invoke as workflow-app (spec 000
@@ -625,7 +626,7 @@ func describeWorkflows(tc *TestContext) {
 	})
 
 	Describe("App lifecycle: what an app's runs made", func() {
-		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS"), func() {
+		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS", levels.EveryTransition), func() {
 			app := tc.installWorkflowApp(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(app)
 			older := tc.recordedArtifact(app, tc.completedReviewRun(app))
@@ -671,8 +672,37 @@ func describeWorkflows(tc *TestContext) {
 					tc.Failf("after uninstall deleting data and a reinstall, lime.workflow read of the old run %s still answers %s", run, m.Payload)
 				}
 			},
-			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS"), true),
-			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS"), false),
+			Entry("keeping data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), true),
+			Entry("deleting data", tc.Req("UNINSTALL-APP-OUTPUTS", levels.EveryMember), false),
+		)
+
+		// A pair whose ids prefix each other: uninstall deleting the data of
+		// either leaves the other's artifacts and runs (a host that deletes
+		// by prefix shows on one side only).
+		DescribeTable("keeps the other app's artifacts and runs when uninstalling one of a pair whose ids prefix each other, deleting its data:",
+			func(onNeighbour bool) {
+				a := tc.installWorkflowApp(tc.DefaultConfigure())
+				dir := tc.FixtureAs(workflowFixture, workflowFixture+"-b")
+				SetField(dir, "name", workflowFixture+"-b")
+				b := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				if onNeighbour {
+					a, b = b, a
+				}
+				run := tc.completedReviewRun(b)
+				art := tc.recordedArtifact(b, run)
+				tc.Uninstall(a, false)
+				if _, listed := tc.ListedApp(b); !listed {
+					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
+				}
+				if !slices.ContainsFunc(tc.Observe(b).Artifacts, func(x protocol.ArtifactRecord) bool { return x.ArtifactID == art.ArtifactID }) {
+					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
+				}
+				if m := tc.workflowCall(b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, run) {
+					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, describeAnswer(m, true))
+				}
+			},
+			Entry(workflowFixture+" uninstalled, "+workflowFixture+"-b judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), false),
+			Entry(workflowFixture+"-b uninstalled, "+workflowFixture+" judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), true),
 		)
 	})
 }
