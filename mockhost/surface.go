@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -333,13 +334,19 @@ func (s *surfaces) store(bucket, key string, value json.RawMessage) error {
 // storageBucket names where an app's lime.storage keys live in one tenant
 // and workspace (spec 002, Required desktop host behavior: "Namespace app
 // data, outputs, logs, and evidence by app, workspace, and tenant").
+// Each part is escaped, so ids holding "@" or "/" cannot join into another
+// app's, tenant's or workspace's bucket (tenant "t/a" with workspace "b" is
+// not tenant "t" with workspace "a/b").
 func storageBucket(appID, tenant, workspace string) string {
-	return appID + "@" + tenant + "/" + workspace
+	return url.QueryEscape(appID) + "@" + url.QueryEscape(tenant) + "/" + url.QueryEscape(workspace)
 }
 
 // bucketOwner is the app a storage bucket belongs to.
 func bucketOwner(bucket string) string {
 	owner, _, _ := strings.Cut(bucket, "@")
+	if id, err := url.QueryUnescape(owner); err == nil {
+		return id
+	}
 	return owner
 }
 

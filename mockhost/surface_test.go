@@ -573,3 +573,22 @@ func TestHelloListsTheSurfaceMethods(t *testing.T) {
 		}
 	}
 }
+
+// Ids that join into the same text must not share a storage bucket
+// (spec 002: namespace app data "by app, workspace, and tenant").
+func TestStorageBucketsOfJoinableIdsDiffer(t *testing.T) {
+	pairs := [][2][3]string{
+		{{"app", "t/a", "b"}, {"app", "t", "a/b"}},
+		{{"a@b", "t", "w"}, {"a", "b@t", "w"}},
+		{{"app", "t", "w"}, {"app", "t", "w"}},
+	}
+	for i, p := range pairs {
+		x, y := storageBucket(p[0][0], p[0][1], p[0][2]), storageBucket(p[1][0], p[1][1], p[1][2])
+		if same := x == y; same != (p[0] == p[1]) {
+			t.Errorf("%v and %v: buckets %q and %q (same: %v)", p[0], p[1], x, y, same)
+		}
+		if got := bucketOwner(x); got != p[0][0] {
+			t.Errorf("pair %d: owner of %q = %q, want %q", i, x, got, p[0][0])
+		}
+	}
+}
