@@ -70,7 +70,6 @@ func TestSummaryLine(t *testing.T) {
 	}
 }
 
-
 // report.html's header names the harness's commit, or says it is unknown.
 func TestHTMLNamesTheHarnessCommit(t *testing.T) {
 	for _, tc := range []struct{ commit, want string }{
