@@ -38,6 +38,7 @@ func parseFlags(c *cli, fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	pos, err := parseInterleaved(fs, args)
+	err = suggestFlag(fs, err)
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandUsage(c.stdout, fs)
 	}

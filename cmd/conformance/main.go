@@ -117,8 +117,7 @@ func runMain(c *cli, args []string) int {
 	}
 	cmd, ok := commands()[name]
 	if !ok {
-		fmt.Fprintf(c.stderr, "conformance: unknown command %q\n", name)
-		usage(c.stderr)
+		fmt.Fprintf(c.stderr, "conformance: %s\n", unknownCommand(name))
 		return exitUsage
 	}
 	return cmd.run(c, args[1:])
