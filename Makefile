@@ -6,6 +6,12 @@ TESTOUT   := $(shell mktemp -d -u /tmp/agentapp-make-XXXXXX)
 STATICCHECK_VERSION ?= v0.8.2
 GREMLINS_VERSION ?= v0.6.0
 MUTATION_OUT ?= bin/mutation
+# COMMIT: the harness's commit, stamped into the binary (report.json
+# harness.commit, report.html, `conformance version`): git rev-parse HEAD,
+# with -dirty when the tree has changes; `unknown` outside git.
+COMMIT    ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) || c=unknown; \
+               if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c=$$c-dirty; fi; echo $$c)
+LDFLAGS   := -X main.harnessCommit=$(COMMIT)
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
@@ -14,7 +20,7 @@ SELFTEST_FLAGS ?=
 all: build
 
 build:
-	$(GO) build -o $(BIN) ./cmd/conformance
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/conformance
 
 ## certify: the main job. Certify the embedded reference host (mockhost) at
 ## every level this harness judges (conformance levels lists them) and

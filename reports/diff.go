@@ -260,3 +260,41 @@ func orNone(ss []string) string {
 	}
 	return strings.Join(ss, ", ")
 }
+
+// DiffNote is one line saying that old and new were made of different
+// hosts (another host name or kind: the host's version is what a diff
+// compares, so a new version is not a different host) or by different
+// harnesses (another version or, when both reports name one, another
+// commit), so that a difference may come from that rather than from the
+// host's change; "" when they are of the same host and harness. The host's
+// words are made inert for the terminal.
+func DiffNote(old, new *Report) string {
+	var parts []string
+	if old.Host.Name != new.Host.Name || old.Host.Kind != new.Host.Kind {
+		parts = append(parts, fmt.Sprintf("of different hosts (%s, then %s)",
+			ForTerminal(hostWithKind(old.Host)), ForTerminal(hostWithKind(new.Host))))
+	}
+	if old.Harness.Version != new.Harness.Version || (old.Harness.Commit != "" && new.Harness.Commit != "" && old.Harness.Commit != new.Harness.Commit) {
+		parts = append(parts, fmt.Sprintf("made by different harness versions (%s, then %s)",
+			ForTerminal(harnessText(old.Harness)), ForTerminal(harnessText(new.Harness))))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "note: the two reports are " + strings.Join(parts, " and ") + "; a difference below may come from that, not only from a change of the host"
+}
+
+func hostWithKind(h Host) string {
+	if h.Kind == "" {
+		return HostIdentity(h)
+	}
+	return HostIdentity(h) + " " + h.Kind
+}
+
+func harnessText(h Harness) string {
+	s := h.Name + " " + h.Version
+	if h.Commit != "" {
+		s += " commit " + h.Commit
+	}
+	return s
+}

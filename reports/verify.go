@@ -3,11 +3,13 @@ package reports
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -174,6 +176,9 @@ func (v *Verifier) verifySignatures(ctx context.Context, pe *ParsedEnvelope) ([]
 		}
 		accepted, err := ev.Verify(ctx, &one)
 		if err != nil || len(accepted) == 0 {
+			if v.signedOtherPayload(ctx, ev, pe, s) {
+				return nil, verr(KindBadSignature, "the payload was changed after signing: signature %d (keyid %q) is valid, with %s, over the statement of the %s beside the envelope, not over the payload the envelope carries", i, s.KeyID, keyNames(v.opts.Keys), ReportFile)
+			}
 			return nil, verr(KindBadSignature, "signature %d (keyid %q) does not verify with %s", i, s.KeyID, keyNames(v.opts.Keys))
 		}
 		if !contains(ids, accepted[0].KeyID) {
@@ -181,6 +186,40 @@ func (v *Verifier) verifySignatures(ctx context.Context, pe *ParsedEnvelope) ([]
 		}
 	}
 	return ids, nil
+}
+
+// signedOtherPayload tells a changed payload from a bad signature: it
+// rebuilds the statement run wrote from the report folder beside the
+// envelope (report.json, and the digests of report.json, junit.xml and
+// report.html, as WriteAll builds it) and reports whether signature s,
+// which does not verify over the envelope's payload, verifies over that
+// one. Then the signature is good and the key's, and what changed after
+// signing is the payload. Without ArtifactDir, or when the folder's report
+// cannot be read or gives the same payload, it says false: a signature that
+// verifies over nothing at hand is a bad signature.
+func (v *Verifier) signedOtherPayload(ctx context.Context, ev *dsse.EnvelopeVerifier, pe *ParsedEnvelope, s dsse.Signature) bool {
+	if v.opts.ArtifactDir == "" {
+		return false
+	}
+	r, err := Load(filepath.Join(v.opts.ArtifactDir, ReportFile))
+	if err != nil {
+		return false
+	}
+	var files []FileDigest
+	for _, name := range []string{ReportFile, JUnitFile, HTMLFile} {
+		sum, err := FileSHA256(filepath.Join(v.opts.ArtifactDir, name))
+		if err != nil {
+			return false
+		}
+		files = append(files, FileDigest{Name: name, SHA256: sum})
+	}
+	st, err := BuildStatements(r, v.opts.Catalog, files...)
+	if err != nil || bytes.Equal(st.Conformance, pe.Payload) {
+		return false
+	}
+	signed := dsse.Envelope{PayloadType: pe.Envelope.PayloadType, Payload: base64.StdEncoding.EncodeToString(st.Conformance), Signatures: []dsse.Signature{s}}
+	accepted, err := ev.Verify(ctx, &signed)
+	return err == nil && len(accepted) > 0
 }
 
 func keyNames(ks []*Key) string {

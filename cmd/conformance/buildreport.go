@@ -91,7 +91,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 	}
 	h := clipHello(in.result.Hello)
 	rep := &reports.Report{Format: reports.FormatVersion, Results: reports.Results{
-		Harness:  reports.Harness{Name: "agentapp-conformance", Version: harnessVersion, Commit: vcsRevision()},
+		Harness:  reports.Harness{Name: "agentapp-conformance", Version: harnessVersion, Commit: harnessRevision()},
 		Standard: reports.Standard{Name: agentpkg.Standard, Version: agentpkg.StandardVersion},
 		Host: reports.Host{
 			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
@@ -178,10 +178,28 @@ func fixtureDigests(work string) ([]reports.Digest, string, error) {
 	return out, hex.EncodeToString(set.Sum(nil)), nil
 }
 
-// vcsRevision is the commit the harness was built from, when Go recorded it.
-func vcsRevision() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+// harnessCommit is the commit the harness was built from, stamped by the
+// Makefile's build (go build -ldflags "-X main.harnessCommit=...": the
+// output of git rev-parse HEAD, with "-dirty" when the tree had changes,
+// or "unknown" when the build was outside git). Empty in any other build.
+var harnessCommit string
+
+// harnessRevision is the commit the harness was built from, "" when
+// nothing says. The ldflag wins: it is what the Makefile saw when it
+// built; Go's own stamp (debug.ReadBuildInfo's vcs.revision, which go build
+// records in a git tree but go run and go test do not) is the fallback
+// when the ldflag is empty.
+func harnessRevision() string {
+	if harnessCommit != "" {
+		return harnessCommit
+	}
+	return vcsRevision(debug.ReadBuildInfo())
+}
+
+// vcsRevision is the commit Go recorded in the build info, with "-dirty"
+// when the tree had changes ("" when Go recorded none).
+func vcsRevision(bi *debug.BuildInfo, ok bool) string {
+	if !ok || bi == nil {
 		return ""
 	}
 	rev, dirty := "", false
@@ -194,7 +212,7 @@ func vcsRevision() string {
 		}
 	}
 	if rev != "" && dirty {
-		rev += "+dirty"
+		rev += "-dirty"
 	}
 	return rev
 }

@@ -40,6 +40,15 @@ func cmdDiff(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance diff: %v\n", err)
 		return exitHarness
 	}
+	// The note comes before the diff: on stdout with the text, on stderr
+	// with --json, whose stdout is one JSON document.
+	if note := reports.DiffNote(in[0].Report, in[1].Report); note != "" {
+		if *asJSON {
+			fmt.Fprintf(c.stderr, "conformance diff: %s\n", note)
+		} else {
+			fmt.Fprintln(c.stdout, note)
+		}
+	}
 	if *asJSON {
 		b, err := json.MarshalIndent(d, "", "  ")
 		if err != nil {

@@ -86,3 +86,44 @@ func TestDiffRefusesAFloodOfArrays(t *testing.T) {
 		t.Errorf("diff of a flood of arrays: exit %d, want %d with one line naming the file and the limit\nstdout: %s\nstderr: %s", code, exitHarness, out, errs)
 	}
 }
+
+// diff says, in one line before the diff, when the two reports are of
+// different hosts or harness versions: on stdout with the text, on stderr
+// with --json (whose stdout stays one JSON document); never an error.
+func TestDiffNotesDifferentHostsAndHarnesses(t *testing.T) {
+	base := filepath.Join(writeRun(t, sigReport(t), "", ""), reports.ReportFile)
+	for _, tc := range []struct {
+		name string
+		edit func(r *reports.Report)
+		note string
+	}{
+		{"same", func(*reports.Report) {}, ""},
+		{"another host", func(r *reports.Report) { r.Host.Name = "my-host" }, "note: the two reports are of different hosts"},
+		{"another harness", func(r *reports.Report) { r.Harness.Version = "0.2.0" }, "note: the two reports are made by different harness versions"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := sigReport(t, "READY-STATUS")
+			tc.edit(r)
+			other := filepath.Join(writeRun(t, r, "", ""), reports.ReportFile)
+			code, out, errs := cliRun(t, "diff", base, other)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d (the regression, not the note, decides): %s", code, exitFailed, errs)
+			}
+			first, _, _ := strings.Cut(out, "\n")
+			switch {
+			case tc.note == "" && strings.Contains(out, "note:"):
+				t.Errorf("a note for reports of one host and harness:\n%s", out)
+			case tc.note != "" && !strings.HasPrefix(first, tc.note):
+				t.Errorf("first line %q, want the note %q", first, tc.note)
+			}
+			code, out, errs = cliRun(t, "diff", "--json", base, other)
+			var d reports.DiffResult
+			if err := json.Unmarshal([]byte(out), &d); err != nil || code != exitFailed {
+				t.Errorf("--json: exit %d, stdout is not JSON (%v)", code, err)
+			}
+			if tc.note != "" && (!strings.Contains(errs, tc.note) || strings.Count(errs, "\n") != 1) {
+				t.Errorf("--json: stderr %q, want the note in one line", errs)
+			}
+		})
+	}
+}

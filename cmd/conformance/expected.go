@@ -109,25 +109,25 @@ type forgivenLevel struct {
 // only shrinks.
 func checkBaseline(rep *reports.Report, cat *levels.Catalog, expected []reports.ExpectedFailure) (baselineCheck, error) {
 	var bc baselineCheck
-	listed := map[string]reports.ExpectedFailure{}
-	for _, e := range expected {
-		listed[e.ID] = e
+	withBaseline := rep.Results
+	withBaseline.Run.ExpectedFailures = expected
+	forgive := map[string]bool{}
+	for _, e := range reports.Baseline(&withBaseline) {
+		switch e.State {
+		case reports.BaselineStillFailing:
+			bc.stillFailing = append(bc.stillFailing, e.ExpectedFailure)
+			forgive[e.ID] = true
+		case reports.BaselineStale:
+			bc.stale = append(bc.stale, e.ExpectedFailure)
+		default:
+			bc.unjudged = append(bc.unjudged, unjudgedEntry{ExpectedFailure: e.ExpectedFailure, outcome: e.Outcome, reason: e.Why})
+		}
 	}
 	reqs := make([]reports.RequirementResult, len(rep.Requirements))
 	copy(reqs, rep.Requirements)
-	for i, r := range reqs {
-		e, ok := listed[r.ID]
-		if !ok {
-			continue
-		}
-		switch r.Outcome {
-		case reports.Failed:
-			bc.stillFailing = append(bc.stillFailing, e)
+	for i := range reqs {
+		if forgive[reqs[i].ID] {
 			reqs[i].Outcome = reports.Passed
-		case reports.Passed:
-			bc.stale = append(bc.stale, e)
-		default:
-			bc.unjudged = append(bc.unjudged, unjudgedEntry{ExpectedFailure: e, outcome: r.Outcome, reason: r.Reason})
 		}
 	}
 	forgiven := *rep

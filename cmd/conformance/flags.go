@@ -37,7 +37,14 @@ func parseArgs(c *cli, fs *flag.FlagSet, args []string) ([]string, int) {
 func parseFlags(c *cli, fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	if c.flagSets != nil {
+		// commandFlags asks for the flags only: the command stops here,
+		// as after -h, having done nothing.
+		c.flagSets(fs)
+		return nil, flag.ErrHelp
+	}
 	pos, err := parseInterleaved(fs, args)
+	err = suggestFlag(fs, err)
 	if errors.Is(err, flag.ErrHelp) {
 		printCommandUsage(c.stdout, fs)
 	}

@@ -62,7 +62,7 @@ func cmdHelp(c *cli, args []string) int {
 	case 1:
 		cmd, ok := commands()[pos[0]]
 		if !ok {
-			fmt.Fprintf(c.stderr, "conformance help: unknown command %q (`conformance help` lists them)\n", pos[0])
+			fmt.Fprintf(c.stderr, "conformance help: %s\n", unknownCommand(pos[0]))
 			return exitUsage
 		}
 		return cmd.run(c, []string{"-h"})

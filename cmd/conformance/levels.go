@@ -106,10 +106,10 @@ func cmdVersion(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance version: unexpected argument %q\n", pos[0])
 		return exitUsage
 	}
-	rev := vcsRevision()
+	rev := harnessRevision()
 	if rev == "" {
-		rev = "unknown commit"
+		rev = "unknown"
 	}
-	fmt.Fprintf(c.stdout, "agentapp-conformance %s (%s), standard agentapp %s, protocol %s\n", harnessVersion, rev, "0.10.0", "1")
+	fmt.Fprintf(c.stdout, "agentapp-conformance %s (commit %s), standard agentapp %s, protocol %s\n", harnessVersion, rev, "0.10.0", "1")
 	return exitOK
 }

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -34,6 +35,9 @@ type cli struct {
 	stdout, stderr io.Writer
 	// self is the path of this executable, used to start child processes.
 	self string
+	// flagSets, when set, receives the flag set a command parses with, and
+	// the command stops there as after -h (commandFlags).
+	flagSets func(*flag.FlagSet)
 }
 
 type command struct {
@@ -82,6 +86,8 @@ func commands() map[string]command {
 			detail: "OLD and NEW are each a report.json, report.intoto.json or report.statement.json.\nExits 1 on a regression."},
 		"version": {summary: "print the harness version", run: cmdVersion},
 		"help":    {summary: "print this list, or a command's usage", synopsis: "[COMMAND]", run: cmdHelp},
+		"completion": {summary: "print a shell completion script (bash, zsh or fish)", synopsis: "bash|zsh|fish", run: cmdCompletion,
+			detail: "bash: source <(conformance completion bash)\nzsh:  conformance completion zsh > \"${fpath[1]}/_conformance\"\nfish: conformance completion fish > ~/.config/fish/completions/conformance.fish"},
 	}
 }
 
@@ -117,8 +123,7 @@ func runMain(c *cli, args []string) int {
 	}
 	cmd, ok := commands()[name]
 	if !ok {
-		fmt.Fprintf(c.stderr, "conformance: unknown command %q\n", name)
-		usage(c.stderr)
+		fmt.Fprintf(c.stderr, "conformance: %s\n", unknownCommand(name))
 		return exitUsage
 	}
 	return cmd.run(c, args[1:])

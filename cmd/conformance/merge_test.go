@@ -64,7 +64,7 @@ func TestMergingRunShardsGivesTheUnshardedReport(t *testing.T) {
 			}
 			shards := shardedRun(t, bin, root, 3, tc.args...)
 			merged := filepath.Join(root, "merged")
-			code, _, stderr := cliRun(t, append([]string{"merge", "--out", merged, "--sign-key", priv}, shards...)...)
+			code, stdout, stderr := cliRun(t, append([]string{"merge", "--out", merged, "--sign-key", priv}, shards...)...)
 			if code != tc.code {
 				t.Fatalf("merge exited %d, want %d (the unsharded run's): %s", code, tc.code, stderr)
 			}
@@ -75,6 +75,10 @@ func TestMergingRunShardsGivesTheUnshardedReport(t *testing.T) {
 			got, err := reports.Load(filepath.Join(merged, reports.ReportFile))
 			if err != nil {
 				t.Fatal(err)
+			}
+			// merge ends as run does, with the summary line.
+			if !strings.HasSuffix(stdout, reports.SummaryLine(&got.Results)+"\n") {
+				t.Errorf("merge's stdout does not end with the summary line %q:\n%s", reports.SummaryLine(&got.Results), stdout)
 			}
 			if got.Run.Shard != nil {
 				t.Errorf("merged run.shard = %+v, want none", got.Run.Shard)

@@ -135,16 +135,19 @@ func cmdRun(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
 		return exitHarness
 	}
-	if len(expected) == 0 {
-		return exitCodeOf(rep)
+	code := exitCodeOf(rep)
+	if len(expected) > 0 {
+		bc, err := checkBaseline(rep, cat, expected)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
+			return exitHarness
+		}
+		bc.print(c.stdout, o.expected)
+		code = bc.code
 	}
-	bc, err := checkBaseline(rep, cat, expected)
-	if err != nil {
-		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
-		return exitHarness
-	}
-	bc.print(c.stdout, o.expected)
-	return bc.code
+	// Last, also with --quiet: the line a CI log greps.
+	fmt.Fprintln(c.stdout, reports.SummaryLine(&rep.Results))
+	return code
 }
 
 // exitCodeOf turns a settled report into the run's exit code: interrupted

@@ -142,9 +142,9 @@ func cmdReadiness(c *cli, args []string) int {
 	}
 	now := time.Now().UTC()
 	if *clock != "" {
-		t, err := time.Parse(time.RFC3339, *clock)
+		t, err := parseClock(*clock)
 		if err != nil {
-			fmt.Fprintf(c.stderr, "conformance readiness: --clock %q is not RFC 3339: %v\n", *clock, err)
+			fmt.Fprintf(c.stderr, "conformance readiness: %v\n", err)
 			return exitUsage
 		}
 		now = t
@@ -181,4 +181,15 @@ func printJSON(c *cli, v any) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// parseClock reads --clock: an RFC 3339 instant. Its error is in the
+// user's terms, with an example; never Go's reference layout
+// (2006-01-02T15:04:05Z07:00), which reads like a date the user gave.
+func parseClock(v string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--clock %q is not an RFC 3339 date and time: want e.g. 2026-03-01T12:00:00Z or 2026-03-01T13:00:00+01:00 (date, T, time, then Z or an offset)", v)
+	}
+	return t, nil
 }

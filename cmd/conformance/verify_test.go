@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -255,5 +256,56 @@ func TestVerifyDoctoredTranscript(t *testing.T) {
 	if code != exitSubject || strings.Count(errs, "\n") != 1 ||
 		!strings.Contains(errs, "transcript.jsonl has SHA-256") || strings.Contains(out, "verified") {
 		t.Errorf("verify beside a doctored transcript: exit %d, want %d with one line naming it\nstdout: %s\nstderr: %s", code, exitSubject, out, errs)
+	}
+}
+
+// verify's message tells a payload changed after signing from a bad
+// signature; both exit 4.
+func TestVerifySaysWhenThePayloadChanged(t *testing.T) {
+	priv, pub := keygen(t, reports.Ed25519)
+	for _, tc := range []struct {
+		name string
+		edit func(env map[string]any)
+		says string
+	}{
+		{"payload changed", func(env map[string]any) {
+			raw, _ := base64.StdEncoding.DecodeString(env["payload"].(string))
+			env["payload"] = base64.StdEncoding.EncodeToString([]byte(strings.Replace(string(raw), `"name":"agentapp-mockhost"`, `"name":"agentapp-mockhosT"`, 1)))
+		}, "the payload was changed after signing"},
+		{"signature changed", func(env map[string]any) {
+			sig := env["signatures"].([]any)[0].(map[string]any)
+			b, _ := base64.StdEncoding.DecodeString(sig["sig"].(string))
+			b[0] ^= 1
+			sig["sig"] = base64.StdEncoding.EncodeToString(b)
+		}, "does not verify with"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeRun(t, sigReport(t), priv, "")
+			p := filepath.Join(dir, reports.EnvelopeFile)
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var env map[string]any
+			if err := json.Unmarshal(data, &env); err != nil {
+				t.Fatal(err)
+			}
+			before := env["payload"]
+			tc.edit(env)
+			if tc.says == "the payload was changed after signing" && env["payload"] == before {
+				t.Fatal("the edit changed nothing")
+			}
+			doctored, _ := json.Marshal(env)
+			if err := os.WriteFile(p, doctored, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, _, stderr := cliRun(t, "verify", "--key", pub, p)
+			if code != exitBadSig || !strings.Contains(stderr, tc.says) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want %d and one line saying %q", code, stderr, exitBadSig, tc.says)
+			}
+			if tc.says != "the payload was changed after signing" && strings.Contains(stderr, "changed after signing") {
+				t.Errorf("a bad signature reported as a changed payload: %q", stderr)
+			}
+		})
 	}
 }
