@@ -12,10 +12,10 @@ func workflowRequirements() []Requirement {
 	const reading = "Workflow runtime"
 	rt := []string{"runtime"}
 	return []Requirement{
-		{ID: "WORKFLOW-STATE-KINDS", Reading: reading, Strength: Should, Levels: rt,
+		{ID: "WORKFLOW-STATE-KINDS", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Should, Levels: rt,
 			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give",
 			Clause: spec(SpecMain, "Workflow descriptor", "A workflow is a resumable business state machine, not prompt text. ... Hosts should understand at least agent-task, tool-call, human-review, storage-write, artifact-create, branch, wait, and end.")},
-		{ID: "WORKFLOW-HUMAN-REVIEW", Reading: reading, Strength: Must, Levels: rt,
+		{ID: "WORKFLOW-HUMAN-REVIEW", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, and nothing of it happens after a rejection",
 			Clause: spec(SpecRuntime, "Minimum contract", "The final result is structured data, not only chat text. The app writes it back through lime.storage, lime.artifacts, and lime.evidence after policy checks and any required human review.")},
 		{ID: "WORKFLOW-INTERRUPT-RESUME", BugFamilies: []BugFamily{EveryTransition}, Reading: reading, Strength: Must, Levels: rt,
@@ -30,10 +30,10 @@ func workflowRequirements() []Requirement {
 		{ID: "WORKFLOW-FAILS-CLOSED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: MustNot, Levels: rt,
 			Title:  "A state the host cannot carry out (its App Server is down, its tool is not available) ends the run failed, naming the state: it never counts as done, and no later state (storage write, artifact) runs",
 			Clause: spec(SpecRuntime, "UI runtime; App Server bridge profile, Forbidden paths", "Blocked calls return host:error; mock results must not masquerade as success. ... Product paths falling back to mock success when App Server is unavailable.")},
-		{ID: "WORKFLOW-RUNS-ISOLATED", Reading: reading, Strength: MustNot, Levels: []string{"runtime", "desktop-p4"},
+		{ID: "WORKFLOW-RUNS-ISOLATED", BugFamilies: []BugFamily{EveryEntryPoint, WhoAnswers, ConfusableIdentity}, Reading: reading, Strength: MustNot, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "One app cannot read or drive another app's workflow run: lime.workflow read and respond of a run id another app started are refused, with nothing of the run in the answer",
 			Clause: spec(SpecMain, "Storage and data boundary", "Apps can access only their namespace unless the user explicitly grants cross-app or workspace data.")},
-		{ID: "WORKFLOW-OUTPUTS-RECORDED", Reading: reading, Strength: Must, Levels: rt,
+		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
 			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},
 	}

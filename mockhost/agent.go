@@ -10,6 +10,7 @@ import (
 	"net"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -502,6 +503,14 @@ func (h *Host) cancelTask(l *launch, args json.RawMessage) (any, *denial) {
 			link = t
 		}
 	}
+	// fault: agent-cancel-any-task — a cancelTask naming no running task of the app cancels the app's running task.
+	if link == nil && h.faults.Has("agent-cancel-any-task") {
+		for _, t := range h.agent.tasks {
+			if t.l.appID == l.appID && !t.ended {
+				link = t
+			}
+		}
+	}
 	h.agent.mu.Unlock()
 	if link == nil {
 		return nil, invalidArgs(fmt.Sprintf("This app has no running task %q.", clip(a.TaskID, 100)))
@@ -540,7 +549,12 @@ func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launc
 	if h.faults.Has("agent-resume-any-workspace") {
 		return nil
 	}
-	if r.WorkspaceID != workspace || (r.AppID != "" && r.AppID != l.appID) {
+	sameWorkspace := r.WorkspaceID == workspace
+	// fault: agent-resume-workspace-prefix — the session's workspace is checked as a prefix match: a workspace whose id begins with the current one's passes.
+	if h.faults.Has("agent-resume-workspace-prefix") {
+		sameWorkspace = strings.HasPrefix(r.WorkspaceID, workspace)
+	}
+	if !sameWorkspace || (r.AppID != "" && r.AppID != l.appID) {
 		return refused
 	}
 	return nil
@@ -570,6 +584,17 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 		if tn, ok := t.approvals[a.RequestID]; ok && t.taskID == a.TaskID && t.l.appID == l.appID {
 			link, tool = t, tn
 			delete(t.approvals, a.RequestID)
+		}
+	}
+	// fault: approval-answered-by-any-id — a decision naming no waiting approval of the task answers the app's first waiting approval.
+	if link == nil && h.faults.Has("approval-answered-by-any-id") {
+		for _, t := range h.agent.tasks {
+			for rid, tn := range t.approvals {
+				if link == nil && t.l.appID == l.appID {
+					link, tool, a.RequestID = t, tn, rid
+					delete(t.approvals, rid)
+				}
+			}
 		}
 	}
 	h.agent.mu.Unlock()

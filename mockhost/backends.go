@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -170,6 +171,10 @@ func (h *Host) startBackends(appID string, pk *agentpkg.Package) *jsonrpc2.Error
 			continue
 		}
 		be, err := h.newBackend(appID, s, pk.Dir, dataDir, cfg)
+		// fault: backend-relaunch-stderr-lost — the stderr of a service started again (after disable and enable) is not captured: only its first process's is.
+		if err == nil && h.faults.Has("backend-relaunch-stderr-lost") && slices.ContainsFunc(b.byApp[appID], func(o *backend) bool { return o.spec.key == s.key }) {
+			be.discardStderr = true
+		}
 		if err == nil {
 			err = be.start()
 		}
@@ -221,6 +226,16 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 	}
 	sb := sandbox{readExec: []string{pkgDir, "/usr", "/lib", "/lib64", "/bin"}, readWrite: []string{dataDir},
 		denyNet: s.network == "" || s.network == "deny-by-default"}
+	// fault: backend-grants-prefixed-apps — the sandbox also opens the folders of every app whose id begins with this app's id (taken for its own releases).
+	if h.faults.Has("backend-grants-prefixed-apps") {
+		h.mu.Lock()
+		for id, a := range h.apps {
+			if id != appID && strings.HasPrefix(id, appID) && a.dataDir != "" {
+				sb.readExec = append(sb.readExec, a.dataDir)
+			}
+		}
+		h.mu.Unlock()
+	}
 	// fault: backend-unsandboxed — the backend runs with the host's own rights: no filesystem or network restriction.
 	if h.faults.Has("backend-unsandboxed") {
 		sb.off = true

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -169,7 +170,16 @@ func (h *Host) workflowCall(l *launch, method string, args json.RawMessage) (any
 	r, ok := w.runs[a.RunID]
 	// fault: workflow-runs-shared — a run is found by its id alone: any app may read and drive another app's run.
 	if ok && r.appID != l.appID && !h.faults.Has("workflow-runs-shared") {
-		ok = false
+		// fault: workflow-run-owner-prefix — a run's owner is checked as a prefix: an app reaches the runs of every app whose id begins with its own.
+		ok = h.faults.Has("workflow-run-owner-prefix") && strings.HasPrefix(r.appID, l.appID)
+	}
+	// fault: workflow-respond-current-review — a respond naming no run of the app decides the app's run waiting at a review.
+	if !ok && method == "respond" && h.faults.Has("workflow-respond-current-review") {
+		for _, o := range w.runs {
+			if st, _ := o.def.state(o.current); o.appID == l.appID && o.status == runWaiting && st.kind == "human-review" {
+				r, ok = o, true
+			}
+		}
 	}
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app has no workflow run %q.", clip(a.RunID, 100)))

@@ -17,6 +17,7 @@ import (
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
+	"github.com/agentapp/conformance/levels"
 )
 
 // agentAnswerTimeout is how long the probe waits for startTask's answer:
@@ -205,7 +206,7 @@ func containsText(raw json.RawMessage, s string) bool { return strings.Contains(
 // desktop agent execution path).
 func describeAgent(tc *TestContext) {
 	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
-		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED"), func() {
+		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), func() {
 			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
 			input, key := nonce("probe-input"), nonce("idem")
 			args, _ := json.Marshal(map[string]any{"input": map[string]any{"text": input}, "idempotencyKey": key})
@@ -219,7 +220,7 @@ func describeAgent(tc *TestContext) {
 			tc.expectTaskMapped(appID, input, key)
 		})
 
-		It("follows the golden exchange of the capability, artifact and evidence projections (transcripts/agent-projections.io) made through app/invoke, and answers the app with what the App Server returned", tc.Req("AGENT-PROJECTIONS"), func() {
+		It("follows the golden exchange of the capability, artifact and evidence projections (transcripts/agent-projections.io) made through app/invoke, and answers the app with what the App Server returned", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), func() {
 			g := tc.goldenTranscript("agent-projections")
 			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
 			tc.appServer.SetScript(appserver.ReplayScript(g))
@@ -260,7 +261,7 @@ func describeAgent(tc *TestContext) {
 	})
 
 	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.browserRetry(), func() {
-		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE"), func() {
+		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition), func() {
 			// What the host sent is judged whether or not the App Server
 			// let the tasks start: one that refuses business methods
 			// before the handshake stops a host that skips it.
@@ -316,8 +317,8 @@ func describeAgent(tc *TestContext) {
 			t := s.expectStarted("task-1")
 			tc.expectTaskMapped(s.AppID, t.input, t.key)
 		},
-			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerSocket),
-			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED"), protocol.AppServerStdio),
+			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerSocket),
+			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerStdio),
 		)
 
 		It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
@@ -392,16 +393,26 @@ func describeAgent(tc *TestContext) {
 				}
 			}
 		},
-			Entry("a turn of a few facts", tc.Req("AGENT-EVENTS-PROJECTED"), 0),
-			Entry("a burst of 500 facts with no pause between them", tc.Req("AGENT-EVENTS-PROJECTED"), 500),
+			Entry("a turn of a few facts", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 0),
+			Entry("a burst of 500 facts with no pause between them", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 500),
 		)
 
-		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED"), func() {
+		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED", levels.WhoAnswers), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			tc.appServer.SetScript(appserver.LongTurn())
 			t := s.expectStarted("task-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, 2))
-			r := s.Run(Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), AwaitAnswer("cancel-1"), Sleep(1000))
+			// Who answers: a cancel naming no task of the app (an id that
+			// extends the running task's) cancels nothing.
+			wrong := t.TaskID + "-other"
+			r := s.Run(Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), AwaitAnswer("cancel-wrong"))
+			if sent := fromHost(tc.appServer.Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
+				tc.Failf("the app cancelled task %s, which it never started, and the host sent the App Server agentSession/turn/cancel %s of its running task %s", wrong, sent[0].Params, t.TaskID)
+			}
+			if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
+				tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
+			}
+			r = s.Run(Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), AwaitAnswer("cancel-1"), Sleep(1000))
 			msgs := tc.appServer.Messages()
 			turns := fromHost(msgs, appserver.MethodTurnStart)
 			if len(turns) == 0 {
@@ -429,7 +440,7 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 
-		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED"), func() {
+		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			own := s.expectStarted("task-1")
 			tc.Precondition("the app's own session resumes", func() {
@@ -463,9 +474,13 @@ func describeAgent(tc *TestContext) {
 				tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
 			}
 			foreign := appserver.Session{SessionID: nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
+			// A workspace whose id begins with this one's: confusable.
+			shadow := appserver.Session{SessionID: nonce("shadow-session"), AppID: s.AppID, WorkspaceID: WorkspaceID + "-shadow"}
 			tc.appServer.Script().Seed(foreign)
+			tc.appServer.Script().Seed(shadow)
 			for _, c := range []struct{ what, id string }{
 				{"of another workspace", foreign.SessionID},
+				{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
 				{"the App Server does not know", nonce("unknown-session")},
 			} {
 				t := s.resumeTask("resume-"+c.id, c.id)
@@ -506,6 +521,22 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("the App Server asked for approval %s; the app never received it (events: %v)", requestID, taskEvents(r))
 				}
 				if asked {
+					// Who answers: a decision naming another request or
+					// another task answers nothing.
+					for i, w := range []struct{ what, task, request string }{
+						{"a request the App Server never made", t.TaskID, requestID + "-other"},
+						{"a task the app never started", t.TaskID + "-other", requestID},
+					} {
+						id := fmt.Sprintf("decide-wrong-%d", i)
+						wr := s.Run(Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), AwaitAnswer(id))
+						if sent := fromHost(tc.appServer.Messages(), appserver.MethodActionRespond); len(sent) > 0 {
+							tc.Failf("the app decided %s on %s (task %s, request %s), and the host answered the App Server's approval %s with agentSession/action/respond %s",
+								decision, w.what, w.task, w.request, requestID, sent[0].Params)
+						}
+						if m, answered := wr.Answer(id); answered && m.Type == hostbridge.TypeResponse {
+							tc.Failf("respondApproval on %s (task %s, request %s) was answered host:response %s, not refused", w.what, w.task, w.request, m.Payload)
+						}
+					}
 					r = s.Run(Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
 						AwaitAnswer("decide-1"), Sleep(500))
 				} else {
@@ -544,12 +575,12 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("the task ended with result %q, not the %q the App Server sent", end.Subtype, wantSubtype)
 				}
 			},
-			Entry("the app allows", tc.Req("AGENT-APPROVAL"), false, "allow", "allow", "success"),
-			Entry("the app denies", tc.Req("AGENT-APPROVAL"), false, "deny", "deny", "error_permission_denied"),
-			Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL"), true, "allow", "deny", "error_permission_denied"),
+			Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success"),
+			Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied"),
+			Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied"),
 		)
 
-		It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT"), func() {
+		It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT", levels.RepresentationLimit), func() {
 			const retries = 2
 			schema := map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string"}}}
 			expected := map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
@@ -662,9 +693,9 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, describeAnswer(m, answered))
 				}
 			},
-			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS"), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
-			Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS"), "lime.artifacts", "read", appserver.MethodArtifactRead),
-			Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS"), "lime.evidence", "export", appserver.MethodEvidence),
+			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
+			Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.artifacts", "read", appserver.MethodArtifactRead),
+			Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.evidence", "export", appserver.MethodEvidence),
 		)
 
 		DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
@@ -721,9 +752,9 @@ func describeAgent(tc *TestContext) {
 				}
 				tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.raw)
 			},
-			Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK"), "facts"),
-			Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK"), "artifact"),
-			Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK"), "error"),
+			Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
+			Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
+			Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
 		)
 
 		DescribeTable("fails closed, never mocking success, when the App Server",
@@ -761,13 +792,13 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("startTask got %s, not host:error with a stable code", describeAnswer(t.answer, t.answered))
 				}
 			},
-			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED"), appserver.Refuse, true),
-			Entry("hangs", tc.Req("AGENT-FAIL-CLOSED"), appserver.Hang, true),
-			Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED"), appserver.Garbage, true),
-			Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED"), appserver.Serve, false),
+			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
+			Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true),
+			Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true),
+			Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false),
 		)
 
-		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED"), func() {
+		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			control := s.expectStarted("control-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))

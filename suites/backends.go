@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // Waits of the backend specs.
@@ -35,7 +37,7 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // the app/backend hook (docs/host-control-protocol.md).
 func describeBackends(tc *TestContext) {
 	Describe("App backend services", func() {
-		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED"), func() {
+		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED", levels.EveryTransition), func() {
 			control, cr, _ := tc.runningBackend("control")
 			tc.Precondition("host/observe shows the control's backend running while it answers", func() {
 				if b, ok := tc.backendOf(control); !ok || b.State != protocol.BackendRunning {
@@ -78,7 +80,7 @@ func describeBackends(tc *TestContext) {
 			}
 		})
 
-		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART"), func() {
+		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART", levels.ChangeBetweenReads), func() {
 			app, r, _ := tc.runningBackend("restart")
 			_, _ = tc.backendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host
 			deadline := time.Now().Add(backendRestartWait)
@@ -118,8 +120,8 @@ func describeBackends(tc *TestContext) {
 				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.content())
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN"), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN"), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), kindWorker),
 		)
 
 		DescribeTable("keeps a backend or worker from host databases, another app's stored data and the host's secrets", func(kind string) {
@@ -129,12 +131,15 @@ func describeBackends(tc *TestContext) {
 			// The value is joined by SQLite, so only the neighbour's database
 			// holds it whole, not its package.
 			kept := fmt.Sprintf("CREATE TABLE kept (v TEXT);\nINSERT INTO kept VALUES ('%s' || '%s');\n", stored[:half], stored[half:])
-			other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), map[string]string{"003_kept.sql": kept}), true)
+			// The neighbour's id begins with the backend's app id: a host
+			// that grants folders by id prefix opens the neighbour's too.
+			name := nonce("backend")
+			other := tc.installMigrating(tc.migrationApp(name+"-neighbour", map[string]string{"003_kept.sql": kept}), true)
 			tc.Precondition("the neighbour's migrations, which store a fresh value in its database, are applied", func() {
 				tc.readyWithMigrations(other)
 			})
 			otherRow, _ := tc.ListedApp(other)
-			dir := tc.serviceApp(nonce("backend"), kind)
+			dir := tc.serviceApp(name, kind)
 			installed := tc.Install(dir, tc.ReleaseOf(dir))
 			tc.launchBackend(installed.AppID)
 			var paths []string
@@ -142,6 +147,15 @@ func describeBackends(tc *TestContext) {
 				paths = append(paths, otherRow.InstalledPath, filepath.Dir(otherRow.InstalledPath))
 			}
 			paths = append(paths, tc.Host().Hello().DataPaths...)
+			// A sandbox may let the backend reach a folder it cannot list
+			// the parent of: each folder in the host's data paths is asked
+			// for by name (what the harness can list on this machine).
+			for _, d := range tc.Host().Hello().DataPaths {
+				entries, _ := os.ReadDir(d)
+				for _, e := range entries {
+					paths = append(paths, filepath.Join(d, e.Name()))
+				}
+			}
 			var r probeReport
 			tc.Precondition("the backend answers probe/report and reads its own APP.md", func() {
 				r, _ = tc.mustReport(installed.AppID, map[string]any{"paths": paths})
@@ -164,8 +178,8 @@ func describeBackends(tc *TestContext) {
 				}
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS"), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS"), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), kindWorker),
 		)
 
 		DescribeTable("runs a backend or worker under resource limits of its own, tighter than the host's", func(kind string) {
@@ -195,32 +209,42 @@ func describeBackends(tc *TestContext) {
 			tc.Failf("the backend of %s (pid %d) runs with no resource limit tighter than the harness's own (/proc/%d/limits: %v; the harness: %v) and in no cgroup of its own with a limit (its cgroup %q)",
 				app, r.PID, r.PID, theirs, mine, group)
 		},
-			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS"), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS"), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), kindWorker),
 		)
 
-		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED"), func() {
+		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED", levels.EveryTransition), func() {
 			app, _, _ := tc.runningBackend("logs")
 			tc.Precondition("host/observe shows the backend of "+app, func() {
 				if _, ok := tc.backendOf(app); !ok {
 					tc.Blockedf("host/observe of %s shows no backend (observe.backends), which this check needs", app)
 				}
 			})
-			line := nonce("logged")
-			if _, err := tc.backendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
-				tc.Errorf("the backend of %s did not answer probe/log through app/backend: %v", app, err)
-			}
-			deadline := time.Now().Add(backendStopGrace)
-			for {
-				b, _ := tc.backendOf(app)
-				if strings.Contains(b.Log, line) {
-					return
+			logged := func(when string) {
+				GinkgoHelper()
+				line := nonce("logged")
+				if _, err := tc.backendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
+					tc.Errorf("the backend of %s did not answer probe/log through app/backend %s: %v", app, when, err)
 				}
-				if time.Now().After(deadline) {
-					tc.Failf("%s after the backend of %s wrote %q to its stderr, host/observe shows its log as %q", backendStopGrace, app, line, truncate(b.Log, 300))
+				deadline := time.Now().Add(backendStopGrace)
+				for {
+					b, _ := tc.backendOf(app)
+					if strings.Contains(b.Log, line) {
+						return
+					}
+					if time.Now().After(deadline) {
+						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, truncate(b.Log, 300))
+					}
+					time.Sleep(100 * time.Millisecond)
 				}
-				time.Sleep(100 * time.Millisecond)
 			}
+			logged("after its first launch")
+			// Every transition: a backend started again keeps its log too.
+			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
+			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
+			tc.launchBackend(app)
+			tc.expectAnswers(app, "after app/disable, app/enable and app/launch of "+app)
+			logged("after app/disable, app/enable and app/launch")
 		})
 
 		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection or listening on a port", func(kind string) {
@@ -256,8 +280,8 @@ func describeBackends(tc *TestContext) {
 				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY"), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY"), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), kindBackend),
+			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), kindWorker),
 		)
 	})
 }

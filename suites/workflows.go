@@ -298,7 +298,7 @@ func (tc *TestContext) expectNothingAfter(app, run, key, mark, when string) {
 func describeWorkflows(tc *TestContext) {
 	Describe("Runtime: workflows", func() {
 		It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
-			tc.Req("WORKFLOW-STATE-KINDS"), func() {
+			tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
 				mark := nonce("draft")
 				tc.appServer.SetScript(markedTurns(mark))
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
@@ -334,7 +334,7 @@ func describeWorkflows(tc *TestContext) {
 			})
 
 		It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
-			tc.Req("WORKFLOW-HUMAN-REVIEW"), func() {
+			tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
 				approved, rejected := nonce("approved"), nonce("rejected")
 				tc.appServer.SetScript(markedTurns(approved, rejected))
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
@@ -354,6 +354,26 @@ func describeWorkflows(tc *TestContext) {
 				second := tc.startRun(app, reviewFlow)
 				tc.expectHeldAtReview(app, second)
 				tc.expectNothingAfter(app, second, key, rejected, "while the second run waits at its review")
+				// Who answers: an approval naming another run decides
+				// nothing of this one.
+				// An unknown run is refused; what a respond does to the first
+				// run, at no review, is not judged here, only that it leaves
+				// the second run waiting.
+				for _, w := range []struct {
+					what, run string
+					refused   bool
+				}{
+					{"a run id the app never started", second + "-other", true},
+					{"the app's first run, which waits at no review", first, false},
+				} {
+					if m := tc.decide(app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
+						tc.Failf("an approval naming %s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
+					}
+					if v := tc.settleRun(app, second); v.Status != "waiting" || v.State != "review" {
+						tc.Failf("after an approval naming %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
+					}
+				}
+				tc.expectNothingAfter(app, second, key, rejected, "after approvals naming other runs")
 				tc.decide(app, second, "respond", map[string]any{"decision": "reject"})
 				v := tc.settleRun(app, second)
 				if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
@@ -426,8 +446,8 @@ func describeWorkflows(tc *TestContext) {
 					tc.Failf("resumed, the run started no new App Server turn for its agent task cut short: %s", v)
 				}
 			},
-			Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME"), false),
-			Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME"), true),
+			Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), false),
+			Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), true),
 		)
 
 		DescribeTable("tries a failing state again at most recovery.maxRetries times",
@@ -475,12 +495,12 @@ func describeWorkflows(tc *TestContext) {
 				}
 				tc.expectNothingWritten(app, run, retryFlow, stored, "after every attempt failed")
 			},
-			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 2, true),
-			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY"), 3, false),
+			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 2, true),
+			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 3, false),
 		)
 
 		It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
-			tc.Req("WORKFLOW-TIMEOUT"), func() {
+			tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), func() {
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
 				tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
 					run := tc.startRun(app, timeoutFlow)
@@ -531,11 +551,11 @@ func describeWorkflows(tc *TestContext) {
 				}
 				tc.expectNothingWritten(app, run, reviewFlow, stored, "after "+state+" could not be carried out")
 			},
-			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED"), "draft", func(string) {
+			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "draft", func(string) {
 				tc.appServer.SetMode(appserver.Refuse)
 				tc.appServer.DropConnections()
 			}),
-			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED"), "check", func(string) {
+			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "check", func(string) {
 				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure())))
 			}),
 		)
@@ -568,25 +588,30 @@ func describeWorkflows(tc *TestContext) {
 				}
 				tc.expectNothingWritten(app, run, reviewFlow, stored, "after check could not be carried out")
 			},
-			Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED"), toolOfReview),
-			Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED"), secondToolOfReview),
+			Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), toolOfReview),
+			Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), secondToolOfReview),
 		)
 
 		It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",
-			tc.Req("WORKFLOW-RUNS-ISOLATED"), func() {
+			tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				other := nonce("neighbour")
+				// The neighbour's id begins with the app's: confusable.
+				other := app + "-" + nonce("neighbour")
 				dir := tc.FixtureAs(workflowFixture, other)
 				SetField(dir, "name", other)
 				tc.Install(dir, tc.ReleaseOf(dir))
 				run := tc.startRun(app, reviewFlow)
 				tc.expectRunAt(app, run, "waiting", "review")
+				var own string
 				tc.Precondition(other+" reads a run of its own", func() {
-					own := tc.startRun(other, retryFlow)
+					own = tc.startRun(other, retryFlow)
 					if v := tc.readRun(other, own); v.RunID != own {
 						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
 					}
 				})
+				if m := tc.workflowCall(app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, retryFlow) {
+					tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
+				}
 				if m := tc.workflowCall(other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, reviewFlow) {
 					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
 				}
@@ -597,7 +622,7 @@ func describeWorkflows(tc *TestContext) {
 			})
 
 		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
-			tc.Req("WORKFLOW-OUTPUTS-RECORDED"), func() {
+			tc.Req("WORKFLOW-OUTPUTS-RECORDED", levels.EveryMember), func() {
 				app := tc.installWorkflowApp(tc.DefaultConfigure())
 				run := tc.completedReviewRun(app)
 				installed, _ := tc.ListedApp(app)
