@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -92,6 +93,20 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	} else {
 		res = agentpkg.Readiness(p, env)
 	}
+	if params.AppID != "" {
+		// fault: installed-readiness-trusts-review — an installed app's failing required-tier and secret checks count as warnings (the install review accepted them once): it is ready-degraded.
+		if h.faults.Has("installed-readiness-trusts-review") {
+			demote(&res, func(c protocol.ReadinessCheck) bool { return c.Tier == "required" || c.Kind == "secret_configured" })
+		}
+		// fault: installed-readiness-tiers-block — an installed app's failing recommended- and performance-tier checks block like required ones.
+		if h.faults.Has("installed-readiness-tiers-block") {
+			promote(&res, func(c protocol.ReadinessCheck) bool { return c.Tier == "recommended" || c.Tier == "performance" }, protocol.StatusNeedsSetup)
+		}
+	}
+	// fault: setup-actions-skip-capabilities — a capability switched off has no fix flow: setupActions name only secrets, knowledge and the package.
+	if h.faults.Has("setup-actions-skip-capabilities") {
+		res.SetupActions = slices.DeleteFunc(res.SetupActions, func(a protocol.SetupAction) bool { return a.Kind == "open-settings" })
+	}
 	h.billingReadiness(p, &res)
 	h.modelSettingsReadiness(p, &res)
 	if params.AppID != "" && h.isInstalled(params.AppID) {
@@ -124,6 +139,10 @@ func (h *Host) installedFrom(dir string) (string, bool) {
 func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.ReadinessResult) protocol.ReadinessResult {
 	if params.AppID != "" && h.isDisabled(params.AppID) {
 		markDisabled(&res)
+	}
+	// fault: installed-readiness-drops-ok — an installed app's answer is built apart from a folder's and leaves ok false, even when ready.
+	if params.AppID != "" && h.faults.Has("installed-readiness-drops-ok") {
+		res.OK = false
 	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)
