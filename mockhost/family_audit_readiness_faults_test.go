@@ -4,6 +4,7 @@ package mockhost
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -17,6 +18,23 @@ func readinessAuditProbes() map[string]probe {
 		"installed-readiness-trusts-review": installedReadinessProbe(secretSlot, nil),
 		"installed-readiness-tiers-block":   installedReadinessProbe("", readinessYAML("performance")),
 		"installed-readiness-drops-ok":      installedReadinessProbe("", nil),
+		"installed-readiness-echoes-secret": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-held"}})
+			if _, err := x.install(app(t, secretSlot), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			r, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app"})
+			return fmt.Sprint(err, " ", strings.Contains(raw(r), "canary-held"))
+		},
+		"installed-readiness-ignores-entry": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			if _, err := x.install(app(t, layeredEntries), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"extra"}}}})
+			r, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app", Entry: "extra"})
+			return fmt.Sprint(err, " ", r.Status, " ", r.Blockers)
+		},
 		"setup-actions-skip-capabilities": readyProbe("", map[string]string{"evals/readiness.yaml": "readiness:\n  required:\n    - check: capability_available\n      capability: lime.ui\n"}, nil,
 			map[string]protocol.Capability{"lime.ui": {Version: "0.10.0", Enabled: false}}, "", "", func(r protocol.ReadinessResult) string {
 				return raw(r.SetupActions)

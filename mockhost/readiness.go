@@ -82,6 +82,10 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		p = &q
 	}
 	env := h.readinessEnv(p, params.Entry)
+	// fault: installed-readiness-ignores-entry — an installed app (by appId) is judged as a whole: the entry asked for is not looked at.
+	if params.AppID != "" && h.faults.Has("installed-readiness-ignores-entry") {
+		env.Entry = ""
+	}
 	// fault: entry-readiness-copies-app — every entry, and an entry-scoped answer, gets the app's overall status.
 	if h.faults.Has("entry-readiness-copies-app") {
 		env.Entry = ""
@@ -143,6 +147,11 @@ func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.Rea
 	// fault: installed-readiness-drops-ok — an installed app's answer is built apart from a folder's and leaves ok false, even when ready.
 	if params.AppID != "" && h.faults.Has("installed-readiness-drops-ok") {
 		res.OK = false
+	}
+	// fault: installed-readiness-echoes-secret — an installed app's secret checks quote the configured value (folders are judged by another code path that does not).
+	if params.AppID != "" && h.faults.Has("installed-readiness-echoes-secret") {
+		cfg, _ := h.config()
+		echoSecret(&res, firstSecretValue(cfg.Secrets))
 	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)

@@ -50,7 +50,7 @@ func describePolicy(tc *TestContext) {
 	})
 
 	Describe("Desktop P0: policy and permissions in readiness", func() {
-		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads), func() {
+		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, _ := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
@@ -61,6 +61,7 @@ func describePolicy(tc *TestContext) {
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()), "entry home_page, which the policy does not name: %s", raw)
+			tc.expectEntriesByAppID(dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
 		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads), func() {

@@ -155,7 +155,7 @@ func describeReadiness(tc *TestContext) {
 			}
 		})
 
-		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY", levels.EveryMember, levels.ChangeBetweenReads), func() {
+		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, entryCap := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.withCapabilityDisabled(entryCap))
@@ -167,14 +167,19 @@ func describeReadiness(tc *TestContext) {
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
+			tc.expectEntriesByAppID(dir, tc.withCapabilityDisabled(entryCap), "chat", entryCap)
 		})
 
-		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK", levels.EveryMember), func() {
+		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
 			tc.expectHoldsSecret()
 			for _, f := range []string{"secret-required-app", "full-app", "readiness-required-fail"} {
 				tc.expectNoCanaryInResult("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
 			}
+			// The other entry point: the installed app, by appId.
+			dir := tc.Fixture("secret-required-app")
+			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			tc.expectNoCanaryInResult("readiness of the installed "+app+" (by appId)", protocol.MethodReadiness, protocol.ReadinessParams{AppID: app})
 		})
 	})
 }
@@ -187,6 +192,25 @@ func (tc *TestContext) installedReadiness(dir string) (string, protocol.Readines
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app})
 	return app, r, raw
+}
+
+// expectEntriesByAppID judges the entries of capability-app (dir) again by
+// the other entry point, the installed app's appId: installed under the
+// default configuration, then judged under p, entry blocked is not ready
+// naming named, and home_page stays launchable.
+func (tc *TestContext) expectEntriesByAppID(dir string, p protocol.ConfigureParams, blocked, named string) {
+	GinkgoHelper()
+	tc.Configure(tc.DefaultConfigure())
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	tc.Configure(p)
+	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
+	if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, named) {
+		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does: %s", app, blocked, r.Status, named, raw)
+	}
+	page, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
+	if !isLaunchable(page.Status) {
+		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable: %s", app, page.Status, raw)
+	}
 }
 
 func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigureParams {
