@@ -25,6 +25,14 @@ func readinessAuditFaults() []Fault {
 
 // readinessAuditCollateral lists, per existing fault, the requirements of the
 // readiness area that the audit's new spec rows show it breaking too.
+// A host whose install fails leaves the rows judged by appId nothing to
+// judge; one that answers no readiness, or none for a capability switched
+// off, leaves the capability row of READY-SETUP-ACTIONS nothing either.
 func readinessAuditCollateral() map[string][]string {
-	return nil
+	return map[string][]string{
+		"hash-content-only": {"READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
+			"READY-SECRETS", "READY-PER-ENTRY", "READY-POLICY", "READY-NO-SECRET-LEAK"},
+		"ignore-capability-profile":    {"READY-SETUP-ACTIONS"},
+		"readiness-nonstandard-status": {"READY-SETUP-ACTIONS"},
+	}
 }
