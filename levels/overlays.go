@@ -9,10 +9,10 @@ func overlayRequirements() []Requirement {
 		{ID: "OVERLAY-PRECEDENCE", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads}, Reading: "Overlays", Strength: Must, Levels: []string{"executable"},
 			Title:  "A name several overlays set takes the value of the highest scope that sets it, workspace over user over tenant, whatever order they were set in",
 			Clause: spec(SpecMain, "Overlay precedence", "Workspace Override > User Overlay > Tenant Overlay > App Default > Host Default")},
-		{ID: "OVERLAY-KEEPS-PACKAGE-HASH", Reading: "Overlays", Strength: MustNot, Levels: []string{"executable"},
+		{ID: "OVERLAY-KEEPS-PACKAGE-HASH", BugFamilies: []BugFamily{EveryMember}, Reading: "Overlays", Strength: MustNot, Levels: []string{"executable"},
 			Title:  "Setting overlays leaves the installed package as it was released: it still hashes to its packageHash, app/list names that hash and the app stays ready",
 			Clause: spec(SpecMain, "Overlay precedence; Overlay package", "Overlays must not modify the official package hash. ... Overlays must not override the official package hash, write plaintext secrets into package files, or bypass readiness and policy.")},
-		{ID: "UPDATE-KEEPS-OVERLAYS", Reading: "Overlays", Strength: MustNot, Levels: []string{"product", "desktop-p4"},
+		{ID: "UPDATE-KEEPS-OVERLAYS", BugFamilies: []BugFamily{EveryMember, EveryTransition}, Reading: "Overlays", Strength: MustNot, Levels: []string{"product", "desktop-p4"},
 			Title:  "An update to a newer release, and a rollback from it, keep the tenant overlays, user overrides and workspace overrides set before: the same values stay in effect from the same scopes",
 			Clause: spec(SpecRelease, "What must not be overwritten", "A release upgrade must not overwrite: ... tenant overlays - user overrides ... Official package defaults can change. User and tenant state must remain separate.")},
 	}

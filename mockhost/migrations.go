@@ -426,6 +426,16 @@ func (h *Host) migrationReadiness(appID string, p *agentpkg.Package, res *protoc
 	if h.faults.Has("irreversible-risk-hidden") {
 		risks = nil
 	}
+	// fault: irreversible-risk-first-only — of several irreversible migrations, only the first one's risk is shown.
+	if h.faults.Has("irreversible-risk-first-only") && len(risks) > 1 {
+		first := ""
+		for file := range risks {
+			if first == "" || file < first {
+				first = file
+			}
+		}
+		risks = map[string]string{first: risks[first]}
+	}
 	status := ""
 	for _, r := range recs {
 		if r.State == protocol.MigrationApplied {

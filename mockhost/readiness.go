@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -81,6 +82,10 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		p = &q
 	}
 	env := h.readinessEnv(p, params.Entry)
+	// fault: installed-readiness-ignores-entry — an installed app (by appId) is judged as a whole: the entry asked for is not looked at.
+	if params.AppID != "" && h.faults.Has("installed-readiness-ignores-entry") {
+		env.Entry = ""
+	}
 	// fault: entry-readiness-copies-app — every entry, and an entry-scoped answer, gets the app's overall status.
 	if h.faults.Has("entry-readiness-copies-app") {
 		env.Entry = ""
@@ -91,6 +96,20 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 		res.Entry = params.Entry
 	} else {
 		res = agentpkg.Readiness(p, env)
+	}
+	if params.AppID != "" {
+		// fault: installed-readiness-trusts-review — an installed app's failing required-tier and secret checks count as warnings (the install review accepted them once): it is ready-degraded.
+		if h.faults.Has("installed-readiness-trusts-review") {
+			demote(&res, func(c protocol.ReadinessCheck) bool { return c.Tier == "required" || c.Kind == "secret_configured" })
+		}
+		// fault: installed-readiness-tiers-block — an installed app's failing recommended- and performance-tier checks block like required ones.
+		if h.faults.Has("installed-readiness-tiers-block") {
+			promote(&res, func(c protocol.ReadinessCheck) bool { return c.Tier == "recommended" || c.Tier == "performance" }, protocol.StatusNeedsSetup)
+		}
+	}
+	// fault: setup-actions-skip-capabilities — a capability switched off has no fix flow: setupActions name only secrets, knowledge and the package.
+	if h.faults.Has("setup-actions-skip-capabilities") {
+		res.SetupActions = slices.DeleteFunc(res.SetupActions, func(a protocol.SetupAction) bool { return a.Kind == "open-settings" })
 	}
 	h.billingReadiness(p, &res)
 	h.modelSettingsReadiness(p, &res)
@@ -124,6 +143,15 @@ func (h *Host) installedFrom(dir string) (string, bool) {
 func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.ReadinessResult) protocol.ReadinessResult {
 	if params.AppID != "" && h.isDisabled(params.AppID) {
 		markDisabled(&res)
+	}
+	// fault: installed-readiness-drops-ok — an installed app's answer is built apart from a folder's and leaves ok false, even when ready.
+	if params.AppID != "" && h.faults.Has("installed-readiness-drops-ok") {
+		res.OK = false
+	}
+	// fault: installed-readiness-echoes-secret — an installed app's secret checks quote the configured value (folders are judged by another code path that does not).
+	if params.AppID != "" && h.faults.Has("installed-readiness-echoes-secret") {
+		cfg, _ := h.config()
+		echoSecret(&res, firstSecretValue(cfg.Secrets))
 	}
 	h.judgedReadiness(params, &res)
 	h.distortReadiness(&res)

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // installedChange is one way the spec changes an installed package: plant
@@ -54,11 +55,11 @@ func describeInstalledIntegrity(tc *TestContext) {
 			},
 			// The files changed are full-app's worker, UI and storage
 			// packages, the parts the clause names.
-			Entry("a file edited at the same size", tc.Req("READY-INSTALLED-HASH"),
+			Entry("a file edited at the same size", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
 				installedChange{what: "dist/worker/worker.js edited at the same size", rel: "dist/worker/worker.js", plant: editInstalled}),
-			Entry("a file added", tc.Req("READY-INSTALLED-HASH"),
+			Entry("a file added", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
 				installedChange{what: "dist/ui/planted.js added", rel: "dist/ui/planted.js", plant: addInstalled}),
-			Entry("a file removed", tc.Req("READY-INSTALLED-HASH"),
+			Entry("a file removed", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
 				installedChange{what: "storage/schema.json removed", rel: "storage/schema.json", plant: removeInstalled}),
 		)
 	})

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // describeLifecycleReadiness checks lifecycle dates against the configured
@@ -17,7 +18,7 @@ import (
 func describeLifecycleReadiness(tc *TestContext) {
 	Describe("Desktop P0: lifecycle dates in readiness", func() {
 		// Both sides of each date: a second before it, and a second after.
-		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE"), func() {
+		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("end-of-life-app")
 			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", launchable()...)
 			eol := lifecycleDate(tc, dir, "endOfLifeAt")
@@ -34,7 +35,7 @@ func describeLifecycleReadiness(tc *TestContext) {
 			Expect(string(raw)).To(ContainSubstring("2.0.0"), "readiness must surface supersededBy 2.0.0")
 		})
 
-		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED"), func() {
+		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("deprecated-app")
 			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", launchable()...)
 			dep := lifecycleDate(tc, dir, "deprecatedAt")

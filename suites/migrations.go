@@ -2,6 +2,7 @@ package suites
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // migrationFixture is the app with its own storage namespace and two
@@ -173,7 +175,7 @@ const hostTables = "DROP TABLE IF EXISTS apps; CREATE TABLE IF NOT EXISTS apps (
 // they run only after approval, and never outside the app's namespace.
 func describeMigrations(tc *TestContext) {
 	Describe("Storage migrations", func() {
-		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS"), func() {
+		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS", levels.ChangeBetweenReads), func() {
 			tc.Precondition("installed with its migrations approved, the app is ready", func() {
 				tc.readyWithMigrations(tc.installMigrating(tc.migrationApp(nonce("control"), nil), true))
 			})
@@ -191,7 +193,7 @@ func describeMigrations(tc *TestContext) {
 			}
 		})
 
-		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS"), func() {
+		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS", levels.EveryTransition, levels.ChangeBetweenReads), func() {
 			name := nonce("migrating")
 			app := tc.installMigrating(tc.migrationApp(name, nil), true)
 			tc.readyWithMigrations(app)
@@ -208,7 +210,7 @@ func describeMigrations(tc *TestContext) {
 			}
 		})
 
-		It("runs an app's storage migrations only after the user approved them", tc.Req("MIGRATIONS-AFTER-CONSENT"), func() {
+		It("runs an app's storage migrations only after the user approved them", tc.Req("MIGRATIONS-AFTER-CONSENT", levels.EveryEntryPoint), func() {
 			tc.Precondition("approved through app/migrate, the migrations show as applied and their table is in the app's namespace", func() {
 				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), false)
 				tc.migrated(app)
@@ -238,14 +240,19 @@ func describeMigrations(tc *TestContext) {
 			expectNotRun("app/migrate without consent")
 		})
 
-		It("shows the risk an update's irreversible migration declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK"), func() {
+		It("shows the risk each irreversible migration of an update declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK", levels.EveryMember), func() {
 			name := nonce("migrating")
 			app := tc.installMigrating(tc.migrationApp(name, nil), true)
 			tc.readyWithMigrations(app)
-			risk := "deletes the old notes index for good " + nonce("risk")
-			newer := tc.migrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n"})
+			// Two irreversible migrations, each with its own risk: a host
+			// that shows only the first leaves the second unsaid.
+			risks := map[string]string{
+				"004_drop_index.sql": "deletes the old notes index for good " + nonce("risk"),
+				"005_drop_tags.sql":  "drops the old note tags for good " + nonce("risk"),
+			}
+			newer := tc.migrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n", "005_drop_tags.sql": "DROP TABLE IF EXISTS old_note_tags;\n"})
 			SetField(newer, "version", "1.1.0")
-			withIrreversible(newer, "004_drop_index.sql", risk)
+			withIrreversible(newer, risks)
 			// The review is one of two places the risk may show: an
 			// unusable review answer is judged only if readiness does not
 			// show it either.
@@ -257,15 +264,18 @@ func describeMigrations(tc *TestContext) {
 			tc.updateWithoutApproving(app, newer)
 			var readiness json.RawMessage
 			tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app}, &readiness)
-			if !strings.Contains(string(review), risk) && !strings.Contains(string(readiness), risk) {
-				if reviewErr != nil {
-					tc.Errorf("the risk %q that 1.1.0 declares for 004_drop_index.sql is not in app/readiness of %s, and app/review of the release gave no answer to look in (%v)", risk, app, reviewErr)
+			for _, file := range slices.Sorted(maps.Keys(risks)) {
+				risk := risks[file]
+				if !strings.Contains(string(review), risk) && !strings.Contains(string(readiness), risk) {
+					if reviewErr != nil {
+						tc.Errorf("the risk %q that 1.1.0 declares for %s is not in app/readiness of %s, and app/review of the release gave no answer to look in (%v)", risk, file, app, reviewErr)
+					}
+					tc.Failf("the risk %q that 1.1.0 declares for its irreversible migration %s is shown neither in app/review of the release nor in app/readiness of %s while it waits: %s", risk, file, app, readiness)
 				}
-				tc.Failf("the risk %q that 1.1.0 declares for its irreversible migration 004_drop_index.sql is shown neither in app/review of the release nor in app/readiness of %s while it waits: %s", risk, app, readiness)
 			}
 		})
 
-		It("keeps what an app's migrations made across uninstall keeping data, and leaves none of it, nor their record, after uninstall deleting data", tc.Req("UNINSTALL-APP-DATABASE"), func() {
+		It("keeps what an app's migrations made across uninstall keeping data, and leaves none of it, nor their record, after uninstall deleting data", tc.Req("UNINSTALL-APP-DATABASE", levels.EveryTransition, levels.EveryMember), func() {
 			dir := tc.migrationApp(nonce("migrating"), nil)
 			app := tc.installMigrating(dir, true)
 			tc.Precondition("installed with its migrations approved, the app's namespace holds their table notes", func() {
@@ -353,22 +363,26 @@ func describeMigrations(tc *TestContext) {
 					tc.Failf("after the migration of %s, installing minimal-app fails: %v", app, err)
 				}
 			},
-			Entry("ATTACH DATABASE", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "ATTACH DATABASE ':memory:' AS host;\n"}),
-			Entry("a PRAGMA", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "PRAGMA writable_schema = ON;\n"}),
-			Entry("VACUUM INTO a file", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "VACUUM INTO 'SCRATCH/reach-copy.sqlite';\n"}),
-			Entry("load_extension", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: "SELECT load_extension('reach');\n"}),
-			Entry("host table names", tc.Req("MIGRATION-NO-HOST-WRITE"), reachVariant{stmt: hostTables, confinable: true}),
+			Entry("ATTACH DATABASE", tc.Req("MIGRATION-NO-HOST-WRITE", levels.EveryMember), reachVariant{stmt: "ATTACH DATABASE ':memory:' AS host;\n"}),
+			Entry("a PRAGMA", tc.Req("MIGRATION-NO-HOST-WRITE", levels.EveryMember), reachVariant{stmt: "PRAGMA writable_schema = ON;\n"}),
+			Entry("VACUUM INTO a file", tc.Req("MIGRATION-NO-HOST-WRITE", levels.EveryMember), reachVariant{stmt: "VACUUM INTO 'SCRATCH/reach-copy.sqlite';\n"}),
+			Entry("load_extension", tc.Req("MIGRATION-NO-HOST-WRITE", levels.EveryMember), reachVariant{stmt: "SELECT load_extension('reach');\n"}),
+			Entry("host table names", tc.Req("MIGRATION-NO-HOST-WRITE", levels.EveryMember), reachVariant{stmt: hostTables, confinable: true}),
 		)
 	})
 }
 
 // withIrreversible declares, in the release notes of the package in dir
-// (lifecycle.upgrade.migrations), that the migration file is irreversible
-// with risk.
-func withIrreversible(dir, file, risk string) {
+// (lifecycle.upgrade.migrations), that each migration file of risks is
+// irreversible with its risk.
+func withIrreversible(dir string, risks map[string]string) {
 	GinkgoHelper()
 	editFrontmatter(dir, func(lines []string) []string {
-		return append(lines, "lifecycle:", "  upgrade:", "    migrations:", `      - from: "1.0.x"`, `        to: "1.1.0"`,
-			"        storage: ./storage/migrations/"+file, "        reversible: false", "        risk: "+risk)
+		lines = append(lines, "lifecycle:", "  upgrade:", "    migrations:")
+		for _, file := range slices.Sorted(maps.Keys(risks)) {
+			lines = append(lines, `      - from: "1.0.x"`, `        to: "1.1.0"`,
+				"        storage: ./storage/migrations/"+file, "        reversible: false", "        risk: "+risks[file])
+		}
+		return lines
 	})
 }

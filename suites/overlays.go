@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // overlayFixture declares one overlayTemplate per scope.
@@ -54,7 +55,7 @@ func (e inEffect) String() string {
 // (docs/decisions.md, "Overlays").
 func describeOverlays(tc *TestContext) {
 	Describe("Executable: overlays", func() {
-		It("takes each overlaid name from the highest scope that sets it, workspace over user over tenant, whatever order they were set in", tc.Req("OVERLAY-PRECEDENCE"), func() {
+		It("takes each overlaid name from the highest scope that sets it, workspace over user over tenant, whatever order they were set in", tc.Req("OVERLAY-PRECEDENCE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			app := tc.installOverlayApp()
 			// The first round sets the scopes highest first, so a host
 			// that lets the last value win, or ranks them otherwise, shows
@@ -111,7 +112,7 @@ func describeOverlays(tc *TestContext) {
 			}
 		})
 
-		It("leaves the installed package as released when overlays are set: it still hashes to its packageHash and the app stays ready", tc.Req("OVERLAY-KEEPS-PACKAGE-HASH"), func() {
+		It("leaves the installed package as released when overlays are set: it still hashes to its packageHash and the app stays ready", tc.Req("OVERLAY-KEEPS-PACKAGE-HASH", levels.EveryMember), func() {
 			dir := tc.Fixture(overlayFixture)
 			rel := tc.ReleaseOf(dir)
 			installed := tc.Install(dir, rel)
@@ -145,7 +146,7 @@ func describeOverlays(tc *TestContext) {
 			}
 		})
 
-		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS"), func() {
+		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS", levels.EveryTransition, levels.EveryMember), func() {
 			app := tc.installOverlayApp()
 			before := tc.setEveryOverlay(app)
 			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {

@@ -53,7 +53,7 @@ func describePolicy(tc *TestContext) {
 	})
 
 	Describe("Desktop P0: policy and permissions in readiness", func() {
-		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY"), func() {
+		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, _ := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
@@ -64,9 +64,10 @@ func describePolicy(tc *TestContext) {
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()), "entry home_page, which the policy does not name: %s", raw)
+			tc.expectEntriesByAppID(dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
-		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS"), func() {
+		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("minimal-app")
 			WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
 				"  - {key: files_rw, scope: filesystem, access: read-write, required: true, reason: Reads the workspace}\n"+
@@ -121,9 +122,9 @@ func describeAvailability(tc *TestContext) {
 				tc.Configure(tc.withAvailable(kind, "needed_one", "optional_one"))
 				tc.ExpectReady("the app is ready again once both are available", dir, "")
 			},
-			Entry("a tool (toolRefs)", tc.Req("READY-AVAILABILITY"), "tools", "toolRefs", "key"),
-			Entry("a skill (skillRefs)", tc.Req("READY-AVAILABILITY"), "skills", "skillRefs", "id"),
-			Entry("an eval (evals)", tc.Req("READY-AVAILABILITY"), "evals", "evals", "key"),
+			Entry("a tool (toolRefs)", tc.Req("READY-AVAILABILITY", levels.EveryMember, levels.RepresentationLimit, levels.ChangeBetweenReads), "tools", "toolRefs", "key"),
+			Entry("a skill (skillRefs)", tc.Req("READY-AVAILABILITY", levels.EveryMember, levels.RepresentationLimit, levels.ChangeBetweenReads), "skills", "skillRefs", "id"),
+			Entry("an eval (evals)", tc.Req("READY-AVAILABILITY", levels.EveryMember, levels.RepresentationLimit, levels.ChangeBetweenReads), "evals", "evals", "key"),
 		)
 	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 )
 
 // notReady lists the statuses that keep launch blocked (spec 000 Readiness
@@ -33,14 +34,18 @@ func launchable() []string { return []string{protocol.StatusReady, protocol.Stat
 // Readiness self-check model; spec 002 Readiness state rules).
 func describeReadiness(tc *TestContext) {
 	Describe("Desktop P0: readiness", func() {
-		It("reports a package with every check satisfied as ready", tc.Req("READY-STATUS"), func() {
+		It("reports a package with every check satisfied as ready, by path and, installed, by appId", tc.Req("READY-STATUS", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture(controlFixture)
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
+			app, r, raw := tc.installedReadiness(dir)
+			if r.Status != protocol.StatusReady || !r.OK {
+				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v); its package folder is ready: %s", app, r.Status, r.OK, raw)
+			}
 		})
 
-		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER"), func() {
+		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-required-fail")
 			twin := tc.CopyPackage(dir)
 			DropReadinessCheck(twin, "brand_guidelines")
@@ -52,9 +57,13 @@ func describeReadiness(tc *TestContext) {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
 			}
 			tc.Reading("failing required readiness check", r.Status)
+			app, r, raw := tc.installedReadiness(dir)
+			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "brand_guidelines") {
+				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails: %s", app, r.Status, raw)
+			}
 		})
 
-		It("warns but allows launch when a recommended-tier check fails", tc.Req("READY-RECOMMENDED-TIER"), func() {
+		It("warns but allows launch when a recommended-tier check fails", tc.Req("READY-RECOMMENDED-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-recommended-fail")
 			twin := tc.CopyPackage(dir)
 			DropReadinessCheck(twin, "product_catalog")
@@ -63,20 +72,34 @@ func describeReadiness(tc *TestContext) {
 			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check: %s", raw)
 			Expect(r.OK).To(BeTrue(), "ok with a failing recommended check")
 			Expect(hasWarning(r)).To(BeTrue(), "no warning for the failing recommended check: %s", raw)
+			app, r, raw := tc.installedReadiness(dir)
+			if r.Status != protocol.StatusReadyDegraded || !r.OK || !hasWarning(r) {
+				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v, warning %v); its package folder, failing a recommended check, is ready-degraded with a warning: %s",
+					app, r.Status, r.OK, hasWarning(r), raw)
+			}
 		})
 
-		It("only informs when a performance-tier check fails", tc.Req("READY-PERFORMANCE-TIER"), func() {
+		It("only informs when a performance-tier check fails", tc.Req("READY-PERFORMANCE-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-performance-fail")
 			twin := tc.CopyPackage(dir)
 			DropReadinessCheck(twin, "usage_history")
 			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", launchable()...)
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(launchable()), "status with a failing performance check: %s", raw)
+			app, r, raw := tc.installedReadiness(dir)
+			if !isLaunchable(r.Status) {
+				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
+			}
 		})
 
 		DescribeTable("surfaces failures with setupActions pointing to a fix flow",
-			func(fixture, target string) {
-				r, raw := tc.Readiness(tc.Fixture(fixture), "")
+			func(fixture, target string, disabled string) {
+				dir := tc.Fixture(fixture)
+				if disabled != "" {
+					tc.ExpectReady(fixture+" is ready with every capability enabled", dir, "")
+					tc.Configure(tc.withCapabilityDisabled(disabled))
+				}
+				r, raw := tc.Readiness(dir, "")
 				// Whether the host sees the failure at all is another
 				// requirement's (READY-REQUIRED-TIER, READY-SECRETS): here
 				// only a failure it reports is judged for its fix flow.
@@ -90,11 +113,14 @@ func describeReadiness(tc *TestContext) {
 				b, _ := json.Marshal(r.SetupActions)
 				Expect(string(b)).To(ContainSubstring(target), "no setup action names %s", target)
 			},
-			Entry("an unbound required knowledge template", tc.Req("READY-SETUP-ACTIONS"), "readiness-required-fail", "brand_guidelines"),
-			Entry("a missing required secret", tc.Req("READY-SETUP-ACTIONS"), "secret-required-app", "provider_api_key"),
+			// Each kind of failure the host has a fix flow for, not one
+			// representative.
+			Entry("an unbound required knowledge template", tc.Req("READY-SETUP-ACTIONS", levels.EveryMember), "readiness-required-fail", "brand_guidelines", ""),
+			Entry("a missing required secret", tc.Req("READY-SETUP-ACTIONS", levels.EveryMember), "secret-required-app", "provider_api_key", ""),
+			Entry("a required capability switched off", tc.Req("READY-SETUP-ACTIONS", levels.EveryMember), "capability-app", "lime.ui", "lime.ui"),
 		)
 
-		It("keeps an app whose required secret is not configured from ready, naming the secret", tc.Req("READY-SECRETS"), func() {
+		It("keeps an app whose required secret is not configured from ready, naming the secret", tc.Req("READY-SECRETS", levels.EveryEntryPoint, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("secret-required-app")
 			tc.Configure(tc.WithSecret())
 			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
@@ -104,9 +130,13 @@ func describeReadiness(tc *TestContext) {
 			if !namesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
+			app, r, raw := tc.installedReadiness(dir)
+			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "provider_api_key") {
+				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key: %s", app, r.Status, raw)
+			}
 		})
 
-		It("keeps an app from ready when the host profile lacks a required capability, naming it", tc.Req("READY-CAPABILITIES"), func() {
+		It("keeps an app from ready when the host profile lacks a required capability, naming it", tc.Req("READY-CAPABILITIES", levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("capability-app")
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
 			tc.Configure(tc.withCapabilityDisabled("lime.ui"))
@@ -125,7 +155,7 @@ func describeReadiness(tc *TestContext) {
 			}
 		})
 
-		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY"), func() {
+		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, entryCap := tc.perEntryFixture()
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.withCapabilityDisabled(entryCap))
@@ -137,16 +167,50 @@ func describeReadiness(tc *TestContext) {
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
+			tc.expectEntriesByAppID(dir, tc.withCapabilityDisabled(entryCap), "chat", entryCap)
 		})
 
-		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK"), func() {
+		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
 			tc.expectHoldsSecret()
 			for _, f := range []string{"secret-required-app", "full-app", "readiness-required-fail"} {
 				tc.expectNoCanaryInResult("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
 			}
+			// The other entry point: the installed app, by appId.
+			dir := tc.Fixture("secret-required-app")
+			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			tc.expectNoCanaryInResult("readiness of the installed "+app+" (by appId)", protocol.MethodReadiness, protocol.ReadinessParams{AppID: app})
 		})
 	})
+}
+
+// installedReadiness installs the package in dir (it is not installed yet
+// in this session) and returns its appId and app/readiness by that appId:
+// the other entry point of the rule the spec judged by path.
+func (tc *TestContext) installedReadiness(dir string) (string, protocol.ReadinessResult, json.RawMessage) {
+	GinkgoHelper()
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app})
+	return app, r, raw
+}
+
+// expectEntriesByAppID judges the entries of capability-app (dir) again by
+// the other entry point, the installed app's appId: installed under the
+// default configuration, then judged under p, entry blocked is not ready
+// naming named, and home_page stays launchable.
+func (tc *TestContext) expectEntriesByAppID(dir string, p protocol.ConfigureParams, blocked, named string) {
+	GinkgoHelper()
+	tc.Configure(tc.DefaultConfigure())
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	tc.Configure(p)
+	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
+	if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, named) {
+		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does: %s", app, blocked, r.Status, named, raw)
+	}
+	page, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
+	if !isLaunchable(page.Status) {
+		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable: %s", app, page.Status, raw)
+	}
 }
 
 func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigureParams {
