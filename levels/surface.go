@@ -39,7 +39,7 @@ func surfaceRequirements() []Requirement {
 		{ID: "BRIDGE-ORIGIN", BugFamilies: []BugFamily{ChangeBetweenReads}, Strength: MustNot, Levels: bridge,
 			Title:  "A message from the app's frame after it navigated to another origin is never executed",
 			Clause: spec(SpecRuntime, "UI runtime", "event.origin must match runtime origin ... Untrusted messages must be ignored or logged for debugging, never executed as capability calls.")},
-		{ID: "BRIDGE-ENVELOPE-CHECKED", BugFamilies: []BugFamily{EveryMember}, Strength: MustNot, Levels: bridge,
+		{ID: "BRIDGE-ENVELOPE-CHECKED", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Strength: MustNot, Levels: bridge,
 			Title:  "A message with another protocol or version is never executed",
 			Clause: spec(SpecRuntime, "UI runtime", "message protocol and version must match. Untrusted messages must be ignored or logged for debugging, never executed as capability calls.")},
 		{ID: "BRIDGE-APPID", BugFamilies: []BugFamily{ConfusableIdentity}, Strength: MustNot, Levels: bridge,

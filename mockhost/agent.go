@@ -313,7 +313,8 @@ func (c *agentClient) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.
 func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	// fault: agent-events-unredacted — a fact quoting a credential the host holds (a tool call's headers) reaches the app as it is.
 	if !c.h.faults.Has("agent-events-unredacted") {
-		ev.Payload = redactJSON(ev.Payload, c.secrets)
+		// fault: redaction-skips-lists — what the agent runtime says is redacted in its objects' members but not in its lists.
+		ev.Payload = redactJSON(ev.Payload, c.secrets, c.h.faults.Has("redaction-skips-lists"))
 	}
 	if ev.Type == "result" && t.result == nil {
 		t.ended = true
@@ -420,6 +421,10 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 	output, d := parseOutputCheck(a.ExpectedOutput)
 	if d != nil {
 		return nil, d, false
+	}
+	// fault: zero-retries-taken-as-default — maxValidationRetries 0 is read as unstated: a failing output gets the default two retries.
+	if output != nil && output.retries == 0 && h.faults.Has("zero-retries-taken-as-default") {
+		output.retries = 2
 	}
 	cfg, _ := h.config()
 	ctx := context.Background()

@@ -160,8 +160,8 @@ func agentProbes() map[string]probe {
 		},
 		"approval-decision-dropped":           approvalProbe(false),
 		"approval-app-overrides-policy":       approvalProbe(true),
-		"structured-output-unchecked":         structuredProbe(),
-		"structured-output-retries-unbounded": structuredProbe(),
+		"structured-output-unchecked":         structuredProbe(1),
+		"structured-output-retries-unbounded": structuredProbe(1),
 		"agent-resume-unconfirmed":            resumeProbe(),
 		"agent-resume-any-workspace":          resumeProbe(),
 		"agent-drop-ends-in-success": func(t *testing.T, x *harness) string {
@@ -266,13 +266,13 @@ func approvalProbe(deny bool) probe {
 
 // structuredProbe starts a task asking for a schema whose output never
 // meets it and reports how many turns ran and how the app saw it end.
-func structuredProbe() probe {
+func structuredProbe(retries int) probe {
 	return func(t *testing.T, x *harness) string {
 		as := appServerFor(t, x, appserver.StructuredTurn("a summary"), protocol.ConfigureParams{})
 		s := x.mount("tiny-app", "main")
 		ev := s.events()
 		s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "expectedOutput": map[string]any{
-			"outputFormat": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object"}, "maxValidationRetries": 1}}})
+			"outputFormat": map[string]any{"type": "json_schema", "schema": map[string]any{"type": "object"}, "maxValidationRetries": retries}}})
 		var ends []string
 		for m := next(ev, 2*time.Second); m.Type != ""; m = next(ev, 2*time.Second) {
 			var e hostbridge.TaskEvent

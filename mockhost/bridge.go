@@ -170,7 +170,12 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 		if p, _ := jsonString(f["protocol"]); p != hostbridge.Protocol {
 			return m, protocol.RejectProtocol, fmt.Sprintf("its protocol is not %q", hostbridge.Protocol)
 		}
-		if !isNumberOne(f["version"]) {
+		version := f["version"]
+		// fault: bridge-version-string-accepted — the envelope's version is read loosely: "1", a string, passes as version 1.
+		if h.faults.Has("bridge-version-string-accepted") {
+			version = bytes.Trim(bytes.TrimSpace(version), `"`)
+		}
+		if !isNumberOne(version) {
 			return m, protocol.RejectVersion, "its version is not the number 1"
 		}
 	}

@@ -113,7 +113,12 @@ func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
 	if h.faults.Has("center-hides-blockers") {
 		return ce
 	}
-	for _, b := range r.Blockers {
+	blockers := r.Blockers
+	// fault: center-shows-first-blocker — the app center shows the first reason an entry is not ready and drops the others.
+	if h.faults.Has("center-shows-first-blocker") {
+		blockers = blockers[:min(len(blockers), 1)]
+	}
+	for _, b := range blockers {
 		// fault: center-hides-policy-blockers — the app center explains only blockers a setup action can fix: a tenant policy's reason is left out.
 		if strings.HasPrefix(b, "policy:") && h.faults.Has("center-hides-policy-blockers") {
 			continue

@@ -22,6 +22,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{changeAndTransitionFaults(), []levels.BugFamily{levels.ChangeBetweenReads, levels.EveryTransition}},
 		{boundaryAndMemberFaults(), []levels.BugFamily{levels.RepresentationLimit, levels.EveryMember}},
 		{identityAndEntryPointFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryEntryPoint}},
+		{heldOutBFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryTransition, levels.EveryEntryPoint, levels.RepresentationLimit, levels.EveryMember}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

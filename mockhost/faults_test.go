@@ -451,7 +451,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, boundaryAndMemberProbes())
 	maps.Copy(probes, identityAndEntryPointProbes())
 	for _, more := range []map[string]probe{catalogAuditProbes(), installAuditProbes(), readinessAuditProbes(),
-		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes()} {
+		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes(), heldOutBProbes()} {
 		maps.Copy(probes, more)
 	}
 	for _, f := range Faults() {

@@ -121,7 +121,14 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	defer h.mu.Unlock()
 	a := h.apps[params.AppID]
 	a.previous = &before
-	a.row.State = before.row.State
+	// fault: update-keeps-old-registrations — app/update keeps the catalog registrations of the first install: entries the newer release adds are never registered.
+	if h.faults.Has("update-keeps-old-registrations") {
+		a.row.Registered = before.row.Registered
+	}
+	// fault: update-reenables-disabled-app — app/update of a disabled app installs the newer release enabled.
+	if !h.faults.Has("update-reenables-disabled-app") {
+		a.row.State = before.row.State
+	}
 	// fault: update-drops-evidence — the evidence the app recorded before the update is gone.
 	if h.faults.Has("update-drops-evidence") {
 		h.surf.dropEvidence(params.AppID)
@@ -170,6 +177,12 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	back := &installedApp{row: prev.row, path: prev.path, source: prev.source, files: prev.files, dataDir: a.dataDir, carried: a.carried,
 		displayNames: prev.displayNames, leftPath: a.path}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
+	// fault: second-rollback-rolls-forward — the release rolled back from stays the rollback target, so a second app/rollback goes forward to it again.
+	if h.faults.Has("second-rollback-rolls-forward") {
+		left := *a
+		left.previous = nil
+		back.previous = &left
+	}
 	// fault: rollback-drops-data — rollback reinstalls the older release from scratch: what the app stored is gone.
 	if h.faults.Has("rollback-drops-data") {
 		h.surf.dropStorage(appID)

@@ -329,7 +329,8 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 	asText := h.faults.Has("app-updates-version-as-text")
 	for _, r := range rels {
 		v, err := semver.NewVersion(r.Version)
-		if r.AppID != l.appID || r.Status != "active" || err != nil {
+		// fault: app-updates-offers-withdrawn — lime.appUpdates check offers any release of the app newer than the installed one, a withdrawn one too.
+		if r.AppID != l.appID || (r.Status != "active" && !h.faults.Has("app-updates-offers-withdrawn")) || err != nil {
 			continue
 		}
 		if asText && r.Version > latest.Original() || !asText && v.GreaterThan(latest) {

@@ -17,7 +17,9 @@ import (
 // readiness environment (spec 000, Readiness: "required permissions are
 // granted", "policy allows the requested entry").
 func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name string) {
-	if cfg.Grants != nil {
+	_, named := cfg.Grants[name]
+	// fault: grants-unnamed-app-all-granted — an app the stated grants do not name is judged as if no grants were stated: its required permissions pass.
+	if cfg.Grants != nil && (named || !h.faults.Has("grants-unnamed-app-all-granted")) {
 		env.Granted = map[string]bool{}
 		for _, k := range cfg.Grants[name] {
 			env.Granted[k] = true

@@ -99,7 +99,7 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 	if !json.Valid(out) || len(out) == 0 || string(out) == "null" {
 		return nil, unavailable
 	}
-	return redactJSON(out, h.projectionSecrets()), nil
+	return redactJSON(out, h.projectionSecrets(), h.faults.Has("redaction-skips-lists")), nil
 }
 
 // forApp keeps the host's credentials out of a text the App Server wrote

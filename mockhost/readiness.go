@@ -46,6 +46,10 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 			if err != nil {
 				return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 			}
+			// fault: entry-readiness-skips-integrity — only the app's own readiness hashes the installed copy again; an entry's (what launch and the bridge ask) does not.
+			if params.Entry != "" && h.faults.Has("entry-readiness-skips-integrity") {
+				changes = nil
+			}
 			if len(changes) > 0 {
 				res = integrityBlocked(params.AppID, params.Entry, installed.row.PackageHash, changes)
 				return h.finishReadiness(params, res), nil

@@ -43,7 +43,9 @@ func redactText(s string, secrets []string) string {
 // app as a projection, and a fact that quotes a credential (a tool call's
 // headers, an error echoing a token) must not carry it through. A document
 // that is not JSON is returned as it is.
-func redactJSON(raw json.RawMessage, secrets []string) json.RawMessage {
+// skipLists is the fault redaction-skips-lists: lists are passed on as they
+// are.
+func redactJSON(raw json.RawMessage, secrets []string, skipLists bool) json.RawMessage {
 	if len(raw) == 0 || len(secrets) == 0 {
 		return raw
 	}
@@ -51,26 +53,29 @@ func redactJSON(raw json.RawMessage, secrets []string) json.RawMessage {
 	if json.Unmarshal(raw, &doc) != nil {
 		return raw
 	}
-	out, err := json.Marshal(redactValue(doc, secrets))
+	out, err := json.Marshal(redactValue(doc, secrets, skipLists))
 	if err != nil {
 		return raw
 	}
 	return out
 }
 
-func redactValue(v any, secrets []string) any {
+func redactValue(v any, secrets []string, skipLists bool) any {
 	switch x := v.(type) {
 	case string:
 		return redactText(x, secrets)
 	case []any:
+		if skipLists {
+			return x
+		}
 		for i := range x {
-			x[i] = redactValue(x[i], secrets)
+			x[i] = redactValue(x[i], secrets, skipLists)
 		}
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[redactText(k, secrets)] = redactValue(e, secrets)
+			out[redactText(k, secrets)] = redactValue(e, secrets, skipLists)
 		}
 		return out
 	}

@@ -40,6 +40,10 @@ func (h *Host) revocationFindings(p *agentpkg.Package, findings []protocol.Findi
 		now = time.Now()
 	}
 	key := checkURL + " " + p.PackageHash
+	// fault: revocation-cache-by-url — a cached revocation answer is kept per checkUrl, so every package naming the service gets the first one's answer.
+	if h.faults.Has("revocation-cache-by-url") {
+		key = checkURL
+	}
 	h.mu.Lock()
 	e, cached := h.revocations[key]
 	h.mu.Unlock()

@@ -251,7 +251,8 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	defer w.mu.Unlock()
 	if idem != "" {
 		for _, r := range w.runs {
-			if r.appID == l.appID && r.def.key == key && r.idem == idem {
+			// fault: workflow-idempotency-across-apps — a start's idempotency key is matched across apps: another app's run with the same key is answered.
+			if (r.appID == l.appID || h.faults.Has("workflow-idempotency-across-apps")) && r.def.key == key && r.idem == idem {
 				return r.snapshotLocked(), nil
 			}
 		}
@@ -395,7 +396,12 @@ func (h *Host) failLocked(r *workflowRun, st workflowState, reason string) {
 // respondLocked takes the app's decision at a human-review state.
 func (h *Host) respondLocked(r *workflowRun, decision string) (any, *denial) {
 	st, _ := r.def.state(r.current)
-	if r.status != runWaiting || st.kind != "human-review" {
+	waiting := r.status == runWaiting
+	// fault: workflow-review-answered-while-interrupted — a run interrupted at its human review still takes respond and goes on.
+	if h.faults.Has("workflow-review-answered-while-interrupted") && r.status == runInterrupted {
+		waiting = true
+	}
+	if !waiting || st.kind != "human-review" {
 		return nil, invalidArgs(fmt.Sprintf("Run %s is not waiting for a review.", r.id))
 	}
 	switch decision {

@@ -581,10 +581,11 @@ func describeAgent(tc *TestContext) {
 		)
 
 		It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT", levels.RepresentationLimit), func() {
-			const retries = 2
 			schema := map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string"}}}
-			expected := map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
-			start := func(s *Surface, id string) *agentTask {
+			expectedWith := func(retries int) map[string]any {
+				return map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
+			}
+			start := func(s *Surface, id string, expected map[string]any) *agentTask {
 				t := &agentTask{requestID: id}
 				r := s.Run(Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
 					Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
@@ -610,7 +611,7 @@ func describeAgent(tc *TestContext) {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			tc.Precondition("a task whose output meets the schema succeeds", func() {
 				tc.appServer.SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
-				t := start(s, "valid-1")
+				t := start(s, "valid-1", expectedWith(2))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
 					tc.Failf("startTask with expectedOutput got %s", describeAnswer(t.answer, t.answered))
 				}
@@ -618,23 +619,27 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
 				}
 			})
-			before := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
-			tc.appServer.SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
-			t := start(s, "summary-1")
-			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-				tc.Blockedf("startTask with expectedOutput got %s", describeAnswer(t.answer, t.answered))
-			}
-			end := resultOf(s, t)
-			for _, e := range taskEvents(s.Run(Sleep(1))) {
-				if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
-					tc.Failf("a natural-language summary reached the app as result success")
+			// A limit the host's own default might stand in for, and the
+			// boundary: 0 retries means none, not "unstated".
+			for _, retries := range []int{2, 0} {
+				before := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
+				tc.appServer.SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
+				t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
+				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, describeAnswer(t.answer, t.answered))
 				}
-			}
-			if turns := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
-				tc.Failf("the host started %d turns for output that keeps failing its schema: the first and at most %d retries", turns, retries)
-			}
-			if end.Subtype != "error_max_structured_output_retries" {
-				tc.Failf("the task whose output never meets the schema ended with result %q, not error_max_structured_output_retries", end.Subtype)
+				end := resultOf(s, t)
+				for _, e := range taskEvents(s.Run(Sleep(1))) {
+					if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
+						tc.Failf("a natural-language summary reached the app as result success")
+					}
+				}
+				if turns := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
+					tc.Failf("the host started %d turns for output that keeps failing its schema with maxValidationRetries %d: the first and at most %d retries", turns, retries, retries)
+				}
+				if end.Subtype != "error_max_structured_output_retries" {
+					tc.Failf("the task whose output never meets the schema (maxValidationRetries %d) ended with result %q, not error_max_structured_output_retries", retries, end.Subtype)
+				}
 			}
 		})
 
@@ -701,9 +706,13 @@ func describeAgent(tc *TestContext) {
 		DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
 			func(where string) {
 				canaries := tc.Config.Canaries
+				// In an object's members and in a list: every place a
+				// value may travel in what the App Server says.
 				quoting := map[string]any{
-					"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken}},
-					"apiKey":  canaries.ProviderKey,
+					"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken},
+						"cookies": []any{"sid=" + canaries.SessionToken}},
+					"apiKey": canaries.ProviderKey,
+					"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
 				}
 				clean, tainted, marker := nonce("artifact"), nonce("artifact"), nonce("projected")
 				sc := appserver.NewScript()

@@ -225,8 +225,10 @@ func describeBridge(tc *TestContext) {
 			tc.Install(readyDir, tc.ReleaseOf(readyDir))
 			// Every blocker reason a Desktop P1 host is configured with, one
 			// with no setup action too: tenant policy, set once the apps are
-			// in, denies the probe's entry main.
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"main"}}}
+			// in, denies the probe's entry main, and tasks, which has a
+			// reason already (lime.agent is off): every reason of an entry
+			// is shown, not its first.
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"main", "tasks"}}}
 			tc.Configure(p)
 			denied := tc.entryReadiness(appID, "main")
 			tc.Precondition("tenant policy keeps entry main of "+probeFixture+" from ready, naming it", func() {
@@ -259,6 +261,17 @@ func describeBridge(tc *TestContext) {
 			}
 			if !explainsFailure(text, denied, "policy") {
 				missing = append(missing, "the reason entry main is blocked (the tenant policy denies it)")
+			}
+			// Each cause the host's own readiness gives, in its own words.
+			for _, r := range []struct {
+				where string
+				r     protocol.ReadinessResult
+			}{{appID + "/tasks", tasks}, {appID + "/main", denied}, {secretApp, secret}} {
+				for _, c := range r.r.Checks {
+					if (c.Blocking || c.Severity == "error") && c.Message != "" && !strings.Contains(text, c.Message) {
+						missing = append(missing, fmt.Sprintf("the reason %q that readiness gives for %s", c.Message, r.where))
+					}
+				}
 			}
 			if len(missing) > 0 {
 				tc.Failf("the app center does not show %s; readiness gives them for entry tasks (%s) and for %s (%s)",
@@ -514,16 +527,32 @@ func describeBridge(tc *TestContext) {
 			again.expectNotStored("spoofed-origin", "spoof-origin", "a capability:invoke posted from the app's frame at another origin")
 		})
 
-		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED", levels.EveryMember), func() {
+		// Each member of the envelope the host checks, and the values
+		// beside the right one: version 1 is the JSON number (a string "1"
+		// is another value), the protocol name is exact.
+		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED", levels.EveryMember, levels.RepresentationLimit), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
 			s.expectStored("own-envelope")
-			v2 := spoof("spoofed-version", "spoof-version")
-			v2["version"] = 2
-			proto := spoof("spoofed-protocol", "spoof-protocol")
-			proto["protocol"] = "lime.other.bridge"
-			s.Run(Send(v2), Sleep(200), Send(proto), Sleep(300))
-			s.expectNotStored("spoofed-version", "spoof-version", "a capability:invoke with version 2")
-			s.expectNotStored("spoofed-protocol", "spoof-protocol", "a capability:invoke with protocol lime.other.bridge")
+			wrong := []struct {
+				what, key string
+				member    string
+				value     any
+			}{
+				{"version 2", "spoof-version", "version", 2},
+				{`version "1" (a string)`, "spoof-version-text", "version", "1"},
+				{"protocol lime.other.bridge", "spoof-protocol", "protocol", "lime.other.bridge"},
+				{"the protocol's name in capitals", "spoof-protocol-case", "protocol", strings.ToUpper(hostbridge.Protocol)},
+			}
+			var steps []Step
+			for _, w := range wrong {
+				msg := spoof("spoofed-"+w.key, w.key)
+				msg[w.member] = w.value
+				steps = append(steps, Send(msg), Sleep(150))
+			}
+			s.Run(append(steps, Sleep(150))...)
+			for _, w := range wrong {
+				s.expectNotStored("spoofed-"+w.key, w.key, "a capability:invoke with "+w.what)
+			}
 		})
 
 		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID", levels.ConfusableIdentity), func() {

@@ -306,6 +306,15 @@ func describeData(tc *TestContext) {
 			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 				tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
 			}
+			// A transition in between: an update keeps the app's state
+			// ("disabled stays disabled"). A host may refuse to update a
+			// disabled app; either way it stays disabled.
+			newer := tc.newerProbe()
+			_, _ = tc.tryUpdate(a, newer, tc.ReleaseOf(newer))
+			tc.expectState(a, protocol.StateDisabled, "app/update of the disabled app")
+			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
+				tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
+			}
 			// The entry open when the app was disabled is hidden as well:
 			// its calls pass the readiness gate afresh (spec 001, UI
 			// runtime), so a storage write is not executed (what the app
@@ -450,6 +459,28 @@ func describeData(tc *TestContext) {
 					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
 				}
 			}
+			// The same check after the transition again: a second rollback
+			// has no earlier release to go back to (refused, or a no-op);
+			// it never goes forward to the release rolled back from.
+			_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+			if again, _ := tc.ListedApp(a); again.Version != first.Version || !strings.EqualFold(again.PackageHash, first.PackageHash) {
+				tc.Failf("after a second app/rollback app/list shows %s at %s (packageHash %s); the release before the update, %s (%s), has none before it to go back to",
+					a, again.Version, again.PackageHash, first.Version, first.PackageHash)
+			}
+		})
+
+		// The same check as at install, after the transition: the catalogs
+		// hold the newer release's objects, not the first install's.
+		It("registers the newer release's objects into the host's catalogs at update", tc.Req("UPDATE-REGISTERS", levels.EveryTransition), func() {
+			a := tc.installProbe(tc.DefaultConfigure())
+			dir := tc.newerProbe()
+			AddEntry(dir, "extra")
+			tc.Precondition("app/update of "+a+" to a newer release with an entry extra", func() {
+				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.failCall(protocol.MethodUpdate, err)
+				}
+			})
+			tc.expectRegistered(a, dir, "app/update")
 		})
 
 		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {

@@ -118,24 +118,8 @@ func describeInstall(tc *TestContext) {
 
 		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
-			want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
 			app := tc.Install(dir, tc.ReleaseOf(dir))
-			row, listed := FindApp(tc.List(), app.AppID)
-			if !listed {
-				tc.Blockedf("app/list does not show %s after its app/install", app.AppID)
-			}
-			if row.Registered == nil {
-				tc.Errorf("app/list gives no registered catalogs for %s, so what install registered cannot be seen (docs/host-control-protocol.md, app/list)", app.AppID)
-			}
-			for _, catalog := range agentpkg.RegisteredCatalogs() {
-				got, wanted := row.Registered[catalog], want[catalog]
-				if missing := without(wanted, got); len(missing) > 0 {
-					tc.Failf("install did not register %s %v of %s into the host's catalog (registered: %v)", catalog, missing, app.AppID, got)
-				}
-				if extra := without(got, wanted); len(extra) > 0 {
-					tc.Failf("install registered %s %v for %s, which its projection does not hold", catalog, extra, app.AppID)
-				}
-			}
+			tc.expectRegistered(app.AppID, dir, "install")
 		})
 
 		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA", levels.EveryTransition), func() {
@@ -266,4 +250,30 @@ func (tc *TestContext) expectNeverInstalled(fixture, dir string, spoil func(dir 
 			planted.What, he.Code, he.Message, codes)
 	}
 	tc.ExpectRefused(r, planted)
+}
+
+// expectRegistered checks that app/list's registered catalogs of appID are
+// what the projection of the package in dir holds, both ways (spec 000,
+// Runtime contract: "register entries, UI, storage, services, skills,
+// knowledge, tools, artifacts, evals, and permissions into host
+// catalogs"); what names the step that registered them.
+func (tc *TestContext) expectRegistered(appID, dir, what string) {
+	GinkgoHelper()
+	want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
+	row, listed := FindApp(tc.List(), appID)
+	if !listed {
+		tc.Blockedf("app/list does not show %s after its %s", appID, what)
+	}
+	if row.Registered == nil {
+		tc.Errorf("app/list gives no registered catalogs for %s, so what %s registered cannot be seen (docs/host-control-protocol.md, app/list)", appID, what)
+	}
+	for _, catalog := range agentpkg.RegisteredCatalogs() {
+		got, wanted := row.Registered[catalog], want[catalog]
+		if missing := without(wanted, got); len(missing) > 0 {
+			tc.Failf("%s did not register %s %v of %s into the host's catalog (registered: %v)", what, catalog, missing, appID, got)
+		}
+		if extra := without(got, wanted); len(extra) > 0 {
+			tc.Failf("after %s, %s registered %v for %s, which the projection of its release does not hold", what, catalog, extra, appID)
+		}
+	}
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
+// integrityEntry is the entry of full-app whose readiness the spec reads
+// besides the app's: it needs only lime.ui, which every host offers.
+const integrityEntry = "dashboard"
+
 // installedChange is one way the spec changes an installed package: plant
 // changes the file rel in the host's folder and returns how to put back
 // its original bytes.
@@ -46,6 +50,13 @@ func describeInstalledIntegrity(tc *TestContext) {
 					tc.Failf("readiness of %s is %s but names neither %s, which the spec changed, nor the packageHash mismatch: %s",
 						app.AppID, r.Status, change.rel, raw)
 				}
+				// The other entry point: an entry's readiness, which gates
+				// app/launch and the bridge's capability calls, hashes the
+				// same folder.
+				if e, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app.AppID, Entry: integrityEntry}); !slices.Contains(notReady(), e.Status) {
+					tc.Failf("readiness of entry %s of %s is %q with %s in its installed package (%s); the app's own readiness is %s: %s",
+						integrityEntry, app.AppID, e.Status, change.what, installed, r.Status, raw)
+				}
 				tc.Precondition("the harness restores "+change.rel+" to its bytes at install", restore)
 				// A host that latches the failure never hashed the files again.
 				if again, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app.AppID}); again.Status != protocol.StatusReady {
@@ -55,11 +66,11 @@ func describeInstalledIntegrity(tc *TestContext) {
 			},
 			// The files changed are full-app's worker, UI and storage
 			// packages, the parts the clause names.
-			Entry("a file edited at the same size", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
+			Entry("a file edited at the same size", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint),
 				installedChange{what: "dist/worker/worker.js edited at the same size", rel: "dist/worker/worker.js", plant: editInstalled}),
-			Entry("a file added", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
+			Entry("a file added", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint),
 				installedChange{what: "dist/ui/planted.js added", rel: "dist/ui/planted.js", plant: addInstalled}),
-			Entry("a file removed", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads),
+			Entry("a file removed", tc.Req("READY-INSTALLED-HASH", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint),
 				installedChange{what: "storage/schema.json removed", rel: "storage/schema.json", plant: removeInstalled}),
 		)
 	})

@@ -194,7 +194,7 @@ func describePlatform(tc *TestContext) {
 			}
 		})
 
-		It("names the newer release the registry offers, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK"), func() {
+		It("names the newer release the registry offers, not one it withdrew, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK", levels.ChangeBetweenReads), func() {
 			if tc.registry == nil {
 				tc.Blockedf("no registry is running (dry run)")
 			}
@@ -211,6 +211,16 @@ func describePlatform(tc *TestContext) {
 			m := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
 			if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, `"1.1.0"`) {
 				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, describeAnswer(m, true))
+			}
+			// A newer release enabled and then withdrawn is no update: the
+			// same check again names 1.1.0, not 1.2.0.
+			withdrawn := tc.Fixture(platformFixture)
+			SetField(withdrawn, "version", "1.2.0")
+			wrel := tc.publish(withdrawn)
+			tc.registry.EnableVersion(TenantID, wrel.AppID, wrel.Version)
+			tc.registry.Withdraw(wrel.AppID, wrel.Version)
+			if again := tc.platformCall(app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && containsText(again.Payload, `"1.2.0"`) {
+				tc.Failf("lime.appUpdates check of %s offers 1.2.0, a release the registry withdrew: %s", app, again.Payload)
 			}
 			tc.registry.SetMode(registry.Down)
 			DeferCleanup(func() { tc.registry.SetMode(registry.Answer) })

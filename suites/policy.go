@@ -67,7 +67,7 @@ func describePolicy(tc *TestContext) {
 			tc.expectEntriesByAppID(dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
-		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads), func() {
+		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads, levels.RepresentationLimit, levels.ConfusableIdentity), func() {
 			dir := tc.Fixture("minimal-app")
 			WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
 				"  - {key: files_rw, scope: filesystem, access: read-write, required: true, reason: Reads the workspace}\n"+
@@ -82,6 +82,14 @@ func describePolicy(tc *TestContext) {
 			Expect(r.Status).To(BeElementOf(notReady()), "status without the required permission files_rw: %s", raw)
 			if !namesFailingCheck(r, "files_rw") {
 				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
+			}
+			// Grants stated for another app only: this app is not named, so
+			// it has none (not "grants unstated"), whoever's name its own
+			// begins.
+			tc.Configure(tc.withGrants("minimal-app-b", "files_rw", "net_fetch"))
+			r, raw = tc.Readiness(dir, "")
+			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "files_rw") {
+				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none): %s", r.Status, raw)
 			}
 		})
 	})

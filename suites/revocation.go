@@ -67,6 +67,27 @@ func describeRevocation(tc *TestContext) {
 			tc.ExpectRefused(r, revokedPlanted)
 		})
 
+		// A cached answer is about one package: another package whose
+		// app.signature.yaml names the same checkUrl is asked about in its
+		// own right, so one never passes on the other's "not revoked".
+		It("keeps a cached answer to its own package: another package at the same checkUrl is asked about", tc.Req("VERIFY-REVOCATION-CACHE", levels.ConfusableIdentity), func() {
+			const cacheSeconds = 600
+			dir, rel := tc.revocablePackage(cacheSeconds)
+			tc.ExpectVerifies(dir, rel)
+			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
+			}
+			other, _ := tc.revocablePackage(cacheSeconds)
+			AppendFile(other, tamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
+			otherRel := tc.ReleaseOf(other)
+			tc.revocation.Revoke(otherRel.PackageHash, "revoked before its first check")
+			r := tc.VerifyRefusal(other, otherRel)
+			if len(tc.revocation.Requests(otherRel.PackageHash)) == 0 {
+				tc.Failf("package/verify of a second package at the same revocation checkUrl (packageHash %s) never asked about it: the answer cached for %s stood in for it", otherRel.PackageHash, rel.PackageHash)
+			}
+			tc.ExpectRefused(r, revokedPlanted)
+		})
+
 		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, rel := tc.revocablePackage(0)
 			tc.ExpectVerifies(dir, rel)

@@ -112,10 +112,16 @@ func (tc *TestContext) workflowCall(app, method string, args map[string]any) hos
 // spec blocked, since nothing was run to judge.
 func (tc *TestContext) startRun(app, key string) string {
 	GinkgoHelper()
+	return tc.startRunKeyed(app, key, nonce("run"))
+}
+
+// startRunKeyed starts a run of workflow key with the idempotency key idem.
+func (tc *TestContext) startRunKeyed(app, key, idem string) string {
+	GinkgoHelper()
 	var v runView
 	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
 		m := tc.workflowCall(app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": nonce("topic")},
-			"idempotencyKey": nonce("run")})
+			"idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
 			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, describeAnswer(m, true))
 		}
@@ -405,6 +411,19 @@ func describeWorkflows(tc *TestContext) {
 					})
 				} else {
 					tc.expectRunAt(app, run, "waiting", "review")
+					// Interrupted at the review, the run takes no decision
+					// until it is resumed.
+					if m := tc.decide(app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+						tc.Failf("lime.workflow interrupt of a run at review got %s", describeAnswer(m, true))
+					}
+					tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
+					if v := tc.settleRun(app, run); v.Status != "interrupted" || v.times("hold") > 0 {
+						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
+					}
+					if m := tc.decide(app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+						tc.Failf("lime.workflow resume of the run interrupted at review got %s", describeAnswer(m, true))
+					}
+					tc.expectRunAt(app, run, "waiting", "review")
 					tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
 					tc.expectRunAt(app, run, "waiting", "hold")
 				}
@@ -600,8 +619,15 @@ func describeWorkflows(tc *TestContext) {
 				dir := tc.FixtureAs(workflowFixture, other)
 				SetField(dir, "name", other)
 				tc.Install(dir, tc.ReleaseOf(dir))
-				run := tc.startRun(app, reviewFlow)
+				idem := nonce("run")
+				run := tc.startRunKeyed(app, reviewFlow, idem)
 				tc.expectRunAt(app, run, "waiting", "review")
+				// The same idempotency key from another app names another
+				// request: it starts a run of its own, never hands over this one.
+				if m := tc.workflowCall(other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": nonce("topic")},
+					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, run) {
+					tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
+				}
 				var own string
 				tc.Precondition(other+" reads a run of its own", func() {
 					own = tc.startRun(other, retryFlow)
