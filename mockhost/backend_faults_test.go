@@ -220,19 +220,7 @@ func backendProbes() map[string]probe {
 		},
 		"backend-stderr-discarded": func(t *testing.T, x *harness) string {
 			launched(x, backendApp(t, ""))
-			if err := x.call(protocol.MethodBackend, protocol.BackendParams{AppID: "tiny-app", Service: "probe", Method: "probe/log",
-				Params: json.RawMessage(`{"text": "a line for the log"}`)}, nil); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(2 * time.Second)
-			for {
-				var o protocol.ObserveResult
-				x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
-				if (len(o.Backends) > 0 && o.Backends[0].Log != "") || time.Now().After(deadline) {
-					return fmt.Sprintf("%+v", o.Backends)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			return fmt.Sprintf("%+v", loggedLine(t, x, "a line for the log"))
 		},
 		"backend-may-listen": func(t *testing.T, x *harness) string {
 			launched(x, backendApp(t, ""))
@@ -348,5 +336,24 @@ func TestBackendLifecycle(t *testing.T) {
 	}
 	if !processGone(fourth.PID) {
 		t.Errorf("backend %d outlived the host's close", fourth.PID)
+	}
+}
+
+// loggedLine has tiny-app's probe service write text to its stderr and
+// returns host/observe's backends once a log shows, or after 2 s.
+func loggedLine(t *testing.T, x *harness, text string) []protocol.BackendState {
+	t.Helper()
+	if err := x.call(protocol.MethodBackend, protocol.BackendParams{AppID: "tiny-app", Service: "probe", Method: "probe/log",
+		Params: json.RawMessage(`{"text": "` + text + `"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		var o protocol.ObserveResult
+		x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+		if (len(o.Backends) > 0 && o.Backends[0].Log != "") || time.Now().After(deadline) {
+			return o.Backends
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

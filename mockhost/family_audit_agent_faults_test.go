@@ -91,19 +91,8 @@ func agentAuditProbes() map[string]probe {
 			x.must(protocol.MethodDisable, protocol.AppIDParams{AppID: "tiny-app"}, nil)
 			x.must(protocol.MethodEnable, protocol.AppIDParams{AppID: "tiny-app"}, nil)
 			x.must(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, nil)
-			if err := x.call(protocol.MethodBackend, protocol.BackendParams{AppID: "tiny-app", Service: "probe", Method: "probe/log",
-				Params: json.RawMessage(`{"text": "a line after the relaunch"}`)}, nil); err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(2 * time.Second)
-			for {
-				var o protocol.ObserveResult
-				x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
-				if (len(o.Backends) > 0 && o.Backends[0].Log != "") || time.Now().After(deadline) {
-					return fmt.Sprint(len(o.Backends) > 0 && strings.Contains(o.Backends[0].Log, "a line after the relaunch"))
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			b := loggedLine(t, x, "a line after the relaunch")
+			return fmt.Sprint(len(b) > 0 && strings.Contains(b[0].Log, "a line after the relaunch"))
 		},
 	}
 }

@@ -22,7 +22,7 @@ func familyAuditFaults() []Fault {
 // the faults it names.
 func withAuditCollateral(fs []Fault) []Fault {
 	for _, more := range []map[string][]string{catalogAuditCollateral(), installAuditCollateral(),
-		readinessAuditCollateral(), dataAuditCollateral(), surfaceAuditCollateral(), agentAuditCollateral()} {
+		readinessAuditCollateral(), dataAuditCollateral(), surfaceAuditCollateral(), agentAuditCollateral(), heldOutBCollateral()} {
 		for i := range fs {
 			fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
 		}

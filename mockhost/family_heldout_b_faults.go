@@ -2,10 +2,18 @@ package mockhost
 
 // heldOutBFaults are the survivors of the held-out batch 2026-11-26b
 // (mockhost/heldout/2026-11-26b), turned into faults once the specs of
-// their families were fixed: a cache keyed by less than what it answers
-// for (family 4), the same check after an update or a second rollback
-// (family 5), every entry point of the installed copy's hash (family 2),
-// and stated grants that leave an app out (family 6).
+// their families were fixed (its RESULTS.md lists which spec row judges
+// each): a second subject for a rule that held for the first, whether a
+// second package, app, rollback, route, blocker or transition.
+// heldOutBCollateral lists, per existing fault, the requirements the specs
+// fixed for this batch show it breaking too: a host refusing for unrelated
+// findings leaves the update of UPDATE-REGISTERS nothing to judge.
+func heldOutBCollateral() map[string][]string {
+	return map[string][]string{
+		"refuse-unrelated-finding": {"UPDATE-REGISTERS"},
+	}
+}
+
 func heldOutBFaults() []Fault {
 	return []Fault{
 		{Name: "revocation-cache-by-url", Breaks: []string{"VERIFY-REVOCATION-CACHE"},

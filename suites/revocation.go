@@ -72,7 +72,11 @@ func describeRevocation(tc *TestContext) {
 		// own right, so one never passes on the other's "not revoked".
 		It("keeps a cached answer to its own package: another package at the same checkUrl is asked about", tc.Req("VERIFY-REVOCATION-CACHE", levels.ConfusableIdentity), func() {
 			const cacheSeconds = 600
-			dir, rel := tc.revocablePackage(cacheSeconds)
+			// Both packages are this spec's own (no other spec revoked
+			// either), so nothing a host kept from an earlier spec answers.
+			dir, _ := tc.revocablePackage(cacheSeconds)
+			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
+			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
