@@ -2,8 +2,6 @@ package suites
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -39,28 +37,6 @@ func (tc *TestContext) goldenTranscript(name string) *golden.Golden {
 	return g
 }
 
-// withAppServer adds the harness's App Server to p, reached over its
-// loopback socket.
-func (tc *TestContext) withAppServer(p protocol.ConfigureParams) protocol.ConfigureParams {
-	return tc.withAppServerOver(p, protocol.AppServerSocket)
-}
-
-// withAppServerOver adds the harness's App Server to p, reached over
-// transport: its socket, or as a sidecar the host spawns (the relay).
-func (tc *TestContext) withAppServerOver(p protocol.ConfigureParams, transport string) protocol.ConfigureParams {
-	GinkgoHelper()
-	switch transport {
-	case protocol.AppServerStdio:
-		if len(tc.Config.Relay) == 0 {
-			tc.Blockedf("this run has no relay command to give the host as its App Server sidecar")
-		}
-		p.AppServer = &protocol.AppServerConfig{Transport: transport, Command: append(append([]string(nil), tc.Config.Relay...), tc.appServer.Addr())}
-	default:
-		p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: tc.appServer.Addr()}
-	}
-	return p
-}
-
 // agentTask is what the app asked lime.agent startTask for and what it
 // was answered.
 type agentTask struct {
@@ -68,13 +44,6 @@ type agentTask struct {
 	answer                hostbridge.Message
 	answered              bool
 	TaskID, SessionID     string
-}
-
-// nonce is a fresh value for one spec's inputs and keys.
-func nonce(prefix string) string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return prefix + "-" + hex.EncodeToString(b)
 }
 
 // startTask asks lime.agent startTask from the app's frame.
@@ -127,17 +96,6 @@ func taskEvents(r *ProbeResult) []hostbridge.TaskEvent {
 		var e hostbridge.TaskEvent
 		_ = json.Unmarshal(m.Payload, &e)
 		out = append(out, e)
-	}
-	return out
-}
-
-// fromHost lists what the host sent the App Server with method, in order.
-func fromHost(msgs []appserver.Message, method string) []appserver.Message {
-	var out []appserver.Message
-	for _, m := range msgs {
-		if m.Dir == appserver.FromHost && m.Method == method {
-			out = append(out, m)
-		}
 	}
 	return out
 }
@@ -196,9 +154,6 @@ func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
 	}
 	return extra
 }
-
-// containsText reports whether raw holds s anywhere.
-func containsText(raw json.RawMessage, s string) bool { return strings.Contains(string(raw), s) }
 
 // describeAgent checks the App Server bridge: the app's lime.agent calls
 // carried into App Server JSON-RPC and the facts projected back (spec 000
@@ -834,33 +789,6 @@ func describeAgent(tc *TestContext) {
 			}
 		})
 	})
-}
-
-// invokeAsApp calls app/invoke and decodes the bridge message it answers
-// with. A host without app/invoke (-32601), or one that refuses to mount
-// the entry, leaves the spec blocked: nothing was asked of the App Server.
-func (tc *TestContext) invokeAsApp(p protocol.InvokeParams) hostbridge.Message {
-	GinkgoHelper()
-	var r protocol.InvokeResult
-	err := tc.Call(protocol.MethodInvoke, p, &r)
-	if code, isErr := tc.HostErrorCode(protocol.MethodInvoke, err); isErr {
-		if code == protocol.CodeMethodNotFound {
-			tc.Blockedf("the host does not implement app/invoke (-32601), so no call can be made as the app without a browser")
-		}
-		tc.Blockedf("app/invoke of %s %s as %s/%s was refused: %v", p.Capability, p.Method, p.AppID, p.EntryKey, err)
-	}
-	return tc.invokeAnswer(p, r)
-}
-
-// invokeAnswer is the bridge message app/invoke answered p with; an
-// answer that is not one is an error of the spec.
-func (tc *TestContext) invokeAnswer(p protocol.InvokeParams, r protocol.InvokeResult) hostbridge.Message {
-	GinkgoHelper()
-	var m hostbridge.Message
-	if json.Unmarshal(r.Answer, &m) != nil || m.RequestID != p.RequestID {
-		tc.Errorf("app/invoke answered %s, not the bridge message for request %s", r.Answer, p.RequestID)
-	}
-	return m
 }
 
 // expectTaskMapped judges what the app's startTask became on the App

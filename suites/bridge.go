@@ -15,40 +15,13 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// browserRetry runs a browser spec that did not pass once more at once: a
-// spec that then passes is reported flaky, never passed (a flake is seen,
-// not hidden). Config.BrowserAttempts 1 turns the second attempt off.
-func (tc *TestContext) browserRetry() FlakeAttempts {
-	if tc.Config.BrowserAttempts > 0 {
-		return FlakeAttempts(tc.Config.BrowserAttempts)
-	}
-	return FlakeAttempts(2)
-}
-
 // snapshotQuietMs is the spell in which the app asks for nothing, to learn
 // whether the host pushes snapshots unasked.
 const snapshotQuietMs = 1200
 
-// probeFixture is the app whose UI is the harness's probe.
-const probeFixture = "bridge-probe"
-
 // probeDeclared lists every capability bridge-probe declares (requires and
 // entries); lime.billing is declared nowhere.
 var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "lime.secrets", "lime.evidence", "lime.agent", "lime.artifacts"}
-
-// installProbe configures the host with p and installs bridge-probe.
-func (tc *TestContext) installProbe(p protocol.ConfigureParams) string {
-	GinkgoHelper()
-	tc.Configure(p)
-	dir := tc.Fixture(probeFixture)
-	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
-}
-
-// probeSurface installs bridge-probe under p and opens its main entry.
-func (tc *TestContext) probeSurface(p protocol.ConfigureParams) *Surface {
-	GinkgoHelper()
-	return tc.Launch(tc.installProbe(p), "main")
-}
 
 // expectExecutes is the positive control of a spec that judges a refusal:
 // on the same surface, a declared call the host can run is answered with
@@ -78,22 +51,6 @@ func (s *Surface) expectStored(key string) {
 	})
 }
 
-// storedValue reads lime.storage get's answer: the value, or "" for none.
-func storedValue(r *ProbeResult, requestID string) (string, bool) {
-	m, ok := r.Answer(requestID)
-	if !ok || m.Type != hostbridge.TypeResponse {
-		return "", false
-	}
-	var p struct {
-		Value any `json:"value"`
-	}
-	_ = json.Unmarshal(m.Payload, &p)
-	if p.Value == nil {
-		return "", true
-	}
-	return fmt.Sprint(p.Value), true
-}
-
 // expectNotStored judges a spoofed write of key: the app's storage does not
 // hold it and the host's record shows requestID not executed.
 func (s *Surface) expectNotStored(key, requestID, how string) {
@@ -109,14 +66,6 @@ func (s *Surface) expectNotStored(key, requestID, how string) {
 	if executed(s.tc.Observe(s.AppID), requestID) {
 		s.tc.Failf("%s was executed: host/observe records request %s as allowed", how, requestID)
 	}
-}
-
-func describeAnswer(m hostbridge.Message, ok bool) string {
-	if !ok {
-		return "no answer within " + fmt.Sprint(answerTimeout) + " ms"
-	}
-	b, _ := json.Marshal(m)
-	return string(b)
 }
 
 // describeBridge checks Host Bridge v1 in a real browser against the probe

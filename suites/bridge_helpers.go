@@ -198,15 +198,6 @@ func fieldText(found map[string]any, name string) string {
 	return s
 }
 
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
 func orNothing(ss []string) string {
 	if len(ss) == 0 {
 		return "nothing"

@@ -111,21 +111,6 @@ func describeContainment(tc *TestContext) {
 	})
 }
 
-// plantEscapingLink links assets/leak.txt to a canary file outside the package.
-func plantEscapingLink(tc *TestContext, dir string) (string, string) {
-	GinkgoHelper()
-	outside := filepath.Join(filepath.Dir(dir), "outside-secret.txt")
-	secret := "outside-content-" + tc.Config.Canaries.OtherSecret
-	if err := os.WriteFile(outside, []byte(secret), 0o644); err != nil {
-		errorf("the harness could not write the file outside the package: %v", err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
-		errorf("the harness could not make assets/ in the package: %v", err)
-	}
-	mustSymlink(outside, filepath.Join(dir, "assets", "leak.txt"))
-	return "assets/leak.txt", secret
-}
-
 // plantOutside writes what a reference that climbs out of the package at
 // dir points to (a file, or a folder's files, one level up: the spec's own
 // scratch folder) with a fresh value, and returns the value.
@@ -171,25 +156,6 @@ func (tc *TestContext) expectNotFollowed(dir, secret string, r Refusal) {
 			tc.Failf("%s of the package carries the content of the file outside it that its reference points to: the reference was followed", method)
 		}
 	}
-}
-
-// mustSymlink plants a link; a link the harness cannot make is its own
-// trouble (error), never the host's.
-func mustSymlink(target, link string) {
-	GinkgoHelper()
-	if err := os.Symlink(target, link); err != nil {
-		errorf("the harness could not plant the link %s: %v", filepath.Base(link), err)
-	}
-}
-
-func rewriteAppMD(dir string, edit func([]byte) []byte) {
-	GinkgoHelper()
-	p := filepath.Join(dir, "APP.md")
-	md, err := os.ReadFile(p)
-	if err != nil {
-		errorf("the harness could not read the APP.md it edits: %v", err)
-	}
-	WriteFile(dir, "APP.md", edit(md))
 }
 
 // expectOutsideNotHashed fails when the host's verdict carries the package

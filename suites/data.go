@@ -18,19 +18,6 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// neighbourProbe is the folder and name of the second probe app: the same
-// package as bridge-probe under another name, so the two share every key
-// name the specs use.
-const neighbourProbe = "bridge-probe-b"
-
-// installNeighbour installs the probe app a second time as neighbourProbe.
-func (tc *TestContext) installNeighbour() string {
-	GinkgoHelper()
-	dir := tc.FixtureAs(probeFixture, neighbourProbe)
-	SetField(dir, "name", neighbourProbe)
-	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
-}
-
 // store sets key to value through the app's own lime.storage and reads it
 // back: the positive control of every data spec.
 func (s *Surface) store(key, value string) {
@@ -106,9 +93,6 @@ func (tc *TestContext) newerProbe() string {
 	return dir
 }
 
-// newerProbeVersion is the version of newerProbe's package.
-const newerProbeVersion = "1.1.0"
-
 // AddEntry appends a page entry key (route /key, needing only lime.ui) to
 // the entries of the package in dir; entries is the last frontmatter block
 // of the probe app.
@@ -119,44 +103,11 @@ func AddEntry(dir, key string) {
 	})
 }
 
-// tryUpdate asks the host to update appID to the package in dir.
-func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
-	GinkgoHelper()
-	tc.requireMethod(protocol.MethodUpdate)
-	var res protocol.UpdateResult
-	err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: rel,
-		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, &res)
-	return res, err
-}
-
 // updated updates appID to the newer probe release: a precondition, judged
 // by app/list showing the newer version.
 func (tc *TestContext) updated(appID string) {
 	GinkgoHelper()
 	tc.updatedFixture(appID, probeFixture)
-}
-
-// updatedFixture updates appID to the fixture's package at
-// newerProbeVersion: a precondition, judged by app/list showing it.
-func (tc *TestContext) updatedFixture(appID, fixture string) {
-	GinkgoHelper()
-	tc.updatedDir(appID, func() string { return tc.Fixture(fixture) })
-}
-
-// updatedDir updates appID to the package folder made by dir, at
-// newerProbeVersion: a precondition, judged by app/list showing it.
-func (tc *TestContext) updatedDir(appID string, pkg func() string) {
-	GinkgoHelper()
-	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
-		dir := pkg()
-		SetField(dir, "version", newerProbeVersion)
-		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
-			tc.failCall(protocol.MethodUpdate, err)
-		}
-		if row, _ := tc.ListedApp(appID); row.Version != newerProbeVersion {
-			tc.Failf("app/list shows %s at version %q after app/update", appID, row.Version)
-		}
-	})
 }
 
 // probeAndNeighbour installs the probe app and its neighbour (whose id
@@ -226,16 +177,6 @@ func (s *Surface) recordEvidence(requestID string) {
 			s.tc.Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
 		}
 	})
-}
-
-// evidenceOf is the evidence host/observe gives for appID, by request id.
-func (tc *TestContext) evidenceOf(appID string) map[string]protocol.EvidenceRecord {
-	GinkgoHelper()
-	out := map[string]protocol.EvidenceRecord{}
-	for _, e := range tc.Observe(appID).Evidence {
-		out[e.RequestID] = e
-	}
-	return out
 }
 
 // exportThenDelete uninstalls appID with export then delete into a fresh

@@ -210,17 +210,6 @@ func (tc *TestContext) TryInstallConsent(dir string, rel *protocol.Release, cons
 	return res.App, err
 }
 
-// without lists the members of a that b lacks.
-func without(a, b []string) []string {
-	var out []string
-	for _, x := range a {
-		if !slices.Contains(b, x) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // expectNeverInstalled is INSTALL-VERIFY-FIRST's judgement of one planted
 // failure: the package in dir (fixture's copy) installs untouched, then,
 // spoiled (and published spoiled when rehash), is refused with one of
@@ -250,30 +239,4 @@ func (tc *TestContext) expectNeverInstalled(fixture, dir string, spoil func(dir 
 			planted.What, he.Code, he.Message, codes)
 	}
 	tc.ExpectRefused(r, planted)
-}
-
-// expectRegistered checks that app/list's registered catalogs of appID are
-// what the projection of the package in dir holds, both ways (spec 000,
-// Runtime contract: "register entries, UI, storage, services, skills,
-// knowledge, tools, artifacts, evals, and permissions into host
-// catalogs"); what names the step that registered them.
-func (tc *TestContext) expectRegistered(appID, dir, what string) {
-	GinkgoHelper()
-	want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
-	row, listed := FindApp(tc.List(), appID)
-	if !listed {
-		tc.Blockedf("app/list does not show %s after its %s", appID, what)
-	}
-	if row.Registered == nil {
-		tc.Errorf("app/list gives no registered catalogs for %s, so what %s registered cannot be seen (docs/host-control-protocol.md, app/list)", appID, what)
-	}
-	for _, catalog := range agentpkg.RegisteredCatalogs() {
-		got, wanted := row.Registered[catalog], want[catalog]
-		if missing := without(wanted, got); len(missing) > 0 {
-			tc.Failf("%s did not register %s %v of %s into the host's catalog (registered: %v)", what, catalog, missing, appID, got)
-		}
-		if extra := without(got, wanted); len(extra) > 0 {
-			tc.Failf("after %s, %s registered %v for %s, which the projection of its release does not hold", what, catalog, extra, appID)
-		}
-	}
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// migrationFixture is the app with its own storage namespace and two
-// migrations, 001_notes.sql and 002_note_tags.sql.
-const migrationFixture = "migration-app"
-
 // reachFile is the migration the data boundary specs plant: it first makes
 // reachTable, then, in its hostile form, reaches outside the app's database.
 const (
@@ -25,72 +21,6 @@ const (
 	reachName  = "003_reach"
 	reachTable = "reach_marker"
 )
-
-// migrationApp is a fresh copy of the migration fixture named name, with
-// extra migration files (by file name) added.
-func (tc *TestContext) migrationApp(name string, extra map[string]string) string {
-	GinkgoHelper()
-	dir := tc.FixtureAs(migrationFixture, name)
-	SetField(dir, "name", name)
-	for file, sql := range extra {
-		WriteFile(dir, "storage/migrations/"+file, []byte(sql))
-	}
-	return dir
-}
-
-// installMigrating installs the package in dir with the user's consent,
-// with or without approving its storage migrations, as a precondition.
-func (tc *TestContext) installMigrating(dir string, approve bool) string {
-	GinkgoHelper()
-	var app protocol.InstalledApp
-	tc.Precondition("the package "+filepath.Base(dir)+" installs", func() {
-		var res protocol.InstallResult
-		err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: tc.ReleaseOf(dir),
-			Consent: protocol.Consent{Granted: true, By: "user", Migrations: approve}}, &res)
-		tc.resources.TrackApp(res.App.AppID)
-		if err != nil {
-			tc.failCall(protocol.MethodInstall, err)
-		}
-		app = res.App
-	})
-	return app.AppID
-}
-
-// migrate asks the host to apply appID's pending migrations, with the
-// user's approval or without it.
-func (tc *TestContext) migrate(appID string, granted bool) (protocol.MigrateResult, error) {
-	GinkgoHelper()
-	tc.requireMethod(protocol.MethodMigrate)
-	c := protocol.Consent{Granted: granted}
-	if granted {
-		c.By = "user"
-	}
-	var res protocol.MigrateResult
-	err := tc.Call(protocol.MethodMigrate, protocol.MigrateParams{AppID: appID, Consent: c}, &res)
-	return res, err
-}
-
-// migrated applies appID's migrations with the user's approval, as a
-// precondition.
-func (tc *TestContext) migrated(appID string) {
-	GinkgoHelper()
-	tc.Precondition("app/migrate with the user's approval applies the migrations of "+appID, func() {
-		if _, err := tc.migrate(appID, true); err != nil {
-			tc.failCall(protocol.MethodMigrate, err)
-		}
-	})
-}
-
-// readyWithMigrations is the positive control of the readiness specs: the
-// app installed with its migrations approved is ready (a host may want
-// app/migrate even after an approving install).
-func (tc *TestContext) readyWithMigrations(appID string) {
-	GinkgoHelper()
-	if r := tc.AppReadiness(appID); r.Status != protocol.StatusReady {
-		tc.migrated(appID)
-	}
-	tc.ExpectAppReady(appID)
-}
 
 // updateWithoutApproving updates appID to the package in dir (a newer
 // release) without approving its new migrations, as a precondition.

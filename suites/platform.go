@@ -401,17 +401,6 @@ func (tc *TestContext) expectHoldsPlanted(app string, planted map[string]string)
 	})
 }
 
-// isLaunchable reports whether a readiness status lets the entry launch
-// (any status the standard does not call not-ready).
-func isLaunchable(status string) bool {
-	for _, s := range notReady() {
-		if status == s {
-			return false
-		}
-	}
-	return status != "" && status != protocol.StatusDisabled && status != protocol.StatusUnknown
-}
-
 // namesBilling reports whether a not-ready answer names billing as a cause:
 // in a failing check (an error or a blocking one; an info check that says
 // billing is available is no cause), a blocker or a setup action.

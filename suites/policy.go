@@ -145,13 +145,6 @@ func (tc *TestContext) withAvailable(kind string, keys ...string) protocol.Confi
 	return c
 }
 
-// withPolicy is the default configuration under a tenant policy.
-func (tc *TestContext) withPolicy(p protocol.Policy) protocol.ConfigureParams {
-	c := tc.DefaultConfigure()
-	c.Policy = &p
-	return c
-}
-
 // withGrants is the default configuration with app granted exactly keys.
 func (tc *TestContext) withGrants(app string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
@@ -132,27 +129,4 @@ func expectProvenance(where string, got any, want map[string]any) {
 func mapOf(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
-}
-
-// truncate cuts s to about n bytes on a rune boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + fmt.Sprintf("\n… (%d more bytes)", len(s)-n)
-}
-
-// editSameSize changes one byte of a package file, keeping its size.
-func editSameSize(dir, rel string) {
-	GinkgoHelper()
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	b, err := os.ReadFile(p)
-	if err != nil || len(b) == 0 {
-		errorf("fixture sanity: %s cannot be edited (%v)", rel, err)
-	}
-	b[len(b)/2] ^= 0x01
-	WriteFile(dir, rel, b)
 }

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -10,25 +9,14 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
 )
-
-// notReady lists the statuses that keep launch blocked (spec 000 Readiness
-// self-check model: required -> needs-setup or blocked; `failed` is the
-// pre-0.5 spelling of blocked, see docs/decisions.md).
-func notReady() []string {
-	return []string{protocol.StatusNeedsSetup, protocol.StatusBlocked, protocol.StatusFailed}
-}
 
 // blockedStatuses are blocked and failed, its pre-0.5 spelling: where a
 // clause names blocked (end of life, an incompatible host version), a host
 // writing the older vocabulary says failed.
 func blockedStatuses() []string { return []string{protocol.StatusBlocked, protocol.StatusFailed} }
-
-// launchable lists the statuses that let launch go ahead.
-func launchable() []string { return []string{protocol.StatusReady, protocol.StatusReadyDegraded} }
 
 // describeReadiness checks the readiness model (spec 000 Readiness and
 // Readiness self-check model; spec 002 Readiness state rules).
@@ -213,53 +201,6 @@ func (tc *TestContext) expectEntriesByAppID(dir string, p protocol.ConfigurePara
 	}
 }
 
-func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigureParams {
-	p := tc.DefaultConfigure()
-	p.Capabilities = map[string]protocol.Capability{name: {Version: "0.10.0", Enabled: false}}
-	return p
-}
-
-// offeredEnabled is the set of capabilities the host's hello offers
-// enabled.
-func (tc *TestContext) offeredEnabled() map[string]bool {
-	out := map[string]bool{}
-	for name, c := range tc.Host().Hello().Capabilities {
-		if c.Enabled {
-			out[name] = true
-		}
-	}
-	return out
-}
-
-// fitToProfile keeps a positive control within what the host offers: a
-// package requiring a capability the host's hello does not offer enabled
-// (full-app's lime.agent on a Desktop P0 host with no agent runtime) is
-// copied with that capability taken out of every place it is required
-// (requires.capabilities, the capabilities list, each entry's
-// requiredCapabilities, a boundary's host plane), so its checks can all be
-// satisfied. A host offering every one gets dir as it is. The spec judges
-// the status of a package the host can hold, never a capability the level
-// does not require (docs/decisions.md, Positive controls within the
-// host's profile).
-func (tc *TestContext) fitToProfile(dir string) string {
-	GinkgoHelper()
-	offered := tc.offeredEnabled()
-	var missing []string
-	for _, req := range agentpkg.RequiredCapabilities(tc.Oracle(dir).Manifest) {
-		if !offered[req.Name] {
-			missing = append(missing, req.Name)
-		}
-	}
-	if len(missing) == 0 {
-		return dir
-	}
-	sort.Strings(missing)
-	GinkgoWriter.Printf("%s: taking out %s, which the host's hello does not offer enabled\n", filepath.Base(dir), strings.Join(missing, ", "))
-	fitted := tc.CopyPackage(dir)
-	DropCapabilities(fitted, missing...)
-	return fitted
-}
-
 // perEntryFixture is capability-app with its entry chat needing one
 // capability beyond the app's lime.ui, and that capability: lime.agent
 // (the fixture as shipped) when the host offers it enabled, else the first
@@ -289,39 +230,6 @@ func (tc *TestContext) perEntryFixture() (string, string) {
 	}
 	tc.Blockedf("the host's hello offers no capability enabled beyond lime.ui, so no entry can need more than the app does")
 	return "", ""
-}
-
-// namesFailingCheck reports whether a not-ready answer names what the spec
-// planted where a failure is stated: a failing (error-severity, blocking or
-// required) check, a blocker, or a setup action. A name that appears only in
-// passing checks does not count.
-func namesFailingCheck(r protocol.ReadinessResult, name string) bool {
-	has := func(s string) bool { return strings.Contains(s, name) }
-	for _, c := range r.Checks {
-		if (c.Severity == "error" || c.Blocking) && (has(c.Key) || has(c.Message) || has(c.Code)) {
-			return true
-		}
-	}
-	for _, checks := range r.Tiers {
-		for _, c := range checks {
-			if (c.Severity == "error" || c.Blocking) && (has(c.Key) || has(c.Message)) {
-				return true
-			}
-		}
-	}
-	for _, b := range r.Blockers {
-		if has(b) {
-			return true
-		}
-	}
-	for _, e := range r.Entries {
-		for _, b := range e.Blockers {
-			if has(b) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // hasWarning reports whether a readiness answer carries a warning.

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -12,10 +11,6 @@ import (
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/levels"
 )
-
-// OtherTenant is a tenant the harness's registry enables releases for that
-// the host, configured as TenantID, must never see.
-const OtherTenant = "tenant-elsewhere"
 
 // describeRegistry checks what a host takes from its registry (spec 003,
 // Release object, Channels and pins, Distribution flow; spec 001: "registry
@@ -227,44 +222,6 @@ func registryModeName(m registry.Mode) string {
 		return "dropping its connections"
 	}
 	return "down"
-}
-
-// publish archives the package in dir and publishes it in the harness's
-// registry as a release of the app its APP.md names, with the hashes the
-// harness computes and the manifest's requires as its compatibility.
-func (tc *TestContext) publish(dir string) registry.Release {
-	GinkgoHelper()
-	return tc.republish(dir, tc.releaseObject(dir))
-}
-
-// republish serves the package now in dir under the release rel, whatever
-// it hashes to.
-func (tc *TestContext) republish(dir string, rel registry.Release) registry.Release {
-	GinkgoHelper()
-	archive, err := registry.Archive(dir)
-	if err != nil {
-		errorf("%v", err)
-	}
-	return tc.registry.Publish(rel, archive)
-}
-
-// releaseObject is the release object a registry makes of the package in dir.
-func (tc *TestContext) releaseObject(dir string) registry.Release {
-	GinkgoHelper()
-	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
-	if err != nil {
-		errorf("harness could not load %s: %v", dir, err)
-	}
-	name, _ := p.Manifest["name"].(string)
-	version, _ := p.Manifest["version"].(string)
-	mv, _ := p.Manifest["manifestVersion"].(string)
-	rel := registry.Release{AppID: name, Version: version, ManifestVersion: mv, PackageHash: p.PackageHash, ManifestHash: p.ManifestHash}
-	if req, ok := p.Manifest["requires"]; ok {
-		if rel.Compatibility, err = json.Marshal(req); err != nil {
-			errorf("harness could not encode the requires of %s: %v", dir, err)
-		}
-	}
-	return rel
 }
 
 // RegistryList runs registry/list.

@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"encoding/json"
-
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
@@ -60,18 +58,6 @@ func describeScoping(tc *TestContext) {
 			}),
 		)
 	})
-}
-
-// storageCall makes one lime.storage call as the probe app's main entry
-// through app/invoke.
-func (tc *TestContext) storageCall(app, method string, args map[string]any) hostbridge.Message {
-	GinkgoHelper()
-	var raw json.RawMessage
-	if args != nil {
-		raw, _ = json.Marshal(args)
-	}
-	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("storage"),
-		Capability: "lime.storage", Method: method, Args: raw})
 }
 
 // expectStoredAsApp sets key = value as the app and reads it back: the

@@ -11,16 +11,6 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// secretSlotFixture is an app with one required secret slot,
-// provider_api_key, which the default configuration leaves unset.
-const (
-	secretSlotFixture = "secret-required-app"
-	secretSlot        = "provider_api_key"
-	// secretSlotNeighbour is secret-required-app under a name that
-	// begins with its own.
-	secretSlotNeighbour = secretSlotFixture + "-b"
-)
-
 // describeSecretBindings checks that a secret the user bound to an app's
 // slot (app/secret) is app data: an update keeps it (spec 003, What must
 // not be overwritten: "secrets"), an uninstall keeping data keeps it for a
@@ -116,44 +106,4 @@ func describeSecretBindings(tc *TestContext) {
 			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "no-such-app", secretSlot, true),
 		)
 	})
-}
-
-// readyStatus reports whether status lets the app run.
-func readyStatus(status string) bool {
-	return status == protocol.StatusReady || status == protocol.StatusReadyDegraded
-}
-
-// installBoundSecretApp installs secret-required-app under the default
-// configuration (no host-wide provider_api_key), shows it needs setup,
-// binds a canary to its slot with app/secret and shows it ready: the
-// positive control of the binding specs.
-func (tc *TestContext) installBoundSecretApp() string {
-	GinkgoHelper()
-	tc.Configure(tc.DefaultConfigure())
-	return tc.installBoundSecret(tc.Fixture(secretSlotFixture))
-}
-
-// installBoundSecret is installBoundSecretApp for the package in dir (a
-// copy of secret-required-app), under the configuration in force.
-func (tc *TestContext) installBoundSecret(dir string) string {
-	GinkgoHelper()
-	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+secretSlot, func() {
-		if r := tc.AppReadiness(app); readyStatus(r.Status) {
-			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, secretSlot)
-		}
-	})
-	tc.Precondition("app/secret binds "+secretSlot+" to "+app+" and the app is ready", func() {
-		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: secretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
-		if code, isErr := tc.HostErrorCode(protocol.MethodSecret, err); isErr {
-			if code == protocol.CodeMethodNotFound {
-				tc.Blockedf("the host does not implement app/secret (-32601), so no secret can be bound to an app")
-			}
-			tc.Failf("app/secret of %s's %s was refused: %v", app, secretSlot, err)
-		}
-		if r := tc.AppReadiness(app); !readyStatus(r.Status) {
-			tc.Failf("with %s bound, %s is %q", secretSlot, app, r.Status)
-		}
-	})
-	return app
 }

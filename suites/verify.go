@@ -2,9 +2,7 @@ package suites
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -206,36 +204,4 @@ func rangedCapability(profile map[string]protocol.Capability) (string, string) {
 		}
 	}
 	return "", ""
-}
-
-// tamperTarget picks a file other than APP.md to change after hashing, so
-// that only the package hash can catch it.
-func tamperTarget(tc *TestContext, dir string) string {
-	GinkgoHelper()
-	_, files, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
-	if err != nil {
-		// The harness's own hashing: its trouble, never the host's.
-		errorf("the harness could not list the files of %s: %v", filepath.Base(dir), err)
-	}
-	for _, f := range files {
-		if f.Path != "APP.md" && filepath.Ext(f.Path) != "" {
-			return f.Path
-		}
-	}
-	errorf("fixture sanity: %s has no file besides APP.md to tamper with", filepath.Base(dir))
-	return ""
-}
-
-// rewriteSignatureHash makes app.signature.yaml name another manifest hash.
-func rewriteSignatureHash(dir, hash string) {
-	GinkgoHelper()
-	b, err := os.ReadFile(filepath.Join(dir, "app.signature.yaml"))
-	if err != nil {
-		errorf("reading app.signature.yaml: %v", err)
-	}
-	re := regexp.MustCompile(`hash: sha256:[0-9a-f]{64}`)
-	if !re.Match(b) {
-		errorf("fixture sanity: app.signature.yaml names no manifest hash")
-	}
-	WriteFile(dir, "app.signature.yaml", re.ReplaceAll(b, []byte("hash: "+hash)))
 }

@@ -1,0 +1,300 @@
+package suites
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/registry"
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// installNeighbour installs the probe app a second time as neighbourProbe.
+func (tc *TestContext) installNeighbour() string {
+	GinkgoHelper()
+	dir := tc.FixtureAs(probeFixture, neighbourProbe)
+	SetField(dir, "name", neighbourProbe)
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// newerProbeVersion is the version of newerProbe's package.
+const newerProbeVersion = "1.1.0"
+
+// tryUpdate asks the host to update appID to the package in dir.
+func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
+	GinkgoHelper()
+	tc.requireMethod(protocol.MethodUpdate)
+	var res protocol.UpdateResult
+	err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: rel,
+		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, &res)
+	return res, err
+}
+
+// updatedFixture updates appID to the fixture's package at
+// newerProbeVersion: a precondition, judged by app/list showing it.
+func (tc *TestContext) updatedFixture(appID, fixture string) {
+	GinkgoHelper()
+	tc.updatedDir(appID, func() string { return tc.Fixture(fixture) })
+}
+
+// expectRegistered checks that app/list's registered catalogs of appID are
+// what the projection of the package in dir holds, both ways (spec 000,
+// Runtime contract: "register entries, UI, storage, services, skills,
+// knowledge, tools, artifacts, evals, and permissions into host
+// catalogs"); what names the step that registered them.
+func (tc *TestContext) expectRegistered(appID, dir, what string) {
+	GinkgoHelper()
+	want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
+	row, listed := FindApp(tc.List(), appID)
+	if !listed {
+		tc.Blockedf("app/list does not show %s after its %s", appID, what)
+	}
+	if row.Registered == nil {
+		tc.Errorf("app/list gives no registered catalogs for %s, so what %s registered cannot be seen (docs/host-control-protocol.md, app/list)", appID, what)
+	}
+	for _, catalog := range agentpkg.RegisteredCatalogs() {
+		got, wanted := row.Registered[catalog], want[catalog]
+		if missing := without(wanted, got); len(missing) > 0 {
+			tc.Failf("%s did not register %s %v of %s into the host's catalog (registered: %v)", what, catalog, missing, appID, got)
+		}
+		if extra := without(got, wanted); len(extra) > 0 {
+			tc.Failf("after %s, %s registered %v for %s, which the projection of its release does not hold", what, catalog, extra, appID)
+		}
+	}
+}
+
+// migrationApp is a fresh copy of the migration fixture named name, with
+// extra migration files (by file name) added.
+func (tc *TestContext) migrationApp(name string, extra map[string]string) string {
+	GinkgoHelper()
+	dir := tc.FixtureAs(migrationFixture, name)
+	SetField(dir, "name", name)
+	for file, sql := range extra {
+		WriteFile(dir, "storage/migrations/"+file, []byte(sql))
+	}
+	return dir
+}
+
+// installMigrating installs the package in dir with the user's consent,
+// with or without approving its storage migrations, as a precondition.
+func (tc *TestContext) installMigrating(dir string, approve bool) string {
+	GinkgoHelper()
+	var app protocol.InstalledApp
+	tc.Precondition("the package "+filepath.Base(dir)+" installs", func() {
+		var res protocol.InstallResult
+		err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: tc.ReleaseOf(dir),
+			Consent: protocol.Consent{Granted: true, By: "user", Migrations: approve}}, &res)
+		tc.resources.TrackApp(res.App.AppID)
+		if err != nil {
+			tc.failCall(protocol.MethodInstall, err)
+		}
+		app = res.App
+	})
+	return app.AppID
+}
+
+// withPolicy is the default configuration under a tenant policy.
+func (tc *TestContext) withPolicy(p protocol.Policy) protocol.ConfigureParams {
+	c := tc.DefaultConfigure()
+	c.Policy = &p
+	return c
+}
+
+func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigureParams {
+	p := tc.DefaultConfigure()
+	p.Capabilities = map[string]protocol.Capability{name: {Version: "0.10.0", Enabled: false}}
+	return p
+}
+
+// fitToProfile keeps a positive control within what the host offers: a
+// package requiring a capability the host's hello does not offer enabled
+// (full-app's lime.agent on a Desktop P0 host with no agent runtime) is
+// copied with that capability taken out of every place it is required
+// (requires.capabilities, the capabilities list, each entry's
+// requiredCapabilities, a boundary's host plane), so its checks can all be
+// satisfied. A host offering every one gets dir as it is. The spec judges
+// the status of a package the host can hold, never a capability the level
+// does not require (docs/decisions.md, Positive controls within the
+// host's profile).
+func (tc *TestContext) fitToProfile(dir string) string {
+	GinkgoHelper()
+	offered := tc.offeredEnabled()
+	var missing []string
+	for _, req := range agentpkg.RequiredCapabilities(tc.Oracle(dir).Manifest) {
+		if !offered[req.Name] {
+			missing = append(missing, req.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return dir
+	}
+	sort.Strings(missing)
+	GinkgoWriter.Printf("%s: taking out %s, which the host's hello does not offer enabled\n", filepath.Base(dir), strings.Join(missing, ", "))
+	fitted := tc.CopyPackage(dir)
+	DropCapabilities(fitted, missing...)
+	return fitted
+}
+
+// OtherTenant is a tenant the harness's registry enables releases for that
+// the host, configured as TenantID, must never see.
+const OtherTenant = "tenant-elsewhere"
+
+// publish archives the package in dir and publishes it in the harness's
+// registry as a release of the app its APP.md names, with the hashes the
+// harness computes and the manifest's requires as its compatibility.
+func (tc *TestContext) publish(dir string) registry.Release {
+	GinkgoHelper()
+	return tc.republish(dir, tc.releaseObject(dir))
+}
+
+// secretSlotFixture is an app with one required secret slot,
+// provider_api_key, which the default configuration leaves unset.
+const (
+	secretSlotFixture = "secret-required-app"
+	secretSlot        = "provider_api_key"
+	// secretSlotNeighbour is secret-required-app under a name that
+	// begins with its own.
+	secretSlotNeighbour = secretSlotFixture + "-b"
+)
+
+// installBoundSecretApp installs secret-required-app under the default
+// configuration (no host-wide provider_api_key), shows it needs setup,
+// binds a canary to its slot with app/secret and shows it ready: the
+// positive control of the binding specs.
+func (tc *TestContext) installBoundSecretApp() string {
+	GinkgoHelper()
+	tc.Configure(tc.DefaultConfigure())
+	return tc.installBoundSecret(tc.Fixture(secretSlotFixture))
+}
+
+// neighbourProbe is the folder and name of the second probe app: the same
+// package as bridge-probe under another name, so the two share every key
+// name the specs use.
+const neighbourProbe = "bridge-probe-b"
+
+// updatedDir updates appID to the package folder made by dir, at
+// newerProbeVersion: a precondition, judged by app/list showing it.
+func (tc *TestContext) updatedDir(appID string, pkg func() string) {
+	GinkgoHelper()
+	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
+		dir := pkg()
+		SetField(dir, "version", newerProbeVersion)
+		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
+			tc.failCall(protocol.MethodUpdate, err)
+		}
+		if row, _ := tc.ListedApp(appID); row.Version != newerProbeVersion {
+			tc.Failf("app/list shows %s at version %q after app/update", appID, row.Version)
+		}
+	})
+}
+
+// without lists the members of a that b lacks.
+func without(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// migrationFixture is the app with its own storage namespace and two
+// migrations, 001_notes.sql and 002_note_tags.sql.
+const migrationFixture = "migration-app"
+
+// migrated applies appID's migrations with the user's approval, as a
+// precondition.
+func (tc *TestContext) migrated(appID string) {
+	GinkgoHelper()
+	tc.Precondition("app/migrate with the user's approval applies the migrations of "+appID, func() {
+		if _, err := tc.migrate(appID, true); err != nil {
+			tc.failCall(protocol.MethodMigrate, err)
+		}
+	})
+}
+
+// offeredEnabled is the set of capabilities the host's hello offers
+// enabled.
+func (tc *TestContext) offeredEnabled() map[string]bool {
+	out := map[string]bool{}
+	for name, c := range tc.Host().Hello().Capabilities {
+		if c.Enabled {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// republish serves the package now in dir under the release rel, whatever
+// it hashes to.
+func (tc *TestContext) republish(dir string, rel registry.Release) registry.Release {
+	GinkgoHelper()
+	archive, err := registry.Archive(dir)
+	if err != nil {
+		errorf("%v", err)
+	}
+	return tc.registry.Publish(rel, archive)
+}
+
+// releaseObject is the release object a registry makes of the package in dir.
+func (tc *TestContext) releaseObject(dir string) registry.Release {
+	GinkgoHelper()
+	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		errorf("harness could not load %s: %v", dir, err)
+	}
+	name, _ := p.Manifest["name"].(string)
+	version, _ := p.Manifest["version"].(string)
+	mv, _ := p.Manifest["manifestVersion"].(string)
+	rel := registry.Release{AppID: name, Version: version, ManifestVersion: mv, PackageHash: p.PackageHash, ManifestHash: p.ManifestHash}
+	if req, ok := p.Manifest["requires"]; ok {
+		if rel.Compatibility, err = json.Marshal(req); err != nil {
+			errorf("harness could not encode the requires of %s: %v", dir, err)
+		}
+	}
+	return rel
+}
+
+// installBoundSecret is installBoundSecretApp for the package in dir (a
+// copy of secret-required-app), under the configuration in force.
+func (tc *TestContext) installBoundSecret(dir string) string {
+	GinkgoHelper()
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+secretSlot, func() {
+		if r := tc.AppReadiness(app); readyStatus(r.Status) {
+			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, secretSlot)
+		}
+	})
+	tc.Precondition("app/secret binds "+secretSlot+" to "+app+" and the app is ready", func() {
+		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: secretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
+		if code, isErr := tc.HostErrorCode(protocol.MethodSecret, err); isErr {
+			if code == protocol.CodeMethodNotFound {
+				tc.Blockedf("the host does not implement app/secret (-32601), so no secret can be bound to an app")
+			}
+			tc.Failf("app/secret of %s's %s was refused: %v", app, secretSlot, err)
+		}
+		if r := tc.AppReadiness(app); !readyStatus(r.Status) {
+			tc.Failf("with %s bound, %s is %q", secretSlot, app, r.Status)
+		}
+	})
+	return app
+}
+
+// migrate asks the host to apply appID's pending migrations, with the
+// user's approval or without it.
+func (tc *TestContext) migrate(appID string, granted bool) (protocol.MigrateResult, error) {
+	GinkgoHelper()
+	tc.requireMethod(protocol.MethodMigrate)
+	c := protocol.Consent{Granted: granted}
+	if granted {
+		c.By = "user"
+	}
+	var res protocol.MigrateResult
+	err := tc.Call(protocol.MethodMigrate, protocol.MigrateParams{AppID: appID, Consent: c}, &res)
+	return res, err
+}
