@@ -24,7 +24,7 @@ import (
 const agentAnswerTimeout = 10000
 
 // goldenTranscript loads a golden App Server exchange of the fixtures.
-func (tc *TestContext) goldenTranscript(name string) *golden.Golden {
+func goldenTranscript(tc *TestContext, name string) *golden.Golden {
 	GinkgoHelper()
 	b, err := platformconformance.Transcript(name)
 	if err != nil {
@@ -47,14 +47,14 @@ type agentTask struct {
 }
 
 // startTask asks lime.agent startTask from the app's frame.
-func (s *Surface) startTask(requestID string) *agentTask {
+func startTask(s *Surface, requestID string) *agentTask {
 	GinkgoHelper()
-	return s.resumeTask(requestID, "")
+	return resumeTask(s, requestID, "")
 }
 
 // resumeTask asks lime.agent startTask in session (a session id the app
 // cached; "" for a new session).
-func (s *Surface) resumeTask(requestID, session string) *agentTask {
+func resumeTask(s *Surface, requestID, session string) *agentTask {
 	GinkgoHelper()
 	t := &agentTask{requestID: requestID, input: nonce("probe-input"), key: nonce("idem")}
 	args := map[string]any{"input": map[string]any{"text": t.input}, "idempotencyKey": t.key}
@@ -77,11 +77,11 @@ func (s *Surface) resumeTask(requestID, session string) *agentTask {
 
 // expectStarted is the positive control of the agent specs: with the App
 // Server serving, startTask is answered with host:response.
-func (s *Surface) expectStarted(requestID string) *agentTask {
+func expectStarted(s *Surface, requestID string) *agentTask {
 	GinkgoHelper()
 	var t *agentTask
 	s.tc.Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
-		t = s.startTask(requestID)
+		t = startTask(s, requestID)
 		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
 			s.tc.Failf("startTask got %s", describeAnswer(t.answer, t.answered))
 		}
@@ -172,11 +172,11 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("app/invoke of lime.agent startTask answered %s", describeAnswer(m, true))
 				}
 			})
-			tc.expectTaskMapped(appID, input, key)
+			expectTaskMapped(tc, appID, input, key)
 		})
 
 		It("follows the golden exchange of the capability, artifact and evidence projections (transcripts/agent-projections.io) made through app/invoke, and answers the app with what the App Server returned", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), func() {
-			g := tc.goldenTranscript("agent-projections")
+			g := goldenTranscript(tc, "agent-projections")
 			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
 			tc.appServer.SetScript(appserver.ReplayScript(g))
 			tc.appServer.DropConnections()
@@ -221,9 +221,9 @@ func describeAgent(tc *TestContext) {
 			// let the tasks start: one that refuses business methods
 			// before the handshake stops a host that skips it.
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			s.startTask("task-1")
+			startTask(s, "task-1")
 			tc.appServer.DropConnections()
-			s.startTask("task-2")
+			startTask(s, "task-2")
 			msgs := tc.appServer.Messages()
 			conns := map[int][]appserver.Message{}
 			var order []int
@@ -269,19 +269,19 @@ func describeAgent(tc *TestContext) {
 
 		DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
 			s := tc.probeSurface(tc.withAppServerOver(tc.DefaultConfigure(), transport))
-			t := s.expectStarted("task-1")
-			tc.expectTaskMapped(s.AppID, t.input, t.key)
+			t := expectStarted(s, "task-1")
+			expectTaskMapped(tc, s.AppID, t.input, t.key)
 		},
 			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerSocket),
 			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerStdio),
 		)
 
 		It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
-			g := tc.goldenTranscript("agent-task")
+			g := goldenTranscript(tc, "agent-task")
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			tc.appServer.SetScript(appserver.ReplayScript(g))
 			tc.appServer.DropConnections()
-			t := s.startTask("task-1")
+			t := startTask(s, "task-1")
 			var seen []golden.Seen
 			for _, m := range tc.appServer.Messages() {
 				if m.Dir == appserver.FromHost {
@@ -312,7 +312,7 @@ func describeAgent(tc *TestContext) {
 			}
 			tc.appServer.SetScript(sc)
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			t := s.expectStarted("task-1")
+			t := expectStarted(s, "task-1")
 			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
 			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
 			if len(turns) == 0 {
@@ -355,7 +355,7 @@ func describeAgent(tc *TestContext) {
 		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED", levels.WhoAnswers), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
 			tc.appServer.SetScript(appserver.LongTurn())
-			t := s.expectStarted("task-1")
+			t := expectStarted(s, "task-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, 2))
 			// Who answers: a cancel naming no task of the app (an id that
 			// extends the running task's) cancels nothing.
@@ -397,9 +397,9 @@ func describeAgent(tc *TestContext) {
 
 		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			own := s.expectStarted("task-1")
+			own := expectStarted(s, "task-1")
 			tc.Precondition("the app's own session resumes", func() {
-				if t := s.resumeTask("resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
 					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, describeAnswer(t.answer, t.answered))
 				}
 			})
@@ -438,7 +438,7 @@ func describeAgent(tc *TestContext) {
 				{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
 				{"the App Server does not know", nonce("unknown-session")},
 			} {
-				t := s.resumeTask("resume-"+c.id, c.id)
+				t := resumeTask(s, "resume-"+c.id, c.id)
 				if t.answered && t.answer.Type == hostbridge.TypeResponse {
 					tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
 				}
@@ -459,7 +459,7 @@ func describeAgent(tc *TestContext) {
 				}
 				s := tc.probeSurface(p)
 				tc.appServer.SetScript(appserver.ApprovalTurn())
-				t := s.expectStarted("task-1")
+				t := expectStarted(s, "task-1")
 				requestID := appserver.Approval["requestId"].(string)
 				r := s.Run(AwaitCount(hostbridge.TypeEvent, 2))
 				asked := false
@@ -690,7 +690,7 @@ func describeAgent(tc *TestContext) {
 				s := tc.probeSurface(tc.withAppServer(tc.WithSecret()))
 				var r *ProbeResult
 				if where == "facts" {
-					s.expectStarted("task-1")
+					expectStarted(s, "task-1")
 					r = s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
 					ended := slices.ContainsFunc(taskEvents(r), func(e hostbridge.TaskEvent) bool { return e.Type == "result" })
 					tc.Precondition("the turn that quotes the credentials reaches the app, to its result", func() {
@@ -724,7 +724,7 @@ func describeAgent(tc *TestContext) {
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
 				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-				s.expectStarted("control-1")
+				expectStarted(s, "control-1")
 				s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 				if configured {
 					tc.appServer.SetMode(mode)
@@ -733,7 +733,7 @@ func describeAgent(tc *TestContext) {
 					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 				}
 				before := len(taskEvents(s.Run(Sleep(1))))
-				t := s.startTask("down-1")
+				t := startTask(s, "down-1")
 				r := s.Run(Sleep(800))
 				what := "the App Server " + mode.String()
 				if !configured {
@@ -764,10 +764,10 @@ func describeAgent(tc *TestContext) {
 
 		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			control := s.expectStarted("control-1")
+			control := expectStarted(s, "control-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 			tc.appServer.SetMode(appserver.DropMidTurn)
-			t := s.startTask("drop-1")
+			t := startTask(s, "drop-1")
 			r := s.Run(Sleep(1500))
 			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
 				// Refusing at once is failing closed too.
@@ -795,7 +795,7 @@ func describeAgent(tc *TestContext) {
 // Server (spec 001, the App Server mapping): agentSession/start binding the
 // app and the workspace, then agentSession/turn/start on the session it
 // answered, carrying the app's input and idempotency key.
-func (tc *TestContext) expectTaskMapped(appID, input, key string) {
+func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	GinkgoHelper()
 	msgs := tc.appServer.Messages()
 	starts := fromHost(msgs, appserver.MethodSessionStart)

@@ -38,7 +38,7 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 func describeBackends(tc *TestContext) {
 	Describe("App backend services", func() {
 		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED", levels.EveryTransition), func() {
-			control, cr, _ := tc.runningBackend("control")
+			control, cr, _ := runningBackend(tc, "control")
 			tc.Precondition("host/observe shows the control's backend running while it answers", func() {
 				if b, ok := tc.backendOf(control); !ok || b.State != protocol.BackendRunning {
 					tc.Blockedf("host/observe of %s shows its backend as %+v (shown: %v) while it answers: the host does not report backends (observe.backends), which this check needs", control, b, ok)
@@ -51,19 +51,19 @@ func describeBackends(tc *TestContext) {
 
 			dir := tc.backendApp(nonce("backend"))
 			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-			tc.expectNotRunning(app, "after install, before any entry launched")
+			expectNotRunning(tc, app, "after install, before any entry launched")
 			tc.launchBackend(app)
-			first := tc.expectAnswers(app, "after app/launch of "+app)
+			first := expectAnswers(tc, app, "after app/launch of "+app)
 			if b, ok := tc.backendOf(app); !ok || b.State != protocol.BackendRunning {
 				tc.Failf("after app/launch of %s host/observe shows its answering backend as %+v (shown: %v), not running", app, b, ok)
 			}
 			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
-			tc.expectStopped(app, first.PID, seen, "after app/disable")
+			expectStopped(tc, app, first.PID, seen, "after app/disable")
 			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
 			tc.launchBackend(app)
-			again := tc.expectAnswers(app, "after app/enable and app/launch of "+app)
+			again := expectAnswers(tc, app, "after app/enable and app/launch of "+app)
 			tc.Uninstall(app, false)
-			tc.expectStopped(app, again.PID, seen, "after app/uninstall")
+			expectStopped(tc, app, again.PID, seen, "after app/uninstall")
 
 			unready := tc.backendApp(nonce("unready"))
 			withRequiredSecret(unready, "provider_api_key")
@@ -74,14 +74,14 @@ func describeBackends(tc *TestContext) {
 				}
 			})
 			_, _ = tc.TryLaunch(u, backendEntry) // its refusal is READY-*'s concern; here only the backend is judged
-			tc.expectNotRunning(u, "after app/launch of an app that needs setup")
+			expectNotRunning(tc, u, "after app/launch of an app that needs setup")
 			if !seen {
 				tc.Blockedf("host/observe and app/backend showed each backend stopped where it should be, but the harness cannot see the backend's processes (pid %d is not in this machine's /proc), so whether they ended is not judged", cr.PID)
 			}
 		})
 
 		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART", levels.ChangeBetweenReads), func() {
-			app, r, _ := tc.runningBackend("restart")
+			app, r, _ := runningBackend(tc, "restart")
 			_, _ = tc.backendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host
 			deadline := time.Now().Add(backendRestartWait)
 			var last protocol.BackendState
@@ -109,7 +109,7 @@ func describeBackends(tc *TestContext) {
 
 		DescribeTable("hands a backend or worker no configured secret or session token, in its environment, arguments or files", func(kind string) {
 			tc.Configure(tc.WithSecret())
-			app, r, _ := tc.runningService("env", kind)
+			app, r, _ := runningService(tc, "env", kind)
 			env, err := json.Marshal(r.Env)
 			if err != nil {
 				errorf("encoding the backend's environment: %v", err)
@@ -163,7 +163,7 @@ func describeBackends(tc *TestContext) {
 					tc.Blockedf("the backend of %s read no APP.md naming it among the %d files it read: the harness cannot tell whether it can read at all", installed.AppID, len(r.Files))
 				}
 			})
-			own := tc.ownFolders(installed, r, otherRow.InstalledPath)
+			own := ownFolders(tc, installed, r, otherRow.InstalledPath)
 			for _, f := range r.Files {
 				if within(f.Path, tc.Config.WorkDir) {
 					continue // the harness's own copies, no host's file
@@ -183,7 +183,7 @@ func describeBackends(tc *TestContext) {
 		)
 
 		DescribeTable("runs a backend or worker under resource limits of its own, tighter than the host's", func(kind string) {
-			app, r, _ := tc.runningService("limits", kind)
+			app, r, _ := runningService(tc, "limits", kind)
 			pid := strconv.Itoa(r.PID)
 			if processState(r.PID) != "running" {
 				tc.Blockedf("the harness cannot see the backend of %s (pid %d) on this machine, so its limits cannot be read", app, r.PID)
@@ -214,7 +214,7 @@ func describeBackends(tc *TestContext) {
 		)
 
 		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED", levels.EveryTransition), func() {
-			app, _, _ := tc.runningBackend("logs")
+			app, _, _ := runningBackend(tc, "logs")
 			tc.Precondition("host/observe shows the backend of "+app, func() {
 				if _, ok := tc.backendOf(app); !ok {
 					tc.Blockedf("host/observe of %s shows no backend (observe.backends), which this check needs", app)
@@ -243,7 +243,7 @@ func describeBackends(tc *TestContext) {
 			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
 			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
 			tc.launchBackend(app)
-			tc.expectAnswers(app, "after app/disable, app/enable and app/launch of "+app)
+			expectAnswers(tc, app, "after app/disable, app/enable and app/launch of "+app)
 			logged("after app/disable, app/enable and app/launch")
 		})
 
@@ -264,7 +264,7 @@ func describeBackends(tc *TestContext) {
 					_ = c.Close()
 				}
 			}()
-			app, _, _ := tc.runningService("network", kind)
+			app, _, _ := runningService(tc, "network", kind)
 			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String(), "listen": true})
 			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
 			if n := accepted.Load(); n > 0 {
@@ -289,13 +289,13 @@ func describeBackends(tc *TestContext) {
 // runningBackend installs and launches a fresh copy of backend-app and
 // returns its app id and its backend's first report: the positive control
 // of every backend spec. A host that cannot do this judges nothing here.
-func (tc *TestContext) runningBackend(prefix string) (string, probeReport, json.RawMessage) {
+func runningBackend(tc *TestContext, prefix string) (string, probeReport, json.RawMessage) {
 	GinkgoHelper()
-	return tc.runningService(prefix, kindBackend)
+	return runningService(tc, prefix, kindBackend)
 }
 
 // runningService is runningBackend with the service declared of kind.
-func (tc *TestContext) runningService(prefix, kind string) (string, probeReport, json.RawMessage) {
+func runningService(tc *TestContext, prefix, kind string) (string, probeReport, json.RawMessage) {
 	GinkgoHelper()
 	dir := tc.serviceApp(nonce(prefix), kind)
 	var app string
@@ -312,7 +312,7 @@ func (tc *TestContext) runningService(prefix, kind string) (string, probeReport,
 // expectAnswers is the backend's report when it should run: a host that
 // answers with an error fails the spec (the control's backend answered),
 // an unusable answer ends it as an error.
-func (tc *TestContext) expectAnswers(appID, when string) probeReport {
+func expectAnswers(tc *TestContext, appID, when string) probeReport {
 	GinkgoHelper()
 	r, _, err := tc.report(appID, nil)
 	if _, refused := hostError(err); refused {
@@ -326,7 +326,7 @@ func (tc *TestContext) expectAnswers(appID, when string) probeReport {
 
 // expectNotRunning fails the spec when appID's backend runs: host/observe
 // says so, or it answers through app/backend.
-func (tc *TestContext) expectNotRunning(appID, when string) {
+func expectNotRunning(tc *TestContext, appID, when string) {
 	GinkgoHelper()
 	if b, ok := tc.backendOf(appID); ok && b.State == protocol.BackendRunning {
 		tc.Failf("host/observe shows the backend of %s running (pid %d) %s", appID, b.PID, when)
@@ -339,9 +339,9 @@ func (tc *TestContext) expectNotRunning(appID, when string) {
 // expectStopped fails the spec when appID's backend still runs after a
 // call that must stop it: shown running, answering, or (seen) its process
 // pid still there after backendStopGrace.
-func (tc *TestContext) expectStopped(appID string, pid int, seen bool, when string) {
+func expectStopped(tc *TestContext, appID string, pid int, seen bool, when string) {
 	GinkgoHelper()
-	tc.expectNotRunning(appID, when)
+	expectNotRunning(tc, appID, when)
 	if seen {
 		if s := waitGone(pid, backendStopGrace); s == "running" {
 			tc.Failf("the process of the backend of %s (pid %d) still runs %s after %s", appID, pid, backendStopGrace, strings.TrimPrefix(when, "after "))
@@ -373,7 +373,7 @@ func readOwnManifest(r probeReport, appID string) bool {
 // working folder). A candidate that holds the neighbour's package, the
 // host's data folder or the harness's work folder is not its own
 // (docs/decisions.md, "Backend sandbox").
-func (tc *TestContext) ownFolders(app protocol.InstalledApp, r probeReport, neighbour string) []string {
+func ownFolders(tc *TestContext, app protocol.InstalledApp, r probeReport, neighbour string) []string {
 	pkg := app.InstalledPath
 	if pkg == "" && r.Exe != "" {
 		pkg = filepath.Dir(filepath.Dir(r.Exe))

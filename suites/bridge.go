@@ -26,7 +26,7 @@ var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "li
 // expectExecutes is the positive control of a spec that judges a refusal:
 // on the same surface, a declared call the host can run is answered with
 // host:response. A host that answers nothing judges nothing.
-func (s *Surface) expectExecutes(requestID string) {
+func expectExecutes(s *Surface, requestID string) {
 	GinkgoHelper()
 	s.tc.Precondition("a declared, ready call (lime.ui getLocale) is executed on the same surface", func() {
 		r := s.Run(Invoke(requestID, "lime.ui", "getLocale", nil), AwaitAnswer(requestID))
@@ -39,7 +39,7 @@ func (s *Surface) expectExecutes(requestID string) {
 
 // expectStored is the positive control of the spoofing specs: the app's own
 // lime.storage set is executed and read back.
-func (s *Surface) expectStored(key string) {
+func expectStored(s *Surface, key string) {
 	GinkgoHelper()
 	s.tc.Precondition("the app's own lime.storage set and get are executed", func() {
 		r := s.Run(
@@ -53,7 +53,7 @@ func (s *Surface) expectStored(key string) {
 
 // expectNotStored judges a spoofed write of key: the app's storage does not
 // hold it and the host's record shows requestID not executed.
-func (s *Surface) expectNotStored(key, requestID, how string) {
+func expectNotStored(s *Surface, key, requestID, how string) {
 	GinkgoHelper()
 	r := s.Run(Invoke("check-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("check-get"))
 	v, ok := storedValue(r, "check-get")
@@ -103,7 +103,7 @@ func describeBridge(tc *TestContext) {
 			// lime.agent back, tenant policy denies tasks alone.
 			tc.Configure(tc.DefaultConfigure())
 			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
-				if r := tc.entryReadiness(appID, "tasks"); !slices.Contains(launchable(), r.Status) {
+				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(launchable(), r.Status) {
 					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
 				}
 			})
@@ -179,17 +179,17 @@ func describeBridge(tc *TestContext) {
 			// is shown, not its first.
 			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"main", "tasks"}}}
 			tc.Configure(p)
-			denied := tc.entryReadiness(appID, "main")
+			denied := entryReadiness(tc, appID, "main")
 			tc.Precondition("tenant policy keeps entry main of "+probeFixture+" from ready, naming it", func() {
 				if slices.Contains(launchable(), denied.Status) || !namesFailingCheck(denied, "main") {
 					tc.Failf("app/readiness of %s/main under a policy denying it is %s, naming no failing check for it", appID, denied.Status)
 				}
 			})
-			tasks := tc.entryReadiness(appID, "tasks")
+			tasks := entryReadiness(tc, appID, "tasks")
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
-			text := tc.pageText(cr.URL, cr.DevTools)
+			text := pageText(tc, cr.URL, cr.DevTools)
 			var missing []string
 			// Every installed app is listed, a ready one too (its install
 			// state), by the name app/list gives it.
@@ -428,7 +428,7 @@ func describeBridge(tc *TestContext) {
 		DescribeTable("answers an invalid request from the app's frame with host:error, not silence",
 			func(send map[string]any, requestID string) {
 				s := tc.probeSurface(tc.DefaultConfigure())
-				s.expectExecutes("control-1")
+				expectExecutes(s, "control-1")
 				r := s.Run(Send(send), AwaitType(hostbridge.TypeError, false))
 				errs := r.OfType(hostbridge.TypeError)
 				if len(errs) == 0 {
@@ -457,23 +457,23 @@ func describeBridge(tc *TestContext) {
 
 		It("ignores a message from a frame nested in the app's, of the app's own origin", tc.Req("BRIDGE-SOURCE", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			s.expectStored("own-source")
+			expectStored(s, "own-source")
 			msg := spoof("spoofed-source", "spoof-source")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
 			s.Run(Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, Sleep(300))
-			s.expectNotStored("spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
+			expectNotStored(s, "spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
 		})
 
 		It("ignores a message from the app's frame after it navigated to another origin", tc.Req("BRIDGE-ORIGIN", levels.ChangeBetweenReads), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			s.expectStored("own-origin")
+			expectStored(s, "own-origin")
 			msg := spoof("spoofed-origin", "spoof-origin")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
-			if !s.navigateFrameToSpoofer(msg) {
+			if !navigateFrameToSpoofer(s, msg) {
 				return // no page of another origin can speak from the app's frame
 			}
 			again := tc.Launch(s.AppID, "main")
-			again.expectNotStored("spoofed-origin", "spoof-origin", "a capability:invoke posted from the app's frame at another origin")
+			expectNotStored(again, "spoofed-origin", "spoof-origin", "a capability:invoke posted from the app's frame at another origin")
 		})
 
 		// Each member of the envelope the host checks, and the values
@@ -481,7 +481,7 @@ func describeBridge(tc *TestContext) {
 		// is another value), the protocol name is exact.
 		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED", levels.EveryMember, levels.RepresentationLimit), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			s.expectStored("own-envelope")
+			expectStored(s, "own-envelope")
 			wrong := []struct {
 				what, key string
 				member    string
@@ -500,13 +500,13 @@ func describeBridge(tc *TestContext) {
 			}
 			s.Run(append(steps, Sleep(150))...)
 			for _, w := range wrong {
-				s.expectNotStored("spoofed-"+w.key, w.key, "a capability:invoke with "+w.what)
+				expectNotStored(s, "spoofed-"+w.key, w.key, "a capability:invoke with "+w.what)
 			}
 		})
 
 		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			s.expectExecutes("control-1")
+			expectExecutes(s, "control-1")
 			// The other app declares what the message asks (a storage write),
 			// so executing it as that app's would leave the value in its
 			// storage, which its own surface then reads.
@@ -517,7 +517,7 @@ func describeBridge(tc *TestContext) {
 			if executed(tc.Observe(s.AppID), "as-other") {
 				tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, s.AppID)
 			}
-			tc.Launch(other, "main").expectNotStored("spoofed-as-other", "as-other",
+			expectNotStored(tc.Launch(other, "main"), "spoofed-as-other", "as-other",
 				"a capability:invoke from "+s.AppID+"'s frame carrying appId "+other+" (as "+other+"'s)")
 		})
 	})
@@ -526,7 +526,7 @@ func describeBridge(tc *TestContext) {
 		DescribeTable("answers host:error with a stable code, never a mock success",
 			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
 				s := tc.probeSurface(cfg())
-				s.expectExecutes("control-1")
+				expectExecutes(s, "control-1")
 				r := s.Run(Invoke("blocked-1", capability, method, nil), AwaitAnswer("blocked-1"),
 					Invoke("blocked-2", capability, method, nil), AwaitAnswer("blocked-2"))
 				var codes []string
@@ -579,7 +579,7 @@ func describeBridge(tc *TestContext) {
 		// either way it must not run.
 		It("answers host:error, never a result, to a capability policy denies or needs approval for, whatever spelling of its name the call uses", tc.Req("BRIDGE-FAIL-CLOSED", levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.evidence"}}))
-			s.expectExecutes("control-1")
+			expectExecutes(s, "control-1")
 			calls := []struct{ capability, method string }{{"lime.storage", "set"}, {"lime.evidence", "record"}}
 			args := map[string]any{"lime.storage": map[string]any{"key": "spelling-probe", "value": "v"},
 				"lime.evidence": map[string]any{"subject": map[string]any{"id": "spelling-probe"}}}
@@ -675,7 +675,7 @@ func describeBridge(tc *TestContext) {
 	Describe("Desktop P2: the frame is contained", tc.browserRetry(), func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			own := s.frameFile("download.txt")
+			own := frameFile(s, "download.txt")
 			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
 			if r.Containment == nil || len(r.Containment.Fetches) != 3 {
 				tc.Errorf("the probe did not report its containment attempts")
@@ -709,8 +709,8 @@ func describeBridge(tc *TestContext) {
 		DescribeTable("host:openExternal refuses what the app may not open",
 			func(target string) {
 				s := tc.probeSurface(tc.DefaultConfigure())
-				s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
-				s.expectRefusedURL(hostbridge.TypeOpenExternal, target)
+				expectAllowed(s, hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
+				expectRefusedURL(s, hostbridge.TypeOpenExternal, target)
 			},
 			Entry("a javascript: URL", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "javascript:alert(document.domain)"),
 			Entry("a file: URL", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.EveryMember), "file:///etc/passwd"),
@@ -725,8 +725,8 @@ func describeBridge(tc *TestContext) {
 		// or one no list of bad ones names, is not http(s) either.
 		It("host:openExternal refuses every look-alike of the origin the app declares, and every spelling of a refused scheme", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.ConfusableIdentity, levels.RepresentationLimit), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			s.expectAllowed(hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
-			s.expectRefusedEach(hostbridge.TypeOpenExternal, []refusedURL{
+			expectAllowed(s, hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
+			expectRefusedEach(s, hostbridge.TypeOpenExternal, []refusedURL{
 				{"a host that ends with the declared one", "https://evilprobe.conformance.example.org/docs"},
 				{"a host that starts with the declared one", "https://probe.conformance.example.org.evil.example/docs"},
 				{"the declared host on another port", "https://probe.conformance.example.org:8443/docs"},
@@ -742,10 +742,10 @@ func describeBridge(tc *TestContext) {
 		DescribeTable("host:navigate goes only to the app's own entries and routes",
 			func(payload map[string]any) {
 				s := tc.probeSurface(tc.DefaultConfigure())
-				s.expectNavigates("host:navigate to the app's entry main", "nav-entry-1", map[string]any{"entryKey": "main"})
-				s.expectNavigates("host:navigate to the app-local route /settings", "nav-route-1", map[string]any{"route": "/settings"})
+				expectNavigates(s, "host:navigate to the app's entry main", "nav-entry-1", map[string]any{"entryKey": "main"})
+				expectNavigates(s, "host:navigate to the app-local route /settings", "nav-route-1", map[string]any{"route": "/settings"})
 				b, _ := json.Marshal(payload)
-				s.expectRefused(hostbridge.TypeNavigate, "host:navigate to "+string(b), payload,
+				expectRefused(s, hostbridge.TypeNavigate, "host:navigate to "+string(b), payload,
 					"host:navigate goes to an entry of this app or an app-local route")
 			},
 			Entry("an entry the app does not have", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"entryKey": "no-such-entry"}),
@@ -758,8 +758,8 @@ func describeBridge(tc *TestContext) {
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
 			func(target func(s *Surface) string) {
 				s := tc.probeSurface(tc.DefaultConfigure())
-				s.expectAllowed(hostbridge.TypeDownload, s.frameFile("download.txt"))
-				s.expectRefusedURL(hostbridge.TypeDownload, target(s))
+				expectAllowed(s, hostbridge.TypeDownload, frameFile(s, "download.txt"))
+				expectRefusedURL(s, hostbridge.TypeDownload, target(s))
 			},
 			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return tc.thirdParty.SpoofURL() }),
 			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "file:///etc/passwd" }),
@@ -771,8 +771,8 @@ func describeBridge(tc *TestContext) {
 		// address that only looks like it is another origin.
 		It("host:download refuses every address at or beside the runtime origin that is not the app's own file", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.probeSurface(tc.DefaultConfigure())
-			own := s.frameFile("download.txt")
-			s.expectAllowed(hostbridge.TypeDownload, own)
+			own := frameFile(s, "download.txt")
+			expectAllowed(s, hostbridge.TypeDownload, own)
 			u, err := url.Parse(own)
 			if err != nil {
 				tc.Errorf("the app's own file %q: %v", own, err)
@@ -780,9 +780,9 @@ func describeBridge(tc *TestContext) {
 			otherPort, userInfo := *u, *u
 			otherPort.Host = u.Hostname() + ":" + fmt.Sprint(portOf(u)+1)
 			userInfo.User = url.User(probeFixture)
-			s.expectRefusedEach(hostbridge.TypeDownload, []refusedURL{
-				{"a path of the runtime origin outside the app's folder", s.frameFile("../download.txt")},
-				{"a file of another app's folder at the runtime origin", s.frameFile("../another-app/download.txt")},
+			expectRefusedEach(s, hostbridge.TypeDownload, []refusedURL{
+				{"a path of the runtime origin outside the app's folder", frameFile(s, "../download.txt")},
+				{"a file of another app's folder at the runtime origin", frameFile(s, "../another-app/download.txt")},
 				{"the runtime origin's root", u.Scheme + "://" + u.Host + "/"},
 				{"the app's file on another port of the runtime host", otherPort.String()},
 				{"the app's file with user info before the runtime host", userInfo.String()},

@@ -206,7 +206,7 @@ func orNothing(ss []string) string {
 }
 
 // frameFile is the address of a file of the app's UI, beside its entry.
-func (s *Surface) frameFile(name string) string {
+func frameFile(s *Surface, name string) string {
 	ginkgo.GinkgoHelper()
 	r := s.Run(Step{"page": true})
 	if r.Page == nil {
@@ -222,14 +222,14 @@ func (s *Surface) frameFile(name string) string {
 
 // expectAllowed is the positive control of a URL check: the host accepts
 // a URL the app may use.
-func (s *Surface) expectAllowed(t, target string) {
+func expectAllowed(s *Surface, t, target string) {
 	ginkgo.GinkgoHelper()
-	s.expectAccepted(t, t+" of "+target, map[string]any{"url": target})
+	expectAccepted(s, t, t+" of "+target, map[string]any{"url": target})
 }
 
 // expectAccepted is the positive control of a request check: the host
 // answers request t with payload (what describes it) with host:response.
-func (s *Surface) expectAccepted(t, what string, payload map[string]any) {
+func expectAccepted(s *Surface, t, what string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
 	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
 		r := s.Run(Request(t, "allowed-1", payload), AwaitAnswer("allowed-1"))
@@ -247,7 +247,7 @@ func (s *Surface) expectAccepted(t, what string, payload map[string]any) {
 // scenario the reload cuts short runs again (Surface.mayReload), and an
 // answer that left with the old document is read from host/observe, which
 // must record the request allowed.
-func (s *Surface) expectNavigates(what, requestID string, payload map[string]any) {
+func expectNavigates(s *Surface, what, requestID string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
 	s.mayReload = true
 	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
@@ -281,15 +281,15 @@ func (s *Surface) expectNavigates(what, requestID string, payload map[string]any
 
 // expectRefusedURL judges that the host refuses t of target: host:error
 // and a denied record, never host:response.
-func (s *Surface) expectRefusedURL(t, target string) {
+func expectRefusedURL(s *Surface, t, target string) {
 	ginkgo.GinkgoHelper()
-	s.expectRefused(t, t+" of "+target, map[string]any{"url": target}, "the host must validate the URL")
+	expectRefused(s, t, t+" of "+target, map[string]any{"url": target}, "the host must validate the URL")
 }
 
 // expectRefused judges that the host refuses request t with payload (what
 // describes it; why says what the host must do): host:error and no
 // allowed record, never host:response.
-func (s *Surface) expectRefused(t, what string, payload map[string]any, why string) {
+func expectRefused(s *Surface, t, what string, payload map[string]any, why string) {
 	ginkgo.GinkgoHelper()
 	r := s.Run(Request(t, "refused-1", payload), AwaitAnswer("refused-1"))
 	m, ok := r.Answer("refused-1")
@@ -309,7 +309,7 @@ func (s *Surface) expectRefused(t, what string, payload map[string]any, why stri
 // returns false when the host kept its frame from leaving the runtime
 // origin (the frame still runs the probe): then no page of another origin
 // can speak from the app's frame at all.
-func (s *Surface) navigateFrameToSpoofer(msg map[string]any) bool {
+func navigateFrameToSpoofer(s *Surface, msg map[string]any) bool {
 	ginkgo.GinkgoHelper()
 	b, _ := json.Marshal(msg)
 	target := s.tc.thirdParty.SpoofURL() + "#" + url.PathEscape(string(b))
@@ -340,7 +340,7 @@ func (s *Surface) navigateFrameToSpoofer(msg map[string]any) bool {
 }
 
 // entryReadiness asks the host for one entry's readiness.
-func (tc *TestContext) entryReadiness(appID, entry string) protocol.ReadinessResult {
+func entryReadiness(tc *TestContext, appID, entry string) protocol.ReadinessResult {
 	ginkgo.GinkgoHelper()
 	var r protocol.ReadinessResult
 	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID, Entry: entry}, &r)
@@ -353,7 +353,7 @@ func (tc *TestContext) entryReadiness(appID, entry string) protocol.ReadinessRes
 // pageAnswerTimeout, and counts as a surface that failed to load
 // (surfaceMissed), as a page that never loads does: the run gives up on
 // them in bounded time.
-func (tc *TestContext) pageText(address string, dt *protocol.DevToolsTarget) string {
+func pageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) string {
 	ginkgo.GinkgoHelper()
 	if tc.surfaceGaveUp != "" {
 		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
@@ -387,7 +387,7 @@ type refusedURL struct{ what, url string }
 // request allowed (a host that answers host:error and opens the URL all the
 // same is judged by what it did); why says what the host must do. The
 // request ids prefix none of each other.
-func (s *Surface) expectRefusedEach(t string, cases []refusedURL, why string) {
+func expectRefusedEach(s *Surface, t string, cases []refusedURL, why string) {
 	ginkgo.GinkgoHelper()
 	id := func(i int) string { return fmt.Sprintf("url-%02d", i) }
 	var steps []Step

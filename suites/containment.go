@@ -34,12 +34,12 @@ func describeContainment(tc *TestContext) {
 				// What the reference climbs to exists, holding a canary: a
 				// host that follows it before refusing shows it.
 				_, ref, _ := strings.Cut(outside, ": ")
-				secret := tc.plantOutside(dir, ref)
+				secret := plantOutside(tc, dir, ref)
 				ReplaceIn(dir, "APP.md", inside, outside)
 				r := tc.VerifyRefusal(dir, nil)
 				tc.ExpectRefused(r, Planted{What: "the reference " + outside,
 					Codes: []string{"path-escapes-package"}, File: "APP.md", Field: field, Name: field})
-				tc.expectNotFollowed(dir, secret, r)
+				expectNotFollowed(tc, dir, secret, r)
 			},
 			Entry("runtimePackage.ui.path", tc.Req("PKG-NO-PARENT-REFS", levels.EveryMember, levels.EveryEntryPoint), "path: dist/ui", "path: ../outside-ui", "runtimePackage"),
 			Entry("runtimePackage.worker.path", tc.Req("PKG-NO-PARENT-REFS", levels.EveryMember, levels.EveryEntryPoint), "path: dist/worker", "path: ../outside-worker", "runtimePackage"),
@@ -114,7 +114,7 @@ func describeContainment(tc *TestContext) {
 // plantOutside writes what a reference that climbs out of the package at
 // dir points to (a file, or a folder's files, one level up: the spec's own
 // scratch folder) with a fresh value, and returns the value.
-func (tc *TestContext) plantOutside(dir, ref string) string {
+func plantOutside(tc *TestContext, dir, ref string) string {
 	GinkgoHelper()
 	secret := nonce("outside-content")
 	target := filepath.Join(dir, filepath.FromSlash(ref))
@@ -140,7 +140,7 @@ func (tc *TestContext) plantOutside(dir, ref string) string {
 // the refusal r nor what package/project and app/readiness answer for the
 // package at dir carries secret, the content of what its reference climbs
 // to.
-func (tc *TestContext) expectNotFollowed(dir, secret string, r Refusal) {
+func expectNotFollowed(tc *TestContext, dir, secret string, r Refusal) {
 	GinkgoHelper()
 	if strings.Contains(r.String(), secret) {
 		tc.Failf("package/verify's refusal quotes the file outside the package the reference points to")

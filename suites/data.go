@@ -20,7 +20,7 @@ import (
 
 // store sets key to value through the app's own lime.storage and reads it
 // back: the positive control of every data spec.
-func (s *Surface) store(key, value string) {
+func store(s *Surface, key, value string) {
 	GinkgoHelper()
 	s.tc.Precondition("the app's lime.storage set "+key+" is executed and read back", func() {
 		r := s.Run(
@@ -34,7 +34,7 @@ func (s *Surface) store(key, value string) {
 
 // read is what the app's lime.storage get of key gives ("" for nothing).
 // An unanswered get judges nothing: the spec errors.
-func (s *Surface) read(key string) string {
+func read(s *Surface, key string) string {
 	GinkgoHelper()
 	id := nonce("get")
 	r := s.Run(Invoke(id, "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer(id))
@@ -48,7 +48,7 @@ func (s *Surface) read(key string) string {
 
 // keys is what the app's lime.storage list gives; ok is false when the
 // host answers list with anything but host:response (list is not judged).
-func (s *Surface) keys() (keys []string, ok bool) {
+func keys(s *Surface) (keys []string, ok bool) {
 	GinkgoHelper()
 	id := nonce("list")
 	r := s.Run(Invoke(id, "lime.storage", "list", nil), AwaitAnswer(id))
@@ -64,7 +64,7 @@ func (s *Surface) keys() (keys []string, ok bool) {
 
 // setState calls app/disable or app/enable for appID and returns the state
 // the host says the app is in.
-func (tc *TestContext) setState(method, appID string) string {
+func setState(tc *TestContext, method, appID string) string {
 	GinkgoHelper()
 	tc.requireMethod(method)
 	var res protocol.AppStateResult
@@ -73,7 +73,7 @@ func (tc *TestContext) setState(method, appID string) string {
 }
 
 // expectState fails the spec unless app/list shows appID in state.
-func (tc *TestContext) expectState(appID, state, after string) {
+func expectState(tc *TestContext, appID, state, after string) {
 	GinkgoHelper()
 	row, listed := tc.ListedApp(appID)
 	if !listed {
@@ -86,7 +86,7 @@ func (tc *TestContext) expectState(appID, state, after string) {
 
 // newerProbe is the probe app's package as its next release: the same
 // files with version 1.1.0.
-func (tc *TestContext) newerProbe() string {
+func newerProbe(tc *TestContext) string {
 	GinkgoHelper()
 	dir := tc.Fixture(probeFixture)
 	SetField(dir, "version", newerProbeVersion)
@@ -105,7 +105,7 @@ func AddEntry(dir, key string) {
 
 // updated updates appID to the newer probe release: a precondition, judged
 // by app/list showing the newer version.
-func (tc *TestContext) updated(appID string) {
+func updated(tc *TestContext, appID string) {
 	GinkgoHelper()
 	tc.updatedFixture(appID, probeFixture)
 }
@@ -114,7 +114,7 @@ func (tc *TestContext) updated(appID string) {
 // begins with the probe's), stores key = value in the one that is not
 // acted on (the neighbour, or the probe when onNeighbour), and returns what
 // app/list shows of it: the baseline of every isolation spec.
-func (tc *TestContext) probeAndNeighbour(onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
+func probeAndNeighbour(tc *TestContext, onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
 	GinkgoHelper()
 	acted = tc.installProbe(tc.DefaultConfigure())
 	other = tc.installNeighbour()
@@ -122,7 +122,7 @@ func (tc *TestContext) probeAndNeighbour(onNeighbour bool) (acted, other string,
 		acted, other = other, acted
 	}
 	key, value = nonce("neighbour"), nonce("value")
-	tc.Launch(other, "main").store(key, value)
+	store(tc.Launch(other, "main"), key, value)
 	tc.ExpectAppReady(other)
 	before, _ = tc.ListedApp(other)
 	return acted, other, before, key, value
@@ -131,20 +131,20 @@ func (tc *TestContext) probeAndNeighbour(onNeighbour bool) (acted, other string,
 // probeWithDataAndNewer installs bridge-probe with key = value in its
 // storage, notes its app/list row, and makes its newer release (dir, rel):
 // the start of every spec that judges an update refused.
-func (tc *TestContext) probeWithDataAndNewer() (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
+func probeWithDataAndNewer(tc *TestContext) (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
 	GinkgoHelper()
 	a = tc.installProbe(tc.DefaultConfigure())
 	before, _ = tc.ListedApp(a)
 	key, value = nonce("kept"), nonce("value")
-	tc.Launch(a, "main").store(key, value)
-	dir = tc.newerProbe()
+	store(tc.Launch(a, "main"), key, value)
+	dir = newerProbe(tc)
 	return a, before, key, value, dir, tc.ReleaseOf(dir)
 }
 
 // expectUntouched fails the spec unless appID is as app/list showed it
 // (before), ready, launchable and reads key = value, after what was done to
 // another app.
-func (tc *TestContext) expectUntouched(appID string, before protocol.InstalledApp, key, value, after string) {
+func expectUntouched(tc *TestContext, appID string, before protocol.InstalledApp, key, value, after string) {
 	GinkgoHelper()
 	row, listed := tc.ListedApp(appID)
 	if !listed {
@@ -159,14 +159,14 @@ func (tc *TestContext) expectUntouched(appID string, before protocol.InstalledAp
 	if _, err := tc.TryLaunch(appID, "main"); err != nil {
 		tc.Failf("app/launch of %s is refused after %s: %v", appID, after, err)
 	}
-	if got := tc.Launch(appID, "main").read(key); got != value {
+	if got := read(tc.Launch(appID, "main"), key); got != value {
 		tc.Failf("%s stored %q = %q; after %s it reads %q", appID, key, value, after, got)
 	}
 }
 
 // recordEvidence records evidence through the app's lime.evidence under
 // requestID, a precondition judged by host/observe showing the record.
-func (s *Surface) recordEvidence(requestID string) {
+func recordEvidence(s *Surface, requestID string) {
 	GinkgoHelper()
 	s.tc.Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
 		r := s.Run(Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), AwaitAnswer(requestID))
@@ -183,7 +183,7 @@ func (s *Surface) recordEvidence(requestID string) {
 // folder and returns the answer and the export's content (exportText). An
 // answer without files, or files the harness cannot read inside the folder,
 // fails the spec.
-func (tc *TestContext) exportThenDelete(appID string) (protocol.UninstallResult, []byte) {
+func exportThenDelete(tc *TestContext, appID string) (protocol.UninstallResult, []byte) {
 	GinkgoHelper()
 	dir := filepath.Join(tc.scratch(), "export")
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -212,25 +212,25 @@ func describeData(tc *TestContext) {
 			shared, onlyA, onlyB := nonce("shared"), nonce("only-a"), nonce("only-b")
 			va, vb := nonce("value-a"), nonce("value-b")
 			sa := tc.Launch(a, "main")
-			sa.store(shared, va)
-			sa.store(onlyA, va)
+			store(sa, shared, va)
+			store(sa, onlyA, va)
 			sb := tc.Launch(b, "main")
-			sb.store(shared, vb)
-			sb.store(onlyB, vb)
-			if v := sb.read(onlyA); v != "" {
+			store(sb, shared, vb)
+			store(sb, onlyB, vb)
+			if v := read(sb, onlyA); v != "" {
 				tc.Failf("%s read %q = %q, a key only %s set", b, onlyA, v, a)
 			}
-			if ks, ok := sb.keys(); ok && slices.Contains(ks, onlyA) {
+			if ks, ok := keys(sb); ok && slices.Contains(ks, onlyA) {
 				tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", b, onlyA, a, ks)
 			}
 			sa = tc.Launch(a, "main")
-			if v := sa.read(shared); v != va {
+			if v := read(sa, shared); v != va {
 				tc.Failf("%s's %q holds %q after %s set its own %q: one app wrote another's namespace", a, shared, v, b, shared)
 			}
-			if v := sa.read(onlyB); v != "" {
+			if v := read(sa, onlyB); v != "" {
 				tc.Failf("%s read %q = %q, a key only %s set", a, onlyB, v, b)
 			}
-			if ks, ok := sa.keys(); ok && slices.Contains(ks, onlyB) {
+			if ks, ok := keys(sa); ok && slices.Contains(ks, onlyB) {
 				tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", a, onlyB, b, ks)
 			}
 		})
@@ -239,20 +239,20 @@ func describeData(tc *TestContext) {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
 			open := tc.Launch(a, "main")
-			open.store(key, value)
-			if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
+			store(open, key, value)
+			if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
 				tc.Failf("app/disable of %s answered state %q, not %q", a, got, protocol.StateDisabled)
 			}
-			tc.expectState(a, protocol.StateDisabled, "app/disable")
+			expectState(tc, a, protocol.StateDisabled, "app/disable")
 			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 				tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
 			}
 			// A transition in between: an update keeps the app's state
 			// ("disabled stays disabled"). A host may refuse to update a
 			// disabled app; either way it stays disabled.
-			newer := tc.newerProbe()
+			newer := newerProbe(tc)
 			_, _ = tc.tryUpdate(a, newer, tc.ReleaseOf(newer))
-			tc.expectState(a, protocol.StateDisabled, "app/update of the disabled app")
+			expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
 			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 				tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
 			}
@@ -279,14 +279,14 @@ func describeData(tc *TestContext) {
 			if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
 				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, describeHostError(he))
 			}
-			if got := tc.setState(protocol.MethodEnable, a); got != protocol.StateInstalled {
+			if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
 				tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
 			}
-			tc.expectState(a, protocol.StateInstalled, "app/enable")
+			expectState(tc, a, protocol.StateInstalled, "app/enable")
 			if _, err := tc.TryLaunch(a, "main"); err != nil {
 				tc.Failf("app/launch of %s is refused after app/enable: %v", a, err)
 			}
-			if got := tc.Launch(a, "main").read(key); got != value {
+			if got := read(tc.Launch(a, "main"), key); got != value {
 				tc.Failf("%s stored %q = %q before it was disabled; enabled again it reads %q", a, key, value, got)
 			}
 		})
@@ -296,11 +296,11 @@ func describeData(tc *TestContext) {
 		// that matches app ids by prefix shows on one side only.
 		DescribeTable("leaves the other app as it was, ready, launchable and with its data, when",
 			func(method string, onNeighbour bool) {
-				a, b, before, key, value := tc.probeAndNeighbour(onNeighbour)
+				a, b, before, key, value := probeAndNeighbour(tc, onNeighbour)
 				switch method {
 				case protocol.MethodDisable:
 					tc.Precondition("app/disable of "+a+" is done", func() {
-						if got := tc.setState(protocol.MethodDisable, a); got != protocol.StateDisabled {
+						if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
 							tc.Failf("app/disable of %s answered state %q", a, got)
 						}
 					})
@@ -314,7 +314,7 @@ func describeData(tc *TestContext) {
 						return dir
 					})
 				}
-				tc.expectUntouched(b, before, key, value, method+" of "+a)
+				expectUntouched(tc, b, before, key, value, method+" of "+a)
 			},
 			Entry("disabling one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, false),
 			Entry("disabling one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, true),
@@ -325,15 +325,15 @@ func describeData(tc *TestContext) {
 		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
-			tc.Launch(a, "main").store(key, value)
-			tc.updated(a)
-			if got := tc.Launch(a, "main").read(key); got != value {
+			store(tc.Launch(a, "main"), key, value)
+			updated(tc, a)
+			if got := read(tc.Launch(a, "main"), key); got != value {
 				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, newerProbeVersion, got)
 			}
 		})
 
 		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
-			a, before, key, value, dir, rel := tc.probeWithDataAndNewer()
+			a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
 			tc.ExpectVerifies(dir, rel)
 			AppendFile(dir, tamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
 			planted := Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
@@ -347,7 +347,7 @@ func describeData(tc *TestContext) {
 			}
 			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
 				Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
-			tc.expectUntouched(a, before, key, value, "a refused app/update")
+			expectUntouched(tc, a, before, key, value, "a refused app/update")
 		})
 
 		// The consent gate of INSTALL-CONSENT is on every call that installs
@@ -355,7 +355,7 @@ func describeData(tc *TestContext) {
 		// contract 3), whatever consent the first install had.
 		DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
 			func(consent protocol.Consent) {
-				a, before, key, value, dir, rel := tc.probeWithDataAndNewer()
+				a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
 				tc.requireMethod(protocol.MethodUpdate)
 				var res protocol.UpdateResult
 				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
@@ -367,7 +367,7 @@ func describeData(tc *TestContext) {
 					tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
 						a, consentText(consent), code, protocol.CodeConsentRequired)
 				}
-				tc.expectUntouched(a, before, key, value, "app/update without consent")
+				expectUntouched(tc, a, before, key, value, "app/update without consent")
 				tc.Precondition("the same update with the user's consent is done", func() {
 					if _, err := tc.tryUpdate(a, dir, rel); err != nil {
 						tc.failCall(protocol.MethodUpdate, err)
@@ -382,10 +382,10 @@ func describeData(tc *TestContext) {
 			a := tc.installProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
 			k1, v1 := nonce("before-update"), nonce("value")
-			tc.Launch(a, "main").store(k1, v1)
-			tc.updated(a)
+			store(tc.Launch(a, "main"), k1, v1)
+			updated(tc, a)
 			k2, v2 := nonce("after-update"), nonce("value")
-			tc.Launch(a, "main").store(k2, v2)
+			store(tc.Launch(a, "main"), k2, v2)
 			tc.requireMethod(protocol.MethodRollback)
 			var res protocol.RollbackResult
 			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
@@ -396,7 +396,7 @@ func describeData(tc *TestContext) {
 			}
 			s := tc.Launch(a, "main")
 			for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
-				if got := s.read(kv[0]); got != kv[1] {
+				if got := read(s, kv[0]); got != kv[1] {
 					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
 				}
 			}
@@ -414,7 +414,7 @@ func describeData(tc *TestContext) {
 		// hold the newer release's objects, not the first install's.
 		It("registers the newer release's objects into the host's catalogs at update", tc.Req("UPDATE-REGISTERS", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
-			dir := tc.newerProbe()
+			dir := newerProbe(tc)
 			AddEntry(dir, "extra")
 			tc.Precondition("app/update of "+a+" to a newer release with an entry extra", func() {
 				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
@@ -426,7 +426,7 @@ func describeData(tc *TestContext) {
 
 		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
-			dir := tc.newerProbe()
+			dir := newerProbe(tc)
 			AddEntry(dir, "extra")
 			tc.Precondition("app/update of "+a+" to a newer release with an entry extra, which launches", func() {
 				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
@@ -463,12 +463,12 @@ func describeData(tc *TestContext) {
 		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			before, after := nonce("evidence-v1"), nonce("evidence-v2")
-			tc.Launch(a, "main").recordEvidence(before)
-			tc.updated(a)
+			recordEvidence(tc.Launch(a, "main"), before)
+			updated(tc, a)
 			if _, ok := tc.evidenceOf(a)[before]; !ok {
 				tc.Failf("host/observe of %s no longer shows the evidence record %s, made before app/update", a, before)
 			}
-			tc.Launch(a, "main").recordEvidence(after)
+			recordEvidence(tc.Launch(a, "main"), after)
 			tc.Precondition("app/rollback of "+a+" is done", func() {
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
 			})
@@ -484,9 +484,9 @@ func describeData(tc *TestContext) {
 			a := tc.installProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
 			older, newer := nonce("evidence-v1"), nonce("evidence-v2")
-			tc.Launch(a, "main").recordEvidence(older)
-			tc.updated(a)
-			tc.Launch(a, "main").recordEvidence(newer)
+			recordEvidence(tc.Launch(a, "main"), older)
+			updated(tc, a)
+			recordEvidence(tc.Launch(a, "main"), newer)
 			ev := tc.evidenceOf(a)
 			if _, ok := ev[older]; !ok {
 				tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
@@ -507,11 +507,11 @@ func describeData(tc *TestContext) {
 					a, b = b, a
 				}
 				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
-				tc.Launch(a, "main").store(key, va)
-				tc.Launch(b, "main").store(key, vb)
+				store(tc.Launch(a, "main"), key, va)
+				store(tc.Launch(b, "main"), key, vb)
 				var text []byte
 				tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
-					_, text = tc.exportThenDelete(a)
+					_, text = exportThenDelete(tc, a)
 					if !bytes.Contains(text, []byte(va)) {
 						tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
 					}
@@ -529,9 +529,9 @@ func describeData(tc *TestContext) {
 			stored := map[string]string{nonce("first"): nonce("value"), nonce("second"): nonce("value")}
 			s := tc.Launch(a, "main")
 			for k, v := range stored {
-				s.store(k, v)
+				store(s, k, v)
 			}
-			res, text := tc.exportThenDelete(a)
+			res, text := exportThenDelete(tc, a)
 			for k, v := range stored {
 				if !bytes.Contains(text, []byte(v)) {
 					tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
@@ -543,7 +543,7 @@ func describeData(tc *TestContext) {
 			tc.installProbe(tc.DefaultConfigure())
 			s = tc.Launch(a, "main")
 			for k, v := range stored {
-				if got := s.read(k); got != "" {
+				if got := read(s, k); got != "" {
 					tc.Failf("%s stored %q = %q; after export then delete and a reinstall it still reads %q", a, k, v, got)
 				}
 			}
@@ -558,7 +558,7 @@ func describeData(tc *TestContext) {
 				tc.Install(dir, tc.ReleaseOf(dir))
 				tc.Uninstall(a, false)
 				tc.Install(dir, tc.ReleaseOf(dir))
-				tc.exportThenDelete(a)
+				exportThenDelete(tc, a)
 			})
 			var o protocol.ObserveResult
 			tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: a}, &o)
@@ -578,10 +578,10 @@ func describeData(tc *TestContext) {
 		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("kept"), nonce("value")
-			tc.Launch(a, "main").store(key, value)
+			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, true)
 			tc.installProbe(tc.DefaultConfigure())
-			if got := tc.Launch(a, "main").read(key); got != value {
+			if got := read(tc.Launch(a, "main"), key); got != value {
 				tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
 			}
 		})
@@ -598,13 +598,13 @@ func describeData(tc *TestContext) {
 				}
 				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
 				tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
-					tc.expectStoredAsApp(a, key, va)
-					tc.expectStoredAsApp(b, key, vb)
+					expectStoredAsApp(tc, a, key, va)
+					expectStoredAsApp(tc, b, key, vb)
 				})
 				mode := "deleting data"
 				if export {
 					mode = "export then delete"
-					res, text := tc.exportThenDelete(a)
+					res, text := exportThenDelete(tc, a)
 					if !bytes.Contains(text, []byte(va)) {
 						tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, key, va)
 					}
@@ -627,14 +627,14 @@ func describeData(tc *TestContext) {
 		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.installProbe(tc.DefaultConfigure())
 			key, value := nonce("deleted"), nonce("value")
-			tc.Launch(a, "main").store(key, value)
+			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, false)
 			tc.installProbe(tc.DefaultConfigure())
 			s := tc.Launch(a, "main")
-			if got := s.read(key); got != "" {
+			if got := read(s, key); got != "" {
 				tc.Failf("%s stored %q = %q; after uninstall deleting data and a reinstall it still reads %q", a, key, value, got)
 			}
-			if ks, ok := s.keys(); ok && slices.Contains(ks, key) {
+			if ks, ok := keys(s); ok && slices.Contains(ks, key) {
 				tc.Failf("lime.storage list of the reinstalled %s still names %q after uninstall deleting data: %v", a, key, ks)
 			}
 		})

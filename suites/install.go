@@ -26,7 +26,7 @@ func describeInstall(tc *TestContext) {
 				if relax != nil {
 					relax(dir)
 				}
-				tc.expectNeverInstalled(fixture, dir, spoil, rehash, codes, planted)
+				expectNeverInstalled(tc, fixture, dir, spoil, rehash, codes, planted)
 			},
 			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
 				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
@@ -58,7 +58,7 @@ func describeInstall(tc *TestContext) {
 			}
 			dir := tc.Fixture("incompatible-capability")
 			ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: "*"`)
-			tc.expectNeverInstalled("incompatible-capability", dir,
+			expectNeverInstalled(tc, "incompatible-capability", dir,
 				func(dir string) { ReplaceIn(dir, "APP.md", capability+`: "*"`, capability+`: ">=9.0.0"`) }, true,
 				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: capability + " >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
@@ -76,7 +76,7 @@ func describeInstall(tc *TestContext) {
 					granted = "user"
 				}
 				tc.Precondition("the same package installs with the consent of "+granted, func() {
-					app, err := tc.TryInstallConsent(dir, tc.ReleaseOf(dir), protocol.Consent{Granted: true, By: granted, Migrations: true})
+					app, err := TryInstallConsent(tc, dir, tc.ReleaseOf(dir), protocol.Consent{Granted: true, By: granted, Migrations: true})
 					if err != nil {
 						tc.failCall(protocol.MethodInstall, err)
 					}
@@ -86,7 +86,7 @@ func describeInstall(tc *TestContext) {
 				if by != "" {
 					what = fmt.Sprintf("app/install with consent.by %q and consent.granted false", by)
 				}
-				_, err := tc.TryInstallConsent(dir, tc.ReleaseOf(dir), protocol.Consent{Granted: false, By: by})
+				_, err := TryInstallConsent(tc, dir, tc.ReleaseOf(dir), protocol.Consent{Granted: false, By: by})
 				code, isHostErr := tc.HostErrorCode(protocol.MethodInstall, err)
 				if !isHostErr {
 					tc.Failf("%s succeeded", what)
@@ -202,7 +202,7 @@ func describeInstall(tc *TestContext) {
 
 // TryInstallConsent asks for an install of a package folder with the
 // consent given, tracking what it installs.
-func (tc *TestContext) TryInstallConsent(dir string, rel *protocol.Release, consent protocol.Consent) (protocol.InstalledApp, error) {
+func TryInstallConsent(tc *TestContext, dir string, rel *protocol.Release, consent protocol.Consent) (protocol.InstalledApp, error) {
 	GinkgoHelper()
 	var res protocol.InstallResult
 	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: rel, Consent: consent}, &res)
@@ -214,7 +214,7 @@ func (tc *TestContext) TryInstallConsent(dir string, rel *protocol.Release, cons
 // failure: the package in dir (fixture's copy) installs untouched, then,
 // spoiled (and published spoiled when rehash), is refused with one of
 // codes naming planted, and is not listed.
-func (tc *TestContext) expectNeverInstalled(fixture, dir string, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
+func expectNeverInstalled(tc *TestContext, fixture, dir string, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
 	GinkgoHelper()
 	rel := tc.ReleaseOf(dir)
 	tc.Precondition("the untouched package installs", func() {

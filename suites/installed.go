@@ -36,7 +36,7 @@ func describeInstalledIntegrity(tc *TestContext) {
 				dir := tc.Fixture("full-app")
 				app := tc.Install(dir, tc.ReleaseOf(dir))
 				tc.ExpectAppReady(app.AppID)
-				installed := tc.installedFolder(app, dir)
+				installed := installedFolder(tc, app, dir)
 				var restore func()
 				tc.Precondition("the harness changes "+change.rel+" in the installed package", func() {
 					restore = change.plant(tc, installed, change.rel)
@@ -78,7 +78,7 @@ func describeInstalledIntegrity(tc *TestContext) {
 
 // installedFolder is the folder the host says it keeps the installed app
 // in. A host that names none cannot be judged here: the spec is blocked.
-func (tc *TestContext) installedFolder(app protocol.InstalledApp, from string) string {
+func installedFolder(tc *TestContext, app protocol.InstalledApp, from string) string {
 	GinkgoHelper()
 	var dir string
 	tc.Precondition("the install answer names the installed package's folder", func() {

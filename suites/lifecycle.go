@@ -22,13 +22,13 @@ func describeLifecycleReadiness(tc *TestContext) {
 			dir := tc.Fixture("end-of-life-app")
 			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", launchable()...)
 			eol := lifecycleDate(tc, dir, "endOfLifeAt")
-			tc.Configure(tc.withClock(eol.Add(-time.Second).Format(time.RFC3339)))
+			tc.Configure(withClock(tc, eol.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
 			if slices.Contains(blockedStatuses(), before.Status) {
 				tc.Failf("blocked a second before its endOfLifeAt %s (clock %s); only endOfLifeAt < now blocks: %s",
 					eol.Format(time.RFC3339), eol.Add(-time.Second).Format(time.RFC3339), raw)
 			}
-			tc.Configure(tc.withClock(eol.Add(time.Second).Format(time.RFC3339)))
+			tc.Configure(withClock(tc, eol.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
 			Expect(after.Status).To(BeElementOf(blockedStatuses()), "status a second past endOfLifeAt (clock %s)", eol.Add(time.Second).Format(time.RFC3339))
 			Expect(after.OK).To(BeFalse(), "ok past endOfLifeAt")
@@ -39,10 +39,10 @@ func describeLifecycleReadiness(tc *TestContext) {
 			dir := tc.Fixture("deprecated-app")
 			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", launchable()...)
 			dep := lifecycleDate(tc, dir, "deprecatedAt")
-			tc.Configure(tc.withClock(dep.Add(-time.Second).Format(time.RFC3339)))
+			tc.Configure(withClock(tc, dep.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
 			Expect(mentionsDeprecation(before)).To(BeFalse(), "a deprecation warning a second before deprecatedAt %s: %s", dep.Format(time.RFC3339), raw)
-			tc.Configure(tc.withClock(dep.Add(time.Second).Format(time.RFC3339)))
+			tc.Configure(withClock(tc, dep.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
 			Expect(after.Status).To(BeElementOf(launchable()), "a deprecated app must not be blocked: %s", raw)
 			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning a second past deprecatedAt: %s", raw)
@@ -61,7 +61,7 @@ func lifecycleDate(tc *TestContext, dir, field string) time.Time {
 	return t
 }
 
-func (tc *TestContext) withClock(clock string) protocol.ConfigureParams {
+func withClock(tc *TestContext, clock string) protocol.ConfigureParams {
 	p := tc.DefaultConfigure()
 	p.Clock = clock
 	return p

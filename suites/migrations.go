@@ -24,7 +24,7 @@ const (
 
 // updateWithoutApproving updates appID to the package in dir (a newer
 // release) without approving its new migrations, as a precondition.
-func (tc *TestContext) updateWithoutApproving(appID, dir string) {
+func updateWithoutApproving(tc *TestContext, appID, dir string) {
 	GinkgoHelper()
 	tc.requireMethod(protocol.MethodUpdate)
 	tc.Precondition("app/update takes "+appID+" to its newer release without approving its new migration", func() {
@@ -46,7 +46,7 @@ type storageSeen struct {
 	digest     string
 }
 
-func (tc *TestContext) storageOf(appID string) storageSeen {
+func storageOf(tc *TestContext, appID string) storageSeen {
 	GinkgoHelper()
 	o := tc.Observe(appID)
 	s := storageSeen{migrations: map[string]string{}}
@@ -69,9 +69,9 @@ func (tc *TestContext) storageOf(appID string) storageSeen {
 // requireStorageSeen blocks the spec unless host/observe reports the app's
 // migrations (and, with digest, the host state digest): what the data
 // boundary specs judge by.
-func (tc *TestContext) requireStorageSeen(appID string, digest bool) storageSeen {
+func requireStorageSeen(tc *TestContext, appID string, digest bool) storageSeen {
 	GinkgoHelper()
-	s := tc.storageOf(appID)
+	s := storageOf(tc, appID)
 	if len(s.migrations) == 0 {
 		tc.Blockedf("host/observe of %s reports no storage migrations (observe.migrations), which this check needs", appID)
 	}
@@ -129,7 +129,7 @@ func describeMigrations(tc *TestContext) {
 			tc.readyWithMigrations(app)
 			newer := tc.migrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
 			SetField(newer, "version", "1.1.0")
-			tc.updateWithoutApproving(app, newer)
+			updateWithoutApproving(tc, app, newer)
 			r := tc.AppReadiness(app)
 			if !slices.Contains(notReady(), r.Status) || !namesMigration(r, "004_more") {
 				tc.Failf("after an update whose migration 004_more waits for approval, app/readiness of %s is %q and names it: %v", app, r.Status, namesMigration(r, "004_more"))
@@ -144,7 +144,7 @@ func describeMigrations(tc *TestContext) {
 			tc.Precondition("approved through app/migrate, the migrations show as applied and their table is in the app's namespace", func() {
 				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), false)
 				tc.migrated(app)
-				s := tc.requireStorageSeen(app, false)
+				s := requireStorageSeen(tc, app, false)
 				if s.migrations["001_notes"] != protocol.MigrationApplied || !slices.Contains(s.tables, "notes") {
 					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after app/migrate", app, s.migrations, s.tables)
 				}
@@ -152,7 +152,7 @@ func describeMigrations(tc *TestContext) {
 			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
 			expectNotRun := func(after string) {
 				GinkgoHelper()
-				s := tc.requireStorageSeen(app, false)
+				s := requireStorageSeen(tc, app, false)
 				for m, state := range s.migrations {
 					if state == protocol.MigrationApplied {
 						tc.Failf("host/observe shows migration %s of %s applied after %s, which did not approve it", m, app, after)
@@ -191,7 +191,7 @@ func describeMigrations(tc *TestContext) {
 			if slices.Contains(tc.Host().Hello().Methods, protocol.MethodReview) {
 				reviewErr = tc.Call(protocol.MethodReview, protocol.ReviewParams{Path: newer, Release: tc.ReleaseOf(newer)}, &review)
 			}
-			tc.updateWithoutApproving(app, newer)
+			updateWithoutApproving(tc, app, newer)
 			var readiness json.RawMessage
 			tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app}, &readiness)
 			for _, file := range slices.Sorted(maps.Keys(risks)) {
@@ -209,21 +209,21 @@ func describeMigrations(tc *TestContext) {
 			dir := tc.migrationApp(nonce("migrating"), nil)
 			app := tc.installMigrating(dir, true)
 			tc.Precondition("installed with its migrations approved, the app's namespace holds their table notes", func() {
-				if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") {
+				if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") {
 					tc.migrated(app)
 				}
-				if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") || s.migrations["001_notes"] != protocol.MigrationApplied {
+				if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") || s.migrations["001_notes"] != protocol.MigrationApplied {
 					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after they were approved", app, s.migrations, s.tables)
 				}
 			})
 			tc.Uninstall(app, true)
 			tc.installMigrating(dir, false)
-			if s := tc.requireStorageSeen(app, false); !slices.Contains(s.tables, "notes") {
+			if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") {
 				tc.Failf("after uninstall keeping data and a reinstall, the namespace of %s has no table notes, which its migration made before (tables %v)", app, s.tables)
 			}
 			tc.Uninstall(app, false)
 			tc.installMigrating(dir, false)
-			s := tc.requireStorageSeen(app, false)
+			s := requireStorageSeen(tc, app, false)
 			if slices.Contains(s.tables, "notes") {
 				tc.Failf("after uninstall deleting data and a reinstall, the namespace of %s still holds the table notes of the old install", app)
 			}
@@ -238,14 +238,14 @@ func describeMigrations(tc *TestContext) {
 			func(v reachVariant) {
 				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)
 				otherRow, _ := tc.ListedApp(other)
-				if s := tc.requireStorageSeen(other, true); s.migrations["001_notes"] == protocol.MigrationApplied && !slices.Contains(s.tables, "notes") {
+				if s := requireStorageSeen(tc, other, true); s.migrations["001_notes"] == protocol.MigrationApplied && !slices.Contains(s.tables, "notes") {
 					tc.Failf("host/observe shows migration 001_notes of %s applied, but its namespace has no table notes (it has %v): the migration ran outside the app's namespace", other, s.tables)
 				}
 				control := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
 				var seen storageSeen
 				tc.Precondition("the same migration without its reaching statement is applied", func() {
 					tc.migrated(control)
-					if seen = tc.requireStorageSeen(control, true); seen.migrations[reachName] != protocol.MigrationApplied {
+					if seen = requireStorageSeen(tc, control, true); seen.migrations[reachName] != protocol.MigrationApplied {
 						tc.Blockedf("host/observe shows %s of %s as %q after app/migrate", reachFile, control, seen.migrations[reachName])
 					}
 				})
@@ -255,9 +255,9 @@ func describeMigrations(tc *TestContext) {
 				scratch := tc.scratch()
 				stmt := strings.ReplaceAll(v.stmt, "SCRATCH", scratch)
 				app := tc.installMigrating(tc.migrationApp(nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
-				before := tc.requireStorageSeen(app, true)
+				before := requireStorageSeen(tc, app, true)
 				_, err := tc.migrate(app, true)
-				after := tc.requireStorageSeen(app, true)
+				after := requireStorageSeen(tc, app, true)
 				he, refused := hostError(err)
 				switch {
 				case err != nil && !refused:

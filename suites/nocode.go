@@ -43,7 +43,7 @@ func (p *sentinelPage) asked() []string {
 // loading it (an image, a script) or running its script (a fetch) asks a
 // loopback server of the harness's, and returns what that server records.
 // The package has no signature, so its hashes stay the host's to compute.
-func (tc *TestContext) uiSentinel(dir string) *sentinelPage {
+func uiSentinel(tc *TestContext, dir string) *sentinelPage {
 	GinkgoHelper()
 	page := &sentinelPage{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -84,7 +84,7 @@ func describeNoCodeExecution(tc *TestContext) {
 				AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
 				// Its page asks the harness for what it links: a host that
 				// loads or renders the UI (a preview, a warm-up) is seen.
-				page := tc.uiSentinel(dir)
+				page := uiSentinel(tc, dir)
 				var raw json.RawMessage
 				err := tc.Call(method, params(dir), &raw)
 				// What runs in the background after the answer has a moment

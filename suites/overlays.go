@@ -56,7 +56,7 @@ func (e inEffect) String() string {
 func describeOverlays(tc *TestContext) {
 	Describe("Executable: overlays", func() {
 		It("takes each overlaid name from the highest scope that sets it, workspace over user over tenant, whatever order they were set in", tc.Req("OVERLAY-PRECEDENCE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
-			app := tc.installOverlayApp()
+			app := installOverlayApp(tc)
 			// The first round sets the scopes highest first, so a host
 			// that lets the last value win, or ranks them otherwise, shows
 			// it at once; the rounds after it are drawn at random, each
@@ -86,10 +86,10 @@ func describeOverlays(tc *TestContext) {
 			for r, sets := range rounds {
 				var setOrder []string
 				for _, i := range order[r] {
-					tc.setOverlay(app, overlayScopes()[i], sets[i])
+					setOverlay(tc, app, overlayScopes()[i], sets[i])
 					setOrder = append(setOrder, overlayScopes()[i])
 				}
-				got := tc.overlayOf(app)
+				got := overlayOf(tc, app)
 				if r == 0 && got["tone"].scope == "" {
 					tc.Blockedf("host/observe of %s shows no overlay in effect after app/overlay set tone in every scope", app)
 				}
@@ -118,7 +118,7 @@ func describeOverlays(tc *TestContext) {
 			installed := tc.Install(dir, rel)
 			app := installed.AppID
 			tc.ExpectAppReady(app)
-			tc.setEveryOverlay(app)
+			setEveryOverlay(tc, app)
 			row, listed := tc.ListedApp(app)
 			if !listed {
 				tc.Failf("app/list no longer shows %s after its overlays were set", app)
@@ -147,8 +147,8 @@ func describeOverlays(tc *TestContext) {
 		})
 
 		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS", levels.EveryTransition, levels.EveryMember), func() {
-			app := tc.installOverlayApp()
-			before := tc.setEveryOverlay(app)
+			app := installOverlayApp(tc)
+			before := setEveryOverlay(tc, app)
 			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {
 				dir := tc.Fixture(overlayFixture)
 				SetField(dir, "version", "1.1.0")
@@ -159,18 +159,18 @@ func describeOverlays(tc *TestContext) {
 					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
 				}
 			})
-			tc.expectOverlays(app, before, "app/update to 1.1.0")
+			expectOverlays(tc, app, before, "app/update to 1.1.0")
 			tc.Precondition("app/rollback of "+app+" is done", func() {
 				tc.requireMethod(protocol.MethodRollback)
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: app}, &protocol.RollbackResult{})
 			})
-			tc.expectOverlays(app, before, "app/rollback")
+			expectOverlays(tc, app, before, "app/rollback")
 		})
 	})
 }
 
 // installOverlayApp installs overlay-app under the default profile.
-func (tc *TestContext) installOverlayApp() string {
+func installOverlayApp(tc *TestContext) string {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
 	dir := tc.Fixture(overlayFixture)
@@ -180,7 +180,7 @@ func (tc *TestContext) installOverlayApp() string {
 // setOverlay sets the overlay of scope's template of app to values. A host
 // without app/overlay, or one that refuses it, cannot be judged on
 // overlays: the spec is blocked.
-func (tc *TestContext) setOverlay(app, scope string, values map[string]string) {
+func setOverlay(tc *TestContext, app, scope string, values map[string]string) {
 	GinkgoHelper()
 	raw := map[string]json.RawMessage{}
 	for k, v := range values {
@@ -201,7 +201,7 @@ func (tc *TestContext) setOverlay(app, scope string, values map[string]string) {
 // positive control asks only that each name set shows a value set for it:
 // which one wins is OVERLAY-PRECEDENCE's to judge, so a host that ranks
 // the scopes otherwise is still judged on what else keeps its overlays.
-func (tc *TestContext) setEveryOverlay(app string) map[string]inEffect {
+func setEveryOverlay(tc *TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
 	sets := map[string]map[string]string{
 		protocol.ScopeTenant:    {"tone": nonce("tenant"), "defaultModel": nonce("tenant"), "budget": nonce("tenant")},
@@ -209,11 +209,11 @@ func (tc *TestContext) setEveryOverlay(app string) map[string]inEffect {
 		protocol.ScopeWorkspace: {"tone": nonce("workspace")},
 	}
 	for _, scope := range overlayScopes() {
-		tc.setOverlay(app, scope, sets[scope])
+		setOverlay(tc, app, scope, sets[scope])
 	}
 	var got map[string]inEffect
 	tc.Precondition("each name the overlays set shows a value set for it (host/observe overlay)", func() {
-		got = tc.overlayOf(app)
+		got = overlayOf(tc, app)
 		for _, name := range []string{"tone", "defaultModel", "budget"} {
 			if v, ok := sets[got[name].scope][name]; !ok || v != got[name].value {
 				tc.Failf("host/observe of %s shows %s for %s, which no overlay set", app, got[name], name)
@@ -225,9 +225,9 @@ func (tc *TestContext) setEveryOverlay(app string) map[string]inEffect {
 
 // expectOverlays fails the spec unless what is in effect for app is still
 // want (what was in effect before), after what happened.
-func (tc *TestContext) expectOverlays(app string, want map[string]inEffect, after string) {
+func expectOverlays(tc *TestContext, app string, want map[string]inEffect, after string) {
 	GinkgoHelper()
-	got := tc.overlayOf(app)
+	got := overlayOf(tc, app)
 	var wrong []string
 	for name, w := range want {
 		if got[name] != w {
@@ -241,7 +241,7 @@ func (tc *TestContext) expectOverlays(app string, want map[string]inEffect, afte
 }
 
 // overlayOf is what host/observe says is in effect for app, by name.
-func (tc *TestContext) overlayOf(app string) map[string]inEffect {
+func overlayOf(tc *TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
 	out := map[string]inEffect{}
 	for name, v := range tc.Observe(app).Overlay {

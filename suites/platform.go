@@ -36,39 +36,39 @@ const platformOwnBrand = "Probe Own Brand"
 func describePlatform(tc *TestContext) {
 	Describe("Desktop P3: shared platform capabilities", func() {
 		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY", levels.EveryMember), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			ms := &protocol.ModelSettings{Profile: nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
 				ProviderKey: nonce("provider-key"), Routing: nonce("routing-table")}
 			cfg.ModelSettings = ms
-			app := tc.installPlatformProbe(cfg)
-			m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil)
+			app := installPlatformProbe(tc, cfg)
+			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
 				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, ms.Profile) {
 					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", describeAnswer(m, true), ms.Profile)
 				}
 			})
-			tc.expectNonePlanted("lime.modelSettings get", m.Payload, map[string]string{
+			expectNonePlanted(tc, "lime.modelSettings get", m.Payload, map[string]string{
 				"the provider key of the model settings": ms.ProviderKey, "the host's routing table": ms.Routing})
 			tc.ExpectNoCanary("lime.modelSettings get", m.Payload)
-			tc.expectHoldsPlanted(app, map[string]string{"modelSettings.providerKey": ms.ProviderKey, "modelSettings.routing": ms.Routing})
+			expectHoldsPlanted(tc, app, map[string]string{"modelSettings.providerKey": ms.ProviderKey, "modelSettings.routing": ms.Routing})
 		})
 
 		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED", levels.ChangeBetweenReads), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			cfg.ModelSettings = &protocol.ModelSettings{Profile: nonce("profile")}
-			app := tc.installPlatformProbe(cfg)
+			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
-				if m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, cfg.ModelSettings.Profile) {
+				if m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, cfg.ModelSettings.Profile) {
 					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", describeAnswer(m, true), cfg.ModelSettings.Profile)
 				}
 			})
 			mine := nonce("app-profile")
-			set := tc.platformCall(app, "main", "lime.modelSettings", "set", map[string]any{"profile": mine})
+			set := platformCall(tc, app, "main", "lime.modelSettings", "set", map[string]any{"profile": mine})
 			if set.Type != hostbridge.TypeError {
 				tc.Failf("lime.modelSettings set of the app's own profile %q was answered %s, not host:error: apps do not persist global model settings",
 					mine, describeAnswer(set, true))
 			}
-			m := tc.platformCall(app, "main", "lime.modelSettings", "get", nil)
+			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
 			if containsText(m.Payload, mine) || !containsText(m.Payload, cfg.ModelSettings.Profile) {
 				tc.Failf("after the app's lime.modelSettings set of %q, get answers %s, not the host's profile %q",
 					mine, describeAnswer(m, true), cfg.ModelSettings.Profile)
@@ -76,30 +76,30 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("answers the cloud session's presence without a token, of each session the host holds", tc.Req("CLOUD-SESSION-NO-TOKEN", levels.EveryMember), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			// A second session beside the cloud one: a host that strips the
 			// bearer token it knows by name shows with the other.
 			refresh := nonce("refresh-token")
 			cfg.SessionTokens = maps.Clone(cfg.SessionTokens)
 			cfg.SessionTokens["refresh"] = refresh
-			app := tc.installPlatformProbe(cfg)
-			m := tc.platformCall(app, "main", "lime.cloudSession", "getSnapshot", nil)
+			app := installPlatformProbe(tc, cfg)
+			m := platformCall(tc, app, "main", "lime.cloudSession", "getSnapshot", nil)
 			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
 					tc.Failf("lime.cloudSession getSnapshot answered %s", describeAnswer(m, true))
 				}
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
-			tc.expectNonePlanted("lime.cloudSession getSnapshot", m.Payload, map[string]string{"the token of the session refresh": refresh})
-			tc.expectHoldsPlanted(app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
+			expectNonePlanted(tc, "lime.cloudSession getSnapshot", m.Payload, map[string]string{"the token of the session refresh": refresh})
+			expectHoldsPlanted(tc, app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
 		})
 
 		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED", levels.EveryMember), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			brand := &protocol.Branding{Name: nonce("OEM"), ShellCopy: nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
 			cfg.Branding = brand
-			app := tc.installPlatformProbe(cfg)
-			m := tc.platformCall(app, "main", "lime.branding", "get", nil)
+			app := installPlatformProbe(tc, cfg)
+			m := platformCall(tc, app, "main", "lime.branding", "get", nil)
 			tc.Precondition("lime.branding get is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
 					tc.Failf("lime.branding get answered %s", describeAnswer(m, true))
@@ -120,40 +120,40 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER", levels.EveryMember), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			b := &protocol.Billing{Plan: nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: nonce("reason"),
 				Ledger: nonce("ledger"), PaymentCredential: nonce("card")}
 			cfg.Billing = b
-			app := tc.installPlatformProbe(cfg)
-			m, refused := tc.tryPlatformCall(app, "main", "lime.billing", "getStatus", nil)
+			app := installPlatformProbe(tc, cfg)
+			m, refused := tryPlatformCall(tc, app, "main", "lime.billing", "getStatus", nil)
 			if refused != nil {
 				// A host may block the whole app while its billing is
 				// exhausted (docs/decisions.md, Billing in readiness): the
 				// app cannot ask then, and the refusal is what the host
 				// shows of billing. The plan is asked for once the quota is
 				// back.
-				tc.billingRefusal(app, refused, b)
+				billingRefusal(tc, app, refused, b)
 				cfg.Billing = &protocol.Billing{Plan: b.Plan, Quota: protocol.QuotaOK, Ledger: b.Ledger, PaymentCredential: b.PaymentCredential}
 				tc.Configure(cfg)
-				m = tc.platformCall(app, "main", "lime.billing", "getStatus", nil)
+				m = platformCall(tc, app, "main", "lime.billing", "getStatus", nil)
 			}
 			tc.Precondition("lime.billing getStatus answers the plan the host holds", func() {
 				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, b.Plan) {
 					tc.Failf("lime.billing getStatus answered %s, not the plan %q", describeAnswer(m, true), b.Plan)
 				}
 			})
-			tc.expectNonePlanted("lime.billing getStatus", m.Payload, map[string]string{
+			expectNonePlanted(tc, "lime.billing getStatus", m.Payload, map[string]string{
 				"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
 			if refused == nil && !containsText(m.Payload, b.BlockedReason) {
 				tc.Failf("lime.billing getStatus answered %s, without the blocked reason %q of the exhausted quota", m.Payload, b.BlockedReason)
 			}
-			tc.expectHoldsPlanted(app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
+			expectHoldsPlanted(tc, app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
 		})
 
 		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS", levels.ChangeBetweenReads), func() {
-			cfg := tc.platformConfigure()
+			cfg := platformConfigure(tc)
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
-			app := tc.installPlatformProbe(cfg)
+			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("with the quota ok, the entry paid (it needs lime.billing) is ready", func() {
 				if r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !isLaunchable(r.Status) {
 					tc.Failf("app/readiness of %s/paid is %q with billing in order: %s", app, r.Status, raw)
@@ -177,9 +177,9 @@ func describePlatform(tc *TestContext) {
 		})
 
 		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD", levels.EveryMember), func() {
-			app := tc.installPlatformProbe(tc.platformConfigure())
+			app := installPlatformProbe(tc, platformConfigure(tc))
 			rid := nonce("evidence")
-			m := tc.platformCallAs(app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
+			m := platformCallAs(tc, app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
 			tc.Precondition("lime.evidence record is executed (host:response)", func() {
 				if m.Type != hostbridge.TypeResponse {
 					tc.Failf("lime.evidence record %s answered %s", rid, describeAnswer(m, true))
@@ -203,12 +203,12 @@ func describePlatform(tc *TestContext) {
 			if c, ok := tc.Host().Hello().Capabilities["lime.appUpdates"]; !ok || !c.Enabled {
 				tc.Blockedf("the host's hello does not offer lime.appUpdates enabled, so it has no update check to judge")
 			}
-			app := tc.installPlatformProbe(tc.platformConfigure())
+			app := installPlatformProbe(tc, platformConfigure(tc))
 			newer := tc.Fixture(platformFixture)
 			SetField(newer, "version", "1.1.0")
 			rel := tc.publish(newer)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
-			m := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+			m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
 			if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, `"1.1.0"`) {
 				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, describeAnswer(m, true))
 			}
@@ -219,12 +219,12 @@ func describePlatform(tc *TestContext) {
 			wrel := tc.publish(withdrawn)
 			tc.registry.EnableVersion(TenantID, wrel.AppID, wrel.Version)
 			tc.registry.Withdraw(wrel.AppID, wrel.Version)
-			if again := tc.platformCall(app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && containsText(again.Payload, `"1.2.0"`) {
+			if again := platformCall(tc, app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && containsText(again.Payload, `"1.2.0"`) {
 				tc.Failf("lime.appUpdates check of %s offers 1.2.0, a release the registry withdrew: %s", app, again.Payload)
 			}
 			tc.registry.SetMode(registry.Down)
 			DeferCleanup(func() { tc.registry.SetMode(registry.Answer) })
-			down := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+			down := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
 			if down.Type == hostbridge.TypeResponse && !containsText(down.Payload, `"1.1.0"`) {
 				tc.Failf("with the registry down, lime.appUpdates check answered %s: an answer it cannot have had from the registry (1.1.0 is offered)", down.Payload)
 			}
@@ -243,7 +243,7 @@ func describePlatform(tc *TestContext) {
 				if c, ok := tc.Host().Hello().Capabilities["lime.appUpdates"]; !ok || !c.Enabled {
 					tc.Blockedf("the host's hello does not offer lime.appUpdates enabled, so it has no update check to judge")
 				}
-				tc.Configure(tc.platformConfigure())
+				tc.Configure(platformConfigure(tc))
 				dir := tc.Fixture(platformFixture)
 				SetField(dir, "version", installed)
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
@@ -253,7 +253,7 @@ func describePlatform(tc *TestContext) {
 					rel := tc.publish(next)
 					tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
 				}
-				m := tc.platformCall(app, "main", "lime.appUpdates", "check", nil)
+				m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
 				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, `"`+newest+`"`) {
 					tc.Failf("lime.appUpdates check of %s %s answered %s, not the release %s, the newest by SemVer of those the registry enables for the tenant (%s)",
 						app, installed, describeAnswer(m, true), newest, strings.Join(enabled, ", "))
@@ -271,7 +271,7 @@ func describePlatform(tc *TestContext) {
 // names billing is a host that blocks the whole app, and must name b's
 // blocked reason and carry neither the ledger nor the payment credential;
 // any other refusal blocks the spec.
-func (tc *TestContext) billingRefusal(app string, refused *control.HostError, b *protocol.Billing) {
+func billingRefusal(tc *TestContext, app string, refused *control.HostError, b *protocol.Billing) {
 	GinkgoHelper()
 	var data protocol.ErrorData
 	_ = json.Unmarshal(refused.Data, &data)
@@ -282,7 +282,7 @@ func (tc *TestContext) billingRefusal(app string, refused *control.HostError, b 
 	}
 	tc.Reading("Billing in readiness", "the whole app is blocked while the quota is exhausted")
 	text := []byte(refused.Message + " " + string(refused.Data))
-	tc.expectNonePlanted("the refusal of lime.billing getStatus while the quota is exhausted", text, map[string]string{
+	expectNonePlanted(tc, "the refusal of lime.billing getStatus while the quota is exhausted", text, map[string]string{
 		"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
 	if !strings.Contains(string(text), b.BlockedReason) {
 		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, describeHostError(refused))
@@ -294,7 +294,7 @@ func (tc *TestContext) billingRefusal(app string, refused *control.HostError, b 
 // whose readiness waits for them before the probe may launch (a correct
 // gate) must not block the specs that judge something else. A spec
 // changes what it judges on top of it.
-func (tc *TestContext) platformConfigure() protocol.ConfigureParams {
+func platformConfigure(tc *TestContext) protocol.ConfigureParams {
 	p := tc.DefaultConfigure()
 	p.ModelSettings = &protocol.ModelSettings{Profile: "conformance-default", Limits: map[string]int64{"maxOutputTokens": 1024}}
 	p.Branding = &protocol.Branding{Name: "Conformance OEM"}
@@ -304,7 +304,7 @@ func (tc *TestContext) platformConfigure() protocol.ConfigureParams {
 
 // installPlatformProbe configures the host with p and installs
 // platform-probe.
-func (tc *TestContext) installPlatformProbe(p protocol.ConfigureParams) string {
+func installPlatformProbe(tc *TestContext, p protocol.ConfigureParams) string {
 	GinkgoHelper()
 	tc.Configure(p)
 	dir := tc.Fixture(platformFixture)
@@ -313,15 +313,15 @@ func (tc *TestContext) installPlatformProbe(p protocol.ConfigureParams) string {
 
 // platformCall makes one capability call as platform-probe's entry
 // through app/invoke.
-func (tc *TestContext) platformCall(app, entry, capability, method string, args map[string]any) hostbridge.Message {
+func platformCall(tc *TestContext, app, entry, capability, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
-	return tc.platformCallAs(app, entry, nonce("platform"), capability, method, args)
+	return platformCallAs(tc, app, entry, nonce("platform"), capability, method, args)
 }
 
 // tryPlatformCall is platformCall that gives back the host's refusal of
 // app/invoke (an entry that may not launch now) instead of ending the
 // spec.
-func (tc *TestContext) tryPlatformCall(app, entry, capability, method string, args map[string]any) (hostbridge.Message, *control.HostError) {
+func tryPlatformCall(tc *TestContext, app, entry, capability, method string, args map[string]any) (hostbridge.Message, *control.HostError) {
 	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
@@ -341,7 +341,7 @@ func (tc *TestContext) tryPlatformCall(app, entry, capability, method string, ar
 }
 
 // platformCallAs is platformCall under the request id rid.
-func (tc *TestContext) platformCallAs(app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
+func platformCallAs(tc *TestContext, app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
@@ -354,7 +354,7 @@ func (tc *TestContext) platformCallAs(app, entry, rid, capability, method string
 // expectNonePlanted fails the spec when raw carries, in any form, one of
 // the values the spec planted in a member no app may see; the message
 // names the member, never the value.
-func (tc *TestContext) expectNonePlanted(what string, raw []byte, planted map[string]string) {
+func expectNonePlanted(tc *TestContext, what string, raw []byte, planted map[string]string) {
 	GinkgoHelper()
 	var leaked []string
 	for name, v := range planted {
@@ -375,7 +375,7 @@ func (tc *TestContext) expectNonePlanted(what string, raw []byte, planted map[st
 // planted. A host that keeps none of them (no place for a provider key, a
 // ledger or a session token) was never seen holding back anything: the
 // spec is blocked, naming what the host did not show.
-func (tc *TestContext) expectHoldsPlanted(app string, planted map[string]string) {
+func expectHoldsPlanted(tc *TestContext, app string, planted map[string]string) {
 	GinkgoHelper()
 	paths := slices.Sorted(maps.Keys(planted))
 	tc.Precondition("host/observe holds shows the host keeps "+strings.Join(paths, " and "), func() {

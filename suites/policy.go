@@ -54,7 +54,7 @@ func describePolicy(tc *TestContext) {
 
 	Describe("Desktop P0: policy and permissions in readiness", func() {
 		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
-			dir, _ := tc.perEntryFixture()
+			dir, _ := perEntryFixture(tc)
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
 			chat, raw := tc.Readiness(dir, "chat")
@@ -64,7 +64,7 @@ func describePolicy(tc *TestContext) {
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()), "entry home_page, which the policy does not name: %s", raw)
-			tc.expectEntriesByAppID(dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
+			expectEntriesByAppID(tc, dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
 		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads, levels.RepresentationLimit, levels.ConfusableIdentity), func() {
@@ -72,12 +72,12 @@ func describePolicy(tc *TestContext) {
 			WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
 				"  - {key: files_rw, scope: filesystem, access: read-write, required: true, reason: Reads the workspace}\n"+
 				"  - {key: net_fetch, scope: network, access: read, required: false, reason: Fetches previews}\n"))
-			tc.Configure(tc.withGrants("minimal-app", "files_rw", "net_fetch"))
+			tc.Configure(withGrants(tc, "minimal-app", "files_rw", "net_fetch"))
 			tc.ExpectReady("the app is ready with both permissions granted", dir, "")
-			tc.Configure(tc.withGrants("minimal-app", "files_rw"))
+			tc.Configure(withGrants(tc, "minimal-app", "files_rw"))
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
-			tc.Configure(tc.withGrants("minimal-app", "net_fetch"))
+			tc.Configure(withGrants(tc, "minimal-app", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(notReady()), "status without the required permission files_rw: %s", raw)
 			if !namesFailingCheck(r, "files_rw") {
@@ -86,7 +86,7 @@ func describePolicy(tc *TestContext) {
 			// Grants stated for another app only: this app is not named, so
 			// it has none (not "grants unstated"), whoever's name its own
 			// begins.
-			tc.Configure(tc.withGrants("minimal-app-b", "files_rw", "net_fetch"))
+			tc.Configure(withGrants(tc, "minimal-app-b", "files_rw", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
 			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "files_rw") {
 				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none): %s", r.Status, raw)
@@ -109,12 +109,12 @@ func describeAvailability(tc *TestContext) {
 						"  - {"+field+": needed_one, required: true}",
 						"  - {"+field+": optional_one, required: false}")
 				})
-				tc.Configure(tc.withAvailable(kind, "needed_one", "optional_one"))
+				tc.Configure(withAvailable(tc, kind, "needed_one", "optional_one"))
 				tc.ExpectReady("the app is ready with both available", dir, "")
-				tc.Configure(tc.withAvailable(kind, "needed_one"))
+				tc.Configure(withAvailable(tc, kind, "needed_one"))
 				r, raw := tc.Readiness(dir, "")
 				Expect(r.Status).To(BeElementOf(launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
-				tc.Configure(tc.withAvailable(kind, "optional_one"))
+				tc.Configure(withAvailable(tc, kind, "optional_one"))
 				r, raw = tc.Readiness(dir, "")
 				Expect(r.Status).To(BeElementOf(notReady()), "status without the required %s needed_one: %s", list, raw)
 				if !namesFailingCheck(r, "needed_one") {
@@ -122,12 +122,12 @@ func describeAvailability(tc *TestContext) {
 				}
 				// An empty list is a host that has none of the kind, not
 				// one that leaves the kind unstated.
-				tc.Configure(tc.withAvailable(kind))
+				tc.Configure(withAvailable(tc, kind))
 				r, raw = tc.Readiness(dir, "")
 				if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "needed_one") {
 					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one: %s", kind, r.Status, list, raw)
 				}
-				tc.Configure(tc.withAvailable(kind, "needed_one", "optional_one"))
+				tc.Configure(withAvailable(tc, kind, "needed_one", "optional_one"))
 				tc.ExpectReady("the app is ready again once both are available", dir, "")
 			},
 			Entry("a tool (toolRefs)", tc.Req("READY-AVAILABILITY", levels.EveryMember, levels.RepresentationLimit, levels.ChangeBetweenReads), "tools", "toolRefs", "key"),
@@ -139,14 +139,14 @@ func describeAvailability(tc *TestContext) {
 
 // withAvailable is the default configuration with exactly keys of kind
 // available on the host.
-func (tc *TestContext) withAvailable(kind string, keys ...string) protocol.ConfigureParams {
+func withAvailable(tc *TestContext, kind string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
 	c.Available = map[string][]string{kind: append([]string{}, keys...)} // none: [], never null
 	return c
 }
 
 // withGrants is the default configuration with app granted exactly keys.
-func (tc *TestContext) withGrants(app string, keys ...string) protocol.ConfigureParams {
+func withGrants(tc *TestContext, app string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
 	c.Grants = map[string][]string{app: keys}
 	return c

@@ -54,7 +54,7 @@ func describeProtocol(tc *TestContext) {
 			if len(before.Retained) > 0 {
 				Expect(l.Retained).To(BeEmpty(), "retained data after host/reset")
 			}
-			tc.expectResetForgetsSecretBindings()
+			expectResetForgetsSecretBindings(tc)
 		})
 
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
@@ -95,7 +95,7 @@ func describeProtocol(tc *TestContext) {
 // with app/secret is app data, and an app installed again after the reset
 // needs setup for that slot. Judged only on a host that announces app/secret
 // and app/readiness: catalog needs neither, so without them it is skipped.
-func (tc *TestContext) expectResetForgetsSecretBindings() {
+func expectResetForgetsSecretBindings(tc *TestContext) {
 	GinkgoHelper()
 	methods := tc.Host().Hello().Methods
 	if !slices.Contains(methods, protocol.MethodSecret) || !slices.Contains(methods, protocol.MethodReadiness) {

@@ -27,7 +27,7 @@ func describeReadiness(tc *TestContext) {
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
-			app, r, raw := tc.installedReadiness(dir)
+			app, r, raw := installedReadiness(tc, dir)
 			if r.Status != protocol.StatusReady || !r.OK {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v); its package folder is ready: %s", app, r.Status, r.OK, raw)
 			}
@@ -45,7 +45,7 @@ func describeReadiness(tc *TestContext) {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
 			}
 			tc.Reading("failing required readiness check", r.Status)
-			app, r, raw := tc.installedReadiness(dir)
+			app, r, raw := installedReadiness(tc, dir)
 			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails: %s", app, r.Status, raw)
 			}
@@ -60,7 +60,7 @@ func describeReadiness(tc *TestContext) {
 			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check: %s", raw)
 			Expect(r.OK).To(BeTrue(), "ok with a failing recommended check")
 			Expect(hasWarning(r)).To(BeTrue(), "no warning for the failing recommended check: %s", raw)
-			app, r, raw := tc.installedReadiness(dir)
+			app, r, raw := installedReadiness(tc, dir)
 			if r.Status != protocol.StatusReadyDegraded || !r.OK || !hasWarning(r) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v, warning %v); its package folder, failing a recommended check, is ready-degraded with a warning: %s",
 					app, r.Status, r.OK, hasWarning(r), raw)
@@ -74,7 +74,7 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", launchable()...)
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(launchable()), "status with a failing performance check: %s", raw)
-			app, r, raw := tc.installedReadiness(dir)
+			app, r, raw := installedReadiness(tc, dir)
 			if !isLaunchable(r.Status) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
 			}
@@ -118,7 +118,7 @@ func describeReadiness(tc *TestContext) {
 			if !namesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
-			app, r, raw := tc.installedReadiness(dir)
+			app, r, raw := installedReadiness(tc, dir)
 			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "provider_api_key") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key: %s", app, r.Status, raw)
 			}
@@ -144,7 +144,7 @@ func describeReadiness(tc *TestContext) {
 		})
 
 		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
-			dir, entryCap := tc.perEntryFixture()
+			dir, entryCap := perEntryFixture(tc)
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.withCapabilityDisabled(entryCap))
 			chat, raw := tc.Readiness(dir, "chat")
@@ -155,7 +155,7 @@ func describeReadiness(tc *TestContext) {
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
-			tc.expectEntriesByAppID(dir, tc.withCapabilityDisabled(entryCap), "chat", entryCap)
+			expectEntriesByAppID(tc, dir, tc.withCapabilityDisabled(entryCap), "chat", entryCap)
 		})
 
 		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
@@ -175,7 +175,7 @@ func describeReadiness(tc *TestContext) {
 // installedReadiness installs the package in dir (it is not installed yet
 // in this session) and returns its appId and app/readiness by that appId:
 // the other entry point of the rule the spec judged by path.
-func (tc *TestContext) installedReadiness(dir string) (string, protocol.ReadinessResult, json.RawMessage) {
+func installedReadiness(tc *TestContext, dir string) (string, protocol.ReadinessResult, json.RawMessage) {
 	GinkgoHelper()
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app})
@@ -186,7 +186,7 @@ func (tc *TestContext) installedReadiness(dir string) (string, protocol.Readines
 // the other entry point, the installed app's appId: installed under the
 // default configuration, then judged under p, entry blocked is not ready
 // naming named, and home_page stays launchable.
-func (tc *TestContext) expectEntriesByAppID(dir string, p protocol.ConfigureParams, blocked, named string) {
+func expectEntriesByAppID(tc *TestContext, dir string, p protocol.ConfigureParams, blocked, named string) {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
@@ -207,7 +207,7 @@ func (tc *TestContext) expectEntriesByAppID(dir string, p protocol.ConfigurePara
 // the host offers enabled of those every entry may need, so that a host
 // with no agent runtime (Desktop P0) is judged on an entry requirement it
 // can satisfy and the harness can turn off.
-func (tc *TestContext) perEntryFixture() (string, string) {
+func perEntryFixture(tc *TestContext) (string, string) {
 	GinkgoHelper()
 	dir := tc.Fixture("capability-app")
 	offered := tc.offeredEnabled()

@@ -28,12 +28,12 @@ func describeRegistry(tc *TestContext) {
 			elsewhere.TenantID = OtherTenant
 			tc.Configure(elsewhere)
 			tc.Precondition("registry/list, configured as "+OtherTenant+", offers that tenant's release", func() {
-				if l := tc.RegistryList(); !listedRelease(l, theirs) {
+				if l := RegistryList(tc); !listedRelease(l, theirs) {
 					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, OtherTenant, describeListed(l))
 				}
 			})
 			tc.Configure(tc.DefaultConfigure())
-			listed := tc.RegistryList()
+			listed := RegistryList(tc)
 			if slices.ContainsFunc(listed.Releases, func(r protocol.ListedRelease) bool { return r.AppID == theirs.AppID }) {
 				tc.Failf("registry/list, configured as %s, offers %s, which the registry enables only for %s", TenantID, theirs.AppID, OtherTenant)
 			}
@@ -47,8 +47,8 @@ func describeRegistry(tc *TestContext) {
 			theirs := tc.publish(tc.Fixture("full-app"))
 			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
 			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
-			tc.InstallSource(protocol.Source{AppID: ours.AppID, Version: ours.Version})
-			tc.expectSourceRefused(protocol.Source{AppID: theirs.AppID, Version: theirs.Version},
+			InstallSource(tc, protocol.Source{AppID: ours.AppID, Version: ours.Version})
+			expectSourceRefused(tc, protocol.Source{AppID: theirs.AppID, Version: theirs.Version},
 				Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
 		})
 
@@ -56,7 +56,7 @@ func describeRegistry(tc *TestContext) {
 			rel := tc.publish(tc.Fixture("minimal-app"))
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
 			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
-				if l := tc.RegistryList(); !listedRelease(l, rel) {
+				if l := RegistryList(tc); !listedRelease(l, rel) {
 					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, TenantID, describeListed(l))
 				}
 			})
@@ -64,9 +64,9 @@ func describeRegistry(tc *TestContext) {
 			// The install comes first, with nothing read from the registry
 			// since the withdrawal: what the listing offered before it is
 			// no answer after it.
-			tc.expectSourceRefused(protocol.Source{AppID: rel.AppID, Version: rel.Version},
+			expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version},
 				Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
-			if l := tc.RegistryList(); listedRelease(l, rel) {
+			if l := RegistryList(tc); listedRelease(l, rel) {
 				tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
 			}
 		})
@@ -79,11 +79,11 @@ func describeRegistry(tc *TestContext) {
 			tc.registry.Pin(stable.AppID, "stable", stable.Version)
 			tc.registry.Pin(stable.AppID, "beta", beta.Version)
 			tc.registry.EnableChannel(TenantID, stable.AppID, "stable")
-			if l := tc.RegistryList(); !listedRelease(l, stable) || listedRelease(l, beta) {
+			if l := RegistryList(tc); !listedRelease(l, stable) || listedRelease(l, beta) {
 				tc.Failf("registry/list for a tenant on channel stable should offer %s@%s (%s) and not %s: %s",
 					stable.AppID, stable.Version, stable.PackageHash, beta.Version, describeListed(l))
 			}
-			app := tc.InstallSource(protocol.Source{AppID: stable.AppID, Channel: "stable"})
+			app := InstallSource(tc, protocol.Source{AppID: stable.AppID, Channel: "stable"})
 			if app.PackageHash != stable.PackageHash || app.Version != stable.Version {
 				tc.Failf("installing channel stable recorded %s@%s (%s); the channel pins %s (%s)",
 					app.AppID, app.Version, app.PackageHash, stable.Version, stable.PackageHash)
@@ -109,7 +109,7 @@ func describeRegistry(tc *TestContext) {
 					return protocol.Source{AppID: rel.AppID, Channel: channel}
 				}
 				ok := tc.publish(tc.Fixture("minimal-app"))
-				tc.InstallSource(enable(ok))
+				InstallSource(tc, enable(ok))
 				tc.Precondition("the host downloads a release's package from its packageUrl", func() {
 					if len(tc.registry.Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
 						tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
@@ -117,7 +117,7 @@ func describeRegistry(tc *TestContext) {
 				})
 				bad := tc.publish(tc.Fixture("incompatible-capability"))
 				src := enable(bad)
-				_, err := tc.TryInstallSource(src, true)
+				_, err := TryInstallSource(tc, src, true)
 				he, refused := tc.refusalError(protocol.MethodInstall, err)
 				if !refused {
 					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, describeSourceOf(src))
@@ -136,7 +136,7 @@ func describeRegistry(tc *TestContext) {
 			func(mode registry.Mode) {
 				rel := tc.publish(tc.Fixture("minimal-app"))
 				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
-				app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+				app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 				tc.ExpectAppReady(app.AppID)
 				tc.registry.SetMode(mode)
 				row, ok := tc.ListedApp(app.AppID)
@@ -157,13 +157,13 @@ func describeRegistry(tc *TestContext) {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.publish(dir)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
-			app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			// A file added after the release was published: the package
 			// hash no longer matches, the manifest hash still does.
 			WriteFile(dir, "notes/added-after-release.txt", []byte("changed after the release was published\n"))
 			tc.republish(dir, rel)
-			_, err := tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+			_, err := TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
 			he, refused := tc.refusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install took a downloaded package that does not hash to the release's %s", rel.PackageHash)
@@ -182,7 +182,7 @@ func describeRegistry(tc *TestContext) {
 				rel := tc.publish(dir)
 				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
 				tc.Precondition("the release's archive without the planted entry installs", func() {
-					app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+					app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 					tc.Uninstall(app.AppID, false)
 				})
 				archive, err := registry.ArchiveWith(dir, entry)
@@ -194,7 +194,7 @@ func describeRegistry(tc *TestContext) {
 				if entry.Link {
 					what = fmt.Sprintf("an archive entry %q that is a link to %s", entry.Name, entry.Body)
 				}
-				_, err = tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+				_, err = TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
 				he, refused := tc.refusalError(protocol.MethodInstall, err)
 				if !refused {
 					tc.Failf("app/install from the registry took %s@%s whose archive holds %s", rel.AppID, rel.Version, what)
@@ -225,7 +225,7 @@ func registryModeName(m registry.Mode) string {
 }
 
 // RegistryList runs registry/list.
-func (tc *TestContext) RegistryList() protocol.RegistryListResult {
+func RegistryList(tc *TestContext) protocol.RegistryListResult {
 	GinkgoHelper()
 	var res protocol.RegistryListResult
 	tc.MustCall(protocol.MethodRegistryList, struct{}{}, &res)
@@ -251,7 +251,7 @@ func describeListed(l protocol.RegistryListResult) string {
 
 // TryInstallSource asks for an install of a registry release, tracking
 // whatever the host installed for cleanup.
-func (tc *TestContext) TryInstallSource(src protocol.Source, consent bool) (protocol.InstalledApp, error) {
+func TryInstallSource(tc *TestContext, src protocol.Source, consent bool) (protocol.InstalledApp, error) {
 	GinkgoHelper()
 	c := protocol.Consent{Granted: consent, Migrations: consent}
 	if consent {
@@ -264,12 +264,12 @@ func (tc *TestContext) TryInstallSource(src protocol.Source, consent bool) (prot
 }
 
 // InstallSource installs a registry release with consent, as a precondition.
-func (tc *TestContext) InstallSource(src protocol.Source) protocol.InstalledApp {
+func InstallSource(tc *TestContext, src protocol.Source) protocol.InstalledApp {
 	GinkgoHelper()
 	var app protocol.InstalledApp
 	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, describeSourceOf(src)), func() {
 		var err error
-		if app, err = tc.TryInstallSource(src, true); err != nil {
+		if app, err = TryInstallSource(tc, src, true); err != nil {
 			tc.failCall(protocol.MethodInstall, err)
 		}
 	})
@@ -285,9 +285,9 @@ func describeSourceOf(src protocol.Source) string {
 
 // expectSourceRefused fails the spec unless installing src is refused
 // naming what was planted, and nothing of it is installed.
-func (tc *TestContext) expectSourceRefused(src protocol.Source, planted Planted) {
+func expectSourceRefused(tc *TestContext, src protocol.Source, planted Planted) {
 	GinkgoHelper()
-	app, err := tc.TryInstallSource(src, true)
+	app, err := TryInstallSource(tc, src, true)
 	he, refused := tc.refusalError(protocol.MethodInstall, err)
 	if !refused {
 		tc.Failf("app/install of %s took %s: it installed %s@%s", describeSourceOf(src), planted.What, app.AppID, app.Version)

@@ -20,7 +20,7 @@ func describeRevocation(tc *TestContext) {
 
 	Describe("Installable: revocation", func() {
 		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION", levels.EveryEntryPoint), func() {
-			dir, rel := tc.revocablePackage(0)
+			dir, rel := revocablePackage(tc, 0)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
 				tc.Failf("package/verify accepted a package naming revocation.checkUrl %s without asking it", tc.revocation.URL())
@@ -38,7 +38,7 @@ func describeRevocation(tc *TestContext) {
 
 		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE", levels.ChangeBetweenReads), func() {
 			const cacheSeconds = 600
-			dir, rel := tc.revocablePackage(cacheSeconds)
+			dir, rel := revocablePackage(tc, cacheSeconds)
 			tc.ExpectVerifies(dir, rel)
 			asked := len(tc.revocation.Requests(rel.PackageHash))
 			if asked == 0 {
@@ -59,7 +59,7 @@ func describeRevocation(tc *TestContext) {
 				errorf("DefaultClock: %v", err)
 			}
 			later = later.Add((cacheSeconds + 1) * time.Second)
-			tc.Configure(tc.withClock(later.Format(time.RFC3339)))
+			tc.Configure(withClock(tc, later.Format(time.RFC3339)))
 			r := tc.VerifyRefusal(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == asked {
 				tc.Failf("package/verify %ds after the last revocation check (cacheSeconds %d) did not ask revocation.checkUrl again", cacheSeconds+1, cacheSeconds)
@@ -74,14 +74,14 @@ func describeRevocation(tc *TestContext) {
 			const cacheSeconds = 600
 			// Both packages are this spec's own (no other spec revoked
 			// either), so nothing a host kept from an earlier spec answers.
-			dir, _ := tc.revocablePackage(cacheSeconds)
+			dir, _ := revocablePackage(tc, cacheSeconds)
 			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
 			}
-			other, _ := tc.revocablePackage(cacheSeconds)
+			other, _ := revocablePackage(tc, cacheSeconds)
 			AppendFile(other, tamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
 			otherRel := tc.ReleaseOf(other)
 			tc.revocation.Revoke(otherRel.PackageHash, "revoked before its first check")
@@ -93,7 +93,7 @@ func describeRevocation(tc *TestContext) {
 		})
 
 		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
-			dir, rel := tc.revocablePackage(0)
+			dir, rel := revocablePackage(tc, 0)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
@@ -113,7 +113,7 @@ func describeRevocation(tc *TestContext) {
 		// a revoked member or with null in it (absent is not false).
 		DescribeTable("refuses the package when its revocation status cannot be had",
 			func(mode revocation.Mode) {
-				dir, rel := tc.revocablePackage(0)
+				dir, rel := revocablePackage(tc, 0)
 				tc.ExpectVerifies(dir, rel)
 				tc.revocation.SetMode(mode)
 				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + mode.Describe(),
@@ -132,7 +132,7 @@ func describeRevocation(tc *TestContext) {
 
 // revocablePackage is full-app naming the harness's revocation service in
 // app.signature.yaml, with cacheSeconds, and its release.
-func (tc *TestContext) revocablePackage(cacheSeconds int) (string, *protocol.Release) {
+func revocablePackage(tc *TestContext, cacheSeconds int) (string, *protocol.Release) {
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
 	AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",

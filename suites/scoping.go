@@ -21,7 +21,7 @@ func describeScoping(tc *TestContext) {
 				app := tc.installProbe(home)
 				key, value, theirs := nonce("scoped"), nonce("value"), nonce("value")
 				tc.Precondition("lime.storage set and get through app/invoke keep "+key+" in "+home.WorkspaceID, func() {
-					tc.expectStoredAsApp(app, key, value)
+					expectStoredAsApp(tc, app, key, value)
 				})
 				away := elsewhere(home)
 				tc.Configure(away)
@@ -62,7 +62,7 @@ func describeScoping(tc *TestContext) {
 
 // expectStoredAsApp sets key = value as the app and reads it back: the
 // positive control of the scoping specs.
-func (tc *TestContext) expectStoredAsApp(app, key, value string) {
+func expectStoredAsApp(tc *TestContext, app, key, value string) {
 	GinkgoHelper()
 	if m := tc.storageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
 		tc.Failf("lime.storage set of %s got %s", app, describeAnswer(m, true))

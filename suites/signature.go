@@ -37,41 +37,41 @@ func describeSignature(tc *TestContext) {
 	Describe("Installable: signatures and publisher", func() {
 		DescribeTable("refuses a sigstore-signed package, at verify and at install, when",
 			func(what string, spoil func(rel *protocol.Release)) {
-				dir, rel := tc.signedPackage()
+				dir, rel := signedPackage(tc)
 				tc.ExpectVerifies(dir, rel)
 				bad := *rel
 				spoil(&bad)
-				tc.expectRefusedAtVerifyAndInstall(dir, &bad, signaturePlanted(what))
+				expectRefusedAtVerifyAndInstall(tc, dir, &bad, signaturePlanted(what))
 			},
 			Entry("its release carries no signature", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a package with no signature bundle",
 				func(rel *protocol.Release) { rel.SignatureBundle = nil }),
 			Entry("the signature is over another package", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signature over another package hash",
 				func(rel *protocol.Release) {
-					rel.SignatureBundle = tc.sign("sha256:"+strings.Repeat("0", 64), SigstoreIdentity, SigstoreIssuer)
+					rel.SignatureBundle = sign(tc, "sha256:"+strings.Repeat("0", 64), SigstoreIdentity, SigstoreIssuer)
 				}),
 			Entry("the signer is outside the package's verifiedDomain", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signer of another domain",
 				func(rel *protocol.Release) {
-					rel.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+					rel.SignatureBundle = sign(tc, rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
 				}),
 			Entry("the signer's certificate names an issuer the host does not trust", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signer certified by another issuer",
 				func(rel *protocol.Release) {
-					rel.SignatureBundle = tc.sign(rel.PackageHash, SigstoreIdentity, "https://issuer.elsewhere.example.net")
+					rel.SignatureBundle = sign(tc, rel.PackageHash, SigstoreIdentity, "https://issuer.elsewhere.example.net")
 				}),
 			Entry("the signature comes from a Sigstore the host does not trust", tc.Req("VERIFY-SIGSTORE", levels.EveryMember, levels.EveryEntryPoint), "a signature from an untrusted root",
-				func(rel *protocol.Release) { rel.SignatureBundle = tc.signElsewhere(rel.PackageHash) }),
+				func(rel *protocol.Release) { rel.SignatureBundle = signElsewhere(tc, rel.PackageHash) }),
 		)
 
 		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
-			dir, _ := tc.signedPackage()
+			dir, _ := signedPackage(tc)
 			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
-			rel := tc.signedRelease(dir)
+			rel := signedRelease(tc, dir)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
 			}
 			before := len(tc.revocation.Requests(""))
 			bad := *rel
-			bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+			bad.SignatureBundle = sign(tc, rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
 			tc.ExpectRefused(tc.VerifyRefusal(dir, &bad), signaturePlanted("a signer of another domain"))
 			if n := len(tc.revocation.Requests("")); n != before {
 				tc.Failf("the host asked revocation.checkUrl about a package whose sigstore signature had failed (%d request(s)); the signature comes first", n-before)
@@ -88,7 +88,7 @@ func describeSignature(tc *TestContext) {
 				p := *rel.Publisher
 				spoil(&p)
 				bad.Publisher = &p
-				tc.expectRefusedAtVerifyAndInstall(dir, &bad, Planted{What: "a publisher the registry does not vouch for",
+				expectRefusedAtVerifyAndInstall(tc, dir, &bad, Planted{What: "a publisher the registry does not vouch for",
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
 			Entry("another publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "publisherId",
@@ -116,7 +116,7 @@ func describeSignature(tc *TestContext) {
 				ReplaceIn(dir, file, old, new)
 				rel := tc.ReleaseOf(dir)
 				rel.Publisher = vouched
-				tc.expectRefusedAtVerifyAndInstall(dir, rel, Planted{What: "another publisher in " + file + " " + field,
+				expectRefusedAtVerifyAndInstall(tc, dir, rel, Planted{What: "another publisher in " + file + " " + field,
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
 			Entry("app.signature.yaml signature.trust.publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "app.signature.yaml", "publisherId",
@@ -139,17 +139,17 @@ func describeSignature(tc *TestContext) {
 		)
 
 		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
-			dir, signed := tc.signedPackage()
+			dir, signed := signedPackage(tc)
 			rel := tc.releaseObject(dir)
 			rel.SignatureBundle = signed.SignatureBundle
 			rel.Publisher = &registry.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
 			tc.republish(dir, rel)
 			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
-			app := tc.InstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version})
+			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			rel.Publisher = &registry.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
 			tc.republish(dir, rel)
-			_, err := tc.TryInstallSource(protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
+			_, err := TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
 			he, refused := tc.refusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install from the registry took %s although the release vouches for publisher someone-else", rel.AppID)
@@ -163,25 +163,25 @@ func describeSignature(tc *TestContext) {
 // signedPackage is full-app declaring signature.package.signedBy: sigstore,
 // its release signed by the harness's Sigstore, and the host configured
 // to trust that Sigstore.
-func (tc *TestContext) signedPackage() (string, *protocol.Release) {
+func signedPackage(tc *TestContext) (string, *protocol.Release) {
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
 	ReplaceIn(dir, "app.signature.yaml", "signature:\n",
 		"signature:\n  package:\n    algorithm: sha256\n    signedBy: sigstore\n    signatureRef: sigstore:full-app@current\n")
-	tc.Configure(tc.withSigstore())
-	return dir, tc.signedRelease(dir)
+	tc.Configure(withSigstore(tc))
+	return dir, signedRelease(tc, dir)
 }
 
 // signedRelease is the release of dir with a bundle signing its package hash.
-func (tc *TestContext) signedRelease(dir string) *protocol.Release {
+func signedRelease(tc *TestContext, dir string) *protocol.Release {
 	GinkgoHelper()
 	rel := tc.ReleaseOf(dir)
-	rel.SignatureBundle = tc.sign(rel.PackageHash, SigstoreIdentity, SigstoreIssuer)
+	rel.SignatureBundle = sign(tc, rel.PackageHash, SigstoreIdentity, SigstoreIssuer)
 	return rel
 }
 
 // withSigstore is the default configuration trusting the harness's Sigstore.
-func (tc *TestContext) withSigstore() protocol.ConfigureParams {
+func withSigstore(tc *TestContext) protocol.ConfigureParams {
 	GinkgoHelper()
 	root, err := tc.sigstore.TrustedRootJSON()
 	if err != nil {
@@ -193,7 +193,7 @@ func (tc *TestContext) withSigstore() protocol.ConfigureParams {
 }
 
 // sign signs a package hash with the harness's Sigstore.
-func (tc *TestContext) sign(packageHash, identity, issuer string) json.RawMessage {
+func sign(tc *TestContext, packageHash, identity, issuer string) json.RawMessage {
 	GinkgoHelper()
 	b, err := tc.sigstore.Sign([]byte(packageHash), identity, issuer)
 	if err != nil {
@@ -204,7 +204,7 @@ func (tc *TestContext) sign(packageHash, identity, issuer string) json.RawMessag
 
 // signElsewhere signs a package hash with a Sigstore the host was never
 // told to trust.
-func (tc *TestContext) signElsewhere(packageHash string) json.RawMessage {
+func signElsewhere(tc *TestContext, packageHash string) json.RawMessage {
 	GinkgoHelper()
 	other, err := sigstore.NewAuthority()
 	if err != nil {
@@ -219,7 +219,7 @@ func (tc *TestContext) signElsewhere(packageHash string) json.RawMessage {
 
 // expectRefusedAtVerifyAndInstall fails the spec unless package/verify and
 // app/install both refuse the package under rel, naming what was planted.
-func (tc *TestContext) expectRefusedAtVerifyAndInstall(dir string, rel *protocol.Release, planted Planted) {
+func expectRefusedAtVerifyAndInstall(tc *TestContext, dir string, rel *protocol.Release, planted Planted) {
 	GinkgoHelper()
 	tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
 	_, err := tc.TryInstall(dir, rel, true)
@@ -238,13 +238,13 @@ func (tc *TestContext) expectRefusedAtVerifyAndInstall(dir string, rel *protocol
 func describeInstallReview(tc *TestContext) {
 	Describe("Installable: the install review", func() {
 		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember), func() {
-			dir, _ := tc.signedPackage()
+			dir, _ := signedPackage(tc)
 			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
-			rel := tc.signedRelease(dir)
+			rel := signedRelease(tc, dir)
 			rel.Publisher = &protocol.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
 			judged := []string{protocol.StepHashes, protocol.StepSignature, protocol.StepRevocation, protocol.StepPublisher}
 			tc.Precondition("the review of the untouched package passes every step", func() {
-				r := tc.Review(dir, rel)
+				r := Review(tc, dir, rel)
 				for _, step := range judged {
 					if st := reviewStatus(r, step); st != protocol.StepPassed {
 						tc.Blockedf("the review of a package every step accepts says %s is %q: %s", step, st, describeReview(r))
@@ -268,7 +268,7 @@ func describeInstallReview(tc *TestContext) {
 					bad.PackageHash = "sha256:" + strings.Repeat("0", 64)
 				}},
 				{protocol.StepSignature, "a package signed by a signer of another domain", func(bad *protocol.Release) {
-					bad.SignatureBundle = tc.sign(rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
+					bad.SignatureBundle = sign(tc, rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
 				}},
 				{protocol.StepPublisher, "a release vouching for another publisher", func(bad *protocol.Release) {
 					bad.Publisher = &protocol.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
@@ -279,7 +279,7 @@ func describeInstallReview(tc *TestContext) {
 			} {
 				bad := *rel
 				c.spoil(&bad)
-				r := tc.Review(dir, &bad)
+				r := Review(tc, dir, &bad)
 				if r.OK || reviewStatus(r, c.step) != protocol.StepFailed {
 					tc.Failf("the review of %s does not show the %s step failed: %s", c.what, c.step, describeReview(r))
 				}
@@ -297,7 +297,7 @@ func describeInstallReview(tc *TestContext) {
 }
 
 // Review runs app/review.
-func (tc *TestContext) Review(dir string, rel *protocol.Release) protocol.ReviewResult {
+func Review(tc *TestContext, dir string, rel *protocol.Release) protocol.ReviewResult {
 	GinkgoHelper()
 	var res protocol.ReviewResult
 	tc.MustCall(protocol.MethodReview, protocol.ReviewParams{Path: dir, Release: rel}, &res)

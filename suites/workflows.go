@@ -87,7 +87,7 @@ func (v runView) String() string {
 
 // installWorkflowApp configures p with the App Server and the review's
 // tool, and installs workflow-app.
-func (tc *TestContext) installWorkflowApp(p protocol.ConfigureParams) string {
+func installWorkflowApp(tc *TestContext, p protocol.ConfigureParams) string {
 	GinkgoHelper()
 	tc.Configure(withTools(tc.withAppServer(p), toolOfReview))
 	dir := tc.Fixture(workflowFixture)
@@ -101,7 +101,7 @@ func withTools(p protocol.ConfigureParams, tools ...string) protocol.ConfigurePa
 }
 
 // workflowCall makes one lime.workflow call as the app's main entry.
-func (tc *TestContext) workflowCall(app, method string, args map[string]any) hostbridge.Message {
+func workflowCall(tc *TestContext, app, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	raw, _ := json.Marshal(args)
 	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("workflow"),
@@ -110,17 +110,17 @@ func (tc *TestContext) workflowCall(app, method string, args map[string]any) hos
 
 // startRun starts a run of key: a host that will not start one leaves the
 // spec blocked, since nothing was run to judge.
-func (tc *TestContext) startRun(app, key string) string {
+func startRun(tc *TestContext, app, key string) string {
 	GinkgoHelper()
-	return tc.startRunKeyed(app, key, nonce("run"))
+	return startRunKeyed(tc, app, key, nonce("run"))
 }
 
 // startRunKeyed starts a run of workflow key with the idempotency key idem.
-func (tc *TestContext) startRunKeyed(app, key, idem string) string {
+func startRunKeyed(tc *TestContext, app, key, idem string) string {
 	GinkgoHelper()
 	var v runView
 	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
-		m := tc.workflowCall(app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": nonce("topic")},
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": nonce("topic")},
 			"idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
 			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, describeAnswer(m, true))
@@ -130,9 +130,9 @@ func (tc *TestContext) startRunKeyed(app, key, idem string) string {
 }
 
 // readRun reads a run; an answer that is not a run is unusable.
-func (tc *TestContext) readRun(app, run string) runView {
+func readRun(tc *TestContext, app, run string) runView {
 	GinkgoHelper()
-	m := tc.workflowCall(app, "read", map[string]any{"runId": run})
+	m := workflowCall(tc, app, "read", map[string]any{"runId": run})
 	var v runView
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.Status == "" {
 		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, describeAnswer(m, true))
@@ -142,11 +142,11 @@ func (tc *TestContext) readRun(app, run string) runView {
 
 // settleRun reads the run until it no longer runs, for at most
 // workflowSettle.
-func (tc *TestContext) settleRun(app, run string) runView {
+func settleRun(tc *TestContext, app, run string) runView {
 	GinkgoHelper()
 	deadline := time.Now().Add(workflowSettle)
 	for {
-		v := tc.readRun(app, run)
+		v := readRun(tc, app, run)
 		if v.Status != "running" || time.Now().After(deadline) {
 			return v
 		}
@@ -155,11 +155,11 @@ func (tc *TestContext) settleRun(app, run string) runView {
 }
 
 // expectRunAt is a positive control: the run stops at state with status.
-func (tc *TestContext) expectRunAt(app, run, status, state string) runView {
+func expectRunAt(tc *TestContext, app, run, status, state string) runView {
 	GinkgoHelper()
 	var v runView
 	tc.Precondition(fmt.Sprintf("the run reaches %s %s", status, state), func() {
-		v = tc.settleRun(app, run)
+		v = settleRun(tc, app, run)
 		if v.Status != status || v.State != state {
 			tc.Failf("the run is %s, not %s at %s", v, status, state)
 		}
@@ -170,9 +170,9 @@ func (tc *TestContext) expectRunAt(app, run, status, state string) runView {
 // expectHeldAtReview judges that review_flow's run stops at its human
 // review: a run that went past it without a decision fails; one that
 // never got there (its agent task or tool call failed) blocks.
-func (tc *TestContext) expectHeldAtReview(app, run string) {
+func expectHeldAtReview(tc *TestContext, app, run string) {
 	GinkgoHelper()
-	v := tc.settleRun(app, run)
+	v := settleRun(tc, app, run)
 	if v.Status == "waiting" && v.State == "review" {
 		return
 	}
@@ -188,15 +188,15 @@ func (tc *TestContext) expectHeldAtReview(app, run string) {
 // completedReviewRun runs review_flow to its end, approving its review
 // and signalling its wait: a precondition of the specs that judge what a
 // completed run leaves.
-func (tc *TestContext) completedReviewRun(app string) string {
+func completedReviewRun(tc *TestContext, app string) string {
 	GinkgoHelper()
-	run := tc.startRun(app, reviewFlow)
-	tc.expectRunAt(app, run, "waiting", "review")
-	tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
-	tc.expectRunAt(app, run, "waiting", "hold")
-	tc.decide(app, run, "signal", nil)
+	run := startRun(tc, app, reviewFlow)
+	expectRunAt(tc, app, run, "waiting", "review")
+	decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+	expectRunAt(tc, app, run, "waiting", "hold")
+	decide(tc, app, run, "signal", nil)
 	tc.Precondition("the run completes", func() {
-		if v := tc.settleRun(app, run); v.Status != "completed" {
+		if v := settleRun(tc, app, run); v.Status != "completed" {
 			tc.Failf("signalled at its wait, the run is %s", v)
 		}
 	})
@@ -206,11 +206,11 @@ func (tc *TestContext) completedReviewRun(app string) string {
 // recordedArtifact is the precondition of the lifecycle specs on
 // artifacts: the completed run's artifact is recorded (whether with the
 // right provenance is WORKFLOW-OUTPUTS-RECORDED's concern).
-func (tc *TestContext) recordedArtifact(app, run string) protocol.ArtifactRecord {
+func recordedArtifact(tc *TestContext, app, run string) protocol.ArtifactRecord {
 	GinkgoHelper()
 	var a protocol.ArtifactRecord
 	tc.Precondition("host/observe records the artifact of the completed run "+run, func() {
-		arts := tc.runArtifacts(app, run)
+		arts := runArtifacts(tc, app, run)
 		if len(arts) == 0 {
 			tc.Failf("host/observe of %s records no artifact of run %s", app, run)
 		}
@@ -221,17 +221,17 @@ func (tc *TestContext) recordedArtifact(app, run string) protocol.ArtifactRecord
 
 // decide answers a run's review or wait (respond, signal, interrupt,
 // resume); the answer is the spec's to judge.
-func (tc *TestContext) decide(app, run, method string, args map[string]any) hostbridge.Message {
+func decide(tc *TestContext, app, run, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	a := map[string]any{"runId": run}
 	for k, v := range args {
 		a[k] = v
 	}
-	return tc.workflowCall(app, method, a)
+	return workflowCall(tc, app, method, a)
 }
 
 // storedValue is what the app reads under key ("null" when nothing).
-func (tc *TestContext) storedValue(app, key string) string {
+func readStored(tc *TestContext, app, key string) string {
 	GinkgoHelper()
 	m := tc.storageCall(app, "get", map[string]any{"key": key})
 	var v struct {
@@ -247,10 +247,10 @@ func (tc *TestContext) storedValue(app, key string) string {
 }
 
 // runArtifacts lists the artifacts host/observe records of run.
-func (tc *TestContext) runArtifacts(app, run string) []protocol.ArtifactRecord {
+func runArtifacts(tc *TestContext, app, run string) []protocol.ArtifactRecord {
 	GinkgoHelper()
 	var out []protocol.ArtifactRecord
-	named := tc.readRun(app, run).Artifacts
+	named := readRun(tc, app, run).Artifacts
 	for _, a := range tc.Observe(app).Artifacts {
 		if a.RunID == run || slices.Contains(named, a.ArtifactID) {
 			out = append(out, a)
@@ -260,7 +260,7 @@ func (tc *TestContext) runArtifacts(app, run string) []protocol.ArtifactRecord {
 }
 
 // turnsStarted counts the agentSession/turn/start the host sent.
-func (tc *TestContext) turnsStarted() int {
+func turnsStarted(tc *TestContext) int {
 	return len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
 }
 
@@ -278,25 +278,25 @@ func markedTurns(marks ...string) *appserver.Script {
 // expectNothingWritten fails when the run wrote flow's result (its storage
 // key no longer holds before, the value read before the run started) or
 // made an artifact: a run that ended early ran no later state.
-func (tc *TestContext) expectNothingWritten(app, run, flow, before, when string) {
+func expectNothingWritten(tc *TestContext, app, run, flow, before, when string) {
 	GinkgoHelper()
 	key := storageKeyOf[flow]
-	if v := tc.storedValue(app, key); v != before {
+	if v := readStored(tc, app, key); v != before {
 		tc.Failf("%s, the app's storage holds %s = %s (it held %s before the run): the run's storage-write state ran", when, key, v, before)
 	}
-	if arts := tc.runArtifacts(app, run); len(arts) > 0 {
+	if arts := runArtifacts(tc, app, run); len(arts) > 0 {
 		tc.Failf("%s, the host records the run's artifact %+v", when, arts[0])
 	}
 }
 
 // expectNothingAfter fails when the run wrote its result or made an
 // artifact.
-func (tc *TestContext) expectNothingAfter(app, run, key, mark, when string) {
+func expectNothingAfter(tc *TestContext, app, run, key, mark, when string) {
 	GinkgoHelper()
-	if v := tc.storedValue(app, key); strings.Contains(v, mark) {
+	if v := readStored(tc, app, key); strings.Contains(v, mark) {
 		tc.Failf("%s, the app's storage holds %s = %s, which the run's storage-write state writes", when, key, v)
 	}
-	if arts := tc.runArtifacts(app, run); len(arts) > 0 {
+	if arts := runArtifacts(tc, app, run); len(arts) > 0 {
 		tc.Failf("%s, the host records the run's artifact %+v", when, arts[0])
 	}
 }
@@ -307,18 +307,18 @@ func describeWorkflows(tc *TestContext) {
 			tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
 				mark := nonce("draft")
 				tc.appServer.SetScript(markedTurns(mark))
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				run := tc.startRun(app, reviewFlow)
-				v := tc.settleRun(app, run)
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
+				run := startRun(tc, app, reviewFlow)
+				v := settleRun(tc, app, run)
 				if v.Status != "waiting" || v.State != "review" {
 					tc.Failf("review_flow did not reach its human-review state: it is %s", v)
 				}
-				tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
-				if v = tc.settleRun(app, run); v.Status != "waiting" || v.State != "hold" {
+				decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+				if v = settleRun(tc, app, run); v.Status != "waiting" || v.State != "hold" {
 					tc.Failf("approved, review_flow did not go on to wait at its wait state: it is %s", v)
 				}
-				tc.decide(app, run, "signal", nil)
-				v = tc.settleRun(app, run)
+				decide(tc, app, run, "signal", nil)
+				v = settleRun(tc, app, run)
 				if v.Status != "completed" {
 					tc.Failf("signalled at its wait state, review_flow did not complete: it is %s", v)
 				}
@@ -331,10 +331,10 @@ func describeWorkflows(tc *TestContext) {
 				if !slices.Equal(listed, reviewFlowStates) {
 					tc.Failf("the run went through %v, not %v once each in that order: %s", listed, reviewFlowStates, v)
 				}
-				if n := tc.turnsStarted(); n != 1 {
+				if n := turnsStarted(tc); n != 1 {
 					tc.Failf("the run's one agent-task state became %d App Server turns, not one", n)
 				}
-				if got := tc.storedValue(app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
+				if got := readStored(tc, app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
 					tc.Failf("the storage-write state left %s = %s, not the agent task's output (%s)", storageKeyOf[reviewFlow], got, mark)
 				}
 			})
@@ -343,23 +343,23 @@ func describeWorkflows(tc *TestContext) {
 			tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
 				approved, rejected := nonce("approved"), nonce("rejected")
 				tc.appServer.SetScript(markedTurns(approved, rejected))
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				key := storageKeyOf[reviewFlow]
 
-				first := tc.startRun(app, reviewFlow)
-				tc.expectHeldAtReview(app, first)
-				tc.expectNothingAfter(app, first, key, approved, "while the run waits at its review")
+				first := startRun(tc, app, reviewFlow)
+				expectHeldAtReview(tc, app, first)
+				expectNothingAfter(tc, app, first, key, approved, "while the run waits at its review")
 				tc.Precondition("an approved review lets the run write its result", func() {
-					tc.decide(app, first, "respond", map[string]any{"decision": "approve"})
-					tc.expectRunAt(app, first, "waiting", "hold")
-					if got := tc.storedValue(app, key); !strings.Contains(got, approved) {
+					decide(tc, app, first, "respond", map[string]any{"decision": "approve"})
+					expectRunAt(tc, app, first, "waiting", "hold")
+					if got := readStored(tc, app, key); !strings.Contains(got, approved) {
 						tc.Failf("after the approval the run is past its storage write, yet %s = %s", key, got)
 					}
 				})
 
-				second := tc.startRun(app, reviewFlow)
-				tc.expectHeldAtReview(app, second)
-				tc.expectNothingAfter(app, second, key, rejected, "while the second run waits at its review")
+				second := startRun(tc, app, reviewFlow)
+				expectHeldAtReview(tc, app, second)
+				expectNothingAfter(tc, app, second, key, rejected, "while the second run waits at its review")
 				// Who answers: an approval naming another run decides
 				// nothing of this one.
 				// An unknown run is refused; what a respond does to the first
@@ -372,20 +372,20 @@ func describeWorkflows(tc *TestContext) {
 					{"a run id the app never started", second + "-other", true},
 					{"the app's first run, which waits at no review", first, false},
 				} {
-					if m := tc.decide(app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
+					if m := decide(tc, app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
 						tc.Failf("an approval naming %s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
 					}
-					if v := tc.settleRun(app, second); v.Status != "waiting" || v.State != "review" {
+					if v := settleRun(tc, app, second); v.Status != "waiting" || v.State != "review" {
 						tc.Failf("after an approval naming %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
 					}
 				}
-				tc.expectNothingAfter(app, second, key, rejected, "after approvals naming other runs")
-				tc.decide(app, second, "respond", map[string]any{"decision": "reject"})
-				v := tc.settleRun(app, second)
+				expectNothingAfter(tc, app, second, key, rejected, "after approvals naming other runs")
+				decide(tc, app, second, "respond", map[string]any{"decision": "reject"})
+				v := settleRun(tc, app, second)
 				if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
 					tc.Failf("after a rejected review the run is %s", v)
 				}
-				tc.expectNothingAfter(app, second, key, rejected, "after the review was rejected")
+				expectNothingAfter(tc, app, second, key, rejected, "after the review was rejected")
 			})
 
 		DescribeTable("stops an interrupted run where it was and resumes it from its checkpoint, running no finished state again",
@@ -395,58 +395,58 @@ func describeWorkflows(tc *TestContext) {
 					sc.Turns = [][]appserver.Event{appserver.HangingTurn}
 					tc.appServer.SetScript(sc)
 				}
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				run := tc.startRun(app, reviewFlow)
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
+				run := startRun(tc, app, reviewFlow)
 				at := "hold"
 				if whileTurnRuns {
 					at = "draft"
 					tc.Precondition("the run's agent task starts on the App Server", func() {
 						deadline := time.Now().Add(workflowSettle)
-						for tc.turnsStarted() == 0 && time.Now().Before(deadline) {
+						for turnsStarted(tc) == 0 && time.Now().Before(deadline) {
 							time.Sleep(20 * time.Millisecond)
 						}
-						if tc.turnsStarted() == 0 {
+						if turnsStarted(tc) == 0 {
 							tc.Failf("the run started no App Server turn within %s", workflowSettle)
 						}
 					})
 				} else {
-					tc.expectRunAt(app, run, "waiting", "review")
+					expectRunAt(tc, app, run, "waiting", "review")
 					// Interrupted at the review, the run takes no decision
 					// until it is resumed.
-					if m := tc.decide(app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+					if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
 						tc.Failf("lime.workflow interrupt of a run at review got %s", describeAnswer(m, true))
 					}
-					tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
-					if v := tc.settleRun(app, run); v.Status != "interrupted" || v.times("hold") > 0 {
+					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+					if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
 						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
 					}
-					if m := tc.decide(app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+					if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
 						tc.Failf("lime.workflow resume of the run interrupted at review got %s", describeAnswer(m, true))
 					}
-					tc.expectRunAt(app, run, "waiting", "review")
-					tc.decide(app, run, "respond", map[string]any{"decision": "approve"})
-					tc.expectRunAt(app, run, "waiting", "hold")
+					expectRunAt(tc, app, run, "waiting", "review")
+					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+					expectRunAt(tc, app, run, "waiting", "hold")
 				}
-				if m := tc.decide(app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
 					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, describeAnswer(m, true))
 				}
 				// Meanwhile the wait's signal comes: an interrupted run must not take it.
 				if !whileTurnRuns {
-					tc.decide(app, run, "signal", nil)
+					decide(tc, app, run, "signal", nil)
 				}
-				v := tc.settleRun(app, run)
+				v := settleRun(tc, app, run)
 				if v.Status != "interrupted" {
 					tc.Failf("interrupted at %s, the run is %s", at, v)
 				}
-				turns := tc.turnsStarted()
-				if m := tc.decide(app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+				turns := turnsStarted(tc)
+				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
 					tc.Failf("lime.workflow resume of the interrupted run got %s", describeAnswer(m, true))
 				}
 				want := "hold"
 				if whileTurnRuns {
 					want = "review"
 				}
-				v = tc.settleRun(app, run)
+				v = settleRun(tc, app, run)
 				if v.Status != "waiting" || v.State != want {
 					tc.Failf("resumed, the run is %s, not waiting at %s", v, want)
 				}
@@ -455,13 +455,13 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("resumed, the run went through %s %d times: %s", s, n, v)
 					}
 				}
-				if !whileTurnRuns && tc.turnsStarted() != turns {
-					tc.Failf("resumed at its wait, the run started %d more App Server turns: its finished agent task ran again", tc.turnsStarted()-turns)
+				if !whileTurnRuns && turnsStarted(tc) != turns {
+					tc.Failf("resumed at its wait, the run started %d more App Server turns: its finished agent task ran again", turnsStarted(tc)-turns)
 				}
 				if whileTurnRuns && v.times("draft") == 0 {
 					tc.Failf("resumed, the run went past its agent task without finishing it: %s", v)
 				}
-				if whileTurnRuns && tc.turnsStarted() == turns {
+				if whileTurnRuns && turnsStarted(tc) == turns {
 					tc.Failf("resumed, the run started no new App Server turn for its agent task cut short: %s", v)
 				}
 			},
@@ -471,11 +471,11 @@ func describeWorkflows(tc *TestContext) {
 
 		DescribeTable("tries a failing state again at most recovery.maxRetries times",
 			func(failures int, completes bool) {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				key := storageKeyOf[retryFlow]
 				tc.Precondition("retry_flow completes when its agent task succeeds at once", func() {
-					run := tc.startRun(app, retryFlow)
-					if v := tc.settleRun(app, run); v.Status != "completed" {
+					run := startRun(tc, app, retryFlow)
+					if v := settleRun(tc, app, run); v.Status != "completed" {
 						tc.Failf("retry_flow is %s", v)
 					}
 				})
@@ -487,18 +487,18 @@ func describeWorkflows(tc *TestContext) {
 				sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
 				sc.EventGap = 5 * time.Millisecond
 				tc.appServer.SetScript(sc)
-				before := tc.turnsStarted()
-				stored := tc.storedValue(app, key)
-				run := tc.startRun(app, retryFlow)
-				v := tc.settleRun(app, run)
-				turns := tc.turnsStarted() - before
+				before := turnsStarted(tc)
+				stored := readStored(tc, app, key)
+				run := startRun(tc, app, retryFlow)
+				v := settleRun(tc, app, run)
+				turns := turnsStarted(tc) - before
 				const allowed = 2 // retry_flow's recovery.maxRetries
 				if completes {
 					if v.Status != "completed" || turns != failures+1 {
 						tc.Failf("with %d failed attempts and %d retries allowed, the run is %s after %d App Server turns, not completed after %d",
 							failures, allowed, v, turns, failures+1)
 					}
-					if got := tc.storedValue(app, key); !strings.Contains(got, mark) {
+					if got := readStored(tc, app, key); !strings.Contains(got, mark) {
 						tc.Failf("the retried run completed but %s = %s, not the output of its successful attempt (%s)", key, got, mark)
 					}
 					return
@@ -512,7 +512,7 @@ func describeWorkflows(tc *TestContext) {
 				if !strings.Contains(v.Reason, "draft") {
 					tc.Failf("the run ended %s without naming its failed state draft", v)
 				}
-				tc.expectNothingWritten(app, run, retryFlow, stored, "after every attempt failed")
+				expectNothingWritten(tc, app, run, retryFlow, stored, "after every attempt failed")
 			},
 			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 2, true),
 			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 3, false),
@@ -520,20 +520,20 @@ func describeWorkflows(tc *TestContext) {
 
 		It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
 			tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), func() {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
-					run := tc.startRun(app, timeoutFlow)
-					if v := tc.settleRun(app, run); v.Status != "completed" {
+					run := startRun(tc, app, timeoutFlow)
+					if v := settleRun(tc, app, run); v.Status != "completed" {
 						tc.Failf("timeout_flow is %s", v)
 					}
 				})
 				sc := markedTurns()
 				sc.Turn = appserver.HangingTurn
 				tc.appServer.SetScript(sc)
-				before := tc.turnsStarted()
-				stored := tc.storedValue(app, storageKeyOf[timeoutFlow])
-				run := tc.startRun(app, timeoutFlow)
-				v := tc.settleRun(app, run)
+				before := turnsStarted(tc)
+				stored := readStored(tc, app, storageKeyOf[timeoutFlow])
+				run := startRun(tc, app, timeoutFlow)
+				v := settleRun(tc, app, run)
 				if v.Status == "running" {
 					tc.Failf("%s after it started, the run whose agent task has a 1s timeout is still %s", workflowSettle, v)
 				}
@@ -541,25 +541,25 @@ func describeWorkflows(tc *TestContext) {
 					tc.Failf("the agent task never answered, yet the run is %s", v)
 				}
 				const attempts = 2 // timeout_flow's recovery.maxRetries is 1
-				if n := tc.turnsStarted() - before; n != attempts {
+				if n := turnsStarted(tc) - before; n != attempts {
 					tc.Failf("the timed-out agent task was tried %d times, not %d (one retry on timeout)", n, attempts)
 				}
 				if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
 					tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
 				}
-				tc.expectNothingWritten(app, run, timeoutFlow, stored, "after the agent task timed out")
+				expectNothingWritten(tc, app, run, timeoutFlow, stored, "after the agent task timed out")
 			})
 
 		DescribeTable("fails a run closed at a state it cannot carry out, and runs nothing after it",
 			func(state string, cut func(app string)) {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				tc.Precondition("review_flow gets past its agent task and its tool call to its review", func() {
-					tc.expectRunAt(app, tc.startRun(app, reviewFlow), "waiting", "review")
+					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
 				})
 				cut(app)
-				stored := tc.storedValue(app, storageKeyOf[reviewFlow])
-				run := tc.startRun(app, reviewFlow)
-				v := tc.settleRun(app, run)
+				stored := readStored(tc, app, storageKeyOf[reviewFlow])
+				run := startRun(tc, app, reviewFlow)
+				v := settleRun(tc, app, run)
 				if v.Status != "failed" || !strings.Contains(v.Reason, state) {
 					tc.Failf("the run that cannot carry out %s is %s, not failed naming %s", state, v, state)
 				}
@@ -568,7 +568,7 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("the run went on to %s after %s could not be carried out: %s", after, state, v)
 					}
 				}
-				tc.expectNothingWritten(app, run, reviewFlow, stored, "after "+state+" could not be carried out")
+				expectNothingWritten(tc, app, run, reviewFlow, stored, "after "+state+" could not be carried out")
 			},
 			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "draft", func(string) {
 				tc.appServer.SetMode(appserver.Refuse)
@@ -590,13 +590,13 @@ func describeWorkflows(tc *TestContext) {
 				ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				tc.Precondition("with both tools it uses, review_flow gets past its tool call check to its review", func() {
-					tc.expectRunAt(app, tc.startRun(app, reviewFlow), "waiting", "review")
+					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
 				})
 				kept := slices.DeleteFunc(slices.Clone(uses), func(u string) bool { return u == missing })
 				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure()), kept...))
-				stored := tc.storedValue(app, storageKeyOf[reviewFlow])
-				run := tc.startRun(app, reviewFlow)
-				v := tc.settleRun(app, run)
+				stored := readStored(tc, app, storageKeyOf[reviewFlow])
+				run := startRun(tc, app, reviewFlow)
+				v := settleRun(tc, app, run)
 				if v.Status != "failed" || !strings.Contains(v.Reason, "check") {
 					tc.Failf("the tool call check uses %s and the host has only %s; the run is %s, not failed naming check", strings.Join(uses, " and "), strings.Join(kept, ", "), v)
 				}
@@ -605,7 +605,7 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("the run went on to %s although %s, a tool check uses, is not available: %s", after, missing, v)
 					}
 				}
-				tc.expectNothingWritten(app, run, reviewFlow, stored, "after check could not be carried out")
+				expectNothingWritten(tc, app, run, reviewFlow, stored, "after check could not be carried out")
 			},
 			Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), toolOfReview),
 			Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), secondToolOfReview),
@@ -613,46 +613,46 @@ func describeWorkflows(tc *TestContext) {
 
 		It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",
 			tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				// The neighbour's id begins with the app's: confusable.
 				other := app + "-" + nonce("neighbour")
 				dir := tc.FixtureAs(workflowFixture, other)
 				SetField(dir, "name", other)
 				tc.Install(dir, tc.ReleaseOf(dir))
 				idem := nonce("run")
-				run := tc.startRunKeyed(app, reviewFlow, idem)
-				tc.expectRunAt(app, run, "waiting", "review")
+				run := startRunKeyed(tc, app, reviewFlow, idem)
+				expectRunAt(tc, app, run, "waiting", "review")
 				// The same idempotency key from another app names another
 				// request: it starts a run of its own, never hands over this one.
-				if m := tc.workflowCall(other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": nonce("topic")},
+				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": nonce("topic")},
 					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, run) {
 					tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
 				}
 				var own string
 				tc.Precondition(other+" reads a run of its own", func() {
-					own = tc.startRun(other, retryFlow)
-					if v := tc.readRun(other, own); v.RunID != own {
+					own = startRun(tc, other, retryFlow)
+					if v := readRun(tc, other, own); v.RunID != own {
 						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
 					}
 				})
-				if m := tc.workflowCall(app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, retryFlow) {
+				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, retryFlow) {
 					tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
 				}
-				if m := tc.workflowCall(other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, reviewFlow) {
+				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, reviewFlow) {
 					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
 				}
-				tc.workflowCall(other, "respond", map[string]any{"runId": run, "decision": "approve"})
-				if v := tc.settleRun(app, run); v.Status != "waiting" || v.State != "review" {
+				workflowCall(tc, other, "respond", map[string]any{"runId": run, "decision": "approve"})
+				if v := settleRun(tc, app, run); v.Status != "waiting" || v.State != "review" {
 					tc.Failf("after %s answered the review of %s's run, the run is %s", other, app, v)
 				}
 			})
 
 		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
 			tc.Req("WORKFLOW-OUTPUTS-RECORDED", levels.EveryMember), func() {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				run := tc.completedReviewRun(app)
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
+				run := completedReviewRun(tc, app)
 				installed, _ := tc.ListedApp(app)
-				arts := tc.runArtifacts(app, run)
+				arts := runArtifacts(tc, app, run)
 				if len(arts) != 1 {
 					tc.Failf("host/observe records %d artifacts of run %s, not the one of its artifact-create state: %+v", len(arts), run, arts)
 				}
@@ -678,9 +678,9 @@ func describeWorkflows(tc *TestContext) {
 
 	Describe("App lifecycle: what an app's runs made", func() {
 		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS", levels.EveryTransition), func() {
-			app := tc.installWorkflowApp(tc.DefaultConfigure())
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
 			first, _ := tc.ListedApp(app)
-			older := tc.recordedArtifact(app, tc.completedReviewRun(app))
+			older := recordedArtifact(tc, app, completedReviewRun(tc, app))
 			tc.updatedFixture(app, workflowFixture)
 			arts := tc.Observe(app).Artifacts
 			i := slices.IndexFunc(arts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == older.ArtifactID })
@@ -690,7 +690,7 @@ func describeWorkflows(tc *TestContext) {
 			if arts[i].Version != first.Version {
 				tc.Failf("after app/update the artifact %s, made at %s, is recorded as made by release %q", older.ArtifactID, first.Version, arts[i].Version)
 			}
-			newer := tc.recordedArtifact(app, tc.completedReviewRun(app))
+			newer := recordedArtifact(tc, app, completedReviewRun(tc, app))
 			if newer.Version != newerProbeVersion {
 				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, newerProbeVersion, newer.Version)
 			}
@@ -698,19 +698,19 @@ func describeWorkflows(tc *TestContext) {
 
 		DescribeTable("finds an app's artifacts and runs again after uninstall keeping data, and none after uninstall deleting data",
 			func(keep bool) {
-				app := tc.installWorkflowApp(tc.DefaultConfigure())
-				run := tc.completedReviewRun(app)
-				art := tc.recordedArtifact(app, run)
+				app := installWorkflowApp(tc, tc.DefaultConfigure())
+				run := completedReviewRun(tc, app)
+				art := recordedArtifact(tc, app, run)
 				tc.Uninstall(app, keep)
-				tc.installWorkflowApp(tc.DefaultConfigure())
+				installWorkflowApp(tc, tc.DefaultConfigure())
 				tc.Precondition("the reinstalled "+app+" runs and reads a new run", func() {
-					fresh := tc.startRun(app, retryFlow)
-					if v := tc.readRun(app, fresh); v.RunID != fresh {
+					fresh := startRun(tc, app, retryFlow)
+					if v := readRun(tc, app, fresh); v.RunID != fresh {
 						tc.Failf("lime.workflow read of the new run %s answers run %q", fresh, v.RunID)
 					}
 				})
 				recorded := slices.ContainsFunc(tc.Observe(app).Artifacts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == art.ArtifactID })
-				m := tc.workflowCall(app, "read", map[string]any{"runId": run})
+				m := workflowCall(tc, app, "read", map[string]any{"runId": run})
 				readable := m.Type == hostbridge.TypeResponse && containsText(m.Payload, run)
 				switch {
 				case keep && !recorded:
@@ -732,15 +732,15 @@ func describeWorkflows(tc *TestContext) {
 		// by prefix shows on one side only).
 		DescribeTable("keeps the other app's artifacts and runs when uninstalling one of a pair whose ids prefix each other, deleting its data:",
 			func(onNeighbour bool) {
-				a := tc.installWorkflowApp(tc.DefaultConfigure())
+				a := installWorkflowApp(tc, tc.DefaultConfigure())
 				dir := tc.FixtureAs(workflowFixture, workflowFixture+"-b")
 				SetField(dir, "name", workflowFixture+"-b")
 				b := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				if onNeighbour {
 					a, b = b, a
 				}
-				run := tc.completedReviewRun(b)
-				art := tc.recordedArtifact(b, run)
+				run := completedReviewRun(tc, b)
+				art := recordedArtifact(tc, b, run)
 				tc.Uninstall(a, false)
 				if _, listed := tc.ListedApp(b); !listed {
 					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
@@ -748,7 +748,7 @@ func describeWorkflows(tc *TestContext) {
 				if !slices.ContainsFunc(tc.Observe(b).Artifacts, func(x protocol.ArtifactRecord) bool { return x.ArtifactID == art.ArtifactID }) {
 					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
 				}
-				if m := tc.workflowCall(b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, run) {
+				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, run) {
 					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, describeAnswer(m, true))
 				}
 			},
