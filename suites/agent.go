@@ -56,7 +56,7 @@ func startTask(s *Surface, requestID string) *agentTask {
 // cached; "" for a new session).
 func resumeTask(s *Surface, requestID, session string) *agentTask {
 	GinkgoHelper()
-	t := &agentTask{requestID: requestID, input: nonce("probe-input"), key: nonce("idem")}
+	t := &agentTask{requestID: requestID, input: Nonce("probe-input"), key: Nonce("idem")}
 	args := map[string]any{"input": map[string]any{"text": t.input}, "idempotencyKey": t.key}
 	if session != "" {
 		args["sessionId"] = session
@@ -80,10 +80,10 @@ func resumeTask(s *Surface, requestID, session string) *agentTask {
 func expectStarted(s *Surface, requestID string) *agentTask {
 	GinkgoHelper()
 	var t *agentTask
-	s.tc.Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
+	s.TC().Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
 		t = startTask(s, requestID)
 		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-			s.tc.Failf("startTask got %s", describeAnswer(t.answer, t.answered))
+			s.TC().Failf("startTask got %s", DescribeAnswer(t.answer, t.answered))
 		}
 	})
 	return t
@@ -162,14 +162,14 @@ func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
 func describeAgent(tc *TestContext) {
 	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
 		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), func() {
-			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
-			input, key := nonce("probe-input"), nonce("idem")
+			appID := tc.InstallProbe(tc.WithAppServer(tc.DefaultConfigure()))
+			input, key := Nonce("probe-input"), Nonce("idem")
 			args, _ := json.Marshal(map[string]any{"input": map[string]any{"text": input}, "idempotencyKey": key})
 			tc.Precondition("lime.agent startTask through app/invoke is answered with host:response while the App Server serves", func() {
-				m := tc.invokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: "task-1",
+				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: "task-1",
 					Capability: "lime.agent", Method: "startTask", Args: args})
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("app/invoke of lime.agent startTask answered %s", describeAnswer(m, true))
+					tc.Failf("app/invoke of lime.agent startTask answered %s", DescribeAnswer(m, true))
 				}
 			})
 			expectTaskMapped(tc, appID, input, key)
@@ -177,10 +177,10 @@ func describeAgent(tc *TestContext) {
 
 		It("follows the golden exchange of the capability, artifact and evidence projections (transcripts/agent-projections.io) made through app/invoke, and answers the app with what the App Server returned", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), func() {
 			g := goldenTranscript(tc, "agent-projections")
-			appID := tc.installProbe(tc.withAppServer(tc.DefaultConfigure()))
-			tc.appServer.SetScript(appserver.ReplayScript(g))
-			tc.appServer.DropConnections()
-			artifact := nonce("artifact")
+			appID := tc.InstallProbe(tc.WithAppServer(tc.DefaultConfigure()))
+			tc.AppServer().SetScript(appserver.ReplayScript(g))
+			tc.AppServer().DropConnections()
+			artifact := Nonce("artifact")
 			args, _ := json.Marshal(map[string]any{"artifactId": artifact})
 			for _, c := range []struct {
 				capability, method string
@@ -191,15 +191,15 @@ func describeAgent(tc *TestContext) {
 				{"lime.artifacts", "read", args, "golden artifact content"},
 				{"lime.evidence", "export", nil, "golden-evidence-pack"},
 			} {
-				m := tc.invokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: nonce("read"),
+				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: Nonce("read"),
 					Capability: c.capability, Method: c.method, Args: c.args})
-				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, c.returned) {
+				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, c.returned) {
 					tc.Failf("app/invoke of %s %s answered %s, not with what the App Server returned (it holds %q)",
-						c.capability, c.method, describeAnswer(m, true), c.returned)
+						c.capability, c.method, DescribeAnswer(m, true), c.returned)
 				}
 			}
 			var seen []golden.Seen
-			for _, m := range tc.appServer.Messages() {
+			for _, m := range tc.AppServer().Messages() {
 				if m.Dir == appserver.FromHost {
 					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
 				}
@@ -215,16 +215,16 @@ func describeAgent(tc *TestContext) {
 		})
 	})
 
-	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.browserRetry(), func() {
+	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.BrowserRetry(), func() {
 		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition), func() {
 			// What the host sent is judged whether or not the App Server
 			// let the tasks start: one that refuses business methods
 			// before the handshake stops a host that skips it.
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			startTask(s, "task-1")
-			tc.appServer.DropConnections()
+			tc.AppServer().DropConnections()
 			startTask(s, "task-2")
-			msgs := tc.appServer.Messages()
+			msgs := tc.AppServer().Messages()
 			conns := map[int][]appserver.Message{}
 			var order []int
 			for _, m := range msgs {
@@ -259,7 +259,7 @@ func describeAgent(tc *TestContext) {
 					}
 				}
 			}
-			if len(fromHost(msgs, appserver.MethodSessionStart)) == 0 {
+			if len(FromHost(msgs, appserver.MethodSessionStart)) == 0 {
 				tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
 			}
 			if len(order) < 2 {
@@ -268,7 +268,7 @@ func describeAgent(tc *TestContext) {
 		})
 
 		DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
-			s := tc.probeSurface(tc.withAppServerOver(tc.DefaultConfigure(), transport))
+			s := tc.ProbeSurface(tc.WithAppServerOver(tc.DefaultConfigure(), transport))
 			t := expectStarted(s, "task-1")
 			expectTaskMapped(tc, s.AppID, t.input, t.key)
 		},
@@ -278,12 +278,12 @@ func describeAgent(tc *TestContext) {
 
 		It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
 			g := goldenTranscript(tc, "agent-task")
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			tc.appServer.SetScript(appserver.ReplayScript(g))
-			tc.appServer.DropConnections()
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+			tc.AppServer().SetScript(appserver.ReplayScript(g))
+			tc.AppServer().DropConnections()
 			t := startTask(s, "task-1")
 			var seen []golden.Seen
-			for _, m := range tc.appServer.Messages() {
+			for _, m := range tc.AppServer().Messages() {
 				if m.Dir == appserver.FromHost {
 					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
 				}
@@ -310,15 +310,15 @@ func describeAgent(tc *TestContext) {
 				}
 				sc.Turn = append(burst, sc.Turn[len(sc.Turn)-1])
 			}
-			tc.appServer.SetScript(sc)
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			tc.AppServer().SetScript(sc)
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			t := expectStarted(s, "task-1")
 			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
-			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
+			turns := FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
 			}
-			sent := sentTypes(tc.appServer.Messages(), turnIDOf(tc.appServer.Messages(), turns[0]))
+			sent := sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[0]))
 			got := taskEvents(r)
 			var types []string
 			for _, e := range got {
@@ -353,32 +353,32 @@ func describeAgent(tc *TestContext) {
 		)
 
 		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED", levels.WhoAnswers), func() {
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
-			tc.appServer.SetScript(appserver.LongTurn())
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+			tc.AppServer().SetScript(appserver.LongTurn())
 			t := expectStarted(s, "task-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, 2))
 			// Who answers: a cancel naming no task of the app (an id that
 			// extends the running task's) cancels nothing.
 			wrong := t.TaskID + "-other"
 			r := s.Run(Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), AwaitAnswer("cancel-wrong"))
-			if sent := fromHost(tc.appServer.Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
+			if sent := FromHost(tc.AppServer().Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
 				tc.Failf("the app cancelled task %s, which it never started, and the host sent the App Server agentSession/turn/cancel %s of its running task %s", wrong, sent[0].Params, t.TaskID)
 			}
 			if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
 				tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
 			}
 			r = s.Run(Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), AwaitAnswer("cancel-1"), Sleep(1000))
-			msgs := tc.appServer.Messages()
-			turns := fromHost(msgs, appserver.MethodTurnStart)
+			msgs := tc.AppServer().Messages()
+			turns := FromHost(msgs, appserver.MethodTurnStart)
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
 			}
 			turn := turnIDOf(msgs, turns[0])
-			cancels := fromHost(msgs, appserver.MethodTurnCancel)
+			cancels := FromHost(msgs, appserver.MethodTurnCancel)
 			if len(cancels) == 0 {
-				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, describeAnswer(r.Answer("cancel-1")))
+				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, DescribeAnswer(r.Answer("cancel-1")))
 			}
-			if !containsText(cancels[0].Params, `"`+turn+`"`) {
+			if !ContainsText(cancels[0].Params, `"`+turn+`"`) {
 				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
 			}
 			var last hostbridge.TaskEvent
@@ -396,17 +396,17 @@ func describeAgent(tc *TestContext) {
 		})
 
 		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			own := expectStarted(s, "task-1")
 			tc.Precondition("the app's own session resumes", func() {
 				if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, describeAnswer(t.answer, t.answered))
+					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, DescribeAnswer(t.answer, t.answered))
 				}
 			})
 			turnsOn := func(session string) int {
 				n := 0
-				for _, m := range fromHost(tc.appServer.Messages(), appserver.MethodTurnStart) {
-					if containsText(m.Params, `"`+session+`"`) {
+				for _, m := range FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart) {
+					if ContainsText(m.Params, `"`+session+`"`) {
 						n++
 					}
 				}
@@ -414,8 +414,8 @@ func describeAgent(tc *TestContext) {
 			}
 			// The resumed turn came after agentSession/read of that session.
 			var readAt, turnAt = -1, -1
-			for i, m := range tc.appServer.Messages() {
-				if m.Dir != appserver.FromHost || !containsText(m.Params, `"`+own.SessionID+`"`) {
+			for i, m := range tc.AppServer().Messages() {
+				if m.Dir != appserver.FromHost || !ContainsText(m.Params, `"`+own.SessionID+`"`) {
 					continue
 				}
 				if m.Method == appserver.MethodSessionRead && readAt < 0 {
@@ -428,15 +428,15 @@ func describeAgent(tc *TestContext) {
 			if readAt < 0 || readAt > turnAt {
 				tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
 			}
-			foreign := appserver.Session{SessionID: nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
+			foreign := appserver.Session{SessionID: Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
 			// A workspace whose id begins with this one's: confusable.
-			shadow := appserver.Session{SessionID: nonce("shadow-session"), AppID: s.AppID, WorkspaceID: WorkspaceID + "-shadow"}
-			tc.appServer.Script().Seed(foreign)
-			tc.appServer.Script().Seed(shadow)
+			shadow := appserver.Session{SessionID: Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: WorkspaceID + "-shadow"}
+			tc.AppServer().Script().Seed(foreign)
+			tc.AppServer().Script().Seed(shadow)
 			for _, c := range []struct{ what, id string }{
 				{"of another workspace", foreign.SessionID},
 				{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
-				{"the App Server does not know", nonce("unknown-session")},
+				{"the App Server does not know", Nonce("unknown-session")},
 			} {
 				t := resumeTask(s, "resume-"+c.id, c.id)
 				if t.answered && t.answer.Type == hostbridge.TypeResponse {
@@ -446,25 +446,25 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
 				}
 				if !t.answered || t.answer.Type != hostbridge.TypeError {
-					tc.Failf("resuming a session %s got %s, not host:error", c.what, describeAnswer(t.answer, t.answered))
+					tc.Failf("resuming a session %s got %s, not host:error", c.what, DescribeAnswer(t.answer, t.answered))
 				}
 			}
 		})
 
 		DescribeTable("carries a runtime approval to the app and its decision back, the tenant policy's deny winning",
 			func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
-				p := tc.withAppServer(tc.DefaultConfigure())
+				p := tc.WithAppServer(tc.DefaultConfigure())
 				if policyDenies {
 					p.Policy = &protocol.Policy{DeniedTools: []string{appserver.Approval["toolName"].(string)}}
 				}
-				s := tc.probeSurface(p)
-				tc.appServer.SetScript(appserver.ApprovalTurn())
+				s := tc.ProbeSurface(p)
+				tc.AppServer().SetScript(appserver.ApprovalTurn())
 				t := expectStarted(s, "task-1")
 				requestID := appserver.Approval["requestId"].(string)
 				r := s.Run(AwaitCount(hostbridge.TypeEvent, 2))
 				asked := false
 				for _, e := range taskEvents(r) {
-					if e.TaskID == t.TaskID && e.Type == "approval:requested" && containsText(e.Payload, `"`+requestID+`"`) {
+					if e.TaskID == t.TaskID && e.Type == "approval:requested" && ContainsText(e.Payload, `"`+requestID+`"`) {
 						asked = true
 					}
 				}
@@ -484,7 +484,7 @@ func describeAgent(tc *TestContext) {
 					} {
 						id := fmt.Sprintf("decide-wrong-%d", i)
 						wr := s.Run(Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), AwaitAnswer(id))
-						if sent := fromHost(tc.appServer.Messages(), appserver.MethodActionRespond); len(sent) > 0 {
+						if sent := FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond); len(sent) > 0 {
 							tc.Failf("the app decided %s on %s (task %s, request %s), and the host answered the App Server's approval %s with agentSession/action/respond %s",
 								decision, w.what, w.task, w.request, requestID, sent[0].Params)
 						}
@@ -497,11 +497,11 @@ func describeAgent(tc *TestContext) {
 				} else {
 					tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
 				}
-				responds := fromHost(tc.appServer.Messages(), appserver.MethodActionRespond)
+				responds := FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond)
 				switch {
 				case len(responds) == 0 && asked:
 					tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
-						decision, requestID, describeAnswer(r.Answer("decide-1")))
+						decision, requestID, DescribeAnswer(r.Answer("decide-1")))
 				case len(responds) == 0:
 					tc.Failf("the App Server asked for approval %s of a tool the tenant policy denies; the host neither asked the app nor answered the App Server with agentSession/action/respond (events: %v)",
 						requestID, taskEvents(r))
@@ -513,7 +513,7 @@ func describeAgent(tc *TestContext) {
 					Behavior string `json:"behavior"`
 				}
 				_ = json.Unmarshal(responds[0].Params, &rp)
-				if got := firstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
+				if got := FirstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
 					why := "the app's decision"
 					if policyDenies {
 						why = "deny: the tenant policy denies the tool, and deny wins over the app's allow"
@@ -563,12 +563,12 @@ func describeAgent(tc *TestContext) {
 				}
 				return end
 			}
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			tc.Precondition("a task whose output meets the schema succeeds", func() {
-				tc.appServer.SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
+				tc.AppServer().SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
 				t := start(s, "valid-1", expectedWith(2))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("startTask with expectedOutput got %s", describeAnswer(t.answer, t.answered))
+					tc.Failf("startTask with expectedOutput got %s", DescribeAnswer(t.answer, t.answered))
 				}
 				if end := resultOf(s, t); end.Subtype != "success" {
 					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
@@ -577,11 +577,11 @@ func describeAgent(tc *TestContext) {
 			// A limit the host's own default might stand in for, and the
 			// boundary: 0 retries means none, not "unstated".
 			for _, retries := range []int{2, 0} {
-				before := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
-				tc.appServer.SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
+				before := len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
+				tc.AppServer().SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
 				t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, describeAnswer(t.answer, t.answered))
+					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, DescribeAnswer(t.answer, t.answered))
 				}
 				end := resultOf(s, t)
 				for _, e := range taskEvents(s.Run(Sleep(1))) {
@@ -589,7 +589,7 @@ func describeAgent(tc *TestContext) {
 						tc.Failf("a natural-language summary reached the app as result success")
 					}
 				}
-				if turns := len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
+				if turns := len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
 					tc.Failf("the host started %d turns for output that keeps failing its schema with maxValidationRetries %d: the first and at most %d retries", turns, retries, retries)
 				}
 				if end.Subtype != "error_max_structured_output_retries" {
@@ -600,16 +600,16 @@ func describeAgent(tc *TestContext) {
 
 		DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
 			func(capability, method, asMethod string) {
-				marker, artifactID := nonce("projected"), nonce("artifact")
+				marker, artifactID := Nonce("projected"), Nonce("artifact")
 				sc := appserver.NewScript()
 				sc.SetProjections(appserver.Projections{
 					Capabilities: []any{map[string]any{"capabilityId": marker}},
 					Artifacts:    map[string]any{artifactID: map[string]any{"artifactId": artifactID, "content": marker}},
 					Evidence:     map[string]any{"exportRef": marker},
 				})
-				tc.appServer.SetScript(sc)
-				cfg := tc.withAppServer(tc.DefaultConfigure())
-				s := tc.probeSurface(cfg)
+				tc.AppServer().SetScript(sc)
+				cfg := tc.WithAppServer(tc.DefaultConfigure())
+				s := tc.ProbeSurface(cfg)
 				var args map[string]any
 				if asMethod == appserver.MethodArtifactRead {
 					args = map[string]any{"artifactId": artifactID}
@@ -620,16 +620,16 @@ func describeAgent(tc *TestContext) {
 					return r.Answer(id)
 				}
 				call := capability + " " + method
-				before := len(fromHost(tc.appServer.Messages(), asMethod))
-				m, answered := read(nonce("read"))
+				before := len(FromHost(tc.AppServer().Messages(), asMethod))
+				m, answered := read(Nonce("read"))
 				if !answered || m.Type != hostbridge.TypeResponse {
-					tc.Failf("%s with the App Server serving got %s, not host:response", call, describeAnswer(m, answered))
+					tc.Failf("%s with the App Server serving got %s, not host:response", call, DescribeAnswer(m, answered))
 				}
-				sent := fromHost(tc.appServer.Messages(), asMethod)[before:]
+				sent := FromHost(tc.AppServer().Messages(), asMethod)[before:]
 				if len(sent) == 0 {
 					tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
 				}
-				if !containsText(m.Payload, marker) {
+				if !ContainsText(m.Payload, marker) {
 					tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
 				}
 				var bound struct {
@@ -640,9 +640,9 @@ func describeAgent(tc *TestContext) {
 				if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
 					tc.Failf("%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, asMethod, sent[0].Params, s.AppID, cfg.WorkspaceID)
 				}
-				tc.appServer.SetMode(appserver.Refuse)
-				tc.appServer.DropConnections()
-				m, answered = read(nonce("down"))
+				tc.AppServer().SetMode(appserver.Refuse)
+				tc.AppServer().DropConnections()
+				m, answered = read(Nonce("down"))
 				if answered && m.Type == hostbridge.TypeResponse {
 					tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
 				}
@@ -650,7 +650,7 @@ func describeAgent(tc *TestContext) {
 					tc.Errorf("%s got no answer within %d ms with the App Server refusing connections", call, agentAnswerTimeout)
 				}
 				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
-					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, describeAnswer(m, answered))
+					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, DescribeAnswer(m, answered))
 				}
 			},
 			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
@@ -669,7 +669,7 @@ func describeAgent(tc *TestContext) {
 					"apiKey": canaries.ProviderKey,
 					"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
 				}
-				clean, tainted, marker := nonce("artifact"), nonce("artifact"), nonce("projected")
+				clean, tainted, marker := Nonce("artifact"), Nonce("artifact"), Nonce("projected")
 				sc := appserver.NewScript()
 				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
 					clean:   map[string]any{"artifactId": clean, "content": marker},
@@ -686,8 +686,8 @@ func describeAgent(tc *TestContext) {
 							Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey + ")"},
 					}})
 				}
-				tc.appServer.SetScript(sc)
-				s := tc.probeSurface(tc.withAppServer(tc.WithSecret()))
+				tc.AppServer().SetScript(sc)
+				s := tc.ProbeSurface(tc.WithAppServer(tc.WithSecret()))
 				var r *ProbeResult
 				if where == "facts" {
 					expectStarted(s, "task-1")
@@ -706,15 +706,15 @@ func describeAgent(tc *TestContext) {
 						return r.Answer(id)
 					}
 					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
-						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !containsText(m.Payload, marker) {
-							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, describeAnswer(m, answered))
+						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, marker) {
+							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, DescribeAnswer(m, answered))
 						}
 					})
 					// Either answer is fine (host:response without the
 					// credentials, or host:error); what it carries is judged.
 					read(tainted)
 				}
-				tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.raw)
+				tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.Raw)
 			},
 			Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
 			Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
@@ -723,12 +723,12 @@ func describeAgent(tc *TestContext) {
 
 		DescribeTable("fails closed, never mocking success, when the App Server",
 			func(mode appserver.Mode, configured bool) {
-				s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+				s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 				expectStarted(s, "control-1")
 				s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 				if configured {
-					tc.appServer.SetMode(mode)
-					tc.appServer.DropConnections()
+					tc.AppServer().SetMode(mode)
+					tc.AppServer().DropConnections()
 				} else {
 					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 				}
@@ -753,7 +753,7 @@ func describeAgent(tc *TestContext) {
 					tc.Errorf("startTask got no answer within %d ms with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
 				}
 				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
-					tc.Failf("startTask got %s, not host:error with a stable code", describeAnswer(t.answer, t.answered))
+					tc.Failf("startTask got %s, not host:error with a stable code", DescribeAnswer(t.answer, t.answered))
 				}
 			},
 			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
@@ -763,10 +763,10 @@ func describeAgent(tc *TestContext) {
 		)
 
 		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.withAppServer(tc.DefaultConfigure()))
+			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			control := expectStarted(s, "control-1")
 			s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
-			tc.appServer.SetMode(appserver.DropMidTurn)
+			tc.AppServer().SetMode(appserver.DropMidTurn)
 			t := startTask(s, "drop-1")
 			r := s.Run(Sleep(1500))
 			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
@@ -779,10 +779,10 @@ func describeAgent(tc *TestContext) {
 					got = append(got, e)
 				}
 			}
-			turns := fromHost(tc.appServer.Messages(), appserver.MethodTurnStart)
+			turns := FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
 			var sent []string
 			if len(turns) > 1 {
-				sent = sentTypes(tc.appServer.Messages(), turnIDOf(tc.appServer.Messages(), turns[len(turns)-1]))
+				sent = sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[len(turns)-1]))
 			}
 			if extra := fabricated(got, sent); len(extra) > 0 {
 				tc.Failf("the App Server sent %v and dropped the connection; the app received %v beyond that", sent, extra)
@@ -797,8 +797,8 @@ func describeAgent(tc *TestContext) {
 // answered, carrying the app's input and idempotency key.
 func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	GinkgoHelper()
-	msgs := tc.appServer.Messages()
-	starts := fromHost(msgs, appserver.MethodSessionStart)
+	msgs := tc.AppServer().Messages()
+	starts := FromHost(msgs, appserver.MethodSessionStart)
 	if len(starts) == 0 {
 		tc.Failf("the host started the task (host:response) without agentSession/start on the App Server")
 	}
@@ -818,7 +818,7 @@ func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	if ok {
 		_ = json.Unmarshal(ans.Result, &session)
 	}
-	turns := fromHost(msgs, appserver.MethodTurnStart)
+	turns := FromHost(msgs, appserver.MethodTurnStart)
 	if len(turns) == 0 {
 		tc.Failf("the host started the task without agentSession/turn/start")
 	}
@@ -830,10 +830,10 @@ func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	if tp.SessionID != session.SessionID {
 		wrong = append(wrong, fmt.Sprintf("sessionId %q, not the %q agentSession/start gave", tp.SessionID, session.SessionID))
 	}
-	if !containsText(turns[0].Params, input) {
+	if !ContainsText(turns[0].Params, input) {
 		wrong = append(wrong, "not the app's input")
 	}
-	if !containsText(turns[0].Params, key) {
+	if !ContainsText(turns[0].Params, key) {
 		wrong = append(wrong, "not the app's idempotency key")
 	}
 	if len(wrong) > 0 {

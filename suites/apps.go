@@ -13,40 +13,40 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// installNeighbour installs the probe app a second time as neighbourProbe.
-func (tc *TestContext) installNeighbour() string {
+// InstallNeighbour installs the probe app a second time as neighbourProbe.
+func (tc *TestContext) InstallNeighbour() string {
 	GinkgoHelper()
-	dir := tc.FixtureAs(probeFixture, neighbourProbe)
-	SetField(dir, "name", neighbourProbe)
+	dir := tc.FixtureAs(ProbeFixture, NeighbourProbe)
+	SetField(dir, "name", NeighbourProbe)
 	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
 }
 
-// newerProbeVersion is the version of newerProbe's package.
-const newerProbeVersion = "1.1.0"
+// NewerProbeVersion is the version of newerProbe's package.
+const NewerProbeVersion = "1.1.0"
 
-// tryUpdate asks the host to update appID to the package in dir.
-func (tc *TestContext) tryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
+// TryUpdate asks the host to update appID to the package in dir.
+func (tc *TestContext) TryUpdate(appID, dir string, rel *protocol.Release) (protocol.UpdateResult, error) {
 	GinkgoHelper()
-	tc.requireMethod(protocol.MethodUpdate)
+	tc.RequireMethod(protocol.MethodUpdate)
 	var res protocol.UpdateResult
 	err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: rel,
 		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, &res)
 	return res, err
 }
 
-// updatedFixture updates appID to the fixture's package at
+// UpdatedFixture updates appID to the fixture's package at
 // newerProbeVersion: a precondition, judged by app/list showing it.
-func (tc *TestContext) updatedFixture(appID, fixture string) {
+func (tc *TestContext) UpdatedFixture(appID, fixture string) {
 	GinkgoHelper()
-	tc.updatedDir(appID, func() string { return tc.Fixture(fixture) })
+	tc.UpdatedDir(appID, func() string { return tc.Fixture(fixture) })
 }
 
-// expectRegistered checks that app/list's registered catalogs of appID are
+// ExpectRegistered checks that app/list's registered catalogs of appID are
 // what the projection of the package in dir holds, both ways (spec 000,
 // Runtime contract: "register entries, UI, storage, services, skills,
 // knowledge, tools, artifacts, evals, and permissions into host
 // catalogs"); what names the step that registered them.
-func (tc *TestContext) expectRegistered(appID, dir, what string) {
+func (tc *TestContext) ExpectRegistered(appID, dir, what string) {
 	GinkgoHelper()
 	want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
 	row, listed := FindApp(tc.List(), appID)
@@ -67,9 +67,9 @@ func (tc *TestContext) expectRegistered(appID, dir, what string) {
 	}
 }
 
-// migrationApp is a fresh copy of the migration fixture named name, with
+// MigrationApp is a fresh copy of the migration fixture named name, with
 // extra migration files (by file name) added.
-func (tc *TestContext) migrationApp(name string, extra map[string]string) string {
+func (tc *TestContext) MigrationApp(name string, extra map[string]string) string {
 	GinkgoHelper()
 	dir := tc.FixtureAs(migrationFixture, name)
 	SetField(dir, "name", name)
@@ -79,9 +79,9 @@ func (tc *TestContext) migrationApp(name string, extra map[string]string) string
 	return dir
 }
 
-// installMigrating installs the package in dir with the user's consent,
+// InstallMigrating installs the package in dir with the user's consent,
 // with or without approving its storage migrations, as a precondition.
-func (tc *TestContext) installMigrating(dir string, approve bool) string {
+func (tc *TestContext) InstallMigrating(dir string, approve bool) string {
 	GinkgoHelper()
 	var app protocol.InstalledApp
 	tc.Precondition("the package "+filepath.Base(dir)+" installs", func() {
@@ -90,21 +90,21 @@ func (tc *TestContext) installMigrating(dir string, approve bool) string {
 			Consent: protocol.Consent{Granted: true, By: "user", Migrations: approve}}, &res)
 		tc.resources.TrackApp(res.App.AppID)
 		if err != nil {
-			tc.failCall(protocol.MethodInstall, err)
+			tc.FailCall(protocol.MethodInstall, err)
 		}
 		app = res.App
 	})
 	return app.AppID
 }
 
-// withPolicy is the default configuration under a tenant policy.
-func (tc *TestContext) withPolicy(p protocol.Policy) protocol.ConfigureParams {
+// WithPolicy is the default configuration under a tenant policy.
+func (tc *TestContext) WithPolicy(p protocol.Policy) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
 	c.Policy = &p
 	return c
 }
 
-func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigureParams {
+func (tc *TestContext) WithCapabilityDisabled(name string) protocol.ConfigureParams {
 	p := tc.DefaultConfigure()
 	p.Capabilities = map[string]protocol.Capability{name: {Version: "0.10.0", Enabled: false}}
 	return p
@@ -122,7 +122,7 @@ func (tc *TestContext) withCapabilityDisabled(name string) protocol.ConfigurePar
 // host's profile).
 func (tc *TestContext) fitToProfile(dir string) string {
 	GinkgoHelper()
-	offered := tc.offeredEnabled()
+	offered := tc.OfferedEnabled()
 	var missing []string
 	for _, req := range agentpkg.RequiredCapabilities(tc.Oracle(dir).Manifest) {
 		if !offered[req.Name] {
@@ -143,50 +143,50 @@ func (tc *TestContext) fitToProfile(dir string) string {
 // the host, configured as TenantID, must never see.
 const OtherTenant = "tenant-elsewhere"
 
-// publish archives the package in dir and publishes it in the harness's
+// Publish archives the package in dir and publishes it in the harness's
 // registry as a release of the app its APP.md names, with the hashes the
 // harness computes and the manifest's requires as its compatibility.
-func (tc *TestContext) publish(dir string) registry.Release {
+func (tc *TestContext) Publish(dir string) registry.Release {
 	GinkgoHelper()
-	return tc.republish(dir, tc.releaseObject(dir))
+	return tc.Republish(dir, tc.ReleaseObject(dir))
 }
 
 // secretSlotFixture is an app with one required secret slot,
 // provider_api_key, which the default configuration leaves unset.
 const (
-	secretSlotFixture = "secret-required-app"
-	secretSlot        = "provider_api_key"
-	// secretSlotNeighbour is secret-required-app under a name that
+	SecretSlotFixture = "secret-required-app"
+	SecretSlot        = "provider_api_key"
+	// SecretSlotNeighbour is secret-required-app under a name that
 	// begins with its own.
-	secretSlotNeighbour = secretSlotFixture + "-b"
+	SecretSlotNeighbour = SecretSlotFixture + "-b"
 )
 
-// installBoundSecretApp installs secret-required-app under the default
+// InstallBoundSecretApp installs secret-required-app under the default
 // configuration (no host-wide provider_api_key), shows it needs setup,
 // binds a canary to its slot with app/secret and shows it ready: the
 // positive control of the binding specs.
-func (tc *TestContext) installBoundSecretApp() string {
+func (tc *TestContext) InstallBoundSecretApp() string {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
-	return tc.installBoundSecret(tc.Fixture(secretSlotFixture))
+	return tc.InstallBoundSecret(tc.Fixture(SecretSlotFixture))
 }
 
-// neighbourProbe is the folder and name of the second probe app: the same
+// NeighbourProbe is the folder and name of the second probe app: the same
 // package as bridge-probe under another name, so the two share every key
 // name the specs use.
-const neighbourProbe = "bridge-probe-b"
+const NeighbourProbe = "bridge-probe-b"
 
-// updatedDir updates appID to the package folder made by dir, at
+// UpdatedDir updates appID to the package folder made by dir, at
 // newerProbeVersion: a precondition, judged by app/list showing it.
-func (tc *TestContext) updatedDir(appID string, pkg func() string) {
+func (tc *TestContext) UpdatedDir(appID string, pkg func() string) {
 	GinkgoHelper()
-	tc.Precondition("app/update takes "+appID+" to "+newerProbeVersion, func() {
+	tc.Precondition("app/update takes "+appID+" to "+NewerProbeVersion, func() {
 		dir := pkg()
-		SetField(dir, "version", newerProbeVersion)
-		if _, err := tc.tryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
-			tc.failCall(protocol.MethodUpdate, err)
+		SetField(dir, "version", NewerProbeVersion)
+		if _, err := tc.TryUpdate(appID, dir, tc.ReleaseOf(dir)); err != nil {
+			tc.FailCall(protocol.MethodUpdate, err)
 		}
-		if row, _ := tc.ListedApp(appID); row.Version != newerProbeVersion {
+		if row, _ := tc.ListedApp(appID); row.Version != NewerProbeVersion {
 			tc.Failf("app/list shows %s at version %q after app/update", appID, row.Version)
 		}
 	})
@@ -207,20 +207,20 @@ func without(a, b []string) []string {
 // migrations, 001_notes.sql and 002_note_tags.sql.
 const migrationFixture = "migration-app"
 
-// migrated applies appID's migrations with the user's approval, as a
+// Migrated applies appID's migrations with the user's approval, as a
 // precondition.
-func (tc *TestContext) migrated(appID string) {
+func (tc *TestContext) Migrated(appID string) {
 	GinkgoHelper()
 	tc.Precondition("app/migrate with the user's approval applies the migrations of "+appID, func() {
-		if _, err := tc.migrate(appID, true); err != nil {
-			tc.failCall(protocol.MethodMigrate, err)
+		if _, err := tc.Migrate(appID, true); err != nil {
+			tc.FailCall(protocol.MethodMigrate, err)
 		}
 	})
 }
 
-// offeredEnabled is the set of capabilities the host's hello offers
+// OfferedEnabled is the set of capabilities the host's hello offers
 // enabled.
-func (tc *TestContext) offeredEnabled() map[string]bool {
+func (tc *TestContext) OfferedEnabled() map[string]bool {
 	out := map[string]bool{}
 	for name, c := range tc.Host().Hello().Capabilities {
 		if c.Enabled {
@@ -230,23 +230,23 @@ func (tc *TestContext) offeredEnabled() map[string]bool {
 	return out
 }
 
-// republish serves the package now in dir under the release rel, whatever
+// Republish serves the package now in dir under the release rel, whatever
 // it hashes to.
-func (tc *TestContext) republish(dir string, rel registry.Release) registry.Release {
+func (tc *TestContext) Republish(dir string, rel registry.Release) registry.Release {
 	GinkgoHelper()
 	archive, err := registry.Archive(dir)
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	return tc.registry.Publish(rel, archive)
 }
 
-// releaseObject is the release object a registry makes of the package in dir.
-func (tc *TestContext) releaseObject(dir string) registry.Release {
+// ReleaseObject is the release object a registry makes of the package in dir.
+func (tc *TestContext) ReleaseObject(dir string) registry.Release {
 	GinkgoHelper()
 	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
-		errorf("harness could not load %s: %v", dir, err)
+		Errorf("harness could not load %s: %v", dir, err)
 	}
 	name, _ := p.Manifest["name"].(string)
 	version, _ := p.Manifest["version"].(string)
@@ -254,42 +254,42 @@ func (tc *TestContext) releaseObject(dir string) registry.Release {
 	rel := registry.Release{AppID: name, Version: version, ManifestVersion: mv, PackageHash: p.PackageHash, ManifestHash: p.ManifestHash}
 	if req, ok := p.Manifest["requires"]; ok {
 		if rel.Compatibility, err = json.Marshal(req); err != nil {
-			errorf("harness could not encode the requires of %s: %v", dir, err)
+			Errorf("harness could not encode the requires of %s: %v", dir, err)
 		}
 	}
 	return rel
 }
 
-// installBoundSecret is installBoundSecretApp for the package in dir (a
+// InstallBoundSecret is installBoundSecretApp for the package in dir (a
 // copy of secret-required-app), under the configuration in force.
-func (tc *TestContext) installBoundSecret(dir string) string {
+func (tc *TestContext) InstallBoundSecret(dir string) string {
 	GinkgoHelper()
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+secretSlot, func() {
-		if r := tc.AppReadiness(app); readyStatus(r.Status) {
-			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, secretSlot)
+	tc.Precondition(app+" needs setup while nothing is bound to its required slot "+SecretSlot, func() {
+		if r := tc.AppReadiness(app); ReadyStatus(r.Status) {
+			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, SecretSlot)
 		}
 	})
-	tc.Precondition("app/secret binds "+secretSlot+" to "+app+" and the app is ready", func() {
-		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: secretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
+	tc.Precondition("app/secret binds "+SecretSlot+" to "+app+" and the app is ready", func() {
+		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: SecretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
 		if code, isErr := tc.HostErrorCode(protocol.MethodSecret, err); isErr {
 			if code == protocol.CodeMethodNotFound {
 				tc.Blockedf("the host does not implement app/secret (-32601), so no secret can be bound to an app")
 			}
-			tc.Failf("app/secret of %s's %s was refused: %v", app, secretSlot, err)
+			tc.Failf("app/secret of %s's %s was refused: %v", app, SecretSlot, err)
 		}
-		if r := tc.AppReadiness(app); !readyStatus(r.Status) {
-			tc.Failf("with %s bound, %s is %q", secretSlot, app, r.Status)
+		if r := tc.AppReadiness(app); !ReadyStatus(r.Status) {
+			tc.Failf("with %s bound, %s is %q", SecretSlot, app, r.Status)
 		}
 	})
 	return app
 }
 
-// migrate asks the host to apply appID's pending migrations, with the
+// Migrate asks the host to apply appID's pending migrations, with the
 // user's approval or without it.
-func (tc *TestContext) migrate(appID string, granted bool) (protocol.MigrateResult, error) {
+func (tc *TestContext) Migrate(appID string, granted bool) (protocol.MigrateResult, error) {
 	GinkgoHelper()
-	tc.requireMethod(protocol.MethodMigrate)
+	tc.RequireMethod(protocol.MethodMigrate)
 	c := protocol.Consent{Granted: granted}
 	if granted {
 		c.By = "user"

@@ -27,7 +27,7 @@ import (
 const (
 	backendFixture = "backend-app"
 	backendService = "probe"
-	backendEntry   = "main"
+	BackendEntry   = "main"
 	backendCommand = "bin/backend-probe"
 )
 
@@ -80,24 +80,24 @@ func (b *probeBuild) build(workDir, prebuilt string) (string, string, error) {
 // background tasks must run under host sandbox and policy"; spec 001:
 // "Raw worker or app backend execution requires additional sandboxing").
 const (
-	kindBackend = "app-backend"
-	kindWorker  = "worker"
+	KindBackend = "app-backend"
+	KindWorker  = "worker"
 )
 
-// backendApp copies backend-app into a fresh folder named name, puts the
+// BackendApp copies backend-app into a fresh folder named name, puts the
 // built backend-probe at bin/backend-probe and returns the folder. A
 // machine that cannot build it blocks the spec.
-func (tc *TestContext) backendApp(name string) string {
+func (tc *TestContext) BackendApp(name string) string {
 	ginkgo.GinkgoHelper()
-	return tc.serviceApp(name, kindBackend)
+	return tc.ServiceApp(name, KindBackend)
 }
 
-// serviceApp is backendApp with its service declared of kind.
-func (tc *TestContext) serviceApp(name, kind string) string {
+// ServiceApp is backendApp with its service declared of kind.
+func (tc *TestContext) ServiceApp(name, kind string) string {
 	ginkgo.GinkgoHelper()
 	bin, blocked, err := tc.probe.build(tc.Config.WorkDir, tc.Config.BackendProbe)
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	if blocked != "" {
 		tc.Blockedf("%s", blocked)
@@ -106,21 +106,21 @@ func (tc *TestContext) serviceApp(name, kind string) string {
 	SetField(dir, "name", name)
 	data, err := os.ReadFile(bin)
 	if err != nil {
-		errorf("reading the built backend-probe: %v", err)
+		Errorf("reading the built backend-probe: %v", err)
 	}
-	if kind != kindBackend {
-		ReplaceIn(dir, "APP.md", "kind: "+kindBackend, "kind: "+kind)
+	if kind != KindBackend {
+		ReplaceIn(dir, "APP.md", "kind: "+KindBackend, "kind: "+kind)
 	}
 	WriteFile(dir, backendCommand, data)
 	if err := os.Chmod(filepath.Join(dir, filepath.FromSlash(backendCommand)), 0o755); err != nil {
-		errorf("making %s executable: %v", backendCommand, err)
+		Errorf("making %s executable: %v", backendCommand, err)
 	}
 	return dir
 }
 
-// probeReport is what backend-probe answers to probe/report
+// ProbeReport is what backend-probe answers to probe/report
 // (fixtures/platform-conformance/backend-probe).
-type probeReport struct {
+type ProbeReport struct {
 	PID   int               `json:"pid"`
 	PPID  int               `json:"ppid"`
 	Cwd   string            `json:"cwd"`
@@ -146,10 +146,10 @@ type probeFile struct {
 	Head   string `json:"head"`
 }
 
-// content is what the probe read of f, as far as the harness can know it:
+// Content is what the probe read of f, as far as the harness can know it:
 // the file as the harness reads it when that hashes as the probe said
 // (same bytes), or else the head the probe sent.
-func (f probeFile) content() []byte {
+func (f probeFile) Content() []byte {
 	if fh, err := os.Open(f.Path); err == nil {
 		b, _ := io.ReadAll(io.LimitReader(fh, int64(f.Size)))
 		_ = fh.Close()
@@ -162,14 +162,14 @@ func (f probeFile) content() []byte {
 	return head
 }
 
-// backendCall relays one request to appID's backend through app/backend.
+// BackendCall relays one request to appID's backend through app/backend.
 // A host that does not implement the hook blocks the spec.
-func (tc *TestContext) backendCall(appID, method string, params any) (json.RawMessage, error) {
+func (tc *TestContext) BackendCall(appID, method string, params any) (json.RawMessage, error) {
 	ginkgo.GinkgoHelper()
-	tc.requireMethod(protocol.MethodBackend)
+	tc.RequireMethod(protocol.MethodBackend)
 	raw, err := json.Marshal(params)
 	if err != nil {
-		errorf("encoding %s params: %v", method, err)
+		Errorf("encoding %s params: %v", method, err)
 	}
 	var res protocol.BackendResult
 	err = tc.Call(protocol.MethodBackend, protocol.BackendParams{AppID: appID, Service: backendService, Method: method, Params: raw}, &res)
@@ -179,36 +179,36 @@ func (tc *TestContext) backendCall(appID, method string, params any) (json.RawMe
 	return res.Result, err
 }
 
-// report asks appID's backend what it sees; the error is the host's.
-func (tc *TestContext) report(appID string, params map[string]any) (probeReport, json.RawMessage, error) {
+// BackendReport asks appID's backend what it sees; the error is the host's.
+func (tc *TestContext) BackendReport(appID string, params map[string]any) (ProbeReport, json.RawMessage, error) {
 	ginkgo.GinkgoHelper()
 	if params == nil {
 		params = map[string]any{}
 	}
-	raw, err := tc.backendCall(appID, "probe/report", params)
+	raw, err := tc.BackendCall(appID, "probe/report", params)
 	if err != nil {
-		return probeReport{}, nil, err
+		return ProbeReport{}, nil, err
 	}
-	var r probeReport
+	var r ProbeReport
 	if err := json.Unmarshal(raw, &r); err != nil || r.PID <= 0 {
-		return probeReport{}, raw, fmt.Errorf("app/backend gave no report of backend-probe (%v): %.200s", err, raw)
+		return ProbeReport{}, raw, fmt.Errorf("app/backend gave no report of backend-probe (%v): %.200s", err, raw)
 	}
 	return r, raw, nil
 }
 
-// mustReport is report as a step the spec needs: no report ends it.
-func (tc *TestContext) mustReport(appID string, params map[string]any) (probeReport, json.RawMessage) {
+// MustBackendReport is report as a step the spec needs: no report ends it.
+func (tc *TestContext) MustBackendReport(appID string, params map[string]any) (ProbeReport, json.RawMessage) {
 	ginkgo.GinkgoHelper()
-	r, raw, err := tc.report(appID, params)
+	r, raw, err := tc.BackendReport(appID, params)
 	if err != nil {
-		tc.failCall(protocol.MethodBackend, err)
+		tc.FailCall(protocol.MethodBackend, err)
 	}
 	return r, raw
 }
 
-// backendOf is what host/observe shows of appID's probe service (ok false:
+// BackendOf is what host/observe shows of appID's probe service (ok false:
 // the host shows it not at all).
-func (tc *TestContext) backendOf(appID string) (protocol.BackendState, bool) {
+func (tc *TestContext) BackendOf(appID string) (protocol.BackendState, bool) {
 	ginkgo.GinkgoHelper()
 	for _, b := range tc.Observe(appID).Backends {
 		if b.Service == backendService {
@@ -218,22 +218,22 @@ func (tc *TestContext) backendOf(appID string) (protocol.BackendState, bool) {
 	return protocol.BackendState{}, false
 }
 
-// launchBackend launches the app's entry, as a precondition: the host
+// LaunchBackend launches the app's entry, as a precondition: the host
 // starts its backend then.
-func (tc *TestContext) launchBackend(appID string) {
+func (tc *TestContext) LaunchBackend(appID string) {
 	ginkgo.GinkgoHelper()
-	tc.Precondition("app/launch of "+appID+" mounts its entry "+backendEntry, func() {
-		if _, err := tc.TryLaunch(appID, backendEntry); err != nil {
-			tc.failCall(protocol.MethodLaunch, err)
+	tc.Precondition("app/launch of "+appID+" mounts its entry "+BackendEntry, func() {
+		if _, err := tc.TryLaunch(appID, BackendEntry); err != nil {
+			tc.FailCall(protocol.MethodLaunch, err)
 		}
 	})
 }
 
-// processState says whether the harness sees pid running backend-probe:
+// ProcessState says whether the harness sees pid running backend-probe:
 // "running", "gone" (no such process, a zombie, or another program), or
 // "unseen" when this machine's /proc shows no processes at all of the
 // host's (another pid namespace, another machine).
-func processState(pid int) string {
+func ProcessState(pid int) string {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		return "unseen"
 	}
@@ -254,11 +254,11 @@ func processState(pid int) string {
 	return "running"
 }
 
-// waitGone polls until pid is gone or grace passed; the state it saw last.
-func waitGone(pid int, grace time.Duration) string {
+// WaitGone polls until pid is gone or grace passed; the state it saw last.
+func WaitGone(pid int, grace time.Duration) string {
 	deadline := time.Now().Add(grace)
 	for {
-		s := processState(pid)
+		s := ProcessState(pid)
 		if s != "running" || time.Now().After(deadline) {
 			return s
 		}

@@ -40,32 +40,32 @@ func describeBackends(tc *TestContext) {
 		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED", levels.EveryTransition), func() {
 			control, cr, _ := runningBackend(tc, "control")
 			tc.Precondition("host/observe shows the control's backend running while it answers", func() {
-				if b, ok := tc.backendOf(control); !ok || b.State != protocol.BackendRunning {
+				if b, ok := tc.BackendOf(control); !ok || b.State != protocol.BackendRunning {
 					tc.Blockedf("host/observe of %s shows its backend as %+v (shown: %v) while it answers: the host does not report backends (observe.backends), which this check needs", control, b, ok)
 				}
 			})
-			seen := processState(cr.PID) == "running"
+			seen := ProcessState(cr.PID) == "running"
 			if !seen {
 				tc.Reading("Backend lifecycle", fmt.Sprintf("the harness cannot see the backend's process (pid %d) on this machine", cr.PID))
 			}
 
-			dir := tc.backendApp(nonce("backend"))
+			dir := tc.BackendApp(Nonce("backend"))
 			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 			expectNotRunning(tc, app, "after install, before any entry launched")
-			tc.launchBackend(app)
+			tc.LaunchBackend(app)
 			first := expectAnswers(tc, app, "after app/launch of "+app)
-			if b, ok := tc.backendOf(app); !ok || b.State != protocol.BackendRunning {
+			if b, ok := tc.BackendOf(app); !ok || b.State != protocol.BackendRunning {
 				tc.Failf("after app/launch of %s host/observe shows its answering backend as %+v (shown: %v), not running", app, b, ok)
 			}
 			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
 			expectStopped(tc, app, first.PID, seen, "after app/disable")
 			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
-			tc.launchBackend(app)
+			tc.LaunchBackend(app)
 			again := expectAnswers(tc, app, "after app/enable and app/launch of "+app)
 			tc.Uninstall(app, false)
 			expectStopped(tc, app, again.PID, seen, "after app/uninstall")
 
-			unready := tc.backendApp(nonce("unready"))
+			unready := tc.BackendApp(Nonce("unready"))
 			withRequiredSecret(unready, "provider_api_key")
 			u := tc.Install(unready, tc.ReleaseOf(unready)).AppID
 			tc.Precondition("the copy requiring the secret provider_api_key, which is not configured, is not ready", func() {
@@ -73,7 +73,7 @@ func describeBackends(tc *TestContext) {
 					tc.Blockedf("app/readiness of %s is %q although the secret it requires is not configured", u, r.Status)
 				}
 			})
-			_, _ = tc.TryLaunch(u, backendEntry) // its refusal is READY-*'s concern; here only the backend is judged
+			_, _ = tc.TryLaunch(u, BackendEntry) // its refusal is READY-*'s concern; here only the backend is judged
 			expectNotRunning(tc, u, "after app/launch of an app that needs setup")
 			if !seen {
 				tc.Blockedf("host/observe and app/backend showed each backend stopped where it should be, but the harness cannot see the backend's processes (pid %d is not in this machine's /proc), so whether they ended is not judged", cr.PID)
@@ -82,23 +82,23 @@ func describeBackends(tc *TestContext) {
 
 		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART", levels.ChangeBetweenReads), func() {
 			app, r, _ := runningBackend(tc, "restart")
-			_, _ = tc.backendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host
+			_, _ = tc.BackendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host
 			deadline := time.Now().Add(backendRestartWait)
 			var last protocol.BackendState
 			var shown bool
 			for time.Now().Before(deadline) {
-				if nr, _, err := tc.report(app, nil); err == nil && nr.PID != r.PID {
-					b, _ := tc.backendOf(app)
+				if nr, _, err := tc.BackendReport(app, nil); err == nil && nr.PID != r.PID {
+					b, _ := tc.BackendOf(app)
 					tc.Reading("Backend restart", fmt.Sprintf("restarted: a new process answers (restarts %d)", b.Restarts))
 					return
 				}
-				if last, shown = tc.backendOf(app); shown && (last.State == protocol.BackendCrashed || last.State == protocol.BackendStopped) {
+				if last, shown = tc.BackendOf(app); shown && (last.State == protocol.BackendCrashed || last.State == protocol.BackendStopped) {
 					tc.Reading("Backend restart", "reported "+last.State+", not restarted")
 					return
 				}
 				time.Sleep(200 * time.Millisecond)
 			}
-			if nr, _, err := tc.report(app, nil); err == nil && nr.PID == r.PID {
+			if nr, _, err := tc.BackendReport(app, nil); err == nil && nr.PID == r.PID {
 				tc.Errorf("the backend of %s (pid %d) still answers after probe/exit: the relayed request did not reach it", app, r.PID)
 			}
 			if shown && last.State == protocol.BackendRunning {
@@ -112,36 +112,36 @@ func describeBackends(tc *TestContext) {
 			app, r, _ := runningService(tc, "env", kind)
 			env, err := json.Marshal(r.Env)
 			if err != nil {
-				errorf("encoding the backend's environment: %v", err)
+				Errorf("encoding the backend's environment: %v", err)
 			}
 			tc.ExpectNoCanary("the environment of the backend of "+app, env)
 			tc.ExpectNoCanary("the arguments of the backend of "+app, []byte(strings.Join(r.Args, "\x00")))
 			for _, f := range r.Files {
-				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.content())
+				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.Content())
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), KindBackend),
+			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), KindWorker),
 		)
 
 		DescribeTable("keeps a backend or worker from host databases, another app's stored data and the host's secrets", func(kind string) {
 			tc.Configure(tc.WithSecret())
-			stored := nonce("stored")
+			stored := Nonce("stored")
 			half := len(stored) / 2
 			// The value is joined by SQLite, so only the neighbour's database
 			// holds it whole, not its package.
 			kept := fmt.Sprintf("CREATE TABLE kept (v TEXT);\nINSERT INTO kept VALUES ('%s' || '%s');\n", stored[:half], stored[half:])
 			// The neighbour's id begins with the backend's app id: a host
 			// that grants folders by id prefix opens the neighbour's too.
-			name := nonce("backend")
-			other := tc.installMigrating(tc.migrationApp(name+"-neighbour", map[string]string{"003_kept.sql": kept}), true)
+			name := Nonce("backend")
+			other := tc.InstallMigrating(tc.MigrationApp(name+"-neighbour", map[string]string{"003_kept.sql": kept}), true)
 			tc.Precondition("the neighbour's migrations, which store a fresh value in its database, are applied", func() {
-				tc.readyWithMigrations(other)
+				tc.ReadyWithMigrations(other)
 			})
 			otherRow, _ := tc.ListedApp(other)
-			dir := tc.serviceApp(name, kind)
+			dir := tc.ServiceApp(name, kind)
 			installed := tc.Install(dir, tc.ReleaseOf(dir))
-			tc.launchBackend(installed.AppID)
+			tc.LaunchBackend(installed.AppID)
 			var paths []string
 			if otherRow.InstalledPath != "" {
 				paths = append(paths, otherRow.InstalledPath, filepath.Dir(otherRow.InstalledPath))
@@ -156,9 +156,9 @@ func describeBackends(tc *TestContext) {
 					paths = append(paths, filepath.Join(d, e.Name()))
 				}
 			}
-			var r probeReport
+			var r ProbeReport
 			tc.Precondition("the backend answers probe/report and reads its own APP.md", func() {
-				r, _ = tc.mustReport(installed.AppID, map[string]any{"paths": paths})
+				r, _ = tc.MustBackendReport(installed.AppID, map[string]any{"paths": paths})
 				if !readOwnManifest(r, installed.AppID) {
 					tc.Blockedf("the backend of %s read no APP.md naming it among the %d files it read: the harness cannot tell whether it can read at all", installed.AppID, len(r.Files))
 				}
@@ -168,7 +168,7 @@ func describeBackends(tc *TestContext) {
 				if within(f.Path, tc.Config.WorkDir) {
 					continue // the harness's own copies, no host's file
 				}
-				c := f.content()
+				c := f.Content()
 				if bytes.Contains(c, []byte(stored)) {
 					tc.Failf("the backend of %s read %s, which holds the value the neighbour %s stored in its own database", installed.AppID, f.Path, other)
 				}
@@ -178,14 +178,14 @@ func describeBackends(tc *TestContext) {
 				}
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), KindBackend),
+			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), KindWorker),
 		)
 
 		DescribeTable("runs a backend or worker under resource limits of its own, tighter than the host's", func(kind string) {
 			app, r, _ := runningService(tc, "limits", kind)
 			pid := strconv.Itoa(r.PID)
-			if processState(r.PID) != "running" {
+			if ProcessState(r.PID) != "running" {
 				tc.Blockedf("the harness cannot see the backend of %s (pid %d) on this machine, so its limits cannot be read", app, r.PID)
 			}
 			mine, err := procLimits("self")
@@ -209,31 +209,31 @@ func describeBackends(tc *TestContext) {
 			tc.Failf("the backend of %s (pid %d) runs with no resource limit tighter than the harness's own (/proc/%d/limits: %v; the harness: %v) and in no cgroup of its own with a limit (its cgroup %q)",
 				app, r.PID, r.PID, theirs, mine, group)
 		},
-			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), KindBackend),
+			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), KindWorker),
 		)
 
 		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED", levels.EveryTransition), func() {
 			app, _, _ := runningBackend(tc, "logs")
 			tc.Precondition("host/observe shows the backend of "+app, func() {
-				if _, ok := tc.backendOf(app); !ok {
+				if _, ok := tc.BackendOf(app); !ok {
 					tc.Blockedf("host/observe of %s shows no backend (observe.backends), which this check needs", app)
 				}
 			})
 			logged := func(when string) {
 				GinkgoHelper()
-				line := nonce("logged")
-				if _, err := tc.backendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
+				line := Nonce("logged")
+				if _, err := tc.BackendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
 					tc.Errorf("the backend of %s did not answer probe/log through app/backend %s: %v", app, when, err)
 				}
 				deadline := time.Now().Add(backendStopGrace)
 				for {
-					b, _ := tc.backendOf(app)
+					b, _ := tc.BackendOf(app)
 					if strings.Contains(b.Log, line) {
 						return
 					}
 					if time.Now().After(deadline) {
-						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, truncate(b.Log, 300))
+						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, Truncate(b.Log, 300))
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
@@ -242,7 +242,7 @@ func describeBackends(tc *TestContext) {
 			// Every transition: a backend started again keeps its log too.
 			tc.MustCall(protocol.MethodDisable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
 			tc.MustCall(protocol.MethodEnable, protocol.AppIDParams{AppID: app}, &protocol.AppStateResult{})
-			tc.launchBackend(app)
+			tc.LaunchBackend(app)
 			expectAnswers(tc, app, "after app/disable, app/enable and app/launch of "+app)
 			logged("after app/disable, app/enable and app/launch")
 		})
@@ -250,9 +250,9 @@ func describeBackends(tc *TestContext) {
 		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection or listening on a port", func(kind string) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
-				errorf("opening the harness's loopback listener: %v", err)
+				Errorf("opening the harness's loopback listener: %v", err)
 			}
-			tc.resources.Track("listener "+l.Addr().String(), func() error { _ = l.Close(); return nil })
+			tc.Resources().Track("listener "+l.Addr().String(), func() error { _ = l.Close(); return nil })
 			var accepted atomic.Int32
 			go func() {
 				for {
@@ -265,7 +265,7 @@ func describeBackends(tc *TestContext) {
 				}
 			}()
 			app, _, _ := runningService(tc, "network", kind)
-			r, _ := tc.mustReport(app, map[string]any{"connect": l.Addr().String(), "listen": true})
+			r, _ := tc.MustBackendReport(app, map[string]any{"connect": l.Addr().String(), "listen": true})
 			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
 			if n := accepted.Load(); n > 0 {
 				tc.Failf("the backend of %s, whose manifest declares network deny-by-default, opened %d TCP connection(s) to the harness's listener on %s", app, n, l.Addr())
@@ -280,8 +280,8 @@ func describeBackends(tc *TestContext) {
 				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), kindBackend),
-			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), kindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), KindBackend),
+			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), KindWorker),
 		)
 	})
 }
@@ -289,22 +289,22 @@ func describeBackends(tc *TestContext) {
 // runningBackend installs and launches a fresh copy of backend-app and
 // returns its app id and its backend's first report: the positive control
 // of every backend spec. A host that cannot do this judges nothing here.
-func runningBackend(tc *TestContext, prefix string) (string, probeReport, json.RawMessage) {
+func runningBackend(tc *TestContext, prefix string) (string, ProbeReport, json.RawMessage) {
 	GinkgoHelper()
-	return runningService(tc, prefix, kindBackend)
+	return runningService(tc, prefix, KindBackend)
 }
 
 // runningService is runningBackend with the service declared of kind.
-func runningService(tc *TestContext, prefix, kind string) (string, probeReport, json.RawMessage) {
+func runningService(tc *TestContext, prefix, kind string) (string, ProbeReport, json.RawMessage) {
 	GinkgoHelper()
-	dir := tc.serviceApp(nonce(prefix), kind)
+	dir := tc.ServiceApp(Nonce(prefix), kind)
 	var app string
-	var r probeReport
+	var r ProbeReport
 	var raw json.RawMessage
 	tc.Precondition("a fresh copy of backend-app installs and launches, and its backend answers probe/report through app/backend", func() {
 		app = tc.Install(dir, tc.ReleaseOf(dir)).AppID
-		tc.launchBackend(app)
-		r, raw = tc.mustReport(app, nil)
+		tc.LaunchBackend(app)
+		r, raw = tc.MustBackendReport(app, nil)
 	})
 	return app, r, raw
 }
@@ -312,10 +312,10 @@ func runningService(tc *TestContext, prefix, kind string) (string, probeReport, 
 // expectAnswers is the backend's report when it should run: a host that
 // answers with an error fails the spec (the control's backend answered),
 // an unusable answer ends it as an error.
-func expectAnswers(tc *TestContext, appID, when string) probeReport {
+func expectAnswers(tc *TestContext, appID, when string) ProbeReport {
 	GinkgoHelper()
-	r, _, err := tc.report(appID, nil)
-	if _, refused := hostError(err); refused {
+	r, _, err := tc.BackendReport(appID, nil)
+	if _, refused := HostError(err); refused {
 		tc.Failf("%s its backend does not answer probe/report through app/backend, as the control's did: %v", when, err)
 	}
 	if err != nil {
@@ -328,10 +328,10 @@ func expectAnswers(tc *TestContext, appID, when string) probeReport {
 // says so, or it answers through app/backend.
 func expectNotRunning(tc *TestContext, appID, when string) {
 	GinkgoHelper()
-	if b, ok := tc.backendOf(appID); ok && b.State == protocol.BackendRunning {
+	if b, ok := tc.BackendOf(appID); ok && b.State == protocol.BackendRunning {
 		tc.Failf("host/observe shows the backend of %s running (pid %d) %s", appID, b.PID, when)
 	}
-	if r, _, err := tc.report(appID, nil); err == nil {
+	if r, _, err := tc.BackendReport(appID, nil); err == nil {
 		tc.Failf("the backend of %s answered probe/report through app/backend (pid %d) %s: it runs", appID, r.PID, when)
 	}
 }
@@ -343,7 +343,7 @@ func expectStopped(tc *TestContext, appID string, pid int, seen bool, when strin
 	GinkgoHelper()
 	expectNotRunning(tc, appID, when)
 	if seen {
-		if s := waitGone(pid, backendStopGrace); s == "running" {
+		if s := WaitGone(pid, backendStopGrace); s == "running" {
 			tc.Failf("the process of the backend of %s (pid %d) still runs %s after %s", appID, pid, backendStopGrace, strings.TrimPrefix(when, "after "))
 		}
 	}
@@ -352,15 +352,15 @@ func expectStopped(tc *TestContext, appID string, pid int, seen bool, when strin
 // withRequiredSecret makes the package in dir require the workspace secret key.
 func withRequiredSecret(dir, key string) {
 	GinkgoHelper()
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		return append(lines, "secrets:", "  - key: "+key, "    provider: generic-llm", "    required: true", "    scope: workspace")
 	})
 }
 
 // readOwnManifest reports whether the probe read an APP.md naming appID.
-func readOwnManifest(r probeReport, appID string) bool {
+func readOwnManifest(r ProbeReport, appID string) bool {
 	for _, f := range r.Files {
-		if filepath.Base(f.Path) == "APP.md" && bytes.Contains(f.content(), []byte("\nname: "+appID+"\n")) {
+		if filepath.Base(f.Path) == "APP.md" && bytes.Contains(f.Content(), []byte("\nname: "+appID+"\n")) {
 			return true
 		}
 	}
@@ -373,7 +373,7 @@ func readOwnManifest(r probeReport, appID string) bool {
 // working folder). A candidate that holds the neighbour's package, the
 // host's data folder or the harness's work folder is not its own
 // (docs/decisions.md, "Backend sandbox").
-func ownFolders(tc *TestContext, app protocol.InstalledApp, r probeReport, neighbour string) []string {
+func ownFolders(tc *TestContext, app protocol.InstalledApp, r ProbeReport, neighbour string) []string {
 	pkg := app.InstalledPath
 	if pkg == "" && r.Exe != "" {
 		pkg = filepath.Dir(filepath.Dir(r.Exe))
@@ -382,7 +382,7 @@ func ownFolders(tc *TestContext, app protocol.InstalledApp, r probeReport, neigh
 	var own []string
 	for _, d := range []string{pkg, r.Env["LIME_DATA_DIR"], r.Env["HOME"], r.Cwd} {
 		d = filepath.Clean(d)
-		if !filepath.IsAbs(d) || len(d) < minHostPath {
+		if !filepath.IsAbs(d) || len(d) < MinHostPath {
 			continue
 		}
 		holds := false

@@ -28,11 +28,11 @@ var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "li
 // host:response. A host that answers nothing judges nothing.
 func expectExecutes(s *Surface, requestID string) {
 	GinkgoHelper()
-	s.tc.Precondition("a declared, ready call (lime.ui getLocale) is executed on the same surface", func() {
+	s.TC().Precondition("a declared, ready call (lime.ui getLocale) is executed on the same surface", func() {
 		r := s.Run(Invoke(requestID, "lime.ui", "getLocale", nil), AwaitAnswer(requestID))
 		m, ok := r.Answer(requestID)
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.tc.Failf("capability:invoke %s got %s, not host:response", requestID, describeAnswer(m, ok))
+			s.TC().Failf("capability:invoke %s got %s, not host:response", requestID, DescribeAnswer(m, ok))
 		}
 	})
 }
@@ -41,12 +41,12 @@ func expectExecutes(s *Surface, requestID string) {
 // lime.storage set is executed and read back.
 func expectStored(s *Surface, key string) {
 	GinkgoHelper()
-	s.tc.Precondition("the app's own lime.storage set and get are executed", func() {
+	s.TC().Precondition("the app's own lime.storage set and get are executed", func() {
 		r := s.Run(
 			Invoke("own-set", "lime.storage", "set", map[string]any{"key": key, "value": "own"}), AwaitAnswer("own-set"),
 			Invoke("own-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("own-get"))
-		if v, ok := storedValue(r, "own-get"); !ok || v != "own" {
-			s.tc.Failf("the app's own lime.storage set %q was not read back (got %q)", key, v)
+		if v, ok := StoredValue(r, "own-get"); !ok || v != "own" {
+			s.TC().Failf("the app's own lime.storage set %q was not read back (got %q)", key, v)
 		}
 	})
 }
@@ -56,28 +56,28 @@ func expectStored(s *Surface, key string) {
 func expectNotStored(s *Surface, key, requestID, how string) {
 	GinkgoHelper()
 	r := s.Run(Invoke("check-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("check-get"))
-	v, ok := storedValue(r, "check-get")
+	v, ok := StoredValue(r, "check-get")
 	if !ok {
-		s.tc.Errorf("lime.storage get, which answered before, gave no host:response after %s", how)
+		s.TC().Errorf("lime.storage get, which answered before, gave no host:response after %s", how)
 	}
 	if v != "" {
-		s.tc.Failf("%s was executed: the app's storage now holds %q = %q", how, key, v)
+		s.TC().Failf("%s was executed: the app's storage now holds %q = %q", how, key, v)
 	}
-	if executed(s.tc.Observe(s.AppID), requestID) {
-		s.tc.Failf("%s was executed: host/observe records request %s as allowed", how, requestID)
+	if Executed(s.TC().Observe(s.AppID), requestID) {
+		s.TC().Failf("%s was executed: host/observe records request %s as allowed", how, requestID)
 	}
 }
 
 // describeBridge checks Host Bridge v1 in a real browser against the probe
 // (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
 func describeBridge(tc *TestContext) {
-	Describe("Desktop P1: launch and the app center", tc.browserRetry(), func() {
+	Describe("Desktop P1: launch and the app center", tc.BrowserRetry(), func() {
 		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED", levels.EveryMember), func() {
-			appID := tc.installProbe(tc.withCapabilityDisabled("lime.agent"))
+			appID := tc.InstallProbe(tc.WithCapabilityDisabled("lime.agent"))
 			tc.Precondition("the ready entry main launches", func() {
 				lr, err := tc.TryLaunch(appID, "main")
 				if err != nil {
-					tc.failCall(protocol.MethodLaunch, err)
+					tc.FailCall(protocol.MethodLaunch, err)
 				}
 				if lr.URL == "" && lr.DevTools == nil {
 					tc.Failf("app/launch of main gave neither a URL nor a DevTools target")
@@ -87,39 +87,39 @@ func describeBridge(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted entry tasks, which needs lime.agent, disabled on this host: it is not ready")
 			}
-			he, ok := hostError(err)
+			he, ok := HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady {
-				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, describeHostError(he))
+				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, DescribeHostError(he))
 			}
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
-			if data.Readiness == nil || !namesFailingCheck(*data.Readiness, "lime.agent") {
-				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", describeHostError(he))
+			if data.Readiness == nil || !NamesFailingCheck(*data.Readiness, "lime.agent") {
+				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", DescribeHostError(he))
 			}
 			// Every cause of a blocked entry, not only a capability: with
 			// lime.agent back, tenant policy denies tasks alone.
 			tc.Configure(tc.DefaultConfigure())
 			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
-				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(launchable(), r.Status) {
+				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(Launchable(), r.Status) {
 					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
 				}
 			})
 			p := tc.DefaultConfigure()
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"tasks"}}}
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{ProbeFixture: {"tasks"}}}
 			tc.Configure(p)
 			tc.Precondition("the ready entry main launches under a policy that denies only tasks", func() {
 				if _, err := tc.TryLaunch(appID, "main"); err != nil {
-					tc.failCall(protocol.MethodLaunch, err)
+					tc.FailCall(protocol.MethodLaunch, err)
 				}
 			})
 			_, err = tc.TryLaunch(appID, "tasks")
 			if err == nil {
 				tc.Failf("app/launch mounted entry tasks, which tenant policy denies: it is blocked")
 			}
-			if he, ok = hostError(err); !ok {
+			if he, ok = HostError(err); !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			data = protocol.ErrorData{}
@@ -128,46 +128,46 @@ func describeBridge(tc *TestContext) {
 			case he.Code == protocol.CodeConsentRequired:
 				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
 			case he.Code != protocol.CodeNotReady:
-				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
-			case data.Readiness == nil || !namesFailingCheck(*data.Readiness, "tasks"):
-				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", describeHostError(he))
+				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, DescribeHostError(he))
+			case data.Readiness == nil || !NamesFailingCheck(*data.Readiness, "tasks"):
+				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", DescribeHostError(he))
 			}
 		})
 
 		It("activates an app only while the tenant consents: a launch after the policy withdrew the app is refused", tc.Req("ACTIVATE-CONSENT", levels.ChangeBetweenReads), func() {
-			appID := tc.installProbe(tc.DefaultConfigure())
+			appID := tc.InstallProbe(tc.DefaultConfigure())
 			tc.Precondition("the installed app launches while the tenant allows it", func() {
 				if _, err := tc.TryLaunch(appID, "main"); err != nil {
-					tc.failCall(protocol.MethodLaunch, err)
+					tc.FailCall(protocol.MethodLaunch, err)
 				}
 			})
 			p := tc.DefaultConfigure()
-			p.Policy = &protocol.Policy{DeniedApps: []string{probeFixture}}
+			p.Policy = &protocol.Policy{DeniedApps: []string{ProbeFixture}}
 			tc.Configure(p)
 			_, err := tc.TryLaunch(appID, "main")
 			if err == nil {
 				tc.Failf("app/launch mounted %s after the tenant policy withdrew it: activation needs the tenant's consent now, not at install", appID)
 			}
-			he, ok := hostError(err)
+			he, ok := HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady && he.Code != protocol.CodeConsentRequired {
-				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, describeHostError(he))
+				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, DescribeHostError(he))
 			}
 			// A not-ready refusal names what was planted: the policy's
 			// blocker of this app, not some other reason.
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
-			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !namesFailingCheck(*data.Readiness, probeFixture)) {
-				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, probeFixture, describeHostError(he))
+			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !NamesFailingCheck(*data.Readiness, ProbeFixture)) {
+				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, ProbeFixture, DescribeHostError(he))
 			}
 		})
 
 		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS", levels.EveryMember), func() {
-			tc.requireMethod(protocol.MethodCenter)
-			p := tc.withCapabilityDisabled("lime.agent")
-			appID := tc.installProbe(p)
+			tc.RequireMethod(protocol.MethodCenter)
+			p := tc.WithCapabilityDisabled("lime.agent")
+			appID := tc.InstallProbe(p)
 			secretDir := tc.Fixture("secret-required-app")
 			secretApp := tc.Install(secretDir, tc.ReleaseOf(secretDir)).AppID
 			readyDir := tc.Fixture("minimal-app")
@@ -177,11 +177,11 @@ func describeBridge(tc *TestContext) {
 			// in, denies the probe's entry main, and tasks, which has a
 			// reason already (lime.agent is off): every reason of an entry
 			// is shown, not its first.
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{probeFixture: {"main", "tasks"}}}
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{ProbeFixture: {"main", "tasks"}}}
 			tc.Configure(p)
 			denied := entryReadiness(tc, appID, "main")
-			tc.Precondition("tenant policy keeps entry main of "+probeFixture+" from ready, naming it", func() {
-				if slices.Contains(launchable(), denied.Status) || !namesFailingCheck(denied, "main") {
+			tc.Precondition("tenant policy keeps entry main of "+ProbeFixture+" from ready, naming it", func() {
+				if slices.Contains(Launchable(), denied.Status) || !NamesFailingCheck(denied, "main") {
 					tc.Failf("app/readiness of %s/main under a policy denying it is %s, naming no failing check for it", appID, denied.Status)
 				}
 			})
@@ -189,12 +189,12 @@ func describeBridge(tc *TestContext) {
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
-			text := pageText(tc, cr.URL, cr.DevTools)
+			text := PageText(tc, cr.URL, cr.DevTools)
 			var missing []string
 			// Every installed app is listed, a ready one too (its install
 			// state), by the name app/list gives it.
 			for _, a := range tc.List().Apps {
-				if name := firstNonEmpty(a.DisplayName, a.AppID); !strings.Contains(text, name) {
+				if name := FirstNonEmpty(a.DisplayName, a.AppID); !strings.Contains(text, name) {
 					missing = append(missing, fmt.Sprintf("the installed app %q", name))
 				}
 			}
@@ -229,12 +229,12 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: the host snapshot", tc.browserRetry(), func() {
+	Describe("Desktop P2: the host snapshot", tc.BrowserRetry(), func() {
 		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", answerTimeout)
+				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", AnswerTimeout)
 			}
 			// A snapshot after a request answers it only if the host does
 			// not push snapshots unasked: count those in a quiet spell.
@@ -243,7 +243,7 @@ func describeBridge(tc *TestContext) {
 			unasked := len(quiet.OfType(hostbridge.TypeSnapshot)) - before
 			r = s.Run(Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", answerTimeout)
+				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", AnswerTimeout)
 			}
 			if unasked > 0 {
 				var unanswered []string
@@ -265,10 +265,10 @@ func describeBridge(tc *TestContext) {
 				snap, _ := snapshotFields(m.Payload, []string{"appId", "entryKey"})
 				appID, entry := fieldText(snap, "appId"), fieldText(snap, "entryKey")
 				if appID != s.AppID && m.AppID != s.AppID {
-					tc.Failf("a host:snapshot names app %q, not the launched %s", firstNonEmpty(appID, m.AppID), s.AppID)
+					tc.Failf("a host:snapshot names app %q, not the launched %s", FirstNonEmpty(appID, m.AppID), s.AppID)
 				}
 				if entry != "main" && m.EntryKey != "main" {
-					tc.Failf("a host:snapshot names entry %q, not the launched main", firstNonEmpty(entry, m.EntryKey))
+					tc.Failf("a host:snapshot names entry %q, not the launched main", FirstNonEmpty(entry, m.EntryKey))
 				}
 			}
 		})
@@ -276,7 +276,7 @@ func describeBridge(tc *TestContext) {
 		It("carries the fields the first snapshot should include", tc.Req("BRIDGE-SNAPSHOT-FIELDS", levels.EveryMember), func() {
 			p := tc.DefaultConfigure()
 			p.Locale, p.Timezone = "zh-CN", "Asia/Shanghai"
-			s := tc.probeSurface(p)
+			s := tc.ProbeSurface(p)
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
 			if len(snaps) == 0 {
@@ -304,7 +304,7 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.withCapabilityDisabled("lime.agent"))
+			s := tc.ProbeSurface(tc.WithCapabilityDisabled("lime.agent"))
 			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
 			if len(snaps) == 0 {
@@ -331,14 +331,14 @@ func describeBridge(tc *TestContext) {
 			}
 			if len(undeclared) > 0 {
 				sort.Strings(undeclared)
-				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), probeFixture)
+				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), ProbeFixture)
 			}
 		})
 	})
 
-	Describe("Desktop P2: the envelope", tc.browserRetry(), func() {
+	Describe("Desktop P2: the envelope", tc.BrowserRetry(), func() {
 		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(
 				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
 				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
@@ -365,7 +365,7 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID", levels.EveryMember, levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(
 				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
 				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
@@ -427,7 +427,7 @@ func describeBridge(tc *TestContext) {
 
 		DescribeTable("answers an invalid request from the app's frame with host:error, not silence",
 			func(send map[string]any, requestID string) {
-				s := tc.probeSurface(tc.DefaultConfigure())
+				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectExecutes(s, "control-1")
 				r := s.Run(Send(send), AwaitType(hostbridge.TypeError, false))
 				errs := r.OfType(hostbridge.TypeError)
@@ -447,7 +447,7 @@ func describeBridge(tc *TestContext) {
 		)
 	})
 
-	Describe("Desktop P2: untrusted messages are never executed", tc.browserRetry(), func() {
+	Describe("Desktop P2: untrusted messages are never executed", tc.BrowserRetry(), func() {
 		spoof := func(key, requestID string) map[string]any {
 			return map[string]any{
 				"protocol": hostbridge.Protocol, "version": 1, "type": hostbridge.TypeInvoke, "requestId": requestID,
@@ -456,7 +456,7 @@ func describeBridge(tc *TestContext) {
 		}
 
 		It("ignores a message from a frame nested in the app's, of the app's own origin", tc.Req("BRIDGE-SOURCE", levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			expectStored(s, "own-source")
 			msg := spoof("spoofed-source", "spoof-source")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
@@ -465,7 +465,7 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("ignores a message from the app's frame after it navigated to another origin", tc.Req("BRIDGE-ORIGIN", levels.ChangeBetweenReads), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			expectStored(s, "own-origin")
 			msg := spoof("spoofed-origin", "spoof-origin")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
@@ -480,7 +480,7 @@ func describeBridge(tc *TestContext) {
 		// beside the right one: version 1 is the JSON number (a string "1"
 		// is another value), the protocol name is exact.
 		It("never executes a message of another protocol or version", tc.Req("BRIDGE-ENVELOPE-CHECKED", levels.EveryMember, levels.RepresentationLimit), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			expectStored(s, "own-envelope")
 			wrong := []struct {
 				what, key string
@@ -505,16 +505,16 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("never executes a message carrying another app's appId as that app's", tc.Req("BRIDGE-APPID", levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			expectExecutes(s, "control-1")
 			// The other app declares what the message asks (a storage write),
 			// so executing it as that app's would leave the value in its
 			// storage, which its own surface then reads.
-			other := tc.installNeighbour()
+			other := tc.InstallNeighbour()
 			msg := spoof("spoofed-as-other", "as-other")
 			msg["appId"] = other
 			s.Run(Send(msg), Sleep(300))
-			if executed(tc.Observe(s.AppID), "as-other") {
+			if Executed(tc.Observe(s.AppID), "as-other") {
 				tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, s.AppID)
 			}
 			expectNotStored(tc.Launch(other, "main"), "spoofed-as-other", "as-other",
@@ -522,10 +522,10 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: blocked calls fail closed", tc.browserRetry(), func() {
+	Describe("Desktop P2: blocked calls fail closed", tc.BrowserRetry(), func() {
 		DescribeTable("answers host:error with a stable code, never a mock success",
 			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
-				s := tc.probeSurface(cfg())
+				s := tc.ProbeSurface(cfg())
 				expectExecutes(s, "control-1")
 				r := s.Run(Invoke("blocked-1", capability, method, nil), AwaitAnswer("blocked-1"),
 					Invoke("blocked-2", capability, method, nil), AwaitAnswer("blocked-2"))
@@ -548,7 +548,7 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("the same blocked call got two codes, %s then %s: a code must be stable", codes[0], codes[1])
 				}
 				o := tc.Observe(s.AppID)
-				c, ok := callOf(o, "blocked-1")
+				c, ok := CallOf(o, "blocked-1")
 				switch {
 				case !ok:
 					tc.Failf("host/observe has no record of the blocked call")
@@ -561,24 +561,24 @@ func describeBridge(tc *TestContext) {
 			Entry("an undeclared capability (allowlist)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				tc.DefaultConfigure, "lime.billing", "getStatus", protocol.GateAllowlist),
 			Entry("a declared capability the host has disabled (readiness)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
-				func() protocol.ConfigureParams { return tc.withCapabilityDisabled("lime.agent") }, "lime.agent", "startTask", protocol.GateReadiness),
+				func() protocol.ConfigureParams { return tc.WithCapabilityDisabled("lime.agent") }, "lime.agent", "startTask", protocol.GateReadiness),
 			Entry("a capability policy denies (policy)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
-					return tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}})
+					return tc.WithPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}})
 				}, "lime.storage", "list", protocol.GatePolicy),
 			Entry("a capability that needs the user's approval (approval)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
-					return tc.withPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence"}})
+					return tc.WithPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence"}})
 				}, "lime.evidence", "record", protocol.GateApproval),
 		)
 	})
 
-	Describe("Desktop P2: blocked calls fail closed under every spelling", tc.browserRetry(), func() {
+	Describe("Desktop P2: blocked calls fail closed under every spelling", tc.BrowserRetry(), func() {
 		// Policy names a capability once; a call that names it padded or in
 		// another case is the same capability or none the app declares:
 		// either way it must not run.
 		It("answers host:error, never a result, to a capability policy denies or needs approval for, whatever spelling of its name the call uses", tc.Req("BRIDGE-FAIL-CLOSED", levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.withPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.evidence"}}))
+			s := tc.ProbeSurface(tc.WithPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.evidence"}}))
 			expectExecutes(s, "control-1")
 			calls := []struct{ capability, method string }{{"lime.storage", "set"}, {"lime.evidence", "record"}}
 			args := map[string]any{"lime.storage": map[string]any{"key": "spelling-probe", "value": "v"},
@@ -591,7 +591,7 @@ func describeBridge(tc *TestContext) {
 				r := s.Run(steps...)
 				for i, c := range calls {
 					if m, ok := r.Answer(fmt.Sprintf("exact-%d", i)); !ok || m.Type != hostbridge.TypeError {
-						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, describeAnswer(m, ok))
+						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, DescribeAnswer(m, ok))
 					}
 				}
 			})
@@ -613,10 +613,10 @@ func describeBridge(tc *TestContext) {
 				switch {
 				case ok && m.Type == hostbridge.TypeResponse:
 					ran = append(ran, fmt.Sprintf("%q.%s answered host:response", c.name, c.method))
-				case executed(o, c.id):
+				case Executed(o, c.id):
 					ran = append(ran, fmt.Sprintf("%q.%s recorded allowed by host/observe", c.name, c.method))
 				case !ok || m.Type != hostbridge.TypeError:
-					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, describeAnswer(m, ok)))
+					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, DescribeAnswer(m, ok)))
 				}
 			}
 			if len(ran) > 0 {
@@ -625,9 +625,9 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: nothing secret reaches the frame", tc.browserRetry(), func() {
+	Describe("Desktop P2: nothing secret reaches the frame", tc.BrowserRetry(), func() {
 		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
-			s := tc.probeSurface(tc.WithSecret())
+			s := tc.ProbeSurface(tc.WithSecret())
 			// A must-not is judged on what the host was seen to hand the
 			// frame: a host that answers nothing leaks nothing through
 			// answers it never gave.
@@ -650,19 +650,19 @@ func describeBridge(tc *TestContext) {
 			tc.Precondition("the host answered the frame's capability requests", func() {
 				for _, id := range []string{"session-1", "secret-1", "secret-2", "no-1", "store-1", "store-2", "store-3"} {
 					if m, ok := r.Answer(id); !ok {
-						tc.Failf("request %s got %s", id, describeAnswer(m, ok))
+						tc.Failf("request %s got %s", id, DescribeAnswer(m, ok))
 					}
 				}
 			})
 			var console []string
-			for _, l := range s.sess.Console() {
+			for _, l := range s.Session().Console() {
 				console = append(console, l.Text)
 			}
 			for _, seen := range []struct {
 				what string
 				text []byte
 			}{
-				{"what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.raw},
+				{"what the app's frame received and holds (messages, URL, DOM, cookies, storage)", r.Raw},
 				{"the host page's URL", []byte(s.HostURL)},
 				{"the browser console", []byte(strings.Join(console, "\n"))},
 			} {
@@ -672,9 +672,9 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: the frame is contained", tc.browserRetry(), func() {
+	Describe("Desktop P2: the frame is contained", tc.BrowserRetry(), func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			own := frameFile(s, "download.txt")
 			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
 			if r.Containment == nil || len(r.Containment.Fetches) != 3 {
@@ -705,10 +705,10 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: controlled actions", tc.browserRetry(), func() {
+	Describe("Desktop P2: controlled actions", tc.BrowserRetry(), func() {
 		DescribeTable("host:openExternal refuses what the app may not open",
 			func(target string) {
-				s := tc.probeSurface(tc.DefaultConfigure())
+				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectAllowed(s, hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
 				expectRefusedURL(s, hostbridge.TypeOpenExternal, target)
 			},
@@ -724,7 +724,7 @@ func describeBridge(tc *TestContext) {
 		// Schemes are allowed, not refused: a scheme spelled in capitals,
 		// or one no list of bad ones names, is not http(s) either.
 		It("host:openExternal refuses every look-alike of the origin the app declares, and every spelling of a refused scheme", tc.Req("BRIDGE-OPEN-EXTERNAL", levels.ConfusableIdentity, levels.RepresentationLimit), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			expectAllowed(s, hostbridge.TypeOpenExternal, "https://probe.conformance.example.org/docs")
 			expectRefusedEach(s, hostbridge.TypeOpenExternal, []refusedURL{
 				{"a host that ends with the declared one", "https://evilprobe.conformance.example.org/docs"},
@@ -741,7 +741,7 @@ func describeBridge(tc *TestContext) {
 
 		DescribeTable("host:navigate goes only to the app's own entries and routes",
 			func(payload map[string]any) {
-				s := tc.probeSurface(tc.DefaultConfigure())
+				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectNavigates(s, "host:navigate to the app's entry main", "nav-entry-1", map[string]any{"entryKey": "main"})
 				expectNavigates(s, "host:navigate to the app-local route /settings", "nav-route-1", map[string]any{"route": "/settings"})
 				b, _ := json.Marshal(payload)
@@ -757,11 +757,11 @@ func describeBridge(tc *TestContext) {
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
 			func(target func(s *Surface) string) {
-				s := tc.probeSurface(tc.DefaultConfigure())
+				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectAllowed(s, hostbridge.TypeDownload, frameFile(s, "download.txt"))
 				expectRefusedURL(s, hostbridge.TypeDownload, target(s))
 			},
-			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return tc.thirdParty.SpoofURL() }),
+			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return tc.ThirdParty().SpoofURL() }),
 			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "file:///etc/passwd" }),
 			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "data:text/plain,probe" }),
 		)
@@ -770,7 +770,7 @@ func describeBridge(tc *TestContext) {
 		// apps' folders): same origin is not the app's own artifact, and an
 		// address that only looks like it is another origin.
 		It("host:download refuses every address at or beside the runtime origin that is not the app's own file", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember, levels.ConfusableIdentity), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			own := frameFile(s, "download.txt")
 			expectAllowed(s, hostbridge.TypeDownload, own)
 			u, err := url.Parse(own)
@@ -779,7 +779,7 @@ func describeBridge(tc *TestContext) {
 			}
 			otherPort, userInfo := *u, *u
 			otherPort.Host = u.Hostname() + ":" + fmt.Sprint(portOf(u)+1)
-			userInfo.User = url.User(probeFixture)
+			userInfo.User = url.User(ProbeFixture)
 			expectRefusedEach(s, hostbridge.TypeDownload, []refusedURL{
 				{"a path of the runtime origin outside the app's folder", frameFile(s, "../download.txt")},
 				{"a file of another app's folder at the runtime origin", frameFile(s, "../another-app/download.txt")},
@@ -791,7 +791,7 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("a plain toast is shown in the host page", func() {
 				s.Run(Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), AwaitAnswer("toast-1"), Sleep(100))
 				var shown bool
@@ -804,7 +804,7 @@ func describeBridge(tc *TestContext) {
 			// host may render one level through another component.
 			var steps []Step
 			for i, level := range []string{"", "info", "success", "warning", "error"} {
-				mark := firstNonEmpty(level, "none")
+				mark := FirstNonEmpty(level, "none")
 				ran := `document.documentElement.setAttribute('data-probe-toast-ran-` + mark + `','1')`
 				payload := map[string]any{"message": `<img src="data:," data-probe-toast="` + mark + `" onerror="` + ran + `" onload="` + ran + `"><b data-probe-toast="` + mark + `">bold</b>`}
 				if level != "" {
@@ -826,9 +826,9 @@ func describeBridge(tc *TestContext) {
 		})
 	})
 
-	Describe("Desktop P2: theme and visibility", tc.browserRetry(), func() {
+	Describe("Desktop P2: theme and visibility", tc.BrowserRetry(), func() {
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("the app has its first snapshot", func() {
 				if r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
 					tc.Failf("no host:snapshot after app:ready")
@@ -840,7 +840,7 @@ func describeBridge(tc *TestContext) {
 			r := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true))
 			ups := r.OfType(hostbridge.TypeThemeUpdate)
 			if len(ups) == 0 {
-				tc.Failf("no theme:update reached the app within %d ms of host/set theme", answerTimeout)
+				tc.Failf("no theme:update reached the app within %d ms of host/set theme", AnswerTimeout)
 			}
 			last := ups[len(ups)-1].Payload
 			tokens := themeTokens(last)
@@ -865,13 +865,13 @@ func describeBridge(tc *TestContext) {
 		})
 
 		It("sends host:visibility when the surface is hidden and shown", tc.Req("BRIDGE-VISIBILITY", levels.EveryMember), func() {
-			s := tc.probeSurface(tc.DefaultConfigure())
+			s := tc.ProbeSurface(tc.DefaultConfigure())
 			for i, state := range []string{"hidden", "visible"} {
 				tc.HostSet(protocol.SetParams{Visibility: state})
 				r := s.Run(AwaitCount(hostbridge.TypeVisibility, i+1), Sleep(100))
 				vs := r.OfType(hostbridge.TypeVisibility)
 				if len(vs) <= i {
-					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", answerTimeout, state)
+					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", AnswerTimeout, state)
 				}
 				got := visibilityOf(vs[len(vs)-1].Payload)
 				if got == "" {

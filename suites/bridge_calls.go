@@ -13,21 +13,21 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// withAppServer adds the harness's App Server to p, reached over its
+// WithAppServer adds the harness's App Server to p, reached over its
 // loopback socket.
-func (tc *TestContext) withAppServer(p protocol.ConfigureParams) protocol.ConfigureParams {
-	return tc.withAppServerOver(p, protocol.AppServerSocket)
+func (tc *TestContext) WithAppServer(p protocol.ConfigureParams) protocol.ConfigureParams {
+	return tc.WithAppServerOver(p, protocol.AppServerSocket)
 }
 
-// nonce is a fresh value for one spec's inputs and keys.
-func nonce(prefix string) string {
+// Nonce is a fresh value for one spec's inputs and keys.
+func Nonce(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)
 	return prefix + "-" + hex.EncodeToString(b)
 }
 
-// fromHost lists what the host sent the App Server with method, in order.
-func fromHost(msgs []appserver.Message, method string) []appserver.Message {
+// FromHost lists what the host sent the App Server with method, in order.
+func FromHost(msgs []appserver.Message, method string) []appserver.Message {
 	var out []appserver.Message
 	for _, m := range msgs {
 		if m.Dir == appserver.FromHost && m.Method == method {
@@ -37,13 +37,13 @@ func fromHost(msgs []appserver.Message, method string) []appserver.Message {
 	return out
 }
 
-// containsText reports whether raw holds s anywhere.
-func containsText(raw json.RawMessage, s string) bool { return strings.Contains(string(raw), s) }
+// ContainsText reports whether raw holds s anywhere.
+func ContainsText(raw json.RawMessage, s string) bool { return strings.Contains(string(raw), s) }
 
-// invokeAsApp calls app/invoke and decodes the bridge message it answers
+// InvokeAsApp calls app/invoke and decodes the bridge message it answers
 // with. A host without app/invoke (-32601), or one that refuses to mount
 // the entry, leaves the spec blocked: nothing was asked of the App Server.
-func (tc *TestContext) invokeAsApp(p protocol.InvokeParams) hostbridge.Message {
+func (tc *TestContext) InvokeAsApp(p protocol.InvokeParams) hostbridge.Message {
 	GinkgoHelper()
 	var r protocol.InvokeResult
 	err := tc.Call(protocol.MethodInvoke, p, &r)
@@ -53,12 +53,12 @@ func (tc *TestContext) invokeAsApp(p protocol.InvokeParams) hostbridge.Message {
 		}
 		tc.Blockedf("app/invoke of %s %s as %s/%s was refused: %v", p.Capability, p.Method, p.AppID, p.EntryKey, err)
 	}
-	return tc.invokeAnswer(p, r)
+	return tc.InvokeAnswer(p, r)
 }
 
-// invokeAnswer is the bridge message app/invoke answered p with; an
+// InvokeAnswer is the bridge message app/invoke answered p with; an
 // answer that is not one is an error of the spec.
-func (tc *TestContext) invokeAnswer(p protocol.InvokeParams, r protocol.InvokeResult) hostbridge.Message {
+func (tc *TestContext) InvokeAnswer(p protocol.InvokeParams, r protocol.InvokeResult) hostbridge.Message {
 	GinkgoHelper()
 	var m hostbridge.Message
 	if json.Unmarshal(r.Answer, &m) != nil || m.RequestID != p.RequestID {
@@ -67,35 +67,35 @@ func (tc *TestContext) invokeAnswer(p protocol.InvokeParams, r protocol.InvokeRe
 	return m
 }
 
-// browserRetry runs a browser spec that did not pass once more at once: a
+// BrowserRetry runs a browser spec that did not pass once more at once: a
 // spec that then passes is reported flaky, never passed (a flake is seen,
 // not hidden). Config.BrowserAttempts 1 turns the second attempt off.
-func (tc *TestContext) browserRetry() FlakeAttempts {
+func (tc *TestContext) BrowserRetry() FlakeAttempts {
 	if tc.Config.BrowserAttempts > 0 {
 		return FlakeAttempts(tc.Config.BrowserAttempts)
 	}
 	return FlakeAttempts(2)
 }
 
-// probeFixture is the app whose UI is the harness's probe.
-const probeFixture = "bridge-probe"
+// ProbeFixture is the app whose UI is the harness's probe.
+const ProbeFixture = "bridge-probe"
 
-// installProbe configures the host with p and installs bridge-probe.
-func (tc *TestContext) installProbe(p protocol.ConfigureParams) string {
+// InstallProbe configures the host with p and installs bridge-probe.
+func (tc *TestContext) InstallProbe(p protocol.ConfigureParams) string {
 	GinkgoHelper()
 	tc.Configure(p)
-	dir := tc.Fixture(probeFixture)
+	dir := tc.Fixture(ProbeFixture)
 	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
 }
 
-// probeSurface installs bridge-probe under p and opens its main entry.
-func (tc *TestContext) probeSurface(p protocol.ConfigureParams) *Surface {
+// ProbeSurface installs bridge-probe under p and opens its main entry.
+func (tc *TestContext) ProbeSurface(p protocol.ConfigureParams) *Surface {
 	GinkgoHelper()
-	return tc.Launch(tc.installProbe(p), "main")
+	return tc.Launch(tc.InstallProbe(p), "main")
 }
 
-// storedValue reads lime.storage get's answer: the value, or "" for none.
-func storedValue(r *ProbeResult, requestID string) (string, bool) {
+// StoredValue reads lime.storage get's answer: the value, or "" for none.
+func StoredValue(r *ProbeResult, requestID string) (string, bool) {
 	m, ok := r.Answer(requestID)
 	if !ok || m.Type != hostbridge.TypeResponse {
 		return "", false
@@ -110,15 +110,15 @@ func storedValue(r *ProbeResult, requestID string) (string, bool) {
 	return fmt.Sprint(p.Value), true
 }
 
-func describeAnswer(m hostbridge.Message, ok bool) string {
+func DescribeAnswer(m hostbridge.Message, ok bool) string {
 	if !ok {
-		return "no answer within " + fmt.Sprint(answerTimeout) + " ms"
+		return "no answer within " + fmt.Sprint(AnswerTimeout) + " ms"
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
 }
 
-func firstNonEmpty(ss ...string) string {
+func FirstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {
 			return s
@@ -127,8 +127,8 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-// evidenceOf is the evidence host/observe gives for appID, by request id.
-func (tc *TestContext) evidenceOf(appID string) map[string]protocol.EvidenceRecord {
+// EvidenceOf is the evidence host/observe gives for appID, by request id.
+func (tc *TestContext) EvidenceOf(appID string) map[string]protocol.EvidenceRecord {
 	GinkgoHelper()
 	out := map[string]protocol.EvidenceRecord{}
 	for _, e := range tc.Observe(appID).Evidence {
@@ -137,21 +137,21 @@ func (tc *TestContext) evidenceOf(appID string) map[string]protocol.EvidenceReco
 	return out
 }
 
-// storageCall makes one lime.storage call as the probe app's main entry
+// StorageCall makes one lime.storage call as the probe app's main entry
 // through app/invoke.
-func (tc *TestContext) storageCall(app, method string, args map[string]any) hostbridge.Message {
+func (tc *TestContext) StorageCall(app, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
 		raw, _ = json.Marshal(args)
 	}
-	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("storage"),
+	return tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: Nonce("storage"),
 		Capability: "lime.storage", Method: method, Args: raw})
 }
 
-// withAppServerOver adds the harness's App Server to p, reached over
+// WithAppServerOver adds the harness's App Server to p, reached over
 // transport: its socket, or as a sidecar the host spawns (the relay).
-func (tc *TestContext) withAppServerOver(p protocol.ConfigureParams, transport string) protocol.ConfigureParams {
+func (tc *TestContext) WithAppServerOver(p protocol.ConfigureParams, transport string) protocol.ConfigureParams {
 	GinkgoHelper()
 	switch transport {
 	case protocol.AppServerStdio:

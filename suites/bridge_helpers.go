@@ -210,11 +210,11 @@ func frameFile(s *Surface, name string) string {
 	ginkgo.GinkgoHelper()
 	r := s.Run(Step{"page": true})
 	if r.Page == nil {
-		s.tc.Errorf("the probe did not report its page")
+		s.TC().Errorf("the probe did not report its page")
 	}
 	base, err := url.Parse(r.Page.Href)
 	if err != nil {
-		s.tc.Errorf("the app frame's address %q: %v", r.Page.Href, err)
+		s.TC().Errorf("the app frame's address %q: %v", r.Page.Href, err)
 	}
 	ref, _ := url.Parse(name)
 	return base.ResolveReference(ref).String()
@@ -231,11 +231,11 @@ func expectAllowed(s *Surface, t, target string) {
 // answers request t with payload (what describes it) with host:response.
 func expectAccepted(s *Surface, t, what string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
-	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
+	s.TC().Precondition(what+" (one the app may ask for) is allowed", func() {
 		r := s.Run(Request(t, "allowed-1", payload), AwaitAnswer("allowed-1"))
 		m, ok := r.Answer("allowed-1")
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.tc.Failf("%s got %s, not host:response", what, describeAnswer(m, ok))
+			s.TC().Failf("%s got %s, not host:response", what, DescribeAnswer(m, ok))
 		}
 	})
 }
@@ -249,15 +249,15 @@ func expectAccepted(s *Surface, t, what string, payload map[string]any) {
 // must record the request allowed.
 func expectNavigates(s *Surface, what, requestID string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
-	s.mayReload = true
-	s.tc.Precondition(what+" (one the app may ask for) is allowed", func() {
+	s.MayReload = true
+	s.TC().Precondition(what+" (one the app may ask for) is allowed", func() {
 		// A navigation that reloads the frame may cut its own scenario
 		// short, or one asked from a document the last navigation was
 		// already leaving: the request is then asked once more.
 		for range 2 {
-			r, err := s.probe([]Step{Request(hostbridge.TypeNavigate, requestID, payload), AwaitAnswer(requestID)})
-			if err != nil && !s.reloaded() {
-				s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
+			r, err := s.TryRun([]Step{Request(hostbridge.TypeNavigate, requestID, payload), AwaitAnswer(requestID)})
+			if err != nil && !s.Reloaded() {
+				s.TC().Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
 			}
 			var m hostbridge.Message
 			ok := false
@@ -268,14 +268,14 @@ func expectNavigates(s *Surface, what, requestID string, payload map[string]any)
 			case ok && m.Type == hostbridge.TypeResponse:
 				return
 			case ok:
-				s.tc.Failf("%s got %s, not host:response", what, describeAnswer(m, ok))
-			case executed(s.tc.Observe(s.AppID), requestID):
+				s.TC().Failf("%s got %s, not host:response", what, DescribeAnswer(m, ok))
+			case Executed(s.TC().Observe(s.AppID), requestID):
 				return // answered in a document the frame has left since
 			case err == nil:
-				s.tc.Failf("%s got %s, and host/observe does not record it allowed", what, describeAnswer(m, ok))
+				s.TC().Failf("%s got %s, and host/observe does not record it allowed", what, DescribeAnswer(m, ok))
 			}
 		}
-		s.tc.Failf("%s was neither answered nor recorded as allowed, asked twice while the app's frame loaded new documents", what)
+		s.TC().Failf("%s was neither answered nor recorded as allowed, asked twice while the app's frame loaded new documents", what)
 	})
 }
 
@@ -294,13 +294,13 @@ func expectRefused(s *Surface, t, what string, payload map[string]any, why strin
 	r := s.Run(Request(t, "refused-1", payload), AwaitAnswer("refused-1"))
 	m, ok := r.Answer("refused-1")
 	if ok && m.Type == hostbridge.TypeResponse {
-		s.tc.Failf("%s was allowed (host:response): %s", what, why)
+		s.TC().Failf("%s was allowed (host:response): %s", what, why)
 	}
-	if executed(s.tc.Observe(s.AppID), "refused-1") {
-		s.tc.Failf("%s was allowed: host/observe records it so", what)
+	if Executed(s.TC().Observe(s.AppID), "refused-1") {
+		s.TC().Failf("%s was allowed: host/observe records it so", what)
 	}
 	if !ok || m.Type != hostbridge.TypeError {
-		s.tc.Failf("%s got %s, not host:error", what, describeAnswer(m, ok))
+		s.TC().Failf("%s got %s, not host:error", what, DescribeAnswer(m, ok))
 	}
 }
 
@@ -312,28 +312,28 @@ func expectRefused(s *Surface, t, what string, payload map[string]any, why strin
 func navigateFrameToSpoofer(s *Surface, msg map[string]any) bool {
 	ginkgo.GinkgoHelper()
 	b, _ := json.Marshal(msg)
-	target := s.tc.thirdParty.SpoofURL() + "#" + url.PathEscape(string(b))
+	target := s.TC().ThirdParty().SpoofURL() + "#" + url.PathEscape(string(b))
 	js, _ := json.Marshal(target)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.sess.Eval(ctx, s.frame(), "location.href = "+string(js)+"; true", nil); err != nil {
-		s.tc.Errorf("sending the app's frame to another origin: %v", err)
+	if err := s.Session().Eval(ctx, s.Frame(), "location.href = "+string(js)+"; true", nil); err != nil {
+		s.TC().Errorf("sending the app's frame to another origin: %v", err)
 	}
 	var out struct {
 		Posted bool   `json:"posted"`
 		Error  string `json:"error"`
 	}
-	if err := s.sess.AwaitResult(ctx, s.tc.thirdParty.Origin()+"/", &out); err != nil {
+	if err := s.Session().AwaitResult(ctx, s.TC().ThirdParty().Origin()+"/", &out); err != nil {
 		still, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		if s.probeRuns(still) {
-			s.tc.Reading("Which origin check a spoofer meets", "the host keeps its app frame from navigating to another origin")
+		if s.ProbeRuns(still) {
+			s.TC().Reading("Which origin check a spoofer meets", "the host keeps its app frame from navigating to another origin")
 			return false
 		}
-		s.tc.Errorf("the app's frame left for the page of another origin but that page never ran: %v", err)
+		s.TC().Errorf("the app's frame left for the page of another origin but that page never ran: %v", err)
 	}
 	if !out.Posted {
-		s.tc.Errorf("the third-origin page could not post its message: %s", out.Error)
+		s.TC().Errorf("the third-origin page could not post its message: %s", out.Error)
 	}
 	time.Sleep(300 * time.Millisecond)
 	return true
@@ -345,33 +345,6 @@ func entryReadiness(tc *TestContext, appID, entry string) protocol.ReadinessResu
 	var r protocol.ReadinessResult
 	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID, Entry: entry}, &r)
 	return r
-}
-
-// pageText opens the page the host named (address, or a DevTools target)
-// and returns the text a user sees there. A page that loads and then stops
-// answering (its script never yields) ends the spec as an error within
-// pageAnswerTimeout, and counts as a surface that failed to load
-// (surfaceMissed), as a page that never loads does: the run gives up on
-// them in bounded time.
-func pageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) string {
-	ginkgo.GinkgoHelper()
-	if tc.surfaceGaveUp != "" {
-		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
-	}
-	what := "the page " + address
-	if address == "" && dt != nil {
-		what = "the page of DevTools target " + dt.TargetID
-	}
-	sess := tc.openPage(address, dt, "the page")
-	ctx, cancel := context.WithTimeout(context.Background(), pageAnswerTimeout)
-	defer cancel()
-	var text string
-	if err := sess.Inspect(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
-		tc.markStuck(sess)
-		tc.surfaceMissed(fmt.Sprintf("%s loaded, then did not answer a read of its text within %s: %v", what, pageAnswerTimeout, err))
-	}
-	tc.surfaceMisses = 0
-	return text
 }
 
 // pageAnswerTimeout is how long a loaded page may take to answer one read:
@@ -395,21 +368,21 @@ func expectRefusedEach(s *Surface, t string, cases []refusedURL, why string) {
 		steps = append(steps, Request(t, id(i), map[string]any{"url": c.url}), AwaitAnswer(id(i)))
 	}
 	r := s.Run(steps...)
-	o := s.tc.Observe(s.AppID)
+	o := s.TC().Observe(s.AppID)
 	var allowed []string
 	for i, c := range cases {
 		m, ok := r.Answer(id(i))
 		switch {
 		case ok && m.Type == hostbridge.TypeResponse:
 			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed (host:response)", c.url, c.what))
-		case executed(o, id(i)):
+		case Executed(o, id(i)):
 			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", c.url, c.what))
 		case !ok || m.Type != hostbridge.TypeError:
-			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, describeAnswer(m, ok)))
+			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, DescribeAnswer(m, ok)))
 		}
 	}
 	if len(allowed) > 0 {
-		s.tc.Failf("%s of each: %s: %s", t, why, strings.Join(allowed, "; "))
+		s.TC().Failf("%s of each: %s: %s", t, why, strings.Join(allowed, "; "))
 	}
 }
 

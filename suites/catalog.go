@@ -31,7 +31,7 @@ func describeCatalog(tc *TestContext) {
 			dir := tc.Fixture("minimal-app")
 			tc.ExpectVerifies(dir, nil)
 			if err := os.Remove(filepath.Join(dir, "APP.md")); err != nil {
-				errorf("the harness could not remove APP.md: %v", err)
+				Errorf("the harness could not remove APP.md: %v", err)
 			}
 			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a folder without APP.md", File: "APP.md"})
 		})
@@ -39,7 +39,7 @@ func describeCatalog(tc *TestContext) {
 		It("rejects APP.md without frontmatter, saying so", tc.Req("CAT-FRONTMATTER-REQUIRED"), func() {
 			dir := tc.Fixture("minimal-app")
 			tc.ExpectVerifies(dir, nil)
-			rewriteAppMD(dir, func(md []byte) []byte {
+			RewriteAppMD(dir, func(md []byte) []byte {
 				_, body, _ := strings.Cut(strings.TrimPrefix(string(md), "---\n"), "\n---\n")
 				return []byte(body)
 			})
@@ -112,7 +112,7 @@ func describeCatalog(tc *TestContext) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
 				if file == "APP.md" {
-					editFrontmatter(dir, func(lines []string) []string { return append(lines, strings.Split(text, "\n")...) })
+					EditFrontmatter(dir, func(lines []string) []string { return append(lines, strings.Split(text, "\n")...) })
 				} else {
 					WriteFile(dir, file, []byte(text+"\n"))
 				}
@@ -175,7 +175,7 @@ func describeCatalog(tc *TestContext) {
 				}
 			}
 			if len(legacy) == 0 {
-				errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
+				Errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
 			}
 			dropped := 0
 			projected := map[string]Object{}
@@ -207,7 +207,7 @@ func describeLayering(tc *TestContext) {
 			dir := tc.Fixture("layered-only-app")
 			want := tc.Oracle(dir)
 			if want.Sources["entries"] != "app.entries.yaml" {
-				errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
+				Errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
 			}
 			proj := DecodeObject("projection", tc.Project(dir, "entries", "permissions"))
 			Expect(Keys(Objects(proj, "entries"))).To(ConsistOf(ManifestKeys(want, "entries")), "projected entries")
@@ -228,16 +228,16 @@ func describeLayering(tc *TestContext) {
 					text = firstText(moved, file)
 					frontmatterSection(moved, file, key, whole, func(v any) any { return v })
 					if err := os.Remove(filepath.Join(moved, file)); err != nil {
-						errorf("the harness could not remove %s: %v", file, err)
+						Errorf("the harness could not remove %s: %v", file, err)
 					}
-					rewriteSignatureHash(moved, tc.Oracle(moved).ManifestHash)
+					RewriteSignatureHash(moved, tc.Oracle(moved).ManifestHash)
 					if !strings.Contains(string(tc.Project(moved, key)), text) {
 						tc.Blockedf("the projection of full-app with %s in the frontmatter does not show it (%q), so whether %s is loaded cannot be seen", key, text, file)
 					}
 				})
 				dir := tc.Fixture("full-app")
 				if src := tc.Oracle(dir).Sources[key]; src != file {
-					errorf("fixture sanity: the oracle takes %s of full-app from %q, not %s", key, src, file)
+					Errorf("fixture sanity: the oracle takes %s of full-app from %q, not %s", key, src, file)
 				}
 				if !strings.Contains(string(tc.Project(dir, key)), text) {
 					tc.Failf("the projection of full-app does not show its %s (%q), which only %s declares: the file was not loaded", key, text, file)
@@ -266,10 +266,10 @@ func describeLayering(tc *TestContext) {
 				// names it, so the package still verifies (a host may verify
 				// before it projects: docs/decisions.md, Verification before
 				// projection).
-				rewriteSignatureHash(dir, tc.Oracle(dir).ManifestHash)
+				RewriteSignatureHash(dir, tc.Oracle(dir).ManifestHash)
 				oracle, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
 				if err != nil || strings.Contains(string(oracle), rivalMark) || !strings.Contains(string(oracle), firstText(dir, file)) {
-					errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
+					Errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
 				}
 				proj := string(tc.Project(dir, key))
 				if strings.Contains(proj, rivalMark) {
@@ -306,20 +306,20 @@ func frontmatterSection(dir, file, key string, whole bool, edit func(any) any) {
 	var doc map[string]any
 	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil || yaml.Unmarshal(b, &doc) != nil {
-		errorf("fixture sanity: %s of %s is not a YAML mapping (%v)", file, filepath.Base(dir), err)
+		Errorf("fixture sanity: %s of %s is not a YAML mapping (%v)", file, filepath.Base(dir), err)
 	}
 	var section any = doc[key]
 	if whole {
 		section = doc
 	}
 	if section == nil {
-		errorf("fixture sanity: %s has no %s", file, key)
+		Errorf("fixture sanity: %s has no %s", file, key)
 	}
 	out, err := yaml.Marshal(map[string]any{key: edit(section)})
 	if err != nil {
-		errorf("encoding the frontmatter's %s: %v", key, err)
+		Errorf("encoding the frontmatter's %s: %v", key, err)
 	}
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		var kept []string
 		dropping := false
 		for _, l := range lines {
@@ -364,7 +364,7 @@ func firstText(dir, file string) string {
 	var doc any
 	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil || yaml.Unmarshal(b, &doc) != nil {
-		errorf("fixture sanity: reading %s: %v", file, err)
+		Errorf("fixture sanity: reading %s: %v", file, err)
 	}
 	var walk func(v any) string
 	walk = func(v any) string {

@@ -58,19 +58,19 @@ func describeContainment(tc *TestContext) {
 					expectOutsideNotHashed(tc, dir)
 				}
 			},
-			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), plantEscapingLink),
+			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), PlantEscapingLink),
 			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
-				mustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
+				MustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
 				return "assets-dangling", ""
 			}),
 			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
-				mustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
-				mustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
+				MustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
+				MustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
 				return "loop-a", ""
 			}),
 			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
 				if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-					errorf("the harness could not make a FIFO in the package: %v", err)
+					Errorf("the harness could not make a FIFO in the package: %v", err)
 				}
 				return "pipe", ""
 			}),
@@ -83,7 +83,7 @@ func describeContainment(tc *TestContext) {
 				if hostile != "" {
 					md, err := os.ReadFile(filepath.Join(tc.Fixture(hostile), "APP.md"))
 					if err != nil {
-						errorf("reading the APP.md of %s: %v", hostile, err)
+						Errorf("reading the APP.md of %s: %v", hostile, err)
 					}
 					WriteFile(dir, "APP.md", md)
 				}
@@ -97,12 +97,12 @@ func describeContainment(tc *TestContext) {
 			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "deep-nesting", nil),
 			Entry("malformed YAML", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "malformed-yaml", nil),
 			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "", func(dir string) {
-				rewriteAppMD(dir, func(md []byte) []byte {
+				RewriteAppMD(dir, func(md []byte) []byte {
 					return bytes.Replace(md, []byte("description: "), []byte("description: \xff\xfe "), 1)
 				})
 			}),
 			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "", func(dir string) {
-				rewriteAppMD(dir, func(md []byte) []byte {
+				RewriteAppMD(dir, func(md []byte) []byte {
 					pad := "metadata:\n  padding: \"" + strings.Repeat("x", 8<<20) + "\"\n"
 					return bytes.Replace(md, []byte("---\n"), []byte("---\n"+pad), 1)
 				})
@@ -116,10 +116,10 @@ func describeContainment(tc *TestContext) {
 // scratch folder) with a fresh value, and returns the value.
 func plantOutside(tc *TestContext, dir, ref string) string {
 	GinkgoHelper()
-	secret := nonce("outside-content")
+	secret := Nonce("outside-content")
 	target := filepath.Join(dir, filepath.FromSlash(ref))
 	if rel, err := filepath.Rel(filepath.Dir(dir), target); err != nil || strings.HasPrefix(rel, "..") {
-		errorf("fixture sanity: %s does not stay in the spec's scratch folder", ref)
+		Errorf("fixture sanity: %s does not stay in the spec's scratch folder", ref)
 	}
 	files := []string{target}
 	if filepath.Ext(target) == "" { // a folder: the files a UI or worker entry names
@@ -127,10 +127,10 @@ func plantOutside(tc *TestContext, dir, ref string) string {
 	}
 	for _, f := range files {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			errorf("the harness could not make %s: %v", filepath.Dir(f), err)
+			Errorf("the harness could not make %s: %v", filepath.Dir(f), err)
 		}
 		if err := os.WriteFile(f, []byte(secret+"\n"), 0o644); err != nil {
-			errorf("the harness could not write %s outside the package: %v", filepath.Base(f), err)
+			Errorf("the harness could not write %s outside the package: %v", filepath.Base(f), err)
 		}
 	}
 	return secret
@@ -149,7 +149,7 @@ func expectNotFollowed(tc *TestContext, dir, secret string, r Refusal) {
 		protocol.MethodReadiness: protocol.ReadinessParams{Path: dir}} {
 		var raw json.RawMessage
 		err := tc.Call(method, params, &raw)
-		if he, ok := hostError(err); ok {
+		if he, ok := HostError(err); ok {
 			raw = append(raw, []byte(he.Message+" "+string(he.Data))...)
 		}
 		if bytes.Contains(raw, []byte(secret)) {
@@ -165,7 +165,7 @@ func expectOutsideNotHashed(tc *TestContext, dir string) {
 	GinkgoHelper()
 	followed, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{FollowEscapingLinks: true})
 	if err != nil {
-		errorf("the harness could not hash the package through the link: %v", err)
+		Errorf("the harness could not hash the package through the link: %v", err)
 	}
 	var res protocol.VerifyResult
 	if tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir}, &res) != nil {

@@ -84,9 +84,9 @@ type TestContext struct {
 	client    *control.Client
 	resources *Resources
 	// leaks logs planted secrets seen in any frame the host sent.
-	leaks *leakLog
+	leaks *LeakLog
 	// schemas logs the schema violations of every answer (schemas.go).
-	schemas *schemaLog
+	schemas *SchemaLog
 	// revocation is the revocation service the harness plays (nil in a
 	// dry run); every spec starts with it answering "not revoked".
 	revocation *revocation.Service
@@ -246,7 +246,7 @@ func (tc *TestContext) beforeEach() {
 	var he *control.HostError
 	switch {
 	case errors.As(err, &he):
-		tc.Errorf("the host refused host/reset, which every check needs (docs/host-control-protocol.md): %s", describeHostError(he))
+		tc.Errorf("the host refused host/reset, which every check needs (docs/host-control-protocol.md): %s", DescribeHostError(he))
 	case err != nil:
 		tc.missed(fmt.Sprintf("the host did not reset: %v", err))
 	}
@@ -300,3 +300,31 @@ func (tc *TestContext) close() {
 func (tc *TestContext) Reading(topic, reading string) {
 	ginkgo.AddReportEntry("reading", topic+": "+reading)
 }
+
+// The peers the harness plays for the current run (nil in a dry run). Each
+// spec starts with them reset: the revocation service answering "not
+// revoked", the registry empty, the App Server serving.
+
+// AppServer is the App Server the harness plays.
+func (tc *TestContext) AppServer() *appserver.Server { return tc.appServer }
+
+// Registry is the registry the harness plays.
+func (tc *TestContext) Registry() *registry.Registry { return tc.registry }
+
+// Revocation is the revocation service the harness plays.
+func (tc *TestContext) Revocation() *revocation.Service { return tc.revocation }
+
+// Sigstore is the offline Sigstore the harness signs packages with.
+func (tc *TestContext) Sigstore() *sigstore.Authority { return tc.sigstore }
+
+// ThirdParty serves the third-origin spoof page.
+func (tc *TestContext) ThirdParty() *thirdparty.Server { return tc.thirdParty }
+
+// Resources are what the current spec created, undone when it ends.
+func (tc *TestContext) Resources() *Resources { return tc.resources }
+
+// Leaks are the planted secrets seen in any frame the host sent this run.
+func (tc *TestContext) Leaks() *LeakLog { return tc.leaks }
+
+// Schemas are the schema violations of every answer of the run.
+func (tc *TestContext) Schemas() *SchemaLog { return tc.schemas }

@@ -22,12 +22,12 @@ import (
 // back: the positive control of every data spec.
 func store(s *Surface, key, value string) {
 	GinkgoHelper()
-	s.tc.Precondition("the app's lime.storage set "+key+" is executed and read back", func() {
+	s.TC().Precondition("the app's lime.storage set "+key+" is executed and read back", func() {
 		r := s.Run(
 			Invoke("set-"+key, "lime.storage", "set", map[string]any{"key": key, "value": value}), AwaitAnswer("set-"+key),
 			Invoke("get-"+key, "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("get-"+key))
-		if v, ok := storedValue(r, "get-"+key); !ok || v != value {
-			s.tc.Failf("lime.storage set %q = %q was read back as %q", key, value, v)
+		if v, ok := StoredValue(r, "get-"+key); !ok || v != value {
+			s.TC().Failf("lime.storage set %q = %q was read back as %q", key, value, v)
 		}
 	})
 }
@@ -36,12 +36,12 @@ func store(s *Surface, key, value string) {
 // An unanswered get judges nothing: the spec errors.
 func read(s *Surface, key string) string {
 	GinkgoHelper()
-	id := nonce("get")
+	id := Nonce("get")
 	r := s.Run(Invoke(id, "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer(id))
-	v, ok := storedValue(r, id)
+	v, ok := StoredValue(r, id)
 	if !ok {
 		m, answered := r.Answer(id)
-		s.tc.Errorf("lime.storage get %q, executed before, got %s", key, describeAnswer(m, answered))
+		s.TC().Errorf("lime.storage get %q, executed before, got %s", key, DescribeAnswer(m, answered))
 	}
 	return v
 }
@@ -50,7 +50,7 @@ func read(s *Surface, key string) string {
 // host answers list with anything but host:response (list is not judged).
 func keys(s *Surface) (keys []string, ok bool) {
 	GinkgoHelper()
-	id := nonce("list")
+	id := Nonce("list")
 	r := s.Run(Invoke(id, "lime.storage", "list", nil), AwaitAnswer(id))
 	m, answered := r.Answer(id)
 	if !answered || m.Type != hostbridge.TypeResponse {
@@ -66,7 +66,7 @@ func keys(s *Surface) (keys []string, ok bool) {
 // the host says the app is in.
 func setState(tc *TestContext, method, appID string) string {
 	GinkgoHelper()
-	tc.requireMethod(method)
+	tc.RequireMethod(method)
 	var res protocol.AppStateResult
 	tc.MustCall(method, protocol.AppIDParams{AppID: appID}, &res)
 	return res.State
@@ -88,8 +88,8 @@ func expectState(tc *TestContext, appID, state, after string) {
 // files with version 1.1.0.
 func newerProbe(tc *TestContext) string {
 	GinkgoHelper()
-	dir := tc.Fixture(probeFixture)
-	SetField(dir, "version", newerProbeVersion)
+	dir := tc.Fixture(ProbeFixture)
+	SetField(dir, "version", NewerProbeVersion)
 	return dir
 }
 
@@ -98,7 +98,7 @@ func newerProbe(tc *TestContext) string {
 // of the probe app.
 func AddEntry(dir, key string) {
 	GinkgoHelper()
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		return append(lines, "  - key: "+key, "    kind: page", "    title: Probe "+key, "    route: /"+key, "    requiredCapabilities: [lime.ui]")
 	})
 }
@@ -107,7 +107,7 @@ func AddEntry(dir, key string) {
 // by app/list showing the newer version.
 func updated(tc *TestContext, appID string) {
 	GinkgoHelper()
-	tc.updatedFixture(appID, probeFixture)
+	tc.UpdatedFixture(appID, ProbeFixture)
 }
 
 // probeAndNeighbour installs the probe app and its neighbour (whose id
@@ -116,12 +116,12 @@ func updated(tc *TestContext, appID string) {
 // app/list shows of it: the baseline of every isolation spec.
 func probeAndNeighbour(tc *TestContext, onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
 	GinkgoHelper()
-	acted = tc.installProbe(tc.DefaultConfigure())
-	other = tc.installNeighbour()
+	acted = tc.InstallProbe(tc.DefaultConfigure())
+	other = tc.InstallNeighbour()
 	if onNeighbour {
 		acted, other = other, acted
 	}
-	key, value = nonce("neighbour"), nonce("value")
+	key, value = Nonce("neighbour"), Nonce("value")
 	store(tc.Launch(other, "main"), key, value)
 	tc.ExpectAppReady(other)
 	before, _ = tc.ListedApp(other)
@@ -133,9 +133,9 @@ func probeAndNeighbour(tc *TestContext, onNeighbour bool) (acted, other string, 
 // the start of every spec that judges an update refused.
 func probeWithDataAndNewer(tc *TestContext) (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
 	GinkgoHelper()
-	a = tc.installProbe(tc.DefaultConfigure())
+	a = tc.InstallProbe(tc.DefaultConfigure())
 	before, _ = tc.ListedApp(a)
-	key, value = nonce("kept"), nonce("value")
+	key, value = Nonce("kept"), Nonce("value")
 	store(tc.Launch(a, "main"), key, value)
 	dir = newerProbe(tc)
 	return a, before, key, value, dir, tc.ReleaseOf(dir)
@@ -168,13 +168,13 @@ func expectUntouched(tc *TestContext, appID string, before protocol.InstalledApp
 // requestID, a precondition judged by host/observe showing the record.
 func recordEvidence(s *Surface, requestID string) {
 	GinkgoHelper()
-	s.tc.Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
+	s.TC().Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
 		r := s.Run(Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), AwaitAnswer(requestID))
 		if m, answered := r.Answer(requestID); !answered || m.Type != hostbridge.TypeResponse {
-			s.tc.Failf("lime.evidence record %s got %s", requestID, describeAnswer(m, answered))
+			s.TC().Failf("lime.evidence record %s got %s", requestID, DescribeAnswer(m, answered))
 		}
-		if _, ok := s.tc.evidenceOf(s.AppID)[requestID]; !ok {
-			s.tc.Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
+		if _, ok := s.TC().EvidenceOf(s.AppID)[requestID]; !ok {
+			s.TC().Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
 		}
 	})
 }
@@ -185,16 +185,16 @@ func recordEvidence(s *Surface, requestID string) {
 // fails the spec.
 func exportThenDelete(tc *TestContext, appID string) (protocol.UninstallResult, []byte) {
 	GinkgoHelper()
-	dir := filepath.Join(tc.scratch(), "export")
+	dir := filepath.Join(tc.Scratch(), "export")
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		errorf("making the export folder: %v", err)
+		Errorf("making the export folder: %v", err)
 	}
 	var res protocol.UninstallResult
 	tc.MustCall(protocol.MethodUninstall, protocol.UninstallParams{AppID: appID, ExportTo: dir}, &res)
 	if len(res.Exported) == 0 {
 		tc.Failf("app/uninstall of %s with export then delete into %s answered without naming an exported file", appID, dir)
 	}
-	text, err := exportText(dir, res.Exported)
+	text, err := ExportText(dir, res.Exported)
 	if err != nil {
 		tc.Failf("app/uninstall of %s with export then delete: %v", appID, err)
 	}
@@ -205,12 +205,12 @@ func exportThenDelete(tc *TestContext, appID string) (protocol.UninstallResult, 
 // (spec 000 Storage and data boundary; 002 Storage boundary, Cleanup and
 // Desktop P4).
 func describeData(tc *TestContext) {
-	Describe("Desktop P4: app storage and lifecycle", tc.browserRetry(), func() {
+	Describe("Desktop P4: app storage and lifecycle", tc.BrowserRetry(), func() {
 		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			b := tc.installNeighbour()
-			shared, onlyA, onlyB := nonce("shared"), nonce("only-a"), nonce("only-b")
-			va, vb := nonce("value-a"), nonce("value-b")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			b := tc.InstallNeighbour()
+			shared, onlyA, onlyB := Nonce("shared"), Nonce("only-a"), Nonce("only-b")
+			va, vb := Nonce("value-a"), Nonce("value-b")
 			sa := tc.Launch(a, "main")
 			store(sa, shared, va)
 			store(sa, onlyA, va)
@@ -236,8 +236,8 @@ func describeData(tc *TestContext) {
 		})
 
 		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			key, value := nonce("kept"), nonce("value")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			key, value := Nonce("kept"), Nonce("value")
 			open := tc.Launch(a, "main")
 			store(open, key, value)
 			if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
@@ -251,7 +251,7 @@ func describeData(tc *TestContext) {
 			// ("disabled stays disabled"). A host may refuse to update a
 			// disabled app; either way it stays disabled.
 			newer := newerProbe(tc)
-			_, _ = tc.tryUpdate(a, newer, tc.ReleaseOf(newer))
+			_, _ = tc.TryUpdate(a, newer, tc.ReleaseOf(newer))
 			expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
 			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 				tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
@@ -260,8 +260,8 @@ func describeData(tc *TestContext) {
 			// its calls pass the readiness gate afresh (spec 001, UI
 			// runtime), so a storage write is not executed (what the app
 			// reads once enabled again shows it).
-			id := nonce("set-disabled")
-			r := open.Run(Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": nonce("after-disable")}), AwaitAnswer(id))
+			id := Nonce("set-disabled")
+			r := open.Run(Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": Nonce("after-disable")}), AwaitAnswer(id))
 			if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
 				tc.Failf("the entry of %s open when it was disabled still ran lime.storage set (answered %s): the disabled app's calls must be refused", a, m.Type)
 			}
@@ -269,7 +269,7 @@ func describeData(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted an entry of the disabled %s", a)
 			}
-			he, ok := hostError(err)
+			he, ok := HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
@@ -277,7 +277,7 @@ func describeData(tc *TestContext) {
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
 			if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
-				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, describeHostError(he))
+				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, DescribeHostError(he))
 			}
 			if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
 				tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
@@ -305,12 +305,12 @@ func describeData(tc *TestContext) {
 						}
 					})
 				case protocol.MethodUpdate:
-					tc.updatedDir(a, func() string {
+					tc.UpdatedDir(a, func() string {
 						if !onNeighbour {
-							return tc.Fixture(probeFixture)
+							return tc.Fixture(ProbeFixture)
 						}
-						dir := tc.FixtureAs(probeFixture, neighbourProbe)
-						SetField(dir, "name", neighbourProbe)
+						dir := tc.FixtureAs(ProbeFixture, NeighbourProbe)
+						SetField(dir, "name", NeighbourProbe)
 						return dir
 					})
 				}
@@ -323,30 +323,30 @@ func describeData(tc *TestContext) {
 		)
 
 		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			key, value := nonce("kept"), nonce("value")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			key, value := Nonce("kept"), Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			updated(tc, a)
 			if got := read(tc.Launch(a, "main"), key); got != value {
-				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, newerProbeVersion, got)
+				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, NewerProbeVersion, got)
 			}
 		})
 
 		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
 			a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
 			tc.ExpectVerifies(dir, rel)
-			AppendFile(dir, tamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
+			AppendFile(dir, TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
 			planted := Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
-			_, err := tc.tryUpdate(a, dir, rel)
+			_, err := tc.TryUpdate(a, dir, rel)
 			if err == nil {
 				tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
 			}
-			he, ok := hostError(err)
+			he, ok := HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/update: %v", err)
 			}
 			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-				Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+				Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
 			expectUntouched(tc, a, before, key, value, "a refused app/update")
 		})
 
@@ -356,12 +356,12 @@ func describeData(tc *TestContext) {
 		DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
 			func(consent protocol.Consent) {
 				a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
-				tc.requireMethod(protocol.MethodUpdate)
+				tc.RequireMethod(protocol.MethodUpdate)
 				var res protocol.UpdateResult
 				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
 				code, isHostErr := tc.HostErrorCode(protocol.MethodUpdate, err)
 				if !isHostErr {
-					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, newerProbeVersion, consentText(consent), res.App.Version)
+					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, NewerProbeVersion, consentText(consent), res.App.Version)
 				}
 				if code != protocol.CodeConsentRequired {
 					tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
@@ -369,8 +369,8 @@ func describeData(tc *TestContext) {
 				}
 				expectUntouched(tc, a, before, key, value, "app/update without consent")
 				tc.Precondition("the same update with the user's consent is done", func() {
-					if _, err := tc.tryUpdate(a, dir, rel); err != nil {
-						tc.failCall(protocol.MethodUpdate, err)
+					if _, err := tc.TryUpdate(a, dir, rel); err != nil {
+						tc.FailCall(protocol.MethodUpdate, err)
 					}
 				})
 			},
@@ -379,14 +379,14 @@ func describeData(tc *TestContext) {
 		)
 
 		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
+			a := tc.InstallProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
-			k1, v1 := nonce("before-update"), nonce("value")
+			k1, v1 := Nonce("before-update"), Nonce("value")
 			store(tc.Launch(a, "main"), k1, v1)
 			updated(tc, a)
-			k2, v2 := nonce("after-update"), nonce("value")
+			k2, v2 := Nonce("after-update"), Nonce("value")
 			store(tc.Launch(a, "main"), k2, v2)
-			tc.requireMethod(protocol.MethodRollback)
+			tc.RequireMethod(protocol.MethodRollback)
 			var res protocol.RollbackResult
 			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
 			row, _ := tc.ListedApp(a)
@@ -413,24 +413,24 @@ func describeData(tc *TestContext) {
 		// The same check as at install, after the transition: the catalogs
 		// hold the newer release's objects, not the first install's.
 		It("registers the newer release's objects into the host's catalogs at update", tc.Req("UPDATE-REGISTERS", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
+			a := tc.InstallProbe(tc.DefaultConfigure())
 			dir := newerProbe(tc)
 			AddEntry(dir, "extra")
 			tc.Precondition("app/update of "+a+" to a newer release with an entry extra", func() {
-				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
+				if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.FailCall(protocol.MethodUpdate, err)
 				}
 			})
-			tc.expectRegistered(a, dir, "app/update")
+			tc.ExpectRegistered(a, dir, "app/update")
 		})
 
 		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
+			a := tc.InstallProbe(tc.DefaultConfigure())
 			dir := newerProbe(tc)
 			AddEntry(dir, "extra")
 			tc.Precondition("app/update of "+a+" to a newer release with an entry extra, which launches", func() {
-				if _, err := tc.tryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
+				if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.FailCall(protocol.MethodUpdate, err)
 				}
 				if _, err := tc.TryLaunch(a, "extra"); err != nil {
 					tc.Failf("app/launch of %s's entry extra is refused after app/update: %v", a, err)
@@ -443,7 +443,7 @@ func describeData(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted extra after app/rollback, an entry only the release rolled back from has")
 			}
-			he, ok := hostError(err)
+			he, ok := HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
@@ -453,7 +453,7 @@ func describeData(tc *TestContext) {
 			unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
 			disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
 			if !unknown && !disabled {
-				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", describeHostError(he))
+				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", DescribeHostError(he))
 			}
 			if _, err := tc.TryLaunch(a, "main"); err != nil {
 				tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
@@ -461,18 +461,18 @@ func describeData(tc *TestContext) {
 		})
 
 		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			before, after := nonce("evidence-v1"), nonce("evidence-v2")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			before, after := Nonce("evidence-v1"), Nonce("evidence-v2")
 			recordEvidence(tc.Launch(a, "main"), before)
 			updated(tc, a)
-			if _, ok := tc.evidenceOf(a)[before]; !ok {
+			if _, ok := tc.EvidenceOf(a)[before]; !ok {
 				tc.Failf("host/observe of %s no longer shows the evidence record %s, made before app/update", a, before)
 			}
 			recordEvidence(tc.Launch(a, "main"), after)
 			tc.Precondition("app/rollback of "+a+" is done", func() {
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
 			})
-			ev := tc.evidenceOf(a)
+			ev := tc.EvidenceOf(a)
 			for _, id := range []string{before, after} {
 				if _, ok := ev[id]; !ok {
 					tc.Failf("host/observe of %s no longer shows the evidence record %s after app/rollback", a, id)
@@ -481,19 +481,19 @@ func describeData(tc *TestContext) {
 		})
 
 		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE", levels.EveryTransition), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
+			a := tc.InstallProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
-			older, newer := nonce("evidence-v1"), nonce("evidence-v2")
+			older, newer := Nonce("evidence-v1"), Nonce("evidence-v2")
 			recordEvidence(tc.Launch(a, "main"), older)
 			updated(tc, a)
 			recordEvidence(tc.Launch(a, "main"), newer)
-			ev := tc.evidenceOf(a)
+			ev := tc.EvidenceOf(a)
 			if _, ok := ev[older]; !ok {
 				tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
 			}
-			if ev[older].Version != first.Version || ev[newer].Version != newerProbeVersion {
+			if ev[older].Version != first.Version || ev[newer].Version != NewerProbeVersion {
 				tc.Failf("host/observe of %s gives the evidence made at %s with version %q and the one made at %s with version %q: each must name the release that made it",
-					a, first.Version, ev[older].Version, newerProbeVersion, ev[newer].Version)
+					a, first.Version, ev[older].Version, NewerProbeVersion, ev[newer].Version)
 			}
 		})
 
@@ -501,12 +501,12 @@ func describeData(tc *TestContext) {
 		// host that collects an app's storage by prefix shows on one side.
 		DescribeTable("exports only the app's own storage: an export of one app holds nothing another app stored under the same key:",
 			func(onNeighbour bool) {
-				a := tc.installProbe(tc.DefaultConfigure())
-				b := tc.installNeighbour()
+				a := tc.InstallProbe(tc.DefaultConfigure())
+				b := tc.InstallNeighbour()
 				if onNeighbour {
 					a, b = b, a
 				}
-				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+				key, va, vb := Nonce("shared"), Nonce("value-a"), Nonce("value-b")
 				store(tc.Launch(a, "main"), key, va)
 				store(tc.Launch(b, "main"), key, vb)
 				var text []byte
@@ -525,8 +525,8 @@ func describeData(tc *TestContext) {
 		)
 
 		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			stored := map[string]string{nonce("first"): nonce("value"), nonce("second"): nonce("value")}
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			stored := map[string]string{Nonce("first"): Nonce("value"), Nonce("second"): Nonce("value")}
 			s := tc.Launch(a, "main")
 			for k, v := range stored {
 				store(s, k, v)
@@ -540,7 +540,7 @@ func describeData(tc *TestContext) {
 			if !res.DataRemoved {
 				tc.Failf("app/uninstall of %s with export then delete answered dataRemoved false", a)
 			}
-			tc.installProbe(tc.DefaultConfigure())
+			tc.InstallProbe(tc.DefaultConfigure())
 			s = tc.Launch(a, "main")
 			for k, v := range stored {
 				if got := read(s, k); got != "" {
@@ -550,9 +550,9 @@ func describeData(tc *TestContext) {
 		})
 
 		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
-			tc.requireMethod(protocol.MethodObserve)
-			a := tc.installProbe(tc.DefaultConfigure())
-			dir := tc.Fixture(probeFixture)
+			tc.RequireMethod(protocol.MethodObserve)
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			dir := tc.Fixture(ProbeFixture)
 			tc.Precondition("uninstalls of "+a+" keeping data, deleting data and exporting then deleting, with a reinstall between, are done", func() {
 				tc.Uninstall(a, true)
 				tc.Install(dir, tc.ReleaseOf(dir))
@@ -576,11 +576,11 @@ func describeData(tc *TestContext) {
 		})
 
 		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			key, value := nonce("kept"), nonce("value")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			key, value := Nonce("kept"), Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, true)
-			tc.installProbe(tc.DefaultConfigure())
+			tc.InstallProbe(tc.DefaultConfigure())
 			if got := read(tc.Launch(a, "main"), key); got != value {
 				tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
 			}
@@ -591,12 +591,12 @@ func describeData(tc *TestContext) {
 		// that deletes by prefix shows on one side only).
 		DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data or exporting then deleting it:",
 			func(export, onNeighbour bool) {
-				a := tc.installProbe(tc.DefaultConfigure())
-				b := tc.installNeighbour()
+				a := tc.InstallProbe(tc.DefaultConfigure())
+				b := tc.InstallNeighbour()
 				if onNeighbour {
 					a, b = b, a
 				}
-				key, va, vb := nonce("shared"), nonce("value-a"), nonce("value-b")
+				key, va, vb := Nonce("shared"), Nonce("value-a"), Nonce("value-b")
 				tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
 					expectStoredAsApp(tc, a, key, va)
 					expectStoredAsApp(tc, b, key, vb)
@@ -614,8 +614,8 @@ func describeData(tc *TestContext) {
 				if _, listed := tc.ListedApp(b); !listed {
 					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
 				}
-				if m := tc.storageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, vb) {
-					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, describeAnswer(m, true))
+				if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, vb) {
+					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, DescribeAnswer(m, true))
 				}
 			},
 			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
@@ -625,11 +625,11 @@ func describeData(tc *TestContext) {
 		)
 
 		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
-			a := tc.installProbe(tc.DefaultConfigure())
-			key, value := nonce("deleted"), nonce("value")
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			key, value := Nonce("deleted"), Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, false)
-			tc.installProbe(tc.DefaultConfigure())
+			tc.InstallProbe(tc.DefaultConfigure())
 			s := tc.Launch(a, "main")
 			if got := read(s, key); got != "" {
 				tc.Failf("%s stored %q = %q; after uninstall deleting data and a reinstall it still reads %q", a, key, value, got)

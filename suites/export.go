@@ -17,11 +17,11 @@ import (
 // answers with a flood fails the check at hand, never the harness.
 const maxExportBytes = 64 << 20
 
-// exportText reads the files an export then delete answer lists, each of
+// ExportText reads the files an export then delete answer lists, each of
 // which must lie inside dir, and returns their bytes with the members of
 // any zip or gzip-compressed tar among them (docs/decisions.md, "Export
 // then delete": any format, as written or in those archives).
-func exportText(dir string, files []string) ([]byte, error) {
+func ExportText(dir string, files []string) ([]byte, error) {
 	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		return nil, fmt.Errorf("the export folder %s: %w", dir, err)

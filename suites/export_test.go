@@ -36,7 +36,7 @@ func TestExportTextReadsFilesAndArchives(t *testing.T) {
 	tw.Close()
 	gz.Close()
 	files := []string{write("plain.json", []byte(`{"k":"as-written"}`)), write("e.zip", zb.Bytes()), write("e.tar.gz", tb.Bytes())}
-	text, err := exportText(dir, files)
+	text, err := ExportText(dir, files)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestExportTextReadsFilesAndArchives(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{outside, link, filepath.Join(dir, "missing.json")} {
-		if _, err := exportText(dir, []string{f}); err == nil {
+		if _, err := ExportText(dir, []string{f}); err == nil {
 			t.Errorf("exportText accepted %s", f)
 		} else if !strings.Contains(err.Error(), f) {
 			t.Errorf("the error does not name %s: %v", f, err)

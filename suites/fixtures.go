@@ -11,21 +11,21 @@ import (
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 )
 
-// scratch makes a fresh folder below the run's work folder, removed when the
+// Scratch makes a fresh folder below the run's work folder, removed when the
 // spec ends.
-func (tc *TestContext) scratch() string {
+func (tc *TestContext) Scratch() string {
 	ginkgo.GinkgoHelper()
 	dir, err := os.MkdirTemp(tc.Config.WorkDir, "spec-")
 	if err != nil {
-		errorf("making a scratch folder: %v", err)
+		Errorf("making a scratch folder: %v", err)
 	}
 	tc.resources.TrackDir(dir)
 	return dir
 }
 
-// controlFixture is the positive control of the catalog, Installable and
+// ControlFixture is the positive control of the catalog, Installable and
 // Desktop P0 and P1 specs, none of whose levels requires a capability.
-const controlFixture = "full-app"
+const ControlFixture = "full-app"
 
 // Fixture copies fixture package name into a fresh folder and returns the
 // package folder (named like the fixture). The control fixture comes fitted
@@ -34,11 +34,11 @@ const controlFixture = "full-app"
 // on what the spec plants, not on a capability no level of the spec needs.
 func (tc *TestContext) Fixture(name string) string {
 	ginkgo.GinkgoHelper()
-	dir, err := platformconformance.Materialize(name, tc.scratch())
+	dir, err := platformconformance.Materialize(name, tc.Scratch())
 	if err != nil {
-		errorf("materializing fixture %s: %v", name, err)
+		Errorf("materializing fixture %s: %v", name, err)
 	}
-	if name == controlFixture {
+	if name == ControlFixture {
 		return tc.fitToProfile(dir)
 	}
 	return dir
@@ -50,7 +50,7 @@ func (tc *TestContext) FixtureAs(name, folder string) string {
 	dir := tc.Fixture(name)
 	renamed := filepath.Join(filepath.Dir(dir), folder)
 	if err := os.Rename(dir, renamed); err != nil {
-		errorf("renaming fixture %s: %v", name, err)
+		Errorf("renaming fixture %s: %v", name, err)
 	}
 	return renamed
 }
@@ -62,11 +62,11 @@ func (tc *TestContext) ReleaseOf(dir string) *protocol.Release {
 	ginkgo.GinkgoHelper()
 	ph, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
-		errorf("harness could not hash %s: %v", dir, err)
+		Errorf("harness could not hash %s: %v", dir, err)
 	}
 	md, err := os.ReadFile(filepath.Join(dir, "APP.md"))
 	if err != nil {
-		errorf("harness could not read APP.md of %s: %v", dir, err)
+		Errorf("harness could not read APP.md of %s: %v", dir, err)
 	}
 	return &protocol.Release{
 		AppID:        filepath.Base(dir),
@@ -87,10 +87,10 @@ func WriteFile(dir, rel string, data []byte) {
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		errorf("making folder for %s: %v", rel, err)
+		Errorf("making folder for %s: %v", rel, err)
 	}
 	if err := os.WriteFile(p, data, 0o644); err != nil {
-		errorf("writing %s: %v", rel, err)
+		Errorf("writing %s: %v", rel, err)
 	}
 }
 
@@ -106,10 +106,10 @@ func AppendFile(dir, rel string, data []byte) {
 	}
 	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
-		errorf("opening %s: %v", rel, err)
+		Errorf("opening %s: %v", rel, err)
 	}
 	defer f.Close()
 	if _, err := f.Write(data); err != nil {
-		errorf("appending to %s: %v", rel, err)
+		Errorf("appending to %s: %v", rel, err)
 	}
 }

@@ -56,11 +56,11 @@ func genContents(r *rand.Rand, kind int) []byte {
 	}
 }
 
-// plantGeneratedFiles writes n generated files into dir, drawn from seed,
+// PlantGeneratedFiles writes n generated files into dir, drawn from seed,
 // and returns their paths (slash-separated, relative to dir), sorted. The
 // first genKinds files take one kind of contents each, so every tree holds
 // every kind; solo/only-file.txt is the one file of its folder.
-func plantGeneratedFiles(dir string, seed uint64, n int) []string {
+func PlantGeneratedFiles(dir string, seed uint64, n int) []string {
 	ginkgo.GinkgoHelper()
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var planted []string
@@ -90,24 +90,24 @@ func exists(p string) bool {
 // generatedTrees is how many generated trees the hash check walks, and
 // changedTreeSeed the tree the change checks start from.
 const (
-	generatedTrees  = 6
-	changedTreeSeed = 7
+	GeneratedTrees  = 6
+	ChangedTreeSeed = 7
 )
 
-// treeChangeEntries is one table entry per change, for VERIFY-PACKAGE-HASH.
-func treeChangeEntries(tc *TestContext) []ginkgo.TableEntry {
+// TreeChangeEntries is one table entry per change, for VERIFY-PACKAGE-HASH.
+func TreeChangeEntries(tc *TestContext) []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
 	for _, c := range treeChanges() {
-		es = append(es, ginkgo.Entry(c.what, tc.Req("VERIFY-PACKAGE-HASH", levels.EveryMember), c))
+		es = append(es, ginkgo.Entry(c.What, tc.Req("VERIFY-PACKAGE-HASH", levels.EveryMember), c))
 	}
 	return es
 }
 
-// treeChange is one change to a planted tree that any hash of the
+// TreeChange is one change to a planted tree that any hash of the
 // package's files must see.
-type treeChange struct {
-	what  string
-	apply func(dir string, planted []string)
+type TreeChange struct {
+	What  string
+	Apply func(dir string, planted []string)
 }
 
 // pick returns the first planted file that satisfies ok, or fails the
@@ -120,21 +120,21 @@ func pick(dir string, planted []string, ok func(b []byte) bool) string {
 			return rel
 		}
 	}
-	errorf("the generated tree has no file this change needs (planted %v)", planted)
+	Errorf("the generated tree has no file this change needs (planted %v)", planted)
 	return ""
 }
 
 // treeChanges lists the changes of the generated-tree checks.
-func treeChanges() []treeChange {
+func treeChanges() []TreeChange {
 	rewrite := func(dir, rel string, f func([]byte) []byte) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		b, err := os.ReadFile(p)
 		if err != nil {
-			errorf("reading %s: %v", rel, err)
+			Errorf("reading %s: %v", rel, err)
 		}
 		WriteFile(dir, rel, f(b))
 	}
-	return []treeChange{
+	return []TreeChange{
 		{"one byte of a file changed, its size kept", func(dir string, planted []string) {
 			rel := pick(dir, planted, func(b []byte) bool { return len(b) > 2 })
 			rewrite(dir, rel, func(b []byte) []byte { b[len(b)/2] ^= 0x20; return b })
@@ -143,14 +143,14 @@ func treeChanges() []treeChange {
 		// walk, so only a hash that covers names sees the change.
 		{"a file renamed in its folder", func(dir string, _ []string) {
 			if err := os.Rename(filepath.Join(dir, "solo", "only-file.txt"), filepath.Join(dir, "solo", "renamed-file.txt")); err != nil {
-				errorf("renaming solo/only-file.txt: %v", err)
+				Errorf("renaming solo/only-file.txt: %v", err)
 			}
 		}},
 		{"an empty file added", func(dir string, _ []string) { WriteFile(dir, "assets/added-empty", nil) }},
 		{"a hidden file added", func(dir string, _ []string) { WriteFile(dir, ".added-hidden", []byte("x\n")) }},
 		{"a file removed", func(dir string, planted []string) {
 			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(planted[len(planted)-1]))); err != nil {
-				errorf("removing %s: %v", planted[len(planted)-1], err)
+				Errorf("removing %s: %v", planted[len(planted)-1], err)
 			}
 		}},
 		{"CRLF line ends rewritten as LF", func(dir string, planted []string) {

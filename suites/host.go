@@ -68,7 +68,7 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	ginkgo.GinkgoHelper()
 	var leaked []string
 	for name, v := range tc.Config.Canaries.named() {
-		if form := findCanary(raw, v); form != "" {
+		if form := FindCanary(raw, v); form != "" {
 			leaked = append(leaked, name+" ("+form+")")
 		}
 	}
@@ -82,9 +82,9 @@ func (tc *TestContext) ExpectNoCanary(what string, raw []byte) {
 	}
 }
 
-// minHostPath is the shortest data path the harness looks for: "/" or
+// MinHostPath is the shortest data path the harness looks for: "/" or
 // "/tmp" would be found in any text.
-const minHostPath = 8
+const MinHostPath = 8
 
 // ExpectNoHostPath fails the spec when raw carries one of the data folders
 // the host names in conformance/hello (dataPaths), in any form a secret is
@@ -95,7 +95,7 @@ func (tc *TestContext) ExpectNoHostPath(what string, raw []byte) {
 	ginkgo.GinkgoHelper()
 	var paths []string
 	for _, p := range tc.Host().Hello().DataPaths {
-		if p = strings.TrimRight(p, `/\`); len(p) >= minHostPath && (strings.HasPrefix(p, "/") || filepath.IsAbs(p)) {
+		if p = strings.TrimRight(p, `/\`); len(p) >= MinHostPath && (strings.HasPrefix(p, "/") || filepath.IsAbs(p)) {
 			paths = append(paths, p)
 		}
 	}
@@ -104,7 +104,7 @@ func (tc *TestContext) ExpectNoHostPath(what string, raw []byte) {
 		return
 	}
 	for i, p := range paths {
-		if form := findCanary(raw, p); form != "" {
+		if form := FindCanary(raw, p); form != "" {
 			prev := tc.phase
 			tc.phase = judging
 			defer func() { tc.phase = prev }()
@@ -137,9 +137,9 @@ func canaryForms(v string) []canaryForm {
 	return forms
 }
 
-// findCanary says in which form raw carries the secret value v; "" when
+// FindCanary says in which form raw carries the secret value v; "" when
 // in none.
-func findCanary(raw []byte, v string) string {
+func FindCanary(raw []byte, v string) string {
 	if v == "" {
 		return ""
 	}
@@ -254,40 +254,40 @@ func (tc *TestContext) ExpectNoCanaryIn(what, method string, params any) json.Ra
 	switch {
 	case errors.As(err, &he):
 		tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
-	case isSchemaError(err):
+	case IsSchemaError(err):
 	case err != nil:
 		tc.Errorf("no usable answer to %s: %v", method, err)
 	}
 	return raw
 }
 
-// expectNoCanaryInResult is ExpectNoCanaryIn for a must-not that needs
+// ExpectNoCanaryInResult is ExpectNoCanaryIn for a must-not that needs
 // evidence: the host must answer with a result, where what it holds could
 // show. An error answer is still searched (a leak there is a leak), then
 // the spec is blocked, naming the answer: a host that projected or judged
 // nothing (-32006 included) was not seen holding back anything.
-func (tc *TestContext) expectNoCanaryInResult(what, method string, params any) {
+func (tc *TestContext) ExpectNoCanaryInResult(what, method string, params any) {
 	ginkgo.GinkgoHelper()
 	var raw json.RawMessage
 	err := tc.Call(method, params, &raw)
-	if he, ok := hostError(err); ok {
+	if he, ok := HostError(err); ok {
 		tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
 	}
-	if err != nil && !isSchemaError(err) {
-		tc.Precondition(what+" is answered with a result", func() { tc.failCall(method, err) })
+	if err != nil && !IsSchemaError(err) {
+		tc.Precondition(what+" is answered with a result", func() { tc.FailCall(method, err) })
 	}
 	tc.ExpectNoCanary(what, raw)
 }
 
-// expectHoldsSecret is the evidence a must-not on the configured secret
+// ExpectHoldsSecret is the evidence a must-not on the configured secret
 // needs: with WithSecret configured, secret-required-app (which requires
 // provider_api_key) is launchable, so the host holds the value the spec
 // then looks for. A host that ignores the secret cannot be seen keeping it
 // back: blocked.
-func (tc *TestContext) expectHoldsSecret() {
+func (tc *TestContext) ExpectHoldsSecret() {
 	ginkgo.GinkgoHelper()
 	tc.Precondition("the host holds the configured secret provider_api_key (secret-required-app is launchable with it)", func() {
-		if r, raw := tc.Readiness(tc.Fixture("secret-required-app"), ""); !isLaunchable(r.Status) {
+		if r, raw := tc.Readiness(tc.Fixture("secret-required-app"), ""); !IsLaunchable(r.Status) {
 			tc.Failf("readiness of secret-required-app is %q with provider_api_key configured: %s", r.Status, raw)
 		}
 	})
@@ -298,7 +298,7 @@ func (tc *TestContext) expectHoldsSecret() {
 func (tc *TestContext) MustCall(method string, params, result any) {
 	ginkgo.GinkgoHelper()
 	if err := tc.Call(method, params, result); err != nil {
-		tc.failCall(method, err)
+		tc.FailCall(method, err)
 	}
 }
 
@@ -318,11 +318,11 @@ func (tc *TestContext) HostErrorCode(method string, err error) (int64, bool) {
 	return 0, false
 }
 
-// refusalError returns the host's error answer to a call the spec expects
+// RefusalError returns the host's error answer to a call the spec expects
 // it to refuse, or false when the host gave a result. No usable answer is
 // an error, and -32006 (the host cannot take this package) blocks the spec:
 // neither is a refusal (docs/host-control-protocol.md, "What one answer costs").
-func (tc *TestContext) refusalError(method string, err error) (*control.HostError, bool) {
+func (tc *TestContext) RefusalError(method string, err error) (*control.HostError, bool) {
 	ginkgo.GinkgoHelper()
 	if err == nil {
 		return nil, false
@@ -332,7 +332,7 @@ func (tc *TestContext) refusalError(method string, err error) (*control.HostErro
 		tc.Errorf("no usable answer to %s: %v", method, err)
 	}
 	if he.Code == protocol.CodeUnsupported {
-		tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, describeHostError(he))
+		tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, DescribeHostError(he))
 	}
 	return he, true
 }
@@ -434,9 +434,9 @@ func (tc *TestContext) VerifyRefusal(dir string, rel *protocol.Release) Refusal 
 	ginkgo.GinkgoHelper()
 	var res protocol.VerifyResult
 	err := tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &res)
-	if he, ok := tc.refusalError(protocol.MethodVerify, err); ok {
+	if he, ok := tc.RefusalError(protocol.MethodVerify, err); ok {
 		refused := he.Code == protocol.CodePackageInvalid || he.Code == protocol.CodeVerificationFailed
-		return Refusal{Refused: refused, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
+		return Refusal{Refused: refused, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}
 	}
 	return Refusal{Refused: !res.OK, Findings: res.Findings}
 }
@@ -473,8 +473,8 @@ func (p Planted) expectation() string {
 	return s
 }
 
-// findingsOfError reads the findings an error answer carries in error.data.
-func findingsOfError(he *control.HostError) []protocol.Finding {
+// FindingsOfError reads the findings an error answer carries in error.data.
+func FindingsOfError(he *control.HostError) []protocol.Finding {
 	if he == nil || len(he.Data) == 0 {
 		return nil
 	}
@@ -502,7 +502,7 @@ func (tc *TestContext) Project(dir string, reads ...string) json.RawMessage {
 	}
 	tc.Precondition("the host projects the valid package "+filepath.Base(dir), func() {
 		if err := tc.CallReading(protocol.MethodProject, protocol.PackageParams{Path: dir}, &res, rs); err != nil {
-			tc.failCall(protocol.MethodProject, err)
+			tc.FailCall(protocol.MethodProject, err)
 		}
 		if !res.OK {
 			tc.Blockedf("package/project refused it: %s", describeFindings(res.Findings))
@@ -514,17 +514,17 @@ func (tc *TestContext) Project(dir string, reads ...string) json.RawMessage {
 // Readiness runs app/readiness for a package folder.
 func (tc *TestContext) Readiness(dir, entry string) (protocol.ReadinessResult, json.RawMessage) {
 	ginkgo.GinkgoHelper()
-	return tc.readinessOf(protocol.ReadinessParams{Path: dir, Entry: entry})
+	return tc.ReadinessOf(protocol.ReadinessParams{Path: dir, Entry: entry})
 }
 
-// readinessOf runs app/readiness and returns the answer and its raw form.
-func (tc *TestContext) readinessOf(p protocol.ReadinessParams) (protocol.ReadinessResult, json.RawMessage) {
+// ReadinessOf runs app/readiness and returns the answer and its raw form.
+func (tc *TestContext) ReadinessOf(p protocol.ReadinessParams) (protocol.ReadinessResult, json.RawMessage) {
 	ginkgo.GinkgoHelper()
 	var raw json.RawMessage
 	// The check reads what ReadinessResult decodes; the raw answer is
 	// only quoted and searched.
 	if err := tc.CallReading(protocol.MethodReadiness, p, &raw, protocol.ReadsOf(&protocol.ReadinessResult{})); err != nil {
-		tc.failCall(protocol.MethodReadiness, err)
+		tc.FailCall(protocol.MethodReadiness, err)
 	}
 	var res protocol.ReadinessResult
 	if err := json.Unmarshal(raw, &res); err != nil {
@@ -609,7 +609,7 @@ func (tc *TestContext) Install(dir string, rel *protocol.Release) protocol.Insta
 		var err error
 		app, err = tc.TryInstall(dir, rel, true)
 		if err != nil {
-			tc.failCall(protocol.MethodInstall, err)
+			tc.FailCall(protocol.MethodInstall, err)
 		}
 	})
 	return app

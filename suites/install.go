@@ -29,15 +29,15 @@ func describeInstall(tc *TestContext) {
 				expectNeverInstalled(tc, fixture, dir, spoil, rehash, codes, planted)
 			},
 			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
-				func(dir string) { AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
+				func(dir string) { AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
 				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
 			Entry("a package whose app.signature.yaml names another manifest hash", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
-				func(dir string) { rewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
+				func(dir string) { RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
 				[]int64{protocol.CodeVerificationFailed},
 				Planted{What: "a signature file naming another manifest hash", Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"}),
 			Entry("a package with a symlink out of it", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
-				func(dir string) { plantEscapingLink(tc, dir) }, false,
+				func(dir string) { PlantEscapingLink(tc, dir) }, false,
 				[]int64{protocol.CodePackageInvalid},
 				Planted{What: "the symlink assets/leak.txt", File: "assets/leak.txt"}),
 			Entry("a package with a manifestVersion the standard does not know", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
@@ -78,7 +78,7 @@ func describeInstall(tc *TestContext) {
 				tc.Precondition("the same package installs with the consent of "+granted, func() {
 					app, err := TryInstallConsent(tc, dir, tc.ReleaseOf(dir), protocol.Consent{Granted: true, By: granted, Migrations: true})
 					if err != nil {
-						tc.failCall(protocol.MethodInstall, err)
+						tc.FailCall(protocol.MethodInstall, err)
 					}
 					tc.Uninstall(app.AppID, false)
 				})
@@ -119,7 +119,7 @@ func describeInstall(tc *TestContext) {
 		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir))
-			tc.expectRegistered(app.AppID, dir, "install")
+			tc.ExpectRegistered(app.AppID, dir, "install")
 		})
 
 		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA", levels.EveryTransition), func() {
@@ -142,8 +142,8 @@ func describeInstall(tc *TestContext) {
 			// Any result will do here, even one that fails its schema
 			// (READY-STATUS judges those): the app must be found by its id.
 			tc.Precondition("the installed app answers app/readiness by its id", func() {
-				if err := tc.Call(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app.AppID}, &json.RawMessage{}); err != nil && !isSchemaError(err) {
-					tc.failCall(protocol.MethodReadiness, err)
+				if err := tc.Call(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app.AppID}, &json.RawMessage{}); err != nil && !IsSchemaError(err) {
+					tc.FailCall(protocol.MethodReadiness, err)
 				}
 			})
 			res := tc.Uninstall(app.AppID, false)
@@ -206,7 +206,7 @@ func TryInstallConsent(tc *TestContext, dir string, rel *protocol.Release, conse
 	GinkgoHelper()
 	var res protocol.InstallResult
 	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: rel, Consent: consent}, &res)
-	tc.resources.TrackApp(res.App.AppID)
+	tc.Resources().TrackApp(res.App.AppID)
 	return res.App, err
 }
 
@@ -226,14 +226,14 @@ func expectNeverInstalled(tc *TestContext, fixture, dir string, spoil func(dir s
 		rel = tc.ReleaseOf(dir)
 	}
 	_, err := tc.TryInstall(dir, rel, true)
-	he, isHostErr := tc.refusalError(protocol.MethodInstall, err)
+	he, isHostErr := tc.RefusalError(protocol.MethodInstall, err)
 	if !isHostErr {
 		tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
 	}
 	if _, listed := FindApp(tc.List(), fixture); listed {
 		tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
 	}
-	r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}
+	r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}
 	if !r.Refused {
 		tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
 			planted.What, he.Code, he.Message, codes)

@@ -41,8 +41,8 @@ func describeInstalledIntegrity(tc *TestContext) {
 				tc.Precondition("the harness changes "+change.rel+" in the installed package", func() {
 					restore = change.plant(tc, installed, change.rel)
 				})
-				r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app.AppID})
-				if !slices.Contains(notReady(), r.Status) {
+				r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID})
+				if !slices.Contains(NotReady(), r.Status) {
 					tc.Failf("readiness of %s is %q with %s in its installed package (%s); it is no longer hash-matched: %s",
 						app.AppID, r.Status, change.what, installed, raw)
 				}
@@ -53,13 +53,13 @@ func describeInstalledIntegrity(tc *TestContext) {
 				// The other entry point: an entry's readiness, which gates
 				// app/launch and the bridge's capability calls, hashes the
 				// same folder.
-				if e, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app.AppID, Entry: integrityEntry}); !slices.Contains(notReady(), e.Status) {
+				if e, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID, Entry: integrityEntry}); !slices.Contains(NotReady(), e.Status) {
 					tc.Failf("readiness of entry %s of %s is %q with %s in its installed package (%s); the app's own readiness is %s: %s",
 						integrityEntry, app.AppID, e.Status, change.what, installed, r.Status, raw)
 				}
 				tc.Precondition("the harness restores "+change.rel+" to its bytes at install", restore)
 				// A host that latches the failure never hashed the files again.
-				if again, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app.AppID}); again.Status != protocol.StatusReady {
+				if again, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID}); again.Status != protocol.StatusReady {
 					tc.Failf("readiness of %s is %q after %s was restored byte for byte; the installed package matches its packageHash again: %s",
 						app.AppID, again.Status, change.rel, raw)
 				}
@@ -119,7 +119,7 @@ func sameFolder(a, b string) (bool, error) {
 // mismatch: the hash the app was installed with, or packageHash itself.
 func namesTamper(r protocol.ReadinessResult, rel, packageHash string) bool {
 	for _, name := range []string{rel, "packageHash", "package-hash", packageHash} {
-		if name != "" && namesFailingCheck(r, name) {
+		if name != "" && NamesFailingCheck(r, name) {
 			return true
 		}
 	}
@@ -130,7 +130,7 @@ func namesTamper(r protocol.ReadinessResult, rel, packageHash string) bool {
 func editInstalled(tc *TestContext, dir, rel string) func() {
 	GinkgoHelper()
 	orig := readInstalled(tc, dir, rel)
-	editSameSize(dir, rel)
+	EditSameSize(dir, rel)
 	return func() { writeInstalled(tc, dir, rel, orig) }
 }
 

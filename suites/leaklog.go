@@ -10,12 +10,12 @@ import (
 	"github.com/agentapp/conformance/drivers/control"
 )
 
-// leakLog keeps the planted secrets seen in any frame the host sent during
+// LeakLog keeps the planted secrets seen in any frame the host sent during
 // the run (the transcript's OnReceive), whatever spec was running: a leak
 // is evidence for HOST-NO-SECRET-LEAK wherever it shows. It keeps the first
 // maxQuotedLeaks and counts the rest: a host that echoes secrets in 50,000
 // answers is failed in a message of a few lines, not megabytes.
-type leakLog struct {
+type LeakLog struct {
 	forms []secretForm
 
 	mu      sync.Mutex
@@ -40,8 +40,8 @@ type leak struct {
 	form                 string
 }
 
-func newLeakLog(c Canaries) *leakLog {
-	l := &leakLog{secrets: map[string]bool{}}
+func newLeakLog(c Canaries) *LeakLog {
+	l := &LeakLog{secrets: map[string]bool{}}
 	for name, v := range c.named() {
 		if v == "" {
 			continue
@@ -54,7 +54,7 @@ func newLeakLog(c Canaries) *leakLog {
 }
 
 // observe searches one received frame; each secret is logged once per frame.
-func (l *leakLog) observe(f control.ReceivedFrame) {
+func (l *LeakLog) observe(f control.ReceivedFrame) {
 	found := map[string]bool{}
 	for _, sf := range l.forms {
 		if found[sf.secret] || !bytes.Contains(f.Body, sf.text) {
@@ -71,10 +71,10 @@ func (l *leakLog) observe(f control.ReceivedFrame) {
 	}
 }
 
-// describe renders what the log holds, one leak per line, in transcript
+// Describe renders what the log holds, one leak per line, in transcript
 // order, then how many more it did not quote and of which secrets; "" when
 // nothing leaked.
-func (l *leakLog) describe() string {
+func (l *LeakLog) Describe() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ls := append([]leak(nil), l.leaks...)

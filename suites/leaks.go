@@ -13,7 +13,7 @@ func describeSecretsEverywhere(tc *TestContext) {
 	Describe("Secrets in every answer", func() {
 		It("never puts a secret or session-token value in any answer, errors and app/list included", tc.Req("HOST-NO-SECRET-LEAK", levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
-			tc.expectHoldsSecret()
+			tc.ExpectHoldsSecret()
 			dir := tc.Fixture("secret-required-app")
 			rel := tc.ReleaseOf(dir)
 			tampered := tc.Fixture("secret-required-app")
@@ -52,7 +52,7 @@ func describeSecretsEverywhere(tc *TestContext) {
 				call{"app/list with the app's data retained", protocol.MethodList, struct{}{}},
 				call{"app/uninstall of an app that is not installed", protocol.MethodUninstall, protocol.UninstallParams{AppID: "no-such-app"}},
 			)
-			if leaks := tc.leaks.describe(); leaks != "" {
+			if leaks := tc.Leaks().Describe(); leaks != "" {
 				tc.Failf("the host revealed secrets it holds in its answers: %s", leaks)
 			}
 		})

@@ -20,7 +20,7 @@ func describeLifecycleReadiness(tc *TestContext) {
 		// Both sides of each date: a second before it, and a second after.
 		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("end-of-life-app")
-			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", launchable()...)
+			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", Launchable()...)
 			eol := lifecycleDate(tc, dir, "endOfLifeAt")
 			tc.Configure(withClock(tc, eol.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
@@ -37,14 +37,14 @@ func describeLifecycleReadiness(tc *TestContext) {
 
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("deprecated-app")
-			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", launchable()...)
+			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", Launchable()...)
 			dep := lifecycleDate(tc, dir, "deprecatedAt")
 			tc.Configure(withClock(tc, dep.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
 			Expect(mentionsDeprecation(before)).To(BeFalse(), "a deprecation warning a second before deprecatedAt %s: %s", dep.Format(time.RFC3339), raw)
 			tc.Configure(withClock(tc, dep.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(BeElementOf(launchable()), "a deprecated app must not be blocked: %s", raw)
+			Expect(after.Status).To(BeElementOf(Launchable()), "a deprecated app must not be blocked: %s", raw)
 			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning a second past deprecatedAt: %s", raw)
 		})
 	})
@@ -56,7 +56,7 @@ func lifecycleDate(tc *TestContext, dir, field string) time.Time {
 	v, _ := tc.Oracle(dir).Manifest[field].(string)
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		errorf("fixture sanity: %s of %s is %q, not an RFC 3339 time", field, filepath.Base(dir), v)
+		Errorf("fixture sanity: %s of %s is %q, not an RFC 3339 time", field, filepath.Base(dir), v)
 	}
 	return t
 }

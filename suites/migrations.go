@@ -26,12 +26,12 @@ const (
 // release) without approving its new migrations, as a precondition.
 func updateWithoutApproving(tc *TestContext, appID, dir string) {
 	GinkgoHelper()
-	tc.requireMethod(protocol.MethodUpdate)
+	tc.RequireMethod(protocol.MethodUpdate)
 	tc.Precondition("app/update takes "+appID+" to its newer release without approving its new migration", func() {
 		var res protocol.UpdateResult
 		if err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: appID, Path: dir, Release: tc.ReleaseOf(dir),
 			Consent: protocol.Consent{Granted: true, By: "user"}}, &res); err != nil {
-			tc.failCall(protocol.MethodUpdate, err)
+			tc.FailCall(protocol.MethodUpdate, err)
 		}
 	})
 }
@@ -84,7 +84,7 @@ func requireStorageSeen(tc *TestContext, appID string, digest bool) storageSeen 
 // namesMigration reports whether a readiness answer names one of the
 // migrations given in a failing check, a blocker or an entry's blocker.
 func namesMigration(r protocol.ReadinessResult, names ...string) bool {
-	return slices.ContainsFunc(names, func(n string) bool { return namesFailingCheck(r, n) })
+	return slices.ContainsFunc(names, func(n string) bool { return NamesFailingCheck(r, n) })
 }
 
 // reachVariant is a hostile form of reachFile: after creating reachTable it
@@ -107,34 +107,34 @@ func describeMigrations(tc *TestContext) {
 	Describe("Storage migrations", func() {
 		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS", levels.ChangeBetweenReads), func() {
 			tc.Precondition("installed with its migrations approved, the app is ready", func() {
-				tc.readyWithMigrations(tc.installMigrating(tc.migrationApp(nonce("control"), nil), true))
+				tc.ReadyWithMigrations(tc.InstallMigrating(tc.MigrationApp(Nonce("control"), nil), true))
 			})
-			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
+			app := tc.InstallMigrating(tc.MigrationApp(Nonce("migrating"), nil), false)
 			r := tc.AppReadiness(app)
-			if !slices.Contains(notReady(), r.Status) {
+			if !slices.Contains(NotReady(), r.Status) {
 				tc.Failf("app/readiness of %s is %q while its storage migrations wait for the user's approval", app, r.Status)
 			}
 			if !namesMigration(r, "001_notes", "002_note_tags") {
 				tc.Failf("app/readiness of %s is %q but names neither waiting migration (001_notes, 002_note_tags) in a failing check: %+v", app, r.Status, r)
 			}
-			tc.migrated(app)
+			tc.Migrated(app)
 			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
 				tc.Failf("app/readiness of %s is %q after its migrations were approved and applied, not ready", app, r.Status)
 			}
 		})
 
 		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS", levels.EveryTransition, levels.ChangeBetweenReads), func() {
-			name := nonce("migrating")
-			app := tc.installMigrating(tc.migrationApp(name, nil), true)
-			tc.readyWithMigrations(app)
-			newer := tc.migrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
+			name := Nonce("migrating")
+			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)
+			tc.ReadyWithMigrations(app)
+			newer := tc.MigrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
 			SetField(newer, "version", "1.1.0")
 			updateWithoutApproving(tc, app, newer)
 			r := tc.AppReadiness(app)
-			if !slices.Contains(notReady(), r.Status) || !namesMigration(r, "004_more") {
+			if !slices.Contains(NotReady(), r.Status) || !namesMigration(r, "004_more") {
 				tc.Failf("after an update whose migration 004_more waits for approval, app/readiness of %s is %q and names it: %v", app, r.Status, namesMigration(r, "004_more"))
 			}
-			tc.migrated(app)
+			tc.Migrated(app)
 			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
 				tc.Failf("app/readiness of %s is %q after 004_more was approved and applied, not ready", app, r.Status)
 			}
@@ -142,14 +142,14 @@ func describeMigrations(tc *TestContext) {
 
 		It("runs an app's storage migrations only after the user approved them", tc.Req("MIGRATIONS-AFTER-CONSENT", levels.EveryEntryPoint), func() {
 			tc.Precondition("approved through app/migrate, the migrations show as applied and their table is in the app's namespace", func() {
-				app := tc.installMigrating(tc.migrationApp(nonce("control"), nil), false)
-				tc.migrated(app)
+				app := tc.InstallMigrating(tc.MigrationApp(Nonce("control"), nil), false)
+				tc.Migrated(app)
 				s := requireStorageSeen(tc, app, false)
 				if s.migrations["001_notes"] != protocol.MigrationApplied || !slices.Contains(s.tables, "notes") {
 					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after app/migrate", app, s.migrations, s.tables)
 				}
 			})
-			app := tc.installMigrating(tc.migrationApp(nonce("migrating"), nil), false)
+			app := tc.InstallMigrating(tc.MigrationApp(Nonce("migrating"), nil), false)
 			expectNotRun := func(after string) {
 				GinkgoHelper()
 				s := requireStorageSeen(tc, app, false)
@@ -163,7 +163,7 @@ func describeMigrations(tc *TestContext) {
 				}
 			}
 			expectNotRun("an install without consent.migrations")
-			_, err := tc.migrate(app, false)
+			_, err := tc.Migrate(app, false)
 			if code, ok := tc.HostErrorCode(protocol.MethodMigrate, err); !ok || code != protocol.CodeConsentRequired {
 				tc.Failf("app/migrate of %s without the user's approval was not refused with -32003 (consent required): %v", app, err)
 			}
@@ -171,16 +171,16 @@ func describeMigrations(tc *TestContext) {
 		})
 
 		It("shows the risk each irreversible migration of an update declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK", levels.EveryMember), func() {
-			name := nonce("migrating")
-			app := tc.installMigrating(tc.migrationApp(name, nil), true)
-			tc.readyWithMigrations(app)
+			name := Nonce("migrating")
+			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)
+			tc.ReadyWithMigrations(app)
 			// Two irreversible migrations, each with its own risk: a host
 			// that shows only the first leaves the second unsaid.
 			risks := map[string]string{
-				"004_drop_index.sql": "deletes the old notes index for good " + nonce("risk"),
-				"005_drop_tags.sql":  "drops the old note tags for good " + nonce("risk"),
+				"004_drop_index.sql": "deletes the old notes index for good " + Nonce("risk"),
+				"005_drop_tags.sql":  "drops the old note tags for good " + Nonce("risk"),
 			}
-			newer := tc.migrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n", "005_drop_tags.sql": "DROP TABLE IF EXISTS old_note_tags;\n"})
+			newer := tc.MigrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n", "005_drop_tags.sql": "DROP TABLE IF EXISTS old_note_tags;\n"})
 			SetField(newer, "version", "1.1.0")
 			withIrreversible(newer, risks)
 			// The review is one of two places the risk may show: an
@@ -206,23 +206,23 @@ func describeMigrations(tc *TestContext) {
 		})
 
 		It("keeps what an app's migrations made across uninstall keeping data, and leaves none of it, nor their record, after uninstall deleting data", tc.Req("UNINSTALL-APP-DATABASE", levels.EveryTransition, levels.EveryMember), func() {
-			dir := tc.migrationApp(nonce("migrating"), nil)
-			app := tc.installMigrating(dir, true)
+			dir := tc.MigrationApp(Nonce("migrating"), nil)
+			app := tc.InstallMigrating(dir, true)
 			tc.Precondition("installed with its migrations approved, the app's namespace holds their table notes", func() {
 				if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") {
-					tc.migrated(app)
+					tc.Migrated(app)
 				}
 				if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") || s.migrations["001_notes"] != protocol.MigrationApplied {
 					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after they were approved", app, s.migrations, s.tables)
 				}
 			})
 			tc.Uninstall(app, true)
-			tc.installMigrating(dir, false)
+			tc.InstallMigrating(dir, false)
 			if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") {
 				tc.Failf("after uninstall keeping data and a reinstall, the namespace of %s has no table notes, which its migration made before (tables %v)", app, s.tables)
 			}
 			tc.Uninstall(app, false)
-			tc.installMigrating(dir, false)
+			tc.InstallMigrating(dir, false)
 			s := requireStorageSeen(tc, app, false)
 			if slices.Contains(s.tables, "notes") {
 				tc.Failf("after uninstall deleting data and a reinstall, the namespace of %s still holds the table notes of the old install", app)
@@ -236,15 +236,15 @@ func describeMigrations(tc *TestContext) {
 
 		DescribeTable("refuses a migration that reaches outside the app's database before any of it runs, and the host's core state stays as it was",
 			func(v reachVariant) {
-				other := tc.installMigrating(tc.migrationApp(nonce("neighbour"), nil), true)
+				other := tc.InstallMigrating(tc.MigrationApp(Nonce("neighbour"), nil), true)
 				otherRow, _ := tc.ListedApp(other)
 				if s := requireStorageSeen(tc, other, true); s.migrations["001_notes"] == protocol.MigrationApplied && !slices.Contains(s.tables, "notes") {
 					tc.Failf("host/observe shows migration 001_notes of %s applied, but its namespace has no table notes (it has %v): the migration ran outside the app's namespace", other, s.tables)
 				}
-				control := tc.installMigrating(tc.migrationApp(nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
+				control := tc.InstallMigrating(tc.MigrationApp(Nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
 				var seen storageSeen
 				tc.Precondition("the same migration without its reaching statement is applied", func() {
-					tc.migrated(control)
+					tc.Migrated(control)
 					if seen = requireStorageSeen(tc, control, true); seen.migrations[reachName] != protocol.MigrationApplied {
 						tc.Blockedf("host/observe shows %s of %s as %q after app/migrate", reachFile, control, seen.migrations[reachName])
 					}
@@ -252,18 +252,18 @@ func describeMigrations(tc *TestContext) {
 				if !slices.Contains(seen.tables, reachTable) {
 					tc.Failf("app/migrate applied %s, but the namespace of %s has no table %s (it has %v): the migration ran outside the app's namespace", reachFile, control, reachTable, seen.tables)
 				}
-				scratch := tc.scratch()
+				scratch := tc.Scratch()
 				stmt := strings.ReplaceAll(v.stmt, "SCRATCH", scratch)
-				app := tc.installMigrating(tc.migrationApp(nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
+				app := tc.InstallMigrating(tc.MigrationApp(Nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
 				before := requireStorageSeen(tc, app, true)
-				_, err := tc.migrate(app, true)
+				_, err := tc.Migrate(app, true)
 				after := requireStorageSeen(tc, app, true)
-				he, refused := hostError(err)
+				he, refused := HostError(err)
 				switch {
 				case err != nil && !refused:
 					tc.Errorf("no usable answer to app/migrate: %v", err)
-				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(describeHostError(he), reachName)):
-					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, describeHostError(he), reachFile)
+				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(DescribeHostError(he), reachName)):
+					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, DescribeHostError(he), reachFile)
 				case refused:
 					if slices.Contains(after.tables, reachTable) || after.migrations[reachName] == protocol.MigrationApplied {
 						tc.Failf("app/migrate refused %s, but its first statement ran: host/observe shows it %q and tables %v", reachFile, after.migrations[reachName], after.tables)
@@ -307,7 +307,7 @@ func describeMigrations(tc *TestContext) {
 // irreversible with its risk.
 func withIrreversible(dir string, risks map[string]string) {
 	GinkgoHelper()
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		lines = append(lines, "lifecycle:", "  upgrade:", "    migrations:")
 		for _, file := range slices.Sorted(maps.Keys(risks)) {
 			lines = append(lines, `      - from: "1.0.x"`, `        to: "1.1.0"`,

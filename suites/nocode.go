@@ -98,14 +98,14 @@ func describeNoCodeExecution(tc *TestContext) {
 				if asked := page.asked(); len(asked) > 0 {
 					tc.Failf("the package's UI was loaded during %s: its page asked the harness for %s", method, strings.Join(asked, ", "))
 				}
-				he, isHostErr := hostError(err)
-				if err != nil && !isHostErr && !isSchemaError(err) {
+				he, isHostErr := HostError(err)
+				if err != nil && !isHostErr && !IsSchemaError(err) {
 					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the worker would have run: %v", method, err)
 				}
 				// A host that did not take the package in (-32006) had
 				// nothing to run: no evidence it holds back.
 				if isHostErr && he.Code == protocol.CodeUnsupported {
-					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, describeHostError(he))
+					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, DescribeHostError(he))
 				}
 			},
 			Entry("during package/verify", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodVerify,

@@ -17,7 +17,7 @@ func (tc *TestContext) Oracle(dir string) *agentpkg.Package {
 	ginkgo.GinkgoHelper()
 	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
-		errorf("harness could not load %s: %v", dir, err)
+		Errorf("harness could not load %s: %v", dir, err)
 	}
 	return p
 }
@@ -28,7 +28,7 @@ func (tc *TestContext) OracleProjection(dir string) Object {
 	ginkgo.GinkgoHelper()
 	raw, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
 	if err != nil {
-		errorf("harness could not project %s: %v", dir, err)
+		Errorf("harness could not project %s: %v", dir, err)
 	}
 	return DecodeObject("the harness's projection", raw)
 }
@@ -41,7 +41,7 @@ func DecodeObject(what string, raw []byte) Object {
 	ginkgo.GinkgoHelper()
 	var o Object
 	if err := json.Unmarshal(raw, &o); err != nil {
-		errorf("%s is not a JSON object: %v", what, err)
+		Errorf("%s is not a JSON object: %v", what, err)
 	}
 	return o
 }
@@ -55,13 +55,13 @@ func Objects(o Object, key string) []Object {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		errorf("projection member %q is %T, not an array", key, v)
+		Errorf("projection member %q is %T, not an array", key, v)
 	}
 	out := make([]Object, 0, len(arr))
 	for i, e := range arr {
 		m, ok := e.(map[string]any)
 		if !ok {
-			errorf("projection %s[%d] is %T, not an object", key, i, e)
+			Errorf("projection %s[%d] is %T, not an object", key, i, e)
 		}
 		out = append(out, m)
 	}

@@ -86,10 +86,10 @@ func (tc *TestContext) gomegaFail(message string, callerSkip ...int) {
 	ginkgo.Fail(tc.publishable(msg), skip)
 }
 
-// errorf ends the spec as error where no context is at hand: the harness's
+// Errorf ends the spec as error where no context is at hand: the harness's
 // own trouble (a fixture it cannot write) or a host answer of a shape the
 // check cannot use.
-func errorf(format string, args ...any) {
+func Errorf(format string, args ...any) {
 	ginkgo.GinkgoHelper()
 	ginkgo.AddReportEntry(outcomeEntry, string(reports.Error))
 	ginkgo.Fail(reports.ClipFailure(fmt.Sprintf(format, args...)))
@@ -120,40 +120,40 @@ func (tc *TestContext) Errorf(format string, args ...any) {
 	tc.fail(reports.Error, fmt.Sprintf(format, args...))
 }
 
-// failCall ends the spec for a call to method that did not give the result
+// FailCall ends the spec for a call to method that did not give the result
 // the spec needs. No usable answer (timeout, crash, malformed frame, an
 // answer that fails its schema) is an error; a host that says it cannot
 // take the package (-32006 unsupported) blocks the spec; any other error
 // answer fails it while judging and blocks it in a precondition.
-func (tc *TestContext) failCall(method string, err error) {
+func (tc *TestContext) FailCall(method string, err error) {
 	ginkgo.GinkgoHelper()
 	var he *control.HostError
 	if errors.As(err, &he) {
 		if he.Code == protocol.CodeUnsupported {
-			tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, describeHostError(he))
+			tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, DescribeHostError(he))
 		}
-		tc.Failf("%s was answered with an error where a result was expected: %s", method, describeHostError(he))
+		tc.Failf("%s was answered with an error where a result was expected: %s", method, DescribeHostError(he))
 	}
 	tc.Errorf("no usable answer to %s: %v", method, err)
 }
 
-// hostError returns the host's error answer in err, if err is one.
-func hostError(err error) (*control.HostError, bool) {
+// HostError returns the host's error answer in err, if err is one.
+func HostError(err error) (*control.HostError, bool) {
 	var he *control.HostError
 	return he, errors.As(err, &he)
 }
 
-// isSchemaError reports whether err is an answer that came whole but fails
+// IsSchemaError reports whether err is an answer that came whole but fails
 // its schema: the raw answer is there for checks that need no parsed value.
-func isSchemaError(err error) bool {
+func IsSchemaError(err error) bool {
 	var te *control.TransportError
 	return errors.As(err, &te) && te.Kind == control.KindSchema
 }
 
-// describeHostError renders a host's error answer with the findings of its data.
-func describeHostError(he *control.HostError) string {
+// DescribeHostError renders a host's error answer with the findings of its data.
+func DescribeHostError(he *control.HostError) string {
 	s := fmt.Sprintf("%d %s", he.Code, he.Message)
-	if fs := findingsOfError(he); len(fs) > 0 {
+	if fs := FindingsOfError(he); len(fs) > 0 {
 		s += "; " + describeFindings(fs)
 	}
 	return s

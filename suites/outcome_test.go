@@ -55,7 +55,7 @@ func TestFindCanaryInEveryForm(t *testing.T) {
 		prefix := strings.Repeat("x", pad)
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding, base64.RawStdEncoding} {
 			blob := enc.EncodeToString([]byte(prefix + "token=" + v + "&more"))
-			if findCanary([]byte(`{"data":"`+blob+`"}`), v) != "base64-encoded" {
+			if FindCanary([]byte(`{"data":"`+blob+`"}`), v) != "base64-encoded" {
 				t.Errorf("base64 at offset %d not found in %s", pad, blob)
 			}
 		}
@@ -64,15 +64,15 @@ func TestFindCanaryInEveryForm(t *testing.T) {
 		"as it is":    "Bearer " + v,
 		"hex-encoded": "0x" + hex.EncodeToString([]byte(v)),
 	} {
-		if got := findCanary([]byte(text), v); got != form {
+		if got := FindCanary([]byte(text), v); got != form {
 			t.Errorf("%q: found %q, want %q", text, got, form)
 		}
 	}
 	odd := "canary/with space"
-	if got := findCanary([]byte("https://x.example/?k="+url.QueryEscape(odd)), odd); got != "URL-escaped" {
+	if got := FindCanary([]byte("https://x.example/?k="+url.QueryEscape(odd)), odd); got != "URL-escaped" {
 		t.Errorf("URL-escaped value: found %q", got)
 	}
-	if got := findCanary([]byte(`{"secret":"provider_api_key","configured":true}`), v); got != "" {
+	if got := FindCanary([]byte(`{"secret":"provider_api_key","configured":true}`), v); got != "" {
 		t.Errorf("a clean answer reads as a leak (%s)", got)
 	}
 }

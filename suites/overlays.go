@@ -141,7 +141,7 @@ func describeOverlays(tc *TestContext) {
 			} else {
 				tc.Reading("Overlays", "the host names no installedPath: judged by app/list and readiness only")
 			}
-			if r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app}); r.Status != protocol.StatusReady {
+			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app}); r.Status != protocol.StatusReady {
 				tc.Failf("app/readiness of %s is %q after its overlays were set; it was ready before: %s", app, r.Status, raw)
 			}
 		})
@@ -152,8 +152,8 @@ func describeOverlays(tc *TestContext) {
 			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {
 				dir := tc.Fixture(overlayFixture)
 				SetField(dir, "version", "1.1.0")
-				if _, err := tc.tryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.failCall(protocol.MethodUpdate, err)
+				if _, err := tc.TryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
+					tc.FailCall(protocol.MethodUpdate, err)
 				}
 				if row, _ := tc.ListedApp(app); row.Version != "1.1.0" {
 					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
@@ -161,7 +161,7 @@ func describeOverlays(tc *TestContext) {
 			})
 			expectOverlays(tc, app, before, "app/update to 1.1.0")
 			tc.Precondition("app/rollback of "+app+" is done", func() {
-				tc.requireMethod(protocol.MethodRollback)
+				tc.RequireMethod(protocol.MethodRollback)
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: app}, &protocol.RollbackResult{})
 			})
 			expectOverlays(tc, app, before, "app/rollback")
@@ -204,9 +204,9 @@ func setOverlay(tc *TestContext, app, scope string, values map[string]string) {
 func setEveryOverlay(tc *TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
 	sets := map[string]map[string]string{
-		protocol.ScopeTenant:    {"tone": nonce("tenant"), "defaultModel": nonce("tenant"), "budget": nonce("tenant")},
-		protocol.ScopeUser:      {"tone": nonce("user"), "defaultModel": nonce("user")},
-		protocol.ScopeWorkspace: {"tone": nonce("workspace")},
+		protocol.ScopeTenant:    {"tone": Nonce("tenant"), "defaultModel": Nonce("tenant"), "budget": Nonce("tenant")},
+		protocol.ScopeUser:      {"tone": Nonce("user"), "defaultModel": Nonce("user")},
+		protocol.ScopeWorkspace: {"tone": Nonce("workspace")},
 	}
 	for _, scope := range overlayScopes() {
 		setOverlay(tc, app, scope, sets[scope])

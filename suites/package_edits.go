@@ -11,42 +11,42 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// plantEscapingLink links assets/leak.txt to a canary file outside the package.
-func plantEscapingLink(tc *TestContext, dir string) (string, string) {
+// PlantEscapingLink links assets/leak.txt to a canary file outside the package.
+func PlantEscapingLink(tc *TestContext, dir string) (string, string) {
 	GinkgoHelper()
 	outside := filepath.Join(filepath.Dir(dir), "outside-secret.txt")
 	secret := "outside-content-" + tc.Config.Canaries.OtherSecret
 	if err := os.WriteFile(outside, []byte(secret), 0o644); err != nil {
-		errorf("the harness could not write the file outside the package: %v", err)
+		Errorf("the harness could not write the file outside the package: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
-		errorf("the harness could not make assets/ in the package: %v", err)
+		Errorf("the harness could not make assets/ in the package: %v", err)
 	}
-	mustSymlink(outside, filepath.Join(dir, "assets", "leak.txt"))
+	MustSymlink(outside, filepath.Join(dir, "assets", "leak.txt"))
 	return "assets/leak.txt", secret
 }
 
-// mustSymlink plants a link; a link the harness cannot make is its own
+// MustSymlink plants a link; a link the harness cannot make is its own
 // trouble (error), never the host's.
-func mustSymlink(target, link string) {
+func MustSymlink(target, link string) {
 	GinkgoHelper()
 	if err := os.Symlink(target, link); err != nil {
-		errorf("the harness could not plant the link %s: %v", filepath.Base(link), err)
+		Errorf("the harness could not plant the link %s: %v", filepath.Base(link), err)
 	}
 }
 
-func rewriteAppMD(dir string, edit func([]byte) []byte) {
+func RewriteAppMD(dir string, edit func([]byte) []byte) {
 	GinkgoHelper()
 	p := filepath.Join(dir, "APP.md")
 	md, err := os.ReadFile(p)
 	if err != nil {
-		errorf("the harness could not read the APP.md it edits: %v", err)
+		Errorf("the harness could not read the APP.md it edits: %v", err)
 	}
 	WriteFile(dir, "APP.md", edit(md))
 }
 
-// truncate cuts s to about n bytes on a rune boundary.
-func truncate(s string, n int) string {
+// Truncate cuts s to about n bytes on a rune boundary.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -56,46 +56,46 @@ func truncate(s string, n int) string {
 	return s[:n] + fmt.Sprintf("\n… (%d more bytes)", len(s)-n)
 }
 
-// editSameSize changes one byte of a package file, keeping its size.
-func editSameSize(dir, rel string) {
+// EditSameSize changes one byte of a package file, keeping its size.
+func EditSameSize(dir, rel string) {
 	GinkgoHelper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	b, err := os.ReadFile(p)
 	if err != nil || len(b) == 0 {
-		errorf("fixture sanity: %s cannot be edited (%v)", rel, err)
+		Errorf("fixture sanity: %s cannot be edited (%v)", rel, err)
 	}
 	b[len(b)/2] ^= 0x01
 	WriteFile(dir, rel, b)
 }
 
-// tamperTarget picks a file other than APP.md to change after hashing, so
+// TamperTarget picks a file other than APP.md to change after hashing, so
 // that only the package hash can catch it.
-func tamperTarget(tc *TestContext, dir string) string {
+func TamperTarget(tc *TestContext, dir string) string {
 	GinkgoHelper()
 	_, files, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
 	if err != nil {
 		// The harness's own hashing: its trouble, never the host's.
-		errorf("the harness could not list the files of %s: %v", filepath.Base(dir), err)
+		Errorf("the harness could not list the files of %s: %v", filepath.Base(dir), err)
 	}
 	for _, f := range files {
 		if f.Path != "APP.md" && filepath.Ext(f.Path) != "" {
 			return f.Path
 		}
 	}
-	errorf("fixture sanity: %s has no file besides APP.md to tamper with", filepath.Base(dir))
+	Errorf("fixture sanity: %s has no file besides APP.md to tamper with", filepath.Base(dir))
 	return ""
 }
 
-// rewriteSignatureHash makes app.signature.yaml name another manifest hash.
-func rewriteSignatureHash(dir, hash string) {
+// RewriteSignatureHash makes app.signature.yaml name another manifest hash.
+func RewriteSignatureHash(dir, hash string) {
 	GinkgoHelper()
 	b, err := os.ReadFile(filepath.Join(dir, "app.signature.yaml"))
 	if err != nil {
-		errorf("reading app.signature.yaml: %v", err)
+		Errorf("reading app.signature.yaml: %v", err)
 	}
 	re := regexp.MustCompile(`hash: sha256:[0-9a-f]{64}`)
 	if !re.Match(b) {
-		errorf("fixture sanity: app.signature.yaml names no manifest hash")
+		Errorf("fixture sanity: app.signature.yaml names no manifest hash")
 	}
 	WriteFile(dir, "app.signature.yaml", re.ReplaceAll(b, []byte("hash: "+hash)))
 }

@@ -27,15 +27,15 @@ func describePolicy(tc *TestContext) {
 			// and one its name is a prefix of (a host matching names by
 			// prefix or containment shows there).
 			others := []string{"another-app", "minimal", "minimal-app-extra"}
-			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: others}))
+			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedApps: others}))
 			app, err := tc.TryInstall(dir, rel, true)
 			if err != nil {
 				tc.Failf("app/install of minimal-app was refused under a policy that denies only %s: %v", strings.Join(others, ", "), err)
 			}
 			tc.Uninstall(app.AppID, false)
-			tc.Configure(tc.withPolicy(protocol.Policy{DeniedApps: []string{"minimal-app"}}))
+			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedApps: []string{"minimal-app"}}))
 			_, err = tc.TryInstall(dir, rel, true)
-			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			he, refused := tc.RefusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install of minimal-app succeeded though tenant policy denies it")
 			}
@@ -46,8 +46,8 @@ func describePolicy(tc *TestContext) {
 				tc.Failf("app/install of an app policy denies was answered with error %d %s; the protocol names %d (denied by policy)",
 					he.Code, he.Message, protocol.CodePolicyDenied)
 			}
-			if !strings.Contains(describeHostError(he), "minimal-app") {
-				tc.Failf("the policy refusal does not name the app it denies: %s", describeHostError(he))
+			if !strings.Contains(DescribeHostError(he), "minimal-app") {
+				tc.Failf("the policy refusal does not name the app it denies: %s", DescribeHostError(he))
 			}
 		})
 	})
@@ -56,15 +56,15 @@ func describePolicy(tc *TestContext) {
 		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, _ := perEntryFixture(tc)
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
-			tc.Configure(tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
+			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat, which tenant policy denies: %s", raw)
-			if !namesFailingCheck(chat, "chat") {
+			Expect(chat.Status).To(BeElementOf(NotReady()), "entry chat, which tenant policy denies: %s", raw)
+			if !NamesFailingCheck(chat, "chat") {
 				tc.Failf("entry chat is %s but its readiness names no failing check for the policy on it: %s", chat.Status, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(page.Status).To(BeElementOf(launchable()), "entry home_page, which the policy does not name: %s", raw)
-			expectEntriesByAppID(tc, dir, tc.withPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
+			Expect(page.Status).To(BeElementOf(Launchable()), "entry home_page, which the policy does not name: %s", raw)
+			expectEntriesByAppID(tc, dir, tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
 		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads, levels.RepresentationLimit, levels.ConfusableIdentity), func() {
@@ -76,11 +76,11 @@ func describePolicy(tc *TestContext) {
 			tc.ExpectReady("the app is ready with both permissions granted", dir, "")
 			tc.Configure(withGrants(tc, "minimal-app", "files_rw"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
+			Expect(r.Status).To(BeElementOf(Launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
 			tc.Configure(withGrants(tc, "minimal-app", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(notReady()), "status without the required permission files_rw: %s", raw)
-			if !namesFailingCheck(r, "files_rw") {
+			Expect(r.Status).To(BeElementOf(NotReady()), "status without the required permission files_rw: %s", raw)
+			if !NamesFailingCheck(r, "files_rw") {
 				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
 			}
 			// Grants stated for another app only: this app is not named, so
@@ -88,7 +88,7 @@ func describePolicy(tc *TestContext) {
 			// begins.
 			tc.Configure(withGrants(tc, "minimal-app-b", "files_rw", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
-			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "files_rw") {
+			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "files_rw") {
 				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none): %s", r.Status, raw)
 			}
 		})
@@ -104,7 +104,7 @@ func describeAvailability(tc *TestContext) {
 		DescribeTable("keeps an app whose required item is not available from ready, naming it, and not for an optional one",
 			func(kind, list, field string) {
 				dir := tc.Fixture("minimal-app")
-				editFrontmatter(dir, func(lines []string) []string {
+				EditFrontmatter(dir, func(lines []string) []string {
 					return append(lines, list+":",
 						"  - {"+field+": needed_one, required: true}",
 						"  - {"+field+": optional_one, required: false}")
@@ -113,18 +113,18 @@ func describeAvailability(tc *TestContext) {
 				tc.ExpectReady("the app is ready with both available", dir, "")
 				tc.Configure(withAvailable(tc, kind, "needed_one"))
 				r, raw := tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
+				Expect(r.Status).To(BeElementOf(Launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
 				tc.Configure(withAvailable(tc, kind, "optional_one"))
 				r, raw = tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(notReady()), "status without the required %s needed_one: %s", list, raw)
-				if !namesFailingCheck(r, "needed_one") {
+				Expect(r.Status).To(BeElementOf(NotReady()), "status without the required %s needed_one: %s", list, raw)
+				if !NamesFailingCheck(r, "needed_one") {
 					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
 				}
 				// An empty list is a host that has none of the kind, not
 				// one that leaves the kind unstated.
 				tc.Configure(withAvailable(tc, kind))
 				r, raw = tc.Readiness(dir, "")
-				if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "needed_one") {
+				if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "needed_one") {
 					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one: %s", kind, r.Status, list, raw)
 				}
 				tc.Configure(withAvailable(tc, kind, "needed_one", "optional_one"))

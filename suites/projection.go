@@ -46,7 +46,7 @@ func describeProjection(tc *TestContext) {
 					// A host that keeps projections by path must notice the
 					// package changed: same size, same name, other bytes.
 					tc.Project(dir)
-					editSameSize(dir, tamperTarget(tc, dir))
+					EditSameSize(dir, TamperTarget(tc, dir))
 				}
 				pkg := tc.Oracle(dir)
 				want := map[string]any{
@@ -82,9 +82,9 @@ func describeProjection(tc *TestContext) {
 
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS", levels.EveryMember), func() {
 			tc.Configure(tc.WithSecret())
-			tc.expectHoldsSecret()
+			tc.ExpectHoldsSecret()
 			for _, f := range []string{"full-app", "secret-required-app"} {
-				tc.expectNoCanaryInResult("the projection of "+f, protocol.MethodProject, protocol.PackageParams{Path: tc.Fixture(f)})
+				tc.ExpectNoCanaryInResult("the projection of "+f, protocol.MethodProject, protocol.PackageParams{Path: tc.Fixture(f)})
 			}
 		})
 
@@ -114,7 +114,7 @@ func expectSameBytes(tc *TestContext, what string, want, got []byte) {
 	if diff == "" {
 		diff = "(same values, different bytes)"
 	}
-	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, truncate(diff, 4000))
+	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, Truncate(diff, 4000))
 }
 
 func expectProvenance(where string, got any, want map[string]any) {

@@ -36,8 +36,8 @@ func describeProtocol(tc *TestContext) {
 				if err != nil {
 					// A host with no per-app data has nothing to keep
 					// (-32006); reset is judged without retained data.
-					if he, ok := hostError(err); !ok || he.Code != protocol.CodeUnsupported {
-						tc.failCall(protocol.MethodUninstall, err)
+					if he, ok := HostError(err); !ok || he.Code != protocol.CodeUnsupported {
+						tc.FailCall(protocol.MethodUninstall, err)
 					}
 					tc.Uninstall(keptID, false)
 				}
@@ -101,12 +101,12 @@ func expectResetForgetsSecretBindings(tc *TestContext) {
 	if !slices.Contains(methods, protocol.MethodSecret) || !slices.Contains(methods, protocol.MethodReadiness) {
 		return
 	}
-	app := tc.installBoundSecretApp()
+	app := tc.InstallBoundSecretApp()
 	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
 	tc.Configure(tc.DefaultConfigure())
-	dir := tc.Fixture(secretSlotFixture)
+	dir := tc.Fixture(SecretSlotFixture)
 	tc.Install(dir, tc.ReleaseOf(dir))
-	if r := tc.AppReadiness(app); readyStatus(r.Status) {
-		tc.Failf("after host/reset and a reinstall %s is %q: the secret bound to its slot %s before the reset still counts", app, r.Status, secretSlot)
+	if r := tc.AppReadiness(app); ReadyStatus(r.Status) {
+		tc.Failf("after host/reset and a reinstall %s is %q: the secret bound to its slot %s before the reset still counts", app, r.Status, SecretSlot)
 	}
 }

@@ -23,7 +23,7 @@ func blockedStatuses() []string { return []string{protocol.StatusBlocked, protoc
 func describeReadiness(tc *TestContext) {
 	Describe("Desktop P0: readiness", func() {
 		It("reports a package with every check satisfied as ready, by path and, installed, by appId", tc.Req("READY-STATUS", levels.EveryEntryPoint), func() {
-			dir := tc.Fixture(controlFixture)
+			dir := tc.Fixture(ControlFixture)
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
@@ -39,14 +39,14 @@ func describeReadiness(tc *TestContext) {
 			DropReadinessCheck(twin, "brand_guidelines")
 			tc.ExpectReady("the same package without the failing required check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(notReady()), "status with a failing required check: %s", raw)
+			Expect(r.Status).To(BeElementOf(NotReady()), "status with a failing required check: %s", raw)
 			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
-			if !namesFailingCheck(r, "brand_guidelines") {
+			if !NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
 			}
 			tc.Reading("failing required readiness check", r.Status)
 			app, r, raw := installedReadiness(tc, dir)
-			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "brand_guidelines") {
+			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails: %s", app, r.Status, raw)
 			}
 		})
@@ -71,11 +71,11 @@ func describeReadiness(tc *TestContext) {
 			dir := tc.Fixture("readiness-performance-fail")
 			twin := tc.CopyPackage(dir)
 			DropReadinessCheck(twin, "usage_history")
-			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", launchable()...)
+			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", Launchable()...)
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(launchable()), "status with a failing performance check: %s", raw)
+			Expect(r.Status).To(BeElementOf(Launchable()), "status with a failing performance check: %s", raw)
 			app, r, raw := installedReadiness(tc, dir)
-			if !isLaunchable(r.Status) {
+			if !IsLaunchable(r.Status) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
 			}
 		})
@@ -85,7 +85,7 @@ func describeReadiness(tc *TestContext) {
 				dir := tc.Fixture(fixture)
 				if disabled != "" {
 					tc.ExpectReady(fixture+" is ready with every capability enabled", dir, "")
-					tc.Configure(tc.withCapabilityDisabled(disabled))
+					tc.Configure(tc.WithCapabilityDisabled(disabled))
 				}
 				r, raw := tc.Readiness(dir, "")
 				// Whether the host sees the failure at all is another
@@ -93,7 +93,7 @@ func describeReadiness(tc *TestContext) {
 				// only a failure it reports is judged for its fix flow.
 				tc.Precondition("readiness reports the planted failure ("+target+")", func() {
 					b, _ := json.Marshal(r.SetupActions)
-					if isLaunchable(r.Status) || !namesFailingCheck(r, target) && !strings.Contains(string(b), target) {
+					if IsLaunchable(r.Status) || !NamesFailingCheck(r, target) && !strings.Contains(string(b), target) {
 						tc.Failf("readiness of %s is %q and names no failing check for %s: %s", fixture, r.Status, target, raw)
 					}
 				})
@@ -114,12 +114,12 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
 			tc.Configure(tc.DefaultConfigure())
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(notReady()), "status without the required secret: %s", raw)
-			if !namesFailingCheck(r, "provider_api_key") {
+			Expect(r.Status).To(BeElementOf(NotReady()), "status without the required secret: %s", raw)
+			if !NamesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
 			app, r, raw := installedReadiness(tc, dir)
-			if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, "provider_api_key") {
+			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "provider_api_key") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key: %s", app, r.Status, raw)
 			}
 		})
@@ -127,10 +127,10 @@ func describeReadiness(tc *TestContext) {
 		It("keeps an app from ready when the host profile lacks a required capability, naming it", tc.Req("READY-CAPABILITIES", levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("capability-app")
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
-			tc.Configure(tc.withCapabilityDisabled("lime.ui"))
+			tc.Configure(tc.WithCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(notReady()), "status with lime.ui disabled: %s", raw)
-			if !namesFailingCheck(r, "lime.ui") {
+			Expect(r.Status).To(BeElementOf(NotReady()), "status with lime.ui disabled: %s", raw)
+			if !NamesFailingCheck(r, "lime.ui") {
 				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
 			}
 			// host/configure replaces the earlier configuration (no
@@ -138,7 +138,7 @@ func describeReadiness(tc *TestContext) {
 			// again, and the app is judged afresh under it.
 			tc.Configure(tc.DefaultConfigure())
 			again, raw := tc.Readiness(dir, "")
-			if !readyStatus(again.Status) {
+			if !ReadyStatus(again.Status) {
 				tc.Failf("after a later host/configure that no longer disables lime.ui the app is %s: the earlier configuration still counts: %s", again.Status, raw)
 			}
 		})
@@ -146,28 +146,28 @@ func describeReadiness(tc *TestContext) {
 		It("judges each entry by its own requirements", tc.Req("READY-PER-ENTRY", levels.EveryMember, levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			dir, entryCap := perEntryFixture(tc)
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
-			tc.Configure(tc.withCapabilityDisabled(entryCap))
+			tc.Configure(tc.WithCapabilityDisabled(entryCap))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(notReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
-			if !namesFailingCheck(chat, entryCap) {
+			Expect(chat.Status).To(BeElementOf(NotReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
+			if !NamesFailingCheck(chat, entryCap) {
 				tc.Failf("entry chat is %s but its readiness names no failing check for %s: %s", chat.Status, entryCap, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(page.Status).To(BeElementOf(launchable()),
+			Expect(page.Status).To(BeElementOf(Launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
-			expectEntriesByAppID(tc, dir, tc.withCapabilityDisabled(entryCap), "chat", entryCap)
+			expectEntriesByAppID(tc, dir, tc.WithCapabilityDisabled(entryCap), "chat", entryCap)
 		})
 
 		It("never puts secret or session-token values in its answers", tc.Req("READY-NO-SECRET-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
-			tc.expectHoldsSecret()
+			tc.ExpectHoldsSecret()
 			for _, f := range []string{"secret-required-app", "full-app", "readiness-required-fail"} {
-				tc.expectNoCanaryInResult("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
+				tc.ExpectNoCanaryInResult("readiness of "+f, protocol.MethodReadiness, protocol.ReadinessParams{Path: tc.Fixture(f)})
 			}
 			// The other entry point: the installed app, by appId.
 			dir := tc.Fixture("secret-required-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-			tc.expectNoCanaryInResult("readiness of the installed "+app+" (by appId)", protocol.MethodReadiness, protocol.ReadinessParams{AppID: app})
+			tc.ExpectNoCanaryInResult("readiness of the installed "+app+" (by appId)", protocol.MethodReadiness, protocol.ReadinessParams{AppID: app})
 		})
 	})
 }
@@ -178,7 +178,7 @@ func describeReadiness(tc *TestContext) {
 func installedReadiness(tc *TestContext, dir string) (string, protocol.ReadinessResult, json.RawMessage) {
 	GinkgoHelper()
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app})
+	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app})
 	return app, r, raw
 }
 
@@ -191,12 +191,12 @@ func expectEntriesByAppID(tc *TestContext, dir string, p protocol.ConfigureParam
 	tc.Configure(tc.DefaultConfigure())
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	tc.Configure(p)
-	r, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
-	if !slices.Contains(notReady(), r.Status) || !namesFailingCheck(r, named) {
+	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
+	if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, named) {
 		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does: %s", app, blocked, r.Status, named, raw)
 	}
-	page, raw := tc.readinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
-	if !isLaunchable(page.Status) {
+	page, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
+	if !IsLaunchable(page.Status) {
 		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable: %s", app, page.Status, raw)
 	}
 }
@@ -210,7 +210,7 @@ func expectEntriesByAppID(tc *TestContext, dir string, p protocol.ConfigureParam
 func perEntryFixture(tc *TestContext) (string, string) {
 	GinkgoHelper()
 	dir := tc.Fixture("capability-app")
-	offered := tc.offeredEnabled()
+	offered := tc.OfferedEnabled()
 	prefer := []string{"lime.agent", "lime.storage", "lime.artifacts", "lime.workflow"}
 	var rest []string
 	for name := range offered {

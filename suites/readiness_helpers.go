@@ -7,21 +7,21 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 )
 
-// readyWithMigrations is the positive control of the readiness specs: the
+// ReadyWithMigrations is the positive control of the readiness specs: the
 // app installed with its migrations approved is ready (a host may want
 // app/migrate even after an approving install).
-func (tc *TestContext) readyWithMigrations(appID string) {
+func (tc *TestContext) ReadyWithMigrations(appID string) {
 	GinkgoHelper()
 	if r := tc.AppReadiness(appID); r.Status != protocol.StatusReady {
-		tc.migrated(appID)
+		tc.Migrated(appID)
 	}
 	tc.ExpectAppReady(appID)
 }
 
-// isLaunchable reports whether a readiness status lets the entry launch
+// IsLaunchable reports whether a readiness status lets the entry launch
 // (any status the standard does not call not-ready).
-func isLaunchable(status string) bool {
-	for _, s := range notReady() {
+func IsLaunchable(status string) bool {
+	for _, s := range NotReady() {
 		if status == s {
 			return false
 		}
@@ -29,21 +29,21 @@ func isLaunchable(status string) bool {
 	return status != "" && status != protocol.StatusDisabled && status != protocol.StatusUnknown
 }
 
-// notReady lists the statuses that keep launch blocked (spec 000 Readiness
+// NotReady lists the statuses that keep launch blocked (spec 000 Readiness
 // self-check model: required -> needs-setup or blocked; `failed` is the
 // pre-0.5 spelling of blocked, see docs/decisions.md).
-func notReady() []string {
+func NotReady() []string {
 	return []string{protocol.StatusNeedsSetup, protocol.StatusBlocked, protocol.StatusFailed}
 }
 
-// launchable lists the statuses that let launch go ahead.
-func launchable() []string { return []string{protocol.StatusReady, protocol.StatusReadyDegraded} }
+// Launchable lists the statuses that let launch go ahead.
+func Launchable() []string { return []string{protocol.StatusReady, protocol.StatusReadyDegraded} }
 
-// namesFailingCheck reports whether a not-ready answer names what the spec
+// NamesFailingCheck reports whether a not-ready answer names what the spec
 // planted where a failure is stated: a failing (error-severity, blocking or
 // required) check, a blocker, or a setup action. A name that appears only in
 // passing checks does not count.
-func namesFailingCheck(r protocol.ReadinessResult, name string) bool {
+func NamesFailingCheck(r protocol.ReadinessResult, name string) bool {
 	has := func(s string) bool { return strings.Contains(s, name) }
 	for _, c := range r.Checks {
 		if (c.Severity == "error" || c.Blocking) && (has(c.Key) || has(c.Message) || has(c.Code)) {
@@ -72,7 +72,7 @@ func namesFailingCheck(r protocol.ReadinessResult, name string) bool {
 	return false
 }
 
-// readyStatus reports whether status lets the app run.
-func readyStatus(status string) bool {
+// ReadyStatus reports whether status lets the app run.
+func ReadyStatus(status string) bool {
 	return status == protocol.StatusReady || status == protocol.StatusReadyDegraded
 }

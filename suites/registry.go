@@ -20,10 +20,10 @@ import (
 func describeRegistry(tc *TestContext) {
 	Describe("Installable: the registry", func() {
 		It("offers the releases enabled for its tenant, and no other tenant's", tc.Req("REGISTRY-TENANT-ENABLED", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
-			ours := tc.publish(tc.Fixture("minimal-app"))
-			theirs := tc.publish(tc.Fixture("full-app"))
-			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
-			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			ours := tc.Publish(tc.Fixture("minimal-app"))
+			theirs := tc.Publish(tc.Fixture("full-app"))
+			tc.Registry().EnableVersion(TenantID, ours.AppID, ours.Version)
+			tc.Registry().EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
 			elsewhere := tc.DefaultConfigure()
 			elsewhere.TenantID = OtherTenant
 			tc.Configure(elsewhere)
@@ -43,24 +43,24 @@ func describeRegistry(tc *TestContext) {
 		})
 
 		It("refuses to install a release its tenant did not enable, naming it, and installs nothing", tc.Req("REGISTRY-TENANT-ENABLED", levels.EveryEntryPoint), func() {
-			ours := tc.publish(tc.Fixture("minimal-app"))
-			theirs := tc.publish(tc.Fixture("full-app"))
-			tc.registry.EnableVersion(TenantID, ours.AppID, ours.Version)
-			tc.registry.EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			ours := tc.Publish(tc.Fixture("minimal-app"))
+			theirs := tc.Publish(tc.Fixture("full-app"))
+			tc.Registry().EnableVersion(TenantID, ours.AppID, ours.Version)
+			tc.Registry().EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
 			InstallSource(tc, protocol.Source{AppID: ours.AppID, Version: ours.Version})
 			expectSourceRefused(tc, protocol.Source{AppID: theirs.AppID, Version: theirs.Version},
 				Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
 		})
 
 		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
-			rel := tc.publish(tc.Fixture("minimal-app"))
-			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			rel := tc.Publish(tc.Fixture("minimal-app"))
+			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
 				if l := RegistryList(tc); !listedRelease(l, rel) {
 					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, TenantID, describeListed(l))
 				}
 			})
-			tc.registry.Withdraw(rel.AppID, rel.Version)
+			tc.Registry().Withdraw(rel.AppID, rel.Version)
 			// The install comes first, with nothing read from the registry
 			// since the withdrawal: what the listing offered before it is
 			// no answer after it.
@@ -72,13 +72,13 @@ func describeRegistry(tc *TestContext) {
 		})
 
 		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL", levels.EveryEntryPoint), func() {
-			stable := tc.publish(tc.Fixture("minimal-app"))
+			stable := tc.Publish(tc.Fixture("minimal-app"))
 			newer := tc.Fixture("minimal-app")
 			SetField(newer, "version", "1.1.0")
-			beta := tc.publish(newer)
-			tc.registry.Pin(stable.AppID, "stable", stable.Version)
-			tc.registry.Pin(stable.AppID, "beta", beta.Version)
-			tc.registry.EnableChannel(TenantID, stable.AppID, "stable")
+			beta := tc.Publish(newer)
+			tc.Registry().Pin(stable.AppID, "stable", stable.Version)
+			tc.Registry().Pin(stable.AppID, "beta", beta.Version)
+			tc.Registry().EnableChannel(TenantID, stable.AppID, "stable")
 			if l := RegistryList(tc); !listedRelease(l, stable) || listedRelease(l, beta) {
 				tc.Failf("registry/list for a tenant on channel stable should offer %s@%s (%s) and not %s: %s",
 					stable.AppID, stable.Version, stable.PackageHash, beta.Version, describeListed(l))
@@ -101,30 +101,30 @@ func describeRegistry(tc *TestContext) {
 			func(channel string) {
 				enable := func(rel registry.Release) protocol.Source {
 					if channel == "" {
-						tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+						tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 						return protocol.Source{AppID: rel.AppID, Version: rel.Version}
 					}
-					tc.registry.Pin(rel.AppID, channel, rel.Version)
-					tc.registry.EnableChannel(TenantID, rel.AppID, channel)
+					tc.Registry().Pin(rel.AppID, channel, rel.Version)
+					tc.Registry().EnableChannel(TenantID, rel.AppID, channel)
 					return protocol.Source{AppID: rel.AppID, Channel: channel}
 				}
-				ok := tc.publish(tc.Fixture("minimal-app"))
+				ok := tc.Publish(tc.Fixture("minimal-app"))
 				InstallSource(tc, enable(ok))
 				tc.Precondition("the host downloads a release's package from its packageUrl", func() {
-					if len(tc.registry.Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
+					if len(tc.Registry().Requests(registry.PackagePath(ok.AppID, ok.Version))) == 0 {
 						tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
 					}
 				})
-				bad := tc.publish(tc.Fixture("incompatible-capability"))
+				bad := tc.Publish(tc.Fixture("incompatible-capability"))
 				src := enable(bad)
 				_, err := TryInstallSource(tc, src, true)
-				he, refused := tc.refusalError(protocol.MethodInstall, err)
+				he, refused := tc.RefusalError(protocol.MethodInstall, err)
 				if !refused {
 					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, describeSourceOf(src))
 				}
-				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
 					Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
-				if n := len(tc.registry.Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
+				if n := len(tc.Registry().Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
 					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, describeSourceOf(src))
 				}
 			},
@@ -134,11 +134,11 @@ func describeRegistry(tc *TestContext) {
 
 		DescribeTable("keeps apps installed from the registry listed and ready while the registry",
 			func(mode registry.Mode) {
-				rel := tc.publish(tc.Fixture("minimal-app"))
-				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+				rel := tc.Publish(tc.Fixture("minimal-app"))
+				tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 				app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 				tc.ExpectAppReady(app.AppID)
-				tc.registry.SetMode(mode)
+				tc.Registry().SetMode(mode)
 				row, ok := tc.ListedApp(app.AppID)
 				if !ok || row.PackageHash != rel.PackageHash {
 					tc.Failf("with the registry %s, app/list no longer shows %s as installed (%s)", registryModeName(mode), app.AppID, rel.PackageHash)
@@ -155,20 +155,20 @@ func describeRegistry(tc *TestContext) {
 
 		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("minimal-app")
-			rel := tc.publish(dir)
-			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			rel := tc.Publish(dir)
+			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			// A file added after the release was published: the package
 			// hash no longer matches, the manifest hash still does.
 			WriteFile(dir, "notes/added-after-release.txt", []byte("changed after the release was published\n"))
-			tc.republish(dir, rel)
+			tc.Republish(dir, rel)
 			_, err := TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
-			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			he, refused := tc.RefusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install took a downloaded package that does not hash to the release's %s", rel.PackageHash)
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
 				Planted{What: "a package changed after its release was published", Codes: []string{agentpkg.CodePackageHashMismatch}, Field: "packageHash"})
 		})
 
@@ -179,27 +179,27 @@ func describeRegistry(tc *TestContext) {
 		DescribeTable("refuses a downloaded archive with an entry that would land outside the folder it unpacks into, and installs nothing",
 			func(entry registry.Entry) {
 				dir := tc.Fixture("minimal-app")
-				rel := tc.publish(dir)
-				tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+				rel := tc.Publish(dir)
+				tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 				tc.Precondition("the release's archive without the planted entry installs", func() {
 					app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 					tc.Uninstall(app.AppID, false)
 				})
 				archive, err := registry.ArchiveWith(dir, entry)
 				if err != nil {
-					errorf("%v", err)
+					Errorf("%v", err)
 				}
-				tc.registry.Publish(rel, archive)
+				tc.Registry().Publish(rel, archive)
 				what := fmt.Sprintf("an archive entry %q", entry.Name)
 				if entry.Link {
 					what = fmt.Sprintf("an archive entry %q that is a link to %s", entry.Name, entry.Body)
 				}
 				_, err = TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
-				he, refused := tc.refusalError(protocol.MethodInstall, err)
+				he, refused := tc.RefusalError(protocol.MethodInstall, err)
 				if !refused {
 					tc.Failf("app/install from the registry took %s@%s whose archive holds %s", rel.AppID, rel.Version, what)
 				}
-				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
 					Planted{What: what, Codes: []string{"invalid-archive"}})
 			},
 			Entry("an absolute name", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "/escaped-absolute.txt", Body: "outside\n"}),
@@ -259,7 +259,7 @@ func TryInstallSource(tc *TestContext, src protocol.Source, consent bool) (proto
 	}
 	var res protocol.InstallResult
 	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Source: &src, Consent: c}, &res)
-	tc.resources.TrackApp(res.App.AppID)
+	tc.Resources().TrackApp(res.App.AppID)
 	return res.App, err
 }
 
@@ -270,7 +270,7 @@ func InstallSource(tc *TestContext, src protocol.Source) protocol.InstalledApp {
 	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, describeSourceOf(src)), func() {
 		var err error
 		if app, err = TryInstallSource(tc, src, true); err != nil {
-			tc.failCall(protocol.MethodInstall, err)
+			tc.FailCall(protocol.MethodInstall, err)
 		}
 	})
 	return app
@@ -288,11 +288,11 @@ func describeSourceOf(src protocol.Source) string {
 func expectSourceRefused(tc *TestContext, src protocol.Source, planted Planted) {
 	GinkgoHelper()
 	app, err := TryInstallSource(tc, src, true)
-	he, refused := tc.refusalError(protocol.MethodInstall, err)
+	he, refused := tc.RefusalError(protocol.MethodInstall, err)
 	if !refused {
 		tc.Failf("app/install of %s took %s: it installed %s@%s", describeSourceOf(src), planted.What, app.AppID, app.Version)
 	}
-	tc.ExpectRefused(Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+	tc.ExpectRefused(Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
 	if _, ok := tc.ListedApp(src.AppID); ok {
 		tc.Failf("app/install refused %s, yet app/list shows it installed", planted.What)
 	}

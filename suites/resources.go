@@ -69,6 +69,6 @@ func (r *Resources) Cleanup() {
 	}
 	r.steps = nil
 	if len(errs) > 0 {
-		errorf("cleanup failed: %s", strings.Join(errs, "; "))
+		Errorf("cleanup failed: %s", strings.Join(errs, "; "))
 	}
 }

@@ -22,33 +22,33 @@ func describeRevocation(tc *TestContext) {
 		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION", levels.EveryEntryPoint), func() {
 			dir, rel := revocablePackage(tc, 0)
 			tc.ExpectVerifies(dir, rel)
-			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
-				tc.Failf("package/verify accepted a package naming revocation.checkUrl %s without asking it", tc.revocation.URL())
+			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
+				tc.Failf("package/verify accepted a package naming revocation.checkUrl %s without asking it", tc.Revocation().URL())
 			}
-			tc.revocation.Revoke(rel.PackageHash, "the publisher's signing key was compromised")
+			tc.Revocation().Revoke(rel.PackageHash, "the publisher's signing key was compromised")
 			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), revokedPlanted)
 			_, err := tc.TryInstall(dir, rel, true)
-			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			he, refused := tc.RefusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install of a revoked package succeeded")
 			}
 			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
-				Findings: findingsOfError(he)}, revokedPlanted)
+				Findings: FindingsOfError(he)}, revokedPlanted)
 		})
 
 		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE", levels.ChangeBetweenReads), func() {
 			const cacheSeconds = 600
 			dir, rel := revocablePackage(tc, cacheSeconds)
 			tc.ExpectVerifies(dir, rel)
-			asked := len(tc.revocation.Requests(rel.PackageHash))
+			asked := len(tc.Revocation().Requests(rel.PackageHash))
 			if asked == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
 			}
-			tc.revocation.Revoke(rel.PackageHash, "revoked after the first check")
+			tc.Revocation().Revoke(rel.PackageHash, "revoked after the first check")
 			// Inside the window either reading is allowed ("Asking more
 			// often is fine"): the report says which the host took.
 			_ = tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: rel}, &json.RawMessage{})
-			if n := len(tc.revocation.Requests(rel.PackageHash)); n == asked {
+			if n := len(tc.Revocation().Requests(rel.PackageHash)); n == asked {
 				tc.Reading("The revocation cache", "an answer is reused inside cacheSeconds")
 			} else {
 				tc.Reading("The revocation cache", "the service is asked on every check")
@@ -56,12 +56,12 @@ func describeRevocation(tc *TestContext) {
 			}
 			later, err := time.Parse(time.RFC3339, DefaultClock)
 			if err != nil {
-				errorf("DefaultClock: %v", err)
+				Errorf("DefaultClock: %v", err)
 			}
 			later = later.Add((cacheSeconds + 1) * time.Second)
 			tc.Configure(withClock(tc, later.Format(time.RFC3339)))
 			r := tc.VerifyRefusal(dir, rel)
-			if len(tc.revocation.Requests(rel.PackageHash)) == asked {
+			if len(tc.Revocation().Requests(rel.PackageHash)) == asked {
 				tc.Failf("package/verify %ds after the last revocation check (cacheSeconds %d) did not ask revocation.checkUrl again", cacheSeconds+1, cacheSeconds)
 			}
 			tc.ExpectRefused(r, revokedPlanted)
@@ -75,18 +75,18 @@ func describeRevocation(tc *TestContext) {
 			// Both packages are this spec's own (no other spec revoked
 			// either), so nothing a host kept from an earlier spec answers.
 			dir, _ := revocablePackage(tc, cacheSeconds)
-			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
+			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
-			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
 			}
 			other, _ := revocablePackage(tc, cacheSeconds)
-			AppendFile(other, tamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
+			AppendFile(other, TamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
 			otherRel := tc.ReleaseOf(other)
-			tc.revocation.Revoke(otherRel.PackageHash, "revoked before its first check")
+			tc.Revocation().Revoke(otherRel.PackageHash, "revoked before its first check")
 			r := tc.VerifyRefusal(other, otherRel)
-			if len(tc.revocation.Requests(otherRel.PackageHash)) == 0 {
+			if len(tc.Revocation().Requests(otherRel.PackageHash)) == 0 {
 				tc.Failf("package/verify of a second package at the same revocation checkUrl (packageHash %s) never asked about it: the answer cached for %s stood in for it", otherRel.PackageHash, rel.PackageHash)
 			}
 			tc.ExpectRefused(r, revokedPlanted)
@@ -95,14 +95,14 @@ func describeRevocation(tc *TestContext) {
 		It("never asks about revocation for a package whose hashes failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, rel := revocablePackage(tc, 0)
 			tc.ExpectVerifies(dir, rel)
-			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
 			}
-			before := len(tc.revocation.Requests(""))
-			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			before := len(tc.Revocation().Requests(""))
+			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
 			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
-			if n := len(tc.revocation.Requests("")); n != before {
+			if n := len(tc.Revocation().Requests("")); n != before {
 				tc.Failf("the host asked revocation.checkUrl about a package whose packageHash had failed (%d request(s)); the hashes come first", n-before)
 			}
 		})
@@ -115,7 +115,7 @@ func describeRevocation(tc *TestContext) {
 			func(mode revocation.Mode) {
 				dir, rel := revocablePackage(tc, 0)
 				tc.ExpectVerifies(dir, rel)
-				tc.revocation.SetMode(mode)
+				tc.Revocation().SetMode(mode)
 				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + mode.Describe(),
 					Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"})
 			},
@@ -136,6 +136,6 @@ func revocablePackage(tc *TestContext, cacheSeconds int) (string, *protocol.Rele
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
 	AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",
-		tc.revocation.URL(), cacheSeconds)))
+		tc.Revocation().URL(), cacheSeconds)))
 	return dir, tc.ReleaseOf(dir)
 }

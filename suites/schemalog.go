@@ -9,9 +9,9 @@ import (
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
-// schemaLog keeps the schema violations of every answer of the run, once
+// SchemaLog keeps the schema violations of every answer of the run, once
 // per method, pointer and message, with the first spec that met each.
-type schemaLog struct {
+type SchemaLog struct {
 	mu    sync.Mutex
 	seen  map[string]int // key -> index in found
 	found []schemaFinding
@@ -28,10 +28,10 @@ type schemaFinding struct {
 // maxQuotedViolations is how many violations the failure message quotes.
 const maxQuotedViolations = 10
 
-func newSchemaLog() *schemaLog { return &schemaLog{seen: map[string]int{}} }
+func newSchemaLog() *SchemaLog { return &SchemaLog{seen: map[string]int{}} }
 
 // observe records the violations of one answer to method during spec.
-func (l *schemaLog) observe(method, spec string, vs []protocol.Violation) {
+func (l *SchemaLog) observe(method, spec string, vs []protocol.Violation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, v := range vs {
@@ -45,9 +45,9 @@ func (l *schemaLog) observe(method, spec string, vs []protocol.Violation) {
 	}
 }
 
-// describe renders the violations, by method and pointer, one a line; ""
+// Describe renders the violations, by method and pointer, one a line; ""
 // when every answer matched its schema.
-func (l *schemaLog) describe() string {
+func (l *SchemaLog) Describe() string {
 	l.mu.Lock()
 	fs := append([]schemaFinding(nil), l.found...)
 	l.mu.Unlock()

@@ -20,7 +20,7 @@ import (
 func describeResultSchemas(tc *TestContext) {
 	ginkgo.Describe("Control protocol: every answer", func() {
 		ginkgo.It("answers every call of the run with a result that matches its method's schema", tc.Req("PROTO-RESULT-SCHEMA", levels.EveryEntryPoint), func() {
-			if d := tc.schemas.describe(); d != "" {
+			if d := tc.Schemas().Describe(); d != "" {
 				tc.Failf("answers of this run break their result schemas (drivers/protocol/schemas):\n%s", d)
 			}
 		})

@@ -18,28 +18,28 @@ func describeScoping(tc *TestContext) {
 		DescribeTable("keeps what an app stores in one workspace and tenant from the same app run in",
 			func(elsewhere func(protocol.ConfigureParams) protocol.ConfigureParams) {
 				home := tc.DefaultConfigure()
-				app := tc.installProbe(home)
-				key, value, theirs := nonce("scoped"), nonce("value"), nonce("value")
+				app := tc.InstallProbe(home)
+				key, value, theirs := Nonce("scoped"), Nonce("value"), Nonce("value")
 				tc.Precondition("lime.storage set and get through app/invoke keep "+key+" in "+home.WorkspaceID, func() {
 					expectStoredAsApp(tc, app, key, value)
 				})
 				away := elsewhere(home)
 				tc.Configure(away)
-				if m := tc.storageCall(app, "get", map[string]any{"key": key}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, value) {
+				if m := tc.StorageCall(app, "get", map[string]any{"key": key}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, value) {
 					tc.Failf("%s in workspace %s of tenant %s reads %q = %s, which it stored in workspace %s of tenant %s",
 						app, away.WorkspaceID, away.TenantID, key, m.Payload, home.WorkspaceID, home.TenantID)
 				}
-				if m := tc.storageCall(app, "list", nil); m.Type == hostbridge.TypeResponse && containsText(m.Payload, key) {
+				if m := tc.StorageCall(app, "list", nil); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, key) {
 					tc.Failf("lime.storage list of %s in workspace %s of tenant %s names %q, which it stored in workspace %s of tenant %s: %s",
 						app, away.WorkspaceID, away.TenantID, key, home.WorkspaceID, home.TenantID, m.Payload)
 				}
 				// A write there must not reach home either.
-				tc.storageCall(app, "set", map[string]any{"key": key, "value": theirs})
+				tc.StorageCall(app, "set", map[string]any{"key": key, "value": theirs})
 				tc.Configure(home)
-				m := tc.storageCall(app, "get", map[string]any{"key": key})
-				if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, value) {
+				m := tc.StorageCall(app, "get", map[string]any{"key": key})
+				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, value) {
 					tc.Failf("back in workspace %s of tenant %s, %s reads %q as %s, not the %q it stored there (a write in workspace %s of tenant %s came between)",
-						home.WorkspaceID, home.TenantID, app, key, describeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
+						home.WorkspaceID, home.TenantID, app, key, DescribeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
 				}
 			},
 			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
@@ -64,14 +64,14 @@ func describeScoping(tc *TestContext) {
 // positive control of the scoping specs.
 func expectStoredAsApp(tc *TestContext, app, key, value string) {
 	GinkgoHelper()
-	if m := tc.storageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
-		tc.Failf("lime.storage set of %s got %s", app, describeAnswer(m, true))
+	if m := tc.StorageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
+		tc.Failf("lime.storage set of %s got %s", app, DescribeAnswer(m, true))
 	}
-	m := tc.storageCall(app, "get", map[string]any{"key": key})
-	if m.Type != hostbridge.TypeResponse || !containsText(m.Payload, value) {
-		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, describeAnswer(m, true))
+	m := tc.StorageCall(app, "get", map[string]any{"key": key})
+	if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, value) {
+		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, DescribeAnswer(m, true))
 	}
-	if l := tc.storageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !containsText(l.Payload, key) {
-		tc.Failf("lime.storage list does not name %q, just set: %s", key, describeAnswer(l, true))
+	if l := tc.StorageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !ContainsText(l.Payload, key) {
+		tc.Failf("lime.storage list does not name %q, just set: %s", key, DescribeAnswer(l, true))
 	}
 }

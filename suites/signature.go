@@ -63,17 +63,17 @@ func describeSignature(tc *TestContext) {
 
 		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, _ := signedPackage(tc)
-			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
+			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
 			rel := signedRelease(tc, dir)
 			tc.ExpectVerifies(dir, rel)
-			if len(tc.revocation.Requests(rel.PackageHash)) == 0 {
+			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
 			}
-			before := len(tc.revocation.Requests(""))
+			before := len(tc.Revocation().Requests(""))
 			bad := *rel
 			bad.SignatureBundle = sign(tc, rel.PackageHash, "release@elsewhere.example.net", SigstoreIssuer)
 			tc.ExpectRefused(tc.VerifyRefusal(dir, &bad), signaturePlanted("a signer of another domain"))
-			if n := len(tc.revocation.Requests("")); n != before {
+			if n := len(tc.Revocation().Requests("")); n != before {
 				tc.Failf("the host asked revocation.checkUrl about a package whose sigstore signature had failed (%d request(s)); the signature comes first", n-before)
 			}
 		})
@@ -140,21 +140,21 @@ func describeSignature(tc *TestContext) {
 
 		It("checks the signature and publisher of a release installed from the registry", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir, signed := signedPackage(tc)
-			rel := tc.releaseObject(dir)
+			rel := tc.ReleaseObject(dir)
 			rel.SignatureBundle = signed.SignatureBundle
 			rel.Publisher = &registry.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
-			tc.republish(dir, rel)
-			tc.registry.EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Republish(dir, rel)
+			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
 			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			rel.Publisher = &registry.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
-			tc.republish(dir, rel)
+			tc.Republish(dir, rel)
 			_, err := TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
-			he, refused := tc.refusalError(protocol.MethodInstall, err)
+			he, refused := tc.RefusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install from the registry took %s although the release vouches for publisher someone-else", rel.AppID)
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: findingsOfError(he)},
+			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
 				Planted{What: "a publisher the registry does not vouch for", Codes: []string{"publisher-mismatch"}, Field: "publisherId"})
 		})
 	})
@@ -183,9 +183,9 @@ func signedRelease(tc *TestContext, dir string) *protocol.Release {
 // withSigstore is the default configuration trusting the harness's Sigstore.
 func withSigstore(tc *TestContext) protocol.ConfigureParams {
 	GinkgoHelper()
-	root, err := tc.sigstore.TrustedRootJSON()
+	root, err := tc.Sigstore().TrustedRootJSON()
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	p := tc.DefaultConfigure()
 	p.Sigstore = &protocol.SigstoreTrust{TrustedRoot: root, Issuer: SigstoreIssuer}
@@ -195,9 +195,9 @@ func withSigstore(tc *TestContext) protocol.ConfigureParams {
 // sign signs a package hash with the harness's Sigstore.
 func sign(tc *TestContext, packageHash, identity, issuer string) json.RawMessage {
 	GinkgoHelper()
-	b, err := tc.sigstore.Sign([]byte(packageHash), identity, issuer)
+	b, err := tc.Sigstore().Sign([]byte(packageHash), identity, issuer)
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	return b
 }
@@ -208,11 +208,11 @@ func signElsewhere(tc *TestContext, packageHash string) json.RawMessage {
 	GinkgoHelper()
 	other, err := sigstore.NewAuthority()
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	b, err := other.Sign([]byte(packageHash), SigstoreIdentity, SigstoreIssuer)
 	if err != nil {
-		errorf("%v", err)
+		Errorf("%v", err)
 	}
 	return b
 }
@@ -223,12 +223,12 @@ func expectRefusedAtVerifyAndInstall(tc *TestContext, dir string, rel *protocol.
 	GinkgoHelper()
 	tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
 	_, err := tc.TryInstall(dir, rel, true)
-	he, refused := tc.refusalError(protocol.MethodInstall, err)
+	he, refused := tc.RefusalError(protocol.MethodInstall, err)
 	if !refused {
 		tc.Failf("package/verify refused %s, but app/install installed it", planted.What)
 	}
 	tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-		Code: he.Code, Message: he.Message, Findings: findingsOfError(he)}, planted)
+		Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
 }
 
 // describeInstallReview checks the install review a user consents to
@@ -239,7 +239,7 @@ func describeInstallReview(tc *TestContext) {
 	Describe("Installable: the install review", func() {
 		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember), func() {
 			dir, _ := signedPackage(tc)
-			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.revocation.URL())))
+			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
 			rel := signedRelease(tc, dir)
 			rel.Publisher = &protocol.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
 			judged := []string{protocol.StepHashes, protocol.StepSignature, protocol.StepRevocation, protocol.StepPublisher}
@@ -274,7 +274,7 @@ func describeInstallReview(tc *TestContext) {
 					bad.Publisher = &protocol.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
 				}},
 				{protocol.StepRevocation, "a revoked package", func(*protocol.Release) {
-					tc.revocation.Revoke(rel.PackageHash, "revoked for the review")
+					tc.Revocation().Revoke(rel.PackageHash, "revoked for the review")
 				}},
 			} {
 				bad := *rel

@@ -19,7 +19,7 @@ import (
 // at no indent), adding it when absent.
 func SetField(dir, key, value string) {
 	ginkgo.GinkgoHelper()
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		for i, l := range lines {
 			if strings.HasPrefix(l, key+":") {
 				lines[i] = key + ": " + value
@@ -34,7 +34,7 @@ func SetField(dir, key, value string) {
 // indented lines under it.
 func DropField(dir, key string) {
 	ginkgo.GinkgoHelper()
-	editFrontmatter(dir, func(lines []string) []string {
+	EditFrontmatter(dir, func(lines []string) []string {
 		var out []string
 		dropping, found := false, false
 		for _, l := range lines {
@@ -49,7 +49,7 @@ func DropField(dir, key string) {
 			out = append(out, l)
 		}
 		if !found {
-			errorf("fixture sanity: APP.md of %s has no field %s", filepath.Base(dir), key)
+			Errorf("fixture sanity: APP.md of %s has no field %s", filepath.Base(dir), key)
 		}
 		return out
 	})
@@ -61,25 +61,25 @@ func ReplaceIn(dir, rel, old, new string) {
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	b, err := os.ReadFile(p)
 	if err != nil {
-		errorf("reading %s: %v", rel, err)
+		Errorf("reading %s: %v", rel, err)
 	}
 	if !bytes.Contains(b, []byte(old)) {
-		errorf("fixture sanity: %s of %s does not contain %q", rel, filepath.Base(dir), old)
+		Errorf("fixture sanity: %s of %s does not contain %q", rel, filepath.Base(dir), old)
 	}
 	WriteFile(dir, rel, bytes.Replace(b, []byte(old), []byte(new), 1))
 }
 
-// editFrontmatter rewrites the frontmatter lines of APP.md.
-func editFrontmatter(dir string, edit func([]string) []string) {
+// EditFrontmatter rewrites the frontmatter lines of APP.md.
+func EditFrontmatter(dir string, edit func([]string) []string) {
 	ginkgo.GinkgoHelper()
-	rewriteAppMD(dir, func(md []byte) []byte {
+	RewriteAppMD(dir, func(md []byte) []byte {
 		s := string(md)
 		if !strings.HasPrefix(s, "---\n") {
-			errorf("fixture sanity: APP.md of %s has no frontmatter", filepath.Base(dir))
+			Errorf("fixture sanity: APP.md of %s has no frontmatter", filepath.Base(dir))
 		}
 		end := strings.Index(s[4:], "\n---\n")
 		if end < 0 {
-			errorf("fixture sanity: APP.md of %s has an unterminated frontmatter", filepath.Base(dir))
+			Errorf("fixture sanity: APP.md of %s has an unterminated frontmatter", filepath.Base(dir))
 		}
 		lines := strings.Split(s[4:4+end], "\n")
 		return []byte("---\n" + strings.Join(edit(lines), "\n") + s[4+end:])
@@ -99,7 +99,7 @@ func DropCapabilities(dir string, names ...string) {
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			errorf("reading %s: %v", filepath.Base(p), err)
+			Errorf("reading %s: %v", filepath.Base(p), err)
 		}
 		out, changed := dropCapabilityLines(string(b), names)
 		if changed {
@@ -108,7 +108,7 @@ func DropCapabilities(dir string, names ...string) {
 		}
 	}
 	if !dropped {
-		errorf("fixture sanity: %s requires none of %s", filepath.Base(dir), strings.Join(names, ", "))
+		Errorf("fixture sanity: %s requires none of %s", filepath.Base(dir), strings.Join(names, ", "))
 	}
 }
 
@@ -154,13 +154,13 @@ func DropReadinessCheck(dir, name string) {
 	p := filepath.Join(dir, "evals", "readiness.yaml")
 	b, err := os.ReadFile(p)
 	if err != nil {
-		errorf("reading evals/readiness.yaml: %v", err)
+		Errorf("reading evals/readiness.yaml: %v", err)
 	}
 	var doc struct {
 		Readiness map[string][]map[string]any `yaml:"readiness"`
 	}
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		errorf("fixture sanity: evals/readiness.yaml: %v", err)
+		Errorf("fixture sanity: evals/readiness.yaml: %v", err)
 	}
 	dropped := 0
 	for tier, checks := range doc.Readiness {
@@ -175,11 +175,11 @@ func DropReadinessCheck(dir, name string) {
 		doc.Readiness[tier] = keep
 	}
 	if dropped == 0 {
-		errorf("fixture sanity: no readiness check of %s names %s", filepath.Base(dir), name)
+		Errorf("fixture sanity: no readiness check of %s names %s", filepath.Base(dir), name)
 	}
 	out, err := yaml.Marshal(doc)
 	if err != nil {
-		errorf("encoding evals/readiness.yaml: %v", err)
+		Errorf("encoding evals/readiness.yaml: %v", err)
 	}
 	WriteFile(dir, "evals/readiness.yaml", out)
 }
@@ -188,9 +188,9 @@ func DropReadinessCheck(dir, name string) {
 // name and returns it: a twin to spoil while dir stays untouched.
 func (tc *TestContext) CopyPackage(dir string) string {
 	ginkgo.GinkgoHelper()
-	twin := filepath.Join(tc.scratch(), filepath.Base(dir))
+	twin := filepath.Join(tc.Scratch(), filepath.Base(dir))
 	if err := os.CopyFS(twin, os.DirFS(dir)); err != nil {
-		errorf("copying %s: %v", filepath.Base(dir), err)
+		Errorf("copying %s: %v", filepath.Base(dir), err)
 	}
 	return twin
 }

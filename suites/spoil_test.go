@@ -50,7 +50,7 @@ func TestSpoilersKeepTheSignatureCurrent(t *testing.T) {
 		}
 	}
 	planted := agentpkg.HashManifest([]byte("another APP.md"))
-	rewriteSignatureHash(dir, planted)
+	RewriteSignatureHash(dir, planted)
 	SetField(dir, "description", "Changed once more.")
 	if !strings.Contains(names(), planted) {
 		t.Error("a spoiler rewrote a signature planted to name another hash")

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/onsi/ginkgo/v2"
-
 	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/onsi/ginkgo/v2"
 )
 
 // How long the harness gives the surface: the host page to load, the probe
@@ -23,8 +22,8 @@ const (
 	surfaceLoadTimeout = 10 * time.Second
 	probeReadyTimeout  = 10 * time.Second
 	scenarioTimeout    = 30 * time.Second
-	// answerTimeout is how long a scenario waits for one bridge answer.
-	answerTimeout = 3000
+	// AnswerTimeout is how long a scenario waits for one bridge answer.
+	AnswerTimeout = 3000
 )
 
 // Surface is an entry the host mounted (app/launch), open in a fresh
@@ -43,17 +42,17 @@ type Surface struct {
 	// instance names the document of the app's frame the probe runs in
 	// (hostbridge.ProbeInstance).
 	instance string
-	// mayReload is set once the host accepted a host:navigate: a host may
+	// MayReload is set once the host accepted a host:navigate: a host may
 	// then load the entry or route in the app's frame as a new document
 	// (docs/decisions.md, Navigation requests), and a scenario the reload
 	// cut short runs again in the new document.
-	mayReload bool
+	MayReload bool
 }
 
-// frame is the URL prefix that selects the app's frame: its address once
+// Frame is the URL prefix that selects the app's frame: its address once
 // found (a host may serve its frame from its own origin), else the runtime
 // origin.
-func (s *Surface) frame() string {
+func (s *Surface) Frame() string {
 	if s.appFrame != "" {
 		return s.appFrame
 	}
@@ -111,9 +110,9 @@ func (tc *TestContext) browserSession() *browser.Session {
 	return s
 }
 
-// requireMethod blocks the spec when the host does not announce method in
+// RequireMethod blocks the spec when the host does not announce method in
 // its hello: it cannot be judged on what it does not implement.
-func (tc *TestContext) requireMethod(method string) {
+func (tc *TestContext) RequireMethod(method string) {
 	ginkgo.GinkgoHelper()
 	h := tc.Host().Hello()
 	for _, m := range h.Methods {
@@ -127,7 +126,7 @@ func (tc *TestContext) requireMethod(method string) {
 // TryLaunch asks the host to mount entry of appID.
 func (tc *TestContext) TryLaunch(appID, entry string) (protocol.LaunchResult, error) {
 	ginkgo.GinkgoHelper()
-	tc.requireMethod(protocol.MethodLaunch)
+	tc.RequireMethod(protocol.MethodLaunch)
 	var lr protocol.LaunchResult
 	err := tc.Call(protocol.MethodLaunch, protocol.LaunchParams{AppID: appID, EntryKey: entry}, &lr)
 	return lr, err
@@ -142,7 +141,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	tc.Precondition("the ready entry "+entry+" of "+appID+" launches", func() {
 		lr, err := tc.TryLaunch(appID, entry)
 		if err != nil {
-			tc.failCall(protocol.MethodLaunch, err)
+			tc.FailCall(protocol.MethodLaunch, err)
 		}
 		s.Launch = lr
 	})
@@ -234,12 +233,12 @@ func (s *Surface) awaitProbe() {
 		if s.appFrame == "" {
 			s.findAppFrame(ctx)
 		}
-		last = s.sess.Install(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeJS)
+		last = s.sess.Install(ctx, s.Frame(), hostbridge.ProbeWorld, hostbridge.ProbeJS)
 		if last == nil {
-			last = s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok)
+			last = s.sess.EvalIn(ctx, s.Frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok)
 		}
 		if last == nil && ok {
-			last = s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeInstance, &s.instance)
+			last = s.sess.EvalIn(ctx, s.Frame(), hostbridge.ProbeWorld, hostbridge.ProbeInstance, &s.instance)
 		}
 		cancel()
 		if last == nil && ok {
@@ -255,11 +254,11 @@ func (s *Surface) awaitProbe() {
 	s.tc.surfaceMissed(fmt.Sprintf("the harness's probe never ran in the app's frame (runtime origin %s) within %s: %v", s.Launch.RuntimeOrigin, probeReadyTimeout, last))
 }
 
-// probeRuns reports whether the harness's probe runs in the app's frame
+// ProbeRuns reports whether the harness's probe runs in the app's frame
 // now (false when the frame left for another document).
-func (s *Surface) probeRuns(ctx context.Context) bool {
+func (s *Surface) ProbeRuns(ctx context.Context) bool {
 	var ok bool
-	return s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok) == nil && ok
+	return s.sess.EvalIn(ctx, s.Frame(), hostbridge.ProbeWorld, hostbridge.ProbeReady, &ok) == nil && ok
 }
 
 // Step is one step of a probe scenario (drivers/hostbridge/probe.js).
@@ -290,13 +289,13 @@ func Request(t, requestID string, payload any) Step {
 
 // AwaitAnswer waits for the answer to requestID (any type carrying it).
 func AwaitAnswer(requestID string) Step {
-	return Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": answerTimeout}
+	return Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": AnswerTimeout}
 }
 
 // AwaitType waits for a message of type t since the last send, or since
 // the probe loaded when sinceStart.
 func AwaitType(t string, sinceStart bool) Step {
-	s := Step{"await": map[string]any{"type": t}, "timeoutMs": answerTimeout}
+	s := Step{"await": map[string]any{"type": t}, "timeoutMs": AnswerTimeout}
 	if sinceStart {
 		s["since"] = "start"
 	}
@@ -306,7 +305,7 @@ func AwaitType(t string, sinceStart bool) Step {
 // AwaitCount waits until the frame has received n messages of type t in
 // all.
 func AwaitCount(t string, n int) Step {
-	return Step{"await": map[string]any{"type": t, "atLeast": n}, "timeoutMs": answerTimeout, "since": "start"}
+	return Step{"await": map[string]any{"type": t, "atLeast": n}, "timeoutMs": AnswerTimeout, "since": "start"}
 }
 
 // Sleep lets the host answer what needs no answer.
@@ -328,7 +327,7 @@ type ProbeResult struct {
 	Untrusted int `json:"untrusted"`
 	// TooLarge is the size of a report the probe would not give.
 	TooLarge int `json:"tooLarge"`
-	raw      []byte
+	Raw      []byte
 }
 
 // Received is one message the app frame received.
@@ -411,9 +410,9 @@ type ProbePage struct {
 // the app's frame loaded a new document runs once more there.
 func (s *Surface) Run(steps ...Step) *ProbeResult {
 	ginkgo.GinkgoHelper()
-	r, err := s.probe(steps)
-	if err != nil && s.mayReload && s.reloaded() {
-		r, err = s.probe(steps)
+	r, err := s.TryRun(steps)
+	if err != nil && s.MayReload && s.Reloaded() {
+		r, err = s.TryRun(steps)
 	}
 	if err != nil {
 		s.tc.Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
@@ -421,11 +420,11 @@ func (s *Surface) Run(steps ...Step) *ProbeResult {
 	return r
 }
 
-// probe hands the probe a scenario once and returns what it saw; the
+// TryRun hands the probe a scenario once and returns what it saw; the
 // error says the probe did not report (the frame went away under it, or
 // the scenario did not finish in time). A report the harness cannot read
 // ends the spec as an error.
-func (s *Surface) probe(steps []Step) (*ProbeResult, error) {
+func (s *Surface) TryRun(steps []Step) (*ProbeResult, error) {
 	ginkgo.GinkgoHelper()
 	sc, err := json.Marshal(map[string]any{"appId": s.AppID, "entryKey": s.Entry, "steps": steps})
 	if err != nil {
@@ -451,7 +450,7 @@ func (s *Surface) probe(steps []Step) (*ProbeResult, error) {
 			s.readContainedGlobals(ctx, r.Containment)
 		}
 	}
-	r.raw = raw
+	r.Raw = raw
 	s.tc.lastProbe = raw
 	return &r, nil
 }
@@ -460,15 +459,15 @@ func (s *Surface) probe(steps []Step) (*ProbeResult, error) {
 // report.
 func (s *Surface) runScenario(ctx context.Context, sc []byte) (string, error) {
 	var text string
-	err := s.sess.EvalIn(ctx, s.frame(), hostbridge.ProbeWorld, hostbridge.ProbeRun+"("+string(sc)+")", &text)
+	err := s.sess.EvalIn(ctx, s.Frame(), hostbridge.ProbeWorld, hostbridge.ProbeRun+"("+string(sc)+")", &text)
 	return text, err
 }
 
-// reloaded waits for the probe in the app's frame again and reports
+// Reloaded waits for the probe in the app's frame again and reports
 // whether it now runs in another document than before: the frame was
-// reloaded (what the probe recorded there is gone). The frame is looked
+// Reloaded (what the probe recorded there is gone). The frame is looked
 // for afresh, as a host may load the entry or route at another address.
-func (s *Surface) reloaded() bool {
+func (s *Surface) Reloaded() bool {
 	ginkgo.GinkgoHelper()
 	before := s.instance
 	s.appFrame = ""
@@ -501,7 +500,7 @@ func (s *Surface) readContainedGlobals(ctx context.Context, c *Containment) {
 	for _, ns := range containedGlobals {
 		names = append(names, ns...)
 	}
-	held, err := s.sess.Globals(ctx, s.frame(), names)
+	held, err := s.sess.Globals(ctx, s.Frame(), names)
 	if err != nil {
 		s.tc.Errorf("reading the app frame's globals: %v", err)
 	}
@@ -580,14 +579,14 @@ func (r *ProbeResult) StepFailed(i int) bool {
 // Observe asks the host what it recorded of appID's surface.
 func (tc *TestContext) Observe(appID string) protocol.ObserveResult {
 	ginkgo.GinkgoHelper()
-	tc.requireMethod(protocol.MethodObserve)
+	tc.RequireMethod(protocol.MethodObserve)
 	var r protocol.ObserveResult
 	tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: appID}, &r)
 	return r
 }
 
-// executed reports whether the host's record shows requestID allowed.
-func executed(o protocol.ObserveResult, requestID string) bool {
+// Executed reports whether the host's record shows requestID allowed.
+func Executed(o protocol.ObserveResult, requestID string) bool {
 	for _, c := range o.Calls {
 		if c.RequestID == requestID && c.Decision == protocol.DecisionAllowed {
 			return true
@@ -596,8 +595,8 @@ func executed(o protocol.ObserveResult, requestID string) bool {
 	return false
 }
 
-// callOf returns the host's record of requestID.
-func callOf(o protocol.ObserveResult, requestID string) (protocol.BridgeCall, bool) {
+// CallOf returns the host's record of requestID.
+func CallOf(o protocol.ObserveResult, requestID string) (protocol.BridgeCall, bool) {
 	for _, c := range o.Calls {
 		if c.RequestID == requestID {
 			return c, true
@@ -609,6 +608,39 @@ func callOf(o protocol.ObserveResult, requestID string) (protocol.BridgeCall, bo
 // HostSet changes host state as a user would (host/set).
 func (tc *TestContext) HostSet(p protocol.SetParams) {
 	ginkgo.GinkgoHelper()
-	tc.requireMethod(protocol.MethodSet)
+	tc.RequireMethod(protocol.MethodSet)
 	tc.MustCall(protocol.MethodSet, p, &protocol.OK{})
 }
+
+// PageText opens the page the host named (address, or a DevTools target)
+// and returns the text a user sees there. A page that loads and then stops
+// answering (its script never yields) ends the spec as an error within
+// pageAnswerTimeout, and counts as a surface that failed to load
+// (surfaceMissed), as a page that never loads does: the run gives up on
+// them in bounded time.
+func PageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) string {
+	ginkgo.GinkgoHelper()
+	if tc.surfaceGaveUp != "" {
+		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
+	}
+	what := "the page " + address
+	if address == "" && dt != nil {
+		what = "the page of DevTools target " + dt.TargetID
+	}
+	sess := tc.openPage(address, dt, "the page")
+	ctx, cancel := context.WithTimeout(context.Background(), pageAnswerTimeout)
+	defer cancel()
+	var text string
+	if err := sess.Inspect(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {
+		tc.markStuck(sess)
+		tc.surfaceMissed(fmt.Sprintf("%s loaded, then did not answer a read of its text within %s: %v", what, pageAnswerTimeout, err))
+	}
+	tc.surfaceMisses = 0
+	return text
+}
+
+// TC is the spec's context the surface was opened in.
+func (s *Surface) TC() *TestContext { return s.tc }
+
+// Session is the browser session the surface is open in.
+func (s *Surface) Session() *browser.Session { return s.sess }

@@ -24,7 +24,7 @@ func describeVerification(tc *TestContext) {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
-			AppendFile(dir, tamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
 			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 		})
@@ -61,7 +61,7 @@ func describeVerification(tc *TestContext) {
 			WriteFile(tricky, ".git/HEAD", []byte("ref: refs/heads/main\n"))
 			WriteFile(tricky, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
 			// A link that stays inside is hashed as the file it points to.
-			mustSymlink(filepath.Join(tricky, "a.txt"), filepath.Join(tricky, "b-link.txt"))
+			MustSymlink(filepath.Join(tricky, "a.txt"), filepath.Join(tricky, "b-link.txt"))
 			for _, dir := range []string{tc.Fixture("minimal-app"), tc.Fixture("full-app"), tricky} {
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
@@ -73,9 +73,9 @@ func describeVerification(tc *TestContext) {
 		// Generated trees: every seed is a package the oracle hashes; the
 		// host must agree on each (failures name the seed).
 		It("computes packageHash as the standard's tooling does on generated package trees", tc.Req("VERIFY-HASH-ALGORITHM"), func() {
-			for seed := uint64(1); seed <= generatedTrees; seed++ {
+			for seed := uint64(1); seed <= GeneratedTrees; seed++ {
 				dir := tc.Fixture("minimal-app")
-				plantGeneratedFiles(dir, seed, 12)
+				PlantGeneratedFiles(dir, seed, 12)
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
 				Expect(got.PackageHash).To(EqualFold(want.PackageHash), "packageHash of minimal-app with the files of generated tree %d", seed)
@@ -83,9 +83,9 @@ func describeVerification(tc *TestContext) {
 		})
 
 		DescribeTable("fails a generated package tree changed after hashing",
-			func(change treeChange) {
+			func(change TreeChange) {
 				dir := tc.Fixture("minimal-app")
-				planted := plantGeneratedFiles(dir, changedTreeSeed, 12)
+				planted := PlantGeneratedFiles(dir, ChangedTreeSeed, 12)
 				// The release is the host's own hash of the tree, so that
 				// what is judged is whether the host sees the change, not
 				// whether it hashes as the oracle does (the check above).
@@ -95,17 +95,17 @@ func describeVerification(tc *TestContext) {
 					rel = &protocol.Release{PackageHash: got.PackageHash, ManifestHash: got.ManifestHash}
 				})
 				tc.ExpectVerifies(dir, rel)
-				change.apply(dir, planted)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: change.what + " (generated tree " + fmt.Sprint(changedTreeSeed) + ")",
+				change.Apply(dir, planted)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: change.What + " (generated tree " + fmt.Sprint(ChangedTreeSeed) + ")",
 					Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 			},
-			treeChangeEntries(tc),
+			TreeChangeEntries(tc),
 		)
 
 		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
 			dir := tc.Fixture("full-app")
 			tc.ExpectVerifies(dir, tc.ReleaseOf(dir))
-			rewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md")))
+			RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md")))
 			// The release is of the package as it now is: only the
 			// signature file can tell.
 			tc.ExpectRefused(tc.VerifyRefusal(dir, tc.ReleaseOf(dir)), Planted{What: "a signature file naming another manifest hash",
@@ -123,7 +123,7 @@ func describeVerification(tc *TestContext) {
 			// Writing APP.md keeps the signature file current: it is made to
 			// name the hash of the APP.md before the blank lines again.
 			AppendFile(dir, "APP.md", []byte("\n\n"))
-			rewriteSignatureHash(dir, named.ManifestHash)
+			RewriteSignatureHash(dir, named.ManifestHash)
 			rel := tc.ReleaseOf(dir)
 			rel.ManifestHash = ""
 			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "APP.md given trailing blank lines after app.signature.yaml named its hash",
@@ -151,7 +151,7 @@ func describeVerification(tc *TestContext) {
 				if !slices.Contains(blockedStatuses(), r.Status) {
 					tc.Failf("an app requiring appRuntime %s verified and readiness is %q, not blocked (or its older spelling failed): %s", planted, r.Status, raw)
 				}
-				if !namesFailingCheck(r, "appRuntime") {
+				if !NamesFailingCheck(r, "appRuntime") {
 					tc.Failf("readiness is blocked but names no failing check for requires.lime.appRuntime: %s", raw)
 				}
 				tc.Reading("incompatible host version", "verified, blocked in readiness")

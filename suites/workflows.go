@@ -89,7 +89,7 @@ func (v runView) String() string {
 // tool, and installs workflow-app.
 func installWorkflowApp(tc *TestContext, p protocol.ConfigureParams) string {
 	GinkgoHelper()
-	tc.Configure(withTools(tc.withAppServer(p), toolOfReview))
+	tc.Configure(withTools(tc.WithAppServer(p), toolOfReview))
 	dir := tc.Fixture(workflowFixture)
 	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
 }
@@ -104,7 +104,7 @@ func withTools(p protocol.ConfigureParams, tools ...string) protocol.ConfigurePa
 func workflowCall(tc *TestContext, app, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	raw, _ := json.Marshal(args)
-	return tc.invokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: nonce("workflow"),
+	return tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: Nonce("workflow"),
 		Capability: "lime.workflow", Method: method, Args: raw})
 }
 
@@ -112,7 +112,7 @@ func workflowCall(tc *TestContext, app, method string, args map[string]any) host
 // spec blocked, since nothing was run to judge.
 func startRun(tc *TestContext, app, key string) string {
 	GinkgoHelper()
-	return startRunKeyed(tc, app, key, nonce("run"))
+	return startRunKeyed(tc, app, key, Nonce("run"))
 }
 
 // startRunKeyed starts a run of workflow key with the idempotency key idem.
@@ -120,10 +120,10 @@ func startRunKeyed(tc *TestContext, app, key, idem string) string {
 	GinkgoHelper()
 	var v runView
 	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
-		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": nonce("topic")},
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": Nonce("topic")},
 			"idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
-			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, describeAnswer(m, true))
+			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, DescribeAnswer(m, true))
 		}
 	})
 	return v.RunID
@@ -135,7 +135,7 @@ func readRun(tc *TestContext, app, run string) runView {
 	m := workflowCall(tc, app, "read", map[string]any{"runId": run})
 	var v runView
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.Status == "" {
-		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, describeAnswer(m, true))
+		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, DescribeAnswer(m, true))
 	}
 	return v
 }
@@ -233,12 +233,12 @@ func decide(tc *TestContext, app, run, method string, args map[string]any) hostb
 // storedValue is what the app reads under key ("null" when nothing).
 func readStored(tc *TestContext, app, key string) string {
 	GinkgoHelper()
-	m := tc.storageCall(app, "get", map[string]any{"key": key})
+	m := tc.StorageCall(app, "get", map[string]any{"key": key})
 	var v struct {
 		Value json.RawMessage `json:"value"`
 	}
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil {
-		tc.Errorf("lime.storage get of %q got %s", key, describeAnswer(m, true))
+		tc.Errorf("lime.storage get of %q got %s", key, DescribeAnswer(m, true))
 	}
 	if len(v.Value) == 0 {
 		return "null"
@@ -261,7 +261,7 @@ func runArtifacts(tc *TestContext, app, run string) []protocol.ArtifactRecord {
 
 // turnsStarted counts the agentSession/turn/start the host sent.
 func turnsStarted(tc *TestContext) int {
-	return len(fromHost(tc.appServer.Messages(), appserver.MethodTurnStart))
+	return len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
 }
 
 // markedTurns is a script whose turns succeed with output {"mark": m}
@@ -305,8 +305,8 @@ func describeWorkflows(tc *TestContext) {
 	Describe("Runtime: workflows", func() {
 		It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
 			tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
-				mark := nonce("draft")
-				tc.appServer.SetScript(markedTurns(mark))
+				mark := Nonce("draft")
+				tc.AppServer().SetScript(markedTurns(mark))
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				run := startRun(tc, app, reviewFlow)
 				v := settleRun(tc, app, run)
@@ -341,8 +341,8 @@ func describeWorkflows(tc *TestContext) {
 
 		It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
 			tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
-				approved, rejected := nonce("approved"), nonce("rejected")
-				tc.appServer.SetScript(markedTurns(approved, rejected))
+				approved, rejected := Nonce("approved"), Nonce("rejected")
+				tc.AppServer().SetScript(markedTurns(approved, rejected))
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				key := storageKeyOf[reviewFlow]
 
@@ -393,7 +393,7 @@ func describeWorkflows(tc *TestContext) {
 				if whileTurnRuns {
 					sc := markedTurns()
 					sc.Turns = [][]appserver.Event{appserver.HangingTurn}
-					tc.appServer.SetScript(sc)
+					tc.AppServer().SetScript(sc)
 				}
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				run := startRun(tc, app, reviewFlow)
@@ -414,21 +414,21 @@ func describeWorkflows(tc *TestContext) {
 					// Interrupted at the review, the run takes no decision
 					// until it is resumed.
 					if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow interrupt of a run at review got %s", describeAnswer(m, true))
+						tc.Failf("lime.workflow interrupt of a run at review got %s", DescribeAnswer(m, true))
 					}
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
 						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
 					}
 					if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow resume of the run interrupted at review got %s", describeAnswer(m, true))
+						tc.Failf("lime.workflow resume of the run interrupted at review got %s", DescribeAnswer(m, true))
 					}
 					expectRunAt(tc, app, run, "waiting", "review")
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					expectRunAt(tc, app, run, "waiting", "hold")
 				}
 				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, describeAnswer(m, true))
+					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, DescribeAnswer(m, true))
 				}
 				// Meanwhile the wait's signal comes: an interrupted run must not take it.
 				if !whileTurnRuns {
@@ -440,7 +440,7 @@ func describeWorkflows(tc *TestContext) {
 				}
 				turns := turnsStarted(tc)
 				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow resume of the interrupted run got %s", describeAnswer(m, true))
+					tc.Failf("lime.workflow resume of the interrupted run got %s", DescribeAnswer(m, true))
 				}
 				want := "hold"
 				if whileTurnRuns {
@@ -479,14 +479,14 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("retry_flow is %s", v)
 					}
 				})
-				mark := nonce("retried")
+				mark := Nonce("retried")
 				sc := markedTurns()
 				for range failures {
 					sc.Turns = append(sc.Turns, appserver.FailedTurn)
 				}
 				sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
 				sc.EventGap = 5 * time.Millisecond
-				tc.appServer.SetScript(sc)
+				tc.AppServer().SetScript(sc)
 				before := turnsStarted(tc)
 				stored := readStored(tc, app, key)
 				run := startRun(tc, app, retryFlow)
@@ -529,7 +529,7 @@ func describeWorkflows(tc *TestContext) {
 				})
 				sc := markedTurns()
 				sc.Turn = appserver.HangingTurn
-				tc.appServer.SetScript(sc)
+				tc.AppServer().SetScript(sc)
 				before := turnsStarted(tc)
 				stored := readStored(tc, app, storageKeyOf[timeoutFlow])
 				run := startRun(tc, app, timeoutFlow)
@@ -571,11 +571,11 @@ func describeWorkflows(tc *TestContext) {
 				expectNothingWritten(tc, app, run, reviewFlow, stored, "after "+state+" could not be carried out")
 			},
 			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "draft", func(string) {
-				tc.appServer.SetMode(appserver.Refuse)
-				tc.appServer.DropConnections()
+				tc.AppServer().SetMode(appserver.Refuse)
+				tc.AppServer().DropConnections()
 			}),
 			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "check", func(string) {
-				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure())))
+				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure())))
 			}),
 		)
 
@@ -584,7 +584,7 @@ func describeWorkflows(tc *TestContext) {
 		DescribeTable("fails a tool call closed when any one of the tools it uses is not available",
 			func(missing string) {
 				uses := []string{toolOfReview, secondToolOfReview}
-				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure()), uses...))
+				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), uses...))
 				dir := tc.Fixture(workflowFixture)
 				ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
 				ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
@@ -593,7 +593,7 @@ func describeWorkflows(tc *TestContext) {
 					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
 				})
 				kept := slices.DeleteFunc(slices.Clone(uses), func(u string) bool { return u == missing })
-				tc.Configure(withTools(tc.withAppServer(tc.DefaultConfigure()), kept...))
+				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), kept...))
 				stored := readStored(tc, app, storageKeyOf[reviewFlow])
 				run := startRun(tc, app, reviewFlow)
 				v := settleRun(tc, app, run)
@@ -615,17 +615,17 @@ func describeWorkflows(tc *TestContext) {
 			tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				// The neighbour's id begins with the app's: confusable.
-				other := app + "-" + nonce("neighbour")
+				other := app + "-" + Nonce("neighbour")
 				dir := tc.FixtureAs(workflowFixture, other)
 				SetField(dir, "name", other)
 				tc.Install(dir, tc.ReleaseOf(dir))
-				idem := nonce("run")
+				idem := Nonce("run")
 				run := startRunKeyed(tc, app, reviewFlow, idem)
 				expectRunAt(tc, app, run, "waiting", "review")
 				// The same idempotency key from another app names another
 				// request: it starts a run of its own, never hands over this one.
-				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": nonce("topic")},
-					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, run) {
+				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": Nonce("topic")},
+					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, run) {
 					tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
 				}
 				var own string
@@ -635,10 +635,10 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
 					}
 				})
-				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, retryFlow) {
+				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, retryFlow) {
 					tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
 				}
-				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && containsText(m.Payload, reviewFlow) {
+				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, reviewFlow) {
 					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
 				}
 				workflowCall(tc, other, "respond", map[string]any{"runId": run, "decision": "approve"})
@@ -681,7 +681,7 @@ func describeWorkflows(tc *TestContext) {
 			app := installWorkflowApp(tc, tc.DefaultConfigure())
 			first, _ := tc.ListedApp(app)
 			older := recordedArtifact(tc, app, completedReviewRun(tc, app))
-			tc.updatedFixture(app, workflowFixture)
+			tc.UpdatedFixture(app, workflowFixture)
 			arts := tc.Observe(app).Artifacts
 			i := slices.IndexFunc(arts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == older.ArtifactID })
 			if i < 0 {
@@ -691,8 +691,8 @@ func describeWorkflows(tc *TestContext) {
 				tc.Failf("after app/update the artifact %s, made at %s, is recorded as made by release %q", older.ArtifactID, first.Version, arts[i].Version)
 			}
 			newer := recordedArtifact(tc, app, completedReviewRun(tc, app))
-			if newer.Version != newerProbeVersion {
-				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, newerProbeVersion, newer.Version)
+			if newer.Version != NewerProbeVersion {
+				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, NewerProbeVersion, newer.Version)
 			}
 		})
 
@@ -711,12 +711,12 @@ func describeWorkflows(tc *TestContext) {
 				})
 				recorded := slices.ContainsFunc(tc.Observe(app).Artifacts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == art.ArtifactID })
 				m := workflowCall(tc, app, "read", map[string]any{"runId": run})
-				readable := m.Type == hostbridge.TypeResponse && containsText(m.Payload, run)
+				readable := m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, run)
 				switch {
 				case keep && !recorded:
 					tc.Failf("after uninstall keeping data and a reinstall, host/observe of %s no longer records the artifact %s of run %s", app, art.ArtifactID, run)
 				case keep && !readable:
-					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, describeAnswer(m, true))
+					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, DescribeAnswer(m, true))
 				case !keep && recorded:
 					tc.Failf("after uninstall deleting data and a reinstall, host/observe of %s still records the artifact %s of the old run %s", app, art.ArtifactID, run)
 				case !keep && readable:
@@ -748,8 +748,8 @@ func describeWorkflows(tc *TestContext) {
 				if !slices.ContainsFunc(tc.Observe(b).Artifacts, func(x protocol.ArtifactRecord) bool { return x.ArtifactID == art.ArtifactID }) {
 					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
 				}
-				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !containsText(m.Payload, run) {
-					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, describeAnswer(m, true))
+				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, run) {
+					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, DescribeAnswer(m, true))
 				}
 			},
 			Entry(workflowFixture+" uninstalled, "+workflowFixture+"-b judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), false),
