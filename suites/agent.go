@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -24,7 +26,7 @@ import (
 const agentAnswerTimeout = 10000
 
 // goldenTranscript loads a golden App Server exchange of the fixtures.
-func goldenTranscript(tc *TestContext, name string) *golden.Golden {
+func goldenTranscript(tc *harness.TestContext, name string) *golden.Golden {
 	GinkgoHelper()
 	b, err := platformconformance.Transcript(name)
 	if err != nil {
@@ -47,22 +49,22 @@ type agentTask struct {
 }
 
 // startTask asks lime.agent startTask from the app's frame.
-func startTask(s *Surface, requestID string) *agentTask {
+func startTask(s *harness.Surface, requestID string) *agentTask {
 	GinkgoHelper()
 	return resumeTask(s, requestID, "")
 }
 
 // resumeTask asks lime.agent startTask in session (a session id the app
 // cached; "" for a new session).
-func resumeTask(s *Surface, requestID, session string) *agentTask {
+func resumeTask(s *harness.Surface, requestID, session string) *agentTask {
 	GinkgoHelper()
-	t := &agentTask{requestID: requestID, input: Nonce("probe-input"), key: Nonce("idem")}
+	t := &agentTask{requestID: requestID, input: harness.Nonce("probe-input"), key: harness.Nonce("idem")}
 	args := map[string]any{"input": map[string]any{"text": t.input}, "idempotencyKey": t.key}
 	if session != "" {
 		args["sessionId"] = session
 	}
-	step := Invoke(requestID, "lime.agent", "startTask", args)
-	r := s.Run(step, Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": agentAnswerTimeout})
+	step := harness.Invoke(requestID, "lime.agent", "startTask", args)
+	r := s.Run(step, harness.Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": agentAnswerTimeout})
 	t.answer, t.answered = r.Answer(requestID)
 	if t.answered && t.answer.Type == hostbridge.TypeResponse {
 		var p struct {
@@ -77,20 +79,20 @@ func resumeTask(s *Surface, requestID, session string) *agentTask {
 
 // expectStarted is the positive control of the agent specs: with the App
 // Server serving, startTask is answered with host:response.
-func expectStarted(s *Surface, requestID string) *agentTask {
+func expectStarted(s *harness.Surface, requestID string) *agentTask {
 	GinkgoHelper()
 	var t *agentTask
 	s.TC().Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
 		t = startTask(s, requestID)
 		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-			s.TC().Failf("startTask got %s", DescribeAnswer(t.answer, t.answered))
+			s.TC().Failf("startTask got %s", harness.DescribeAnswer(t.answer, t.answered))
 		}
 	})
 	return t
 }
 
 // taskEvents are the host:event envelopes the app received, in order.
-func taskEvents(r *ProbeResult) []hostbridge.TaskEvent {
+func taskEvents(r *harness.ProbeResult) []hostbridge.TaskEvent {
 	var out []hostbridge.TaskEvent
 	for _, m := range r.OfType(hostbridge.TypeEvent) {
 		var e hostbridge.TaskEvent
@@ -159,17 +161,17 @@ func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
 // carried into App Server JSON-RPC and the facts projected back (spec 000
 // Agent Task Runtime Control Plane; 001 the App Server mapping; 002 the
 // desktop agent execution path).
-func describeAgent(tc *TestContext) {
+func describeAgent(tc *harness.TestContext) {
 	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
 		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), func() {
 			appID := tc.InstallProbe(tc.WithAppServer(tc.DefaultConfigure()))
-			input, key := Nonce("probe-input"), Nonce("idem")
+			input, key := harness.Nonce("probe-input"), harness.Nonce("idem")
 			args, _ := json.Marshal(map[string]any{"input": map[string]any{"text": input}, "idempotencyKey": key})
 			tc.Precondition("lime.agent startTask through app/invoke is answered with host:response while the App Server serves", func() {
 				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: "task-1",
 					Capability: "lime.agent", Method: "startTask", Args: args})
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("app/invoke of lime.agent startTask answered %s", DescribeAnswer(m, true))
+					tc.Failf("app/invoke of lime.agent startTask answered %s", harness.DescribeAnswer(m, true))
 				}
 			})
 			expectTaskMapped(tc, appID, input, key)
@@ -180,7 +182,7 @@ func describeAgent(tc *TestContext) {
 			appID := tc.InstallProbe(tc.WithAppServer(tc.DefaultConfigure()))
 			tc.AppServer().SetScript(appserver.ReplayScript(g))
 			tc.AppServer().DropConnections()
-			artifact := Nonce("artifact")
+			artifact := harness.Nonce("artifact")
 			args, _ := json.Marshal(map[string]any{"artifactId": artifact})
 			for _, c := range []struct {
 				capability, method string
@@ -191,11 +193,11 @@ func describeAgent(tc *TestContext) {
 				{"lime.artifacts", "read", args, "golden artifact content"},
 				{"lime.evidence", "export", nil, "golden-evidence-pack"},
 			} {
-				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: Nonce("read"),
+				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: harness.Nonce("read"),
 					Capability: c.capability, Method: c.method, Args: c.args})
-				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, c.returned) {
+				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, c.returned) {
 					tc.Failf("app/invoke of %s %s answered %s, not with what the App Server returned (it holds %q)",
-						c.capability, c.method, DescribeAnswer(m, true), c.returned)
+						c.capability, c.method, harness.DescribeAnswer(m, true), c.returned)
 				}
 			}
 			var seen []golden.Seen
@@ -204,7 +206,7 @@ func describeAgent(tc *TestContext) {
 					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
 				}
 			}
-			b := golden.Bindings{"app": appID, "workspace": WorkspaceID, "artifact": artifact}
+			b := golden.Bindings{"app": appID, "workspace": harness.WorkspaceID, "artifact": artifact}
 			if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
 				var lines []string
 				for _, m := range mis {
@@ -259,7 +261,7 @@ func describeAgent(tc *TestContext) {
 					}
 				}
 			}
-			if len(FromHost(msgs, appserver.MethodSessionStart)) == 0 {
+			if len(harness.FromHost(msgs, appserver.MethodSessionStart)) == 0 {
 				tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
 			}
 			if len(order) < 2 {
@@ -288,7 +290,7 @@ func describeAgent(tc *TestContext) {
 					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
 				}
 			}
-			b := golden.Bindings{"app": s.AppID, "workspace": WorkspaceID, "input": t.input, "key": t.key}
+			b := golden.Bindings{"app": s.AppID, "workspace": harness.WorkspaceID, "input": t.input, "key": t.key}
 			if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
 				var lines []string
 				for _, m := range mis {
@@ -313,8 +315,8 @@ func describeAgent(tc *TestContext) {
 			tc.AppServer().SetScript(sc)
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			t := expectStarted(s, "task-1")
-			r := s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
-			turns := FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
+			r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
+			turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
 			}
@@ -356,29 +358,29 @@ func describeAgent(tc *TestContext) {
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			tc.AppServer().SetScript(appserver.LongTurn())
 			t := expectStarted(s, "task-1")
-			s.Run(AwaitCount(hostbridge.TypeEvent, 2))
+			s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
 			// Who answers: a cancel naming no task of the app (an id that
 			// extends the running task's) cancels nothing.
 			wrong := t.TaskID + "-other"
-			r := s.Run(Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), AwaitAnswer("cancel-wrong"))
-			if sent := FromHost(tc.AppServer().Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
+			r := s.Run(harness.Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), harness.AwaitAnswer("cancel-wrong"))
+			if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
 				tc.Failf("the app cancelled task %s, which it never started, and the host sent the App Server agentSession/turn/cancel %s of its running task %s", wrong, sent[0].Params, t.TaskID)
 			}
 			if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
 				tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
 			}
-			r = s.Run(Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), AwaitAnswer("cancel-1"), Sleep(1000))
+			r = s.Run(harness.Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), harness.AwaitAnswer("cancel-1"), harness.Sleep(1000))
 			msgs := tc.AppServer().Messages()
-			turns := FromHost(msgs, appserver.MethodTurnStart)
+			turns := harness.FromHost(msgs, appserver.MethodTurnStart)
 			if len(turns) == 0 {
 				tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
 			}
 			turn := turnIDOf(msgs, turns[0])
-			cancels := FromHost(msgs, appserver.MethodTurnCancel)
+			cancels := harness.FromHost(msgs, appserver.MethodTurnCancel)
 			if len(cancels) == 0 {
-				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, DescribeAnswer(r.Answer("cancel-1")))
+				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, harness.DescribeAnswer(r.Answer("cancel-1")))
 			}
-			if !ContainsText(cancels[0].Params, `"`+turn+`"`) {
+			if !harness.ContainsText(cancels[0].Params, `"`+turn+`"`) {
 				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
 			}
 			var last hostbridge.TaskEvent
@@ -400,13 +402,13 @@ func describeAgent(tc *TestContext) {
 			own := expectStarted(s, "task-1")
 			tc.Precondition("the app's own session resumes", func() {
 				if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, DescribeAnswer(t.answer, t.answered))
+					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, harness.DescribeAnswer(t.answer, t.answered))
 				}
 			})
 			turnsOn := func(session string) int {
 				n := 0
-				for _, m := range FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart) {
-					if ContainsText(m.Params, `"`+session+`"`) {
+				for _, m := range harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart) {
+					if harness.ContainsText(m.Params, `"`+session+`"`) {
 						n++
 					}
 				}
@@ -415,7 +417,7 @@ func describeAgent(tc *TestContext) {
 			// The resumed turn came after agentSession/read of that session.
 			var readAt, turnAt = -1, -1
 			for i, m := range tc.AppServer().Messages() {
-				if m.Dir != appserver.FromHost || !ContainsText(m.Params, `"`+own.SessionID+`"`) {
+				if m.Dir != appserver.FromHost || !harness.ContainsText(m.Params, `"`+own.SessionID+`"`) {
 					continue
 				}
 				if m.Method == appserver.MethodSessionRead && readAt < 0 {
@@ -428,15 +430,15 @@ func describeAgent(tc *TestContext) {
 			if readAt < 0 || readAt > turnAt {
 				tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
 			}
-			foreign := appserver.Session{SessionID: Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
+			foreign := appserver.Session{SessionID: harness.Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
 			// A workspace whose id begins with this one's: confusable.
-			shadow := appserver.Session{SessionID: Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: WorkspaceID + "-shadow"}
+			shadow := appserver.Session{SessionID: harness.Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: harness.WorkspaceID + "-shadow"}
 			tc.AppServer().Script().Seed(foreign)
 			tc.AppServer().Script().Seed(shadow)
 			for _, c := range []struct{ what, id string }{
 				{"of another workspace", foreign.SessionID},
 				{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
-				{"the App Server does not know", Nonce("unknown-session")},
+				{"the App Server does not know", harness.Nonce("unknown-session")},
 			} {
 				t := resumeTask(s, "resume-"+c.id, c.id)
 				if t.answered && t.answer.Type == hostbridge.TypeResponse {
@@ -446,7 +448,7 @@ func describeAgent(tc *TestContext) {
 					tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
 				}
 				if !t.answered || t.answer.Type != hostbridge.TypeError {
-					tc.Failf("resuming a session %s got %s, not host:error", c.what, DescribeAnswer(t.answer, t.answered))
+					tc.Failf("resuming a session %s got %s, not host:error", c.what, harness.DescribeAnswer(t.answer, t.answered))
 				}
 			}
 		})
@@ -461,10 +463,10 @@ func describeAgent(tc *TestContext) {
 				tc.AppServer().SetScript(appserver.ApprovalTurn())
 				t := expectStarted(s, "task-1")
 				requestID := appserver.Approval["requestId"].(string)
-				r := s.Run(AwaitCount(hostbridge.TypeEvent, 2))
+				r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
 				asked := false
 				for _, e := range taskEvents(r) {
-					if e.TaskID == t.TaskID && e.Type == "approval:requested" && ContainsText(e.Payload, `"`+requestID+`"`) {
+					if e.TaskID == t.TaskID && e.Type == "approval:requested" && harness.ContainsText(e.Payload, `"`+requestID+`"`) {
 						asked = true
 					}
 				}
@@ -483,8 +485,8 @@ func describeAgent(tc *TestContext) {
 						{"a task the app never started", t.TaskID + "-other", requestID},
 					} {
 						id := fmt.Sprintf("decide-wrong-%d", i)
-						wr := s.Run(Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), AwaitAnswer(id))
-						if sent := FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond); len(sent) > 0 {
+						wr := s.Run(harness.Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), harness.AwaitAnswer(id))
+						if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond); len(sent) > 0 {
 							tc.Failf("the app decided %s on %s (task %s, request %s), and the host answered the App Server's approval %s with agentSession/action/respond %s",
 								decision, w.what, w.task, w.request, requestID, sent[0].Params)
 						}
@@ -492,16 +494,16 @@ func describeAgent(tc *TestContext) {
 							tc.Failf("respondApproval on %s (task %s, request %s) was answered host:response %s, not refused", w.what, w.task, w.request, m.Payload)
 						}
 					}
-					r = s.Run(Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
-						AwaitAnswer("decide-1"), Sleep(500))
+					r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
+						harness.AwaitAnswer("decide-1"), harness.Sleep(500))
 				} else {
 					tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
 				}
-				responds := FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond)
+				responds := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond)
 				switch {
 				case len(responds) == 0 && asked:
 					tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
-						decision, requestID, DescribeAnswer(r.Answer("decide-1")))
+						decision, requestID, harness.DescribeAnswer(r.Answer("decide-1")))
 				case len(responds) == 0:
 					tc.Failf("the App Server asked for approval %s of a tool the tenant policy denies; the host neither asked the app nor answered the App Server with agentSession/action/respond (events: %v)",
 						requestID, taskEvents(r))
@@ -513,7 +515,7 @@ func describeAgent(tc *TestContext) {
 					Behavior string `json:"behavior"`
 				}
 				_ = json.Unmarshal(responds[0].Params, &rp)
-				if got := FirstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
+				if got := harness.FirstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
 					why := "the app's decision"
 					if policyDenies {
 						why = "deny: the tenant policy denies the tool, and deny wins over the app's allow"
@@ -540,10 +542,10 @@ func describeAgent(tc *TestContext) {
 			expectedWith := func(retries int) map[string]any {
 				return map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
 			}
-			start := func(s *Surface, id string, expected map[string]any) *agentTask {
+			start := func(s *harness.Surface, id string, expected map[string]any) *agentTask {
 				t := &agentTask{requestID: id}
-				r := s.Run(Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
-					Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+				r := s.Run(harness.Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
+					harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
 				t.answer, t.answered = r.Answer(id)
 				var p struct {
 					TaskID string `json:"taskId"`
@@ -552,10 +554,10 @@ func describeAgent(tc *TestContext) {
 				t.TaskID = p.TaskID
 				return t
 			}
-			resultOf := func(s *Surface, t *agentTask) hostbridge.TaskEvent {
+			resultOf := func(s *harness.Surface, t *agentTask) hostbridge.TaskEvent {
 				var end hostbridge.TaskEvent
 				for i := 0; i < 10 && end.Type == ""; i++ {
-					for _, e := range taskEvents(s.Run(Sleep(300))) {
+					for _, e := range taskEvents(s.Run(harness.Sleep(300))) {
 						if e.TaskID == t.TaskID && e.Type == "result" {
 							end = e
 						}
@@ -568,7 +570,7 @@ func describeAgent(tc *TestContext) {
 				tc.AppServer().SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
 				t := start(s, "valid-1", expectedWith(2))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("startTask with expectedOutput got %s", DescribeAnswer(t.answer, t.answered))
+					tc.Failf("startTask with expectedOutput got %s", harness.DescribeAnswer(t.answer, t.answered))
 				}
 				if end := resultOf(s, t); end.Subtype != "success" {
 					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
@@ -577,19 +579,19 @@ func describeAgent(tc *TestContext) {
 			// A limit the host's own default might stand in for, and the
 			// boundary: 0 retries means none, not "unstated".
 			for _, retries := range []int{2, 0} {
-				before := len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
+				before := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
 				tc.AppServer().SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
 				t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, DescribeAnswer(t.answer, t.answered))
+					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.DescribeAnswer(t.answer, t.answered))
 				}
 				end := resultOf(s, t)
-				for _, e := range taskEvents(s.Run(Sleep(1))) {
+				for _, e := range taskEvents(s.Run(harness.Sleep(1))) {
 					if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
 						tc.Failf("a natural-language summary reached the app as result success")
 					}
 				}
-				if turns := len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
+				if turns := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
 					tc.Failf("the host started %d turns for output that keeps failing its schema with maxValidationRetries %d: the first and at most %d retries", turns, retries, retries)
 				}
 				if end.Subtype != "error_max_structured_output_retries" {
@@ -600,7 +602,7 @@ func describeAgent(tc *TestContext) {
 
 		DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
 			func(capability, method, asMethod string) {
-				marker, artifactID := Nonce("projected"), Nonce("artifact")
+				marker, artifactID := harness.Nonce("projected"), harness.Nonce("artifact")
 				sc := appserver.NewScript()
 				sc.SetProjections(appserver.Projections{
 					Capabilities: []any{map[string]any{"capabilityId": marker}},
@@ -616,20 +618,20 @@ func describeAgent(tc *TestContext) {
 				}
 				read := func(id string) (hostbridge.Message, bool) {
 					GinkgoHelper()
-					r := s.Run(Invoke(id, capability, method, args), Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+					r := s.Run(harness.Invoke(id, capability, method, args), harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
 					return r.Answer(id)
 				}
 				call := capability + " " + method
-				before := len(FromHost(tc.AppServer().Messages(), asMethod))
-				m, answered := read(Nonce("read"))
+				before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
+				m, answered := read(harness.Nonce("read"))
 				if !answered || m.Type != hostbridge.TypeResponse {
-					tc.Failf("%s with the App Server serving got %s, not host:response", call, DescribeAnswer(m, answered))
+					tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.DescribeAnswer(m, answered))
 				}
-				sent := FromHost(tc.AppServer().Messages(), asMethod)[before:]
+				sent := harness.FromHost(tc.AppServer().Messages(), asMethod)[before:]
 				if len(sent) == 0 {
 					tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
 				}
-				if !ContainsText(m.Payload, marker) {
+				if !harness.ContainsText(m.Payload, marker) {
 					tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
 				}
 				var bound struct {
@@ -642,7 +644,7 @@ func describeAgent(tc *TestContext) {
 				}
 				tc.AppServer().SetMode(appserver.Refuse)
 				tc.AppServer().DropConnections()
-				m, answered = read(Nonce("down"))
+				m, answered = read(harness.Nonce("down"))
 				if answered && m.Type == hostbridge.TypeResponse {
 					tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
 				}
@@ -650,7 +652,7 @@ func describeAgent(tc *TestContext) {
 					tc.Errorf("%s got no answer within %d ms with the App Server refusing connections", call, agentAnswerTimeout)
 				}
 				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
-					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, DescribeAnswer(m, answered))
+					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.DescribeAnswer(m, answered))
 				}
 			},
 			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
@@ -669,7 +671,7 @@ func describeAgent(tc *TestContext) {
 					"apiKey": canaries.ProviderKey,
 					"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
 				}
-				clean, tainted, marker := Nonce("artifact"), Nonce("artifact"), Nonce("projected")
+				clean, tainted, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
 				sc := appserver.NewScript()
 				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
 					clean:   map[string]any{"artifactId": clean, "content": marker},
@@ -688,10 +690,10 @@ func describeAgent(tc *TestContext) {
 				}
 				tc.AppServer().SetScript(sc)
 				s := tc.ProbeSurface(tc.WithAppServer(tc.WithSecret()))
-				var r *ProbeResult
+				var r *harness.ProbeResult
 				if where == "facts" {
 					expectStarted(s, "task-1")
-					r = s.Run(AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
+					r = s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
 					ended := slices.ContainsFunc(taskEvents(r), func(e hostbridge.TaskEvent) bool { return e.Type == "result" })
 					tc.Precondition("the turn that quotes the credentials reaches the app, to its result", func() {
 						if !ended {
@@ -701,13 +703,13 @@ func describeAgent(tc *TestContext) {
 				} else {
 					read := func(id string) (hostbridge.Message, bool) {
 						GinkgoHelper()
-						r = s.Run(Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
-							Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+						r = s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
+							harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
 						return r.Answer(id)
 					}
 					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
-						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, marker) {
-							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, DescribeAnswer(m, answered))
+						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
+							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.DescribeAnswer(m, answered))
 						}
 					})
 					// Either answer is fine (host:response without the
@@ -725,16 +727,16 @@ func describeAgent(tc *TestContext) {
 			func(mode appserver.Mode, configured bool) {
 				s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 				expectStarted(s, "control-1")
-				s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+				s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 				if configured {
 					tc.AppServer().SetMode(mode)
 					tc.AppServer().DropConnections()
 				} else {
 					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 				}
-				before := len(taskEvents(s.Run(Sleep(1))))
+				before := len(taskEvents(s.Run(harness.Sleep(1))))
 				t := startTask(s, "down-1")
-				r := s.Run(Sleep(800))
+				r := s.Run(harness.Sleep(800))
 				what := "the App Server " + mode.String()
 				if !configured {
 					what = "no App Server configured"
@@ -753,7 +755,7 @@ func describeAgent(tc *TestContext) {
 					tc.Errorf("startTask got no answer within %d ms with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
 				}
 				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
-					tc.Failf("startTask got %s, not host:error with a stable code", DescribeAnswer(t.answer, t.answered))
+					tc.Failf("startTask got %s, not host:error with a stable code", harness.DescribeAnswer(t.answer, t.answered))
 				}
 			},
 			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
@@ -765,10 +767,10 @@ func describeAgent(tc *TestContext) {
 		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			control := expectStarted(s, "control-1")
-			s.Run(AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+			s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 			tc.AppServer().SetMode(appserver.DropMidTurn)
 			t := startTask(s, "drop-1")
-			r := s.Run(Sleep(1500))
+			r := s.Run(harness.Sleep(1500))
 			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
 				// Refusing at once is failing closed too.
 				return
@@ -779,7 +781,7 @@ func describeAgent(tc *TestContext) {
 					got = append(got, e)
 				}
 			}
-			turns := FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
+			turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
 			var sent []string
 			if len(turns) > 1 {
 				sent = sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[len(turns)-1]))
@@ -795,10 +797,10 @@ func describeAgent(tc *TestContext) {
 // Server (spec 001, the App Server mapping): agentSession/start binding the
 // app and the workspace, then agentSession/turn/start on the session it
 // answered, carrying the app's input and idempotency key.
-func expectTaskMapped(tc *TestContext, appID, input, key string) {
+func expectTaskMapped(tc *harness.TestContext, appID, input, key string) {
 	GinkgoHelper()
 	msgs := tc.AppServer().Messages()
-	starts := FromHost(msgs, appserver.MethodSessionStart)
+	starts := harness.FromHost(msgs, appserver.MethodSessionStart)
 	if len(starts) == 0 {
 		tc.Failf("the host started the task (host:response) without agentSession/start on the App Server")
 	}
@@ -807,9 +809,9 @@ func expectTaskMapped(tc *TestContext, appID, input, key string) {
 		WorkspaceID string `json:"workspaceId"`
 	}
 	_ = json.Unmarshal(starts[0].Params, &sp)
-	if sp.AppID != appID || sp.WorkspaceID != WorkspaceID {
+	if sp.AppID != appID || sp.WorkspaceID != harness.WorkspaceID {
 		tc.Failf("agentSession/start binds appId %q and workspaceId %q; the app is %s in workspace %s: %s",
-			sp.AppID, sp.WorkspaceID, appID, WorkspaceID, starts[0].Params)
+			sp.AppID, sp.WorkspaceID, appID, harness.WorkspaceID, starts[0].Params)
 	}
 	ans, ok := answerTo(msgs, starts[0].Conn, starts[0].ID)
 	var session struct {
@@ -818,7 +820,7 @@ func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	if ok {
 		_ = json.Unmarshal(ans.Result, &session)
 	}
-	turns := FromHost(msgs, appserver.MethodTurnStart)
+	turns := harness.FromHost(msgs, appserver.MethodTurnStart)
 	if len(turns) == 0 {
 		tc.Failf("the host started the task without agentSession/turn/start")
 	}
@@ -830,10 +832,10 @@ func expectTaskMapped(tc *TestContext, appID, input, key string) {
 	if tp.SessionID != session.SessionID {
 		wrong = append(wrong, fmt.Sprintf("sessionId %q, not the %q agentSession/start gave", tp.SessionID, session.SessionID))
 	}
-	if !ContainsText(turns[0].Params, input) {
+	if !harness.ContainsText(turns[0].Params, input) {
 		wrong = append(wrong, "not the app's input")
 	}
-	if !ContainsText(turns[0].Params, key) {
+	if !harness.ContainsText(turns[0].Params, key) {
 		wrong = append(wrong, "not the app's idempotency key")
 	}
 	if len(wrong) > 0 {

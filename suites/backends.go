@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -35,7 +37,7 @@ var sqliteHeader = []byte("SQLite format 3\x00")
 // backend services (spec 000, Client-local service backend; spec 001, App
 // backend services; spec 002, Desktop P6), speaking to the backend through
 // the app/backend hook (docs/host-control-protocol.md).
-func describeBackends(tc *TestContext) {
+func describeBackends(tc *harness.TestContext) {
 	Describe("App backend services", func() {
 		It("runs an app's backend only while the app may run, and ends its process at disable and uninstall", tc.Req("BACKEND-SUPERVISED", levels.EveryTransition), func() {
 			control, cr, _ := runningBackend(tc, "control")
@@ -44,12 +46,12 @@ func describeBackends(tc *TestContext) {
 					tc.Blockedf("host/observe of %s shows its backend as %+v (shown: %v) while it answers: the host does not report backends (observe.backends), which this check needs", control, b, ok)
 				}
 			})
-			seen := ProcessState(cr.PID) == "running"
+			seen := harness.ProcessState(cr.PID) == "running"
 			if !seen {
 				tc.Reading("Backend lifecycle", fmt.Sprintf("the harness cannot see the backend's process (pid %d) on this machine", cr.PID))
 			}
 
-			dir := tc.BackendApp(Nonce("backend"))
+			dir := tc.BackendApp(harness.Nonce("backend"))
 			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 			expectNotRunning(tc, app, "after install, before any entry launched")
 			tc.LaunchBackend(app)
@@ -65,7 +67,7 @@ func describeBackends(tc *TestContext) {
 			tc.Uninstall(app, false)
 			expectStopped(tc, app, again.PID, seen, "after app/uninstall")
 
-			unready := tc.BackendApp(Nonce("unready"))
+			unready := tc.BackendApp(harness.Nonce("unready"))
 			withRequiredSecret(unready, "provider_api_key")
 			u := tc.Install(unready, tc.ReleaseOf(unready)).AppID
 			tc.Precondition("the copy requiring the secret provider_api_key, which is not configured, is not ready", func() {
@@ -73,7 +75,7 @@ func describeBackends(tc *TestContext) {
 					tc.Blockedf("app/readiness of %s is %q although the secret it requires is not configured", u, r.Status)
 				}
 			})
-			_, _ = tc.TryLaunch(u, BackendEntry) // its refusal is READY-*'s concern; here only the backend is judged
+			_, _ = tc.TryLaunch(u, harness.BackendEntry) // its refusal is READY-*'s concern; here only the backend is judged
 			expectNotRunning(tc, u, "after app/launch of an app that needs setup")
 			if !seen {
 				tc.Blockedf("host/observe and app/backend showed each backend stopped where it should be, but the harness cannot see the backend's processes (pid %d is not in this machine's /proc), so whether they ended is not judged", cr.PID)
@@ -112,7 +114,7 @@ func describeBackends(tc *TestContext) {
 			app, r, _ := runningService(tc, "env", kind)
 			env, err := json.Marshal(r.Env)
 			if err != nil {
-				Errorf("encoding the backend's environment: %v", err)
+				harness.Errorf("encoding the backend's environment: %v", err)
 			}
 			tc.ExpectNoCanary("the environment of the backend of "+app, env)
 			tc.ExpectNoCanary("the arguments of the backend of "+app, []byte(strings.Join(r.Args, "\x00")))
@@ -120,20 +122,20 @@ func describeBackends(tc *TestContext) {
 				tc.ExpectNoCanary(fmt.Sprintf("the file %s, which the backend of %s read", f.Path, app), f.Content())
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), KindBackend),
-			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), KindWorker),
+			Entry("an app backend", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), harness.KindBackend),
+			Entry("a worker", tc.Req("BACKEND-ENV-CLEAN", levels.EveryMember), harness.KindWorker),
 		)
 
 		DescribeTable("keeps a backend or worker from host databases, another app's stored data and the host's secrets", func(kind string) {
 			tc.Configure(tc.WithSecret())
-			stored := Nonce("stored")
+			stored := harness.Nonce("stored")
 			half := len(stored) / 2
 			// The value is joined by SQLite, so only the neighbour's database
 			// holds it whole, not its package.
 			kept := fmt.Sprintf("CREATE TABLE kept (v TEXT);\nINSERT INTO kept VALUES ('%s' || '%s');\n", stored[:half], stored[half:])
 			// The neighbour's id begins with the backend's app id: a host
 			// that grants folders by id prefix opens the neighbour's too.
-			name := Nonce("backend")
+			name := harness.Nonce("backend")
 			other := tc.InstallMigrating(tc.MigrationApp(name+"-neighbour", map[string]string{"003_kept.sql": kept}), true)
 			tc.Precondition("the neighbour's migrations, which store a fresh value in its database, are applied", func() {
 				tc.ReadyWithMigrations(other)
@@ -156,7 +158,7 @@ func describeBackends(tc *TestContext) {
 					paths = append(paths, filepath.Join(d, e.Name()))
 				}
 			}
-			var r ProbeReport
+			var r harness.ProbeReport
 			tc.Precondition("the backend answers probe/report and reads its own APP.md", func() {
 				r, _ = tc.MustBackendReport(installed.AppID, map[string]any{"paths": paths})
 				if !readOwnManifest(r, installed.AppID) {
@@ -178,14 +180,14 @@ func describeBackends(tc *TestContext) {
 				}
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), KindBackend),
-			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), KindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), harness.KindBackend),
+			Entry("a worker", tc.Req("BACKEND-NO-HOST-ACCESS", levels.EveryMember, levels.ConfusableIdentity), harness.KindWorker),
 		)
 
 		DescribeTable("runs a backend or worker under resource limits of its own, tighter than the host's", func(kind string) {
 			app, r, _ := runningService(tc, "limits", kind)
 			pid := strconv.Itoa(r.PID)
-			if ProcessState(r.PID) != "running" {
+			if harness.ProcessState(r.PID) != "running" {
 				tc.Blockedf("the harness cannot see the backend of %s (pid %d) on this machine, so its limits cannot be read", app, r.PID)
 			}
 			mine, err := procLimits("self")
@@ -209,8 +211,8 @@ func describeBackends(tc *TestContext) {
 			tc.Failf("the backend of %s (pid %d) runs with no resource limit tighter than the harness's own (/proc/%d/limits: %v; the harness: %v) and in no cgroup of its own with a limit (its cgroup %q)",
 				app, r.PID, r.PID, theirs, mine, group)
 		},
-			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), KindBackend),
-			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), KindWorker),
+			Entry("an app backend", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), harness.KindBackend),
+			Entry("a worker", tc.Req("BACKEND-RESOURCE-LIMITS", levels.EveryMember), harness.KindWorker),
 		)
 
 		It("keeps what a backend writes to its stderr, for the host's logs", tc.Req("BACKEND-LOGS-CAPTURED", levels.EveryTransition), func() {
@@ -222,7 +224,7 @@ func describeBackends(tc *TestContext) {
 			})
 			logged := func(when string) {
 				GinkgoHelper()
-				line := Nonce("logged")
+				line := harness.Nonce("logged")
 				if _, err := tc.BackendCall(app, "probe/log", map[string]any{"text": line}); err != nil {
 					tc.Errorf("the backend of %s did not answer probe/log through app/backend %s: %v", app, when, err)
 				}
@@ -233,7 +235,7 @@ func describeBackends(tc *TestContext) {
 						return
 					}
 					if time.Now().After(deadline) {
-						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, Truncate(b.Log, 300))
+						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, harness.Truncate(b.Log, 300))
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
@@ -250,7 +252,7 @@ func describeBackends(tc *TestContext) {
 		DescribeTable("keeps a backend or worker whose manifest declares network deny-by-default from opening a TCP connection or listening on a port", func(kind string) {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
-				Errorf("opening the harness's loopback listener: %v", err)
+				harness.Errorf("opening the harness's loopback listener: %v", err)
 			}
 			tc.Resources().Track("listener "+l.Addr().String(), func() error { _ = l.Close(); return nil })
 			var accepted atomic.Int32
@@ -280,8 +282,8 @@ func describeBackends(tc *TestContext) {
 				tc.Reading("Backend sandbox", "the backend says it connected, but the listener saw no connection (a host-mediated path)")
 			}
 		},
-			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), KindBackend),
-			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), KindWorker),
+			Entry("an app backend", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), harness.KindBackend),
+			Entry("a worker", tc.Req("BACKEND-NETWORK-POLICY", levels.EveryMember), harness.KindWorker),
 		)
 	})
 }
@@ -289,17 +291,17 @@ func describeBackends(tc *TestContext) {
 // runningBackend installs and launches a fresh copy of backend-app and
 // returns its app id and its backend's first report: the positive control
 // of every backend spec. A host that cannot do this judges nothing here.
-func runningBackend(tc *TestContext, prefix string) (string, ProbeReport, json.RawMessage) {
+func runningBackend(tc *harness.TestContext, prefix string) (string, harness.ProbeReport, json.RawMessage) {
 	GinkgoHelper()
-	return runningService(tc, prefix, KindBackend)
+	return runningService(tc, prefix, harness.KindBackend)
 }
 
 // runningService is runningBackend with the service declared of kind.
-func runningService(tc *TestContext, prefix, kind string) (string, ProbeReport, json.RawMessage) {
+func runningService(tc *harness.TestContext, prefix, kind string) (string, harness.ProbeReport, json.RawMessage) {
 	GinkgoHelper()
-	dir := tc.ServiceApp(Nonce(prefix), kind)
+	dir := tc.ServiceApp(harness.Nonce(prefix), kind)
 	var app string
-	var r ProbeReport
+	var r harness.ProbeReport
 	var raw json.RawMessage
 	tc.Precondition("a fresh copy of backend-app installs and launches, and its backend answers probe/report through app/backend", func() {
 		app = tc.Install(dir, tc.ReleaseOf(dir)).AppID
@@ -312,10 +314,10 @@ func runningService(tc *TestContext, prefix, kind string) (string, ProbeReport, 
 // expectAnswers is the backend's report when it should run: a host that
 // answers with an error fails the spec (the control's backend answered),
 // an unusable answer ends it as an error.
-func expectAnswers(tc *TestContext, appID, when string) ProbeReport {
+func expectAnswers(tc *harness.TestContext, appID, when string) harness.ProbeReport {
 	GinkgoHelper()
 	r, _, err := tc.BackendReport(appID, nil)
-	if _, refused := HostError(err); refused {
+	if _, refused := harness.HostError(err); refused {
 		tc.Failf("%s its backend does not answer probe/report through app/backend, as the control's did: %v", when, err)
 	}
 	if err != nil {
@@ -326,7 +328,7 @@ func expectAnswers(tc *TestContext, appID, when string) ProbeReport {
 
 // expectNotRunning fails the spec when appID's backend runs: host/observe
 // says so, or it answers through app/backend.
-func expectNotRunning(tc *TestContext, appID, when string) {
+func expectNotRunning(tc *harness.TestContext, appID, when string) {
 	GinkgoHelper()
 	if b, ok := tc.BackendOf(appID); ok && b.State == protocol.BackendRunning {
 		tc.Failf("host/observe shows the backend of %s running (pid %d) %s", appID, b.PID, when)
@@ -339,11 +341,11 @@ func expectNotRunning(tc *TestContext, appID, when string) {
 // expectStopped fails the spec when appID's backend still runs after a
 // call that must stop it: shown running, answering, or (seen) its process
 // pid still there after backendStopGrace.
-func expectStopped(tc *TestContext, appID string, pid int, seen bool, when string) {
+func expectStopped(tc *harness.TestContext, appID string, pid int, seen bool, when string) {
 	GinkgoHelper()
 	expectNotRunning(tc, appID, when)
 	if seen {
-		if s := WaitGone(pid, backendStopGrace); s == "running" {
+		if s := harness.WaitGone(pid, backendStopGrace); s == "running" {
 			tc.Failf("the process of the backend of %s (pid %d) still runs %s after %s", appID, pid, backendStopGrace, strings.TrimPrefix(when, "after "))
 		}
 	}
@@ -352,13 +354,13 @@ func expectStopped(tc *TestContext, appID string, pid int, seen bool, when strin
 // withRequiredSecret makes the package in dir require the workspace secret key.
 func withRequiredSecret(dir, key string) {
 	GinkgoHelper()
-	EditFrontmatter(dir, func(lines []string) []string {
+	harness.EditFrontmatter(dir, func(lines []string) []string {
 		return append(lines, "secrets:", "  - key: "+key, "    provider: generic-llm", "    required: true", "    scope: workspace")
 	})
 }
 
 // readOwnManifest reports whether the probe read an APP.md naming appID.
-func readOwnManifest(r ProbeReport, appID string) bool {
+func readOwnManifest(r harness.ProbeReport, appID string) bool {
 	for _, f := range r.Files {
 		if filepath.Base(f.Path) == "APP.md" && bytes.Contains(f.Content(), []byte("\nname: "+appID+"\n")) {
 			return true
@@ -373,7 +375,7 @@ func readOwnManifest(r ProbeReport, appID string) bool {
 // working folder). A candidate that holds the neighbour's package, the
 // host's data folder or the harness's work folder is not its own
 // (docs/decisions.md, "Backend sandbox").
-func ownFolders(tc *TestContext, app protocol.InstalledApp, r ProbeReport, neighbour string) []string {
+func ownFolders(tc *harness.TestContext, app protocol.InstalledApp, r harness.ProbeReport, neighbour string) []string {
 	pkg := app.InstalledPath
 	if pkg == "" && r.Exe != "" {
 		pkg = filepath.Dir(filepath.Dir(r.Exe))
@@ -382,7 +384,7 @@ func ownFolders(tc *TestContext, app protocol.InstalledApp, r ProbeReport, neigh
 	var own []string
 	for _, d := range []string{pkg, r.Env["LIME_DATA_DIR"], r.Env["HOME"], r.Cwd} {
 		d = filepath.Clean(d)
-		if !filepath.IsAbs(d) || len(d) < MinHostPath {
+		if !filepath.IsAbs(d) || len(d) < harness.MinHostPath {
 			continue
 		}
 		holds := false

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
@@ -26,26 +28,26 @@ var probeDeclared = []string{"lime.ui", "lime.storage", "lime.cloudSession", "li
 // expectExecutes is the positive control of a spec that judges a refusal:
 // on the same surface, a declared call the host can run is answered with
 // host:response. A host that answers nothing judges nothing.
-func expectExecutes(s *Surface, requestID string) {
+func expectExecutes(s *harness.Surface, requestID string) {
 	GinkgoHelper()
 	s.TC().Precondition("a declared, ready call (lime.ui getLocale) is executed on the same surface", func() {
-		r := s.Run(Invoke(requestID, "lime.ui", "getLocale", nil), AwaitAnswer(requestID))
+		r := s.Run(harness.Invoke(requestID, "lime.ui", "getLocale", nil), harness.AwaitAnswer(requestID))
 		m, ok := r.Answer(requestID)
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("capability:invoke %s got %s, not host:response", requestID, DescribeAnswer(m, ok))
+			s.TC().Failf("capability:invoke %s got %s, not host:response", requestID, harness.DescribeAnswer(m, ok))
 		}
 	})
 }
 
 // expectStored is the positive control of the spoofing specs: the app's own
 // lime.storage set is executed and read back.
-func expectStored(s *Surface, key string) {
+func expectStored(s *harness.Surface, key string) {
 	GinkgoHelper()
 	s.TC().Precondition("the app's own lime.storage set and get are executed", func() {
 		r := s.Run(
-			Invoke("own-set", "lime.storage", "set", map[string]any{"key": key, "value": "own"}), AwaitAnswer("own-set"),
-			Invoke("own-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("own-get"))
-		if v, ok := StoredValue(r, "own-get"); !ok || v != "own" {
+			harness.Invoke("own-set", "lime.storage", "set", map[string]any{"key": key, "value": "own"}), harness.AwaitAnswer("own-set"),
+			harness.Invoke("own-get", "lime.storage", "get", map[string]any{"key": key}), harness.AwaitAnswer("own-get"))
+		if v, ok := harness.StoredValue(r, "own-get"); !ok || v != "own" {
 			s.TC().Failf("the app's own lime.storage set %q was not read back (got %q)", key, v)
 		}
 	})
@@ -53,24 +55,24 @@ func expectStored(s *Surface, key string) {
 
 // expectNotStored judges a spoofed write of key: the app's storage does not
 // hold it and the host's record shows requestID not executed.
-func expectNotStored(s *Surface, key, requestID, how string) {
+func expectNotStored(s *harness.Surface, key, requestID, how string) {
 	GinkgoHelper()
-	r := s.Run(Invoke("check-get", "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("check-get"))
-	v, ok := StoredValue(r, "check-get")
+	r := s.Run(harness.Invoke("check-get", "lime.storage", "get", map[string]any{"key": key}), harness.AwaitAnswer("check-get"))
+	v, ok := harness.StoredValue(r, "check-get")
 	if !ok {
 		s.TC().Errorf("lime.storage get, which answered before, gave no host:response after %s", how)
 	}
 	if v != "" {
 		s.TC().Failf("%s was executed: the app's storage now holds %q = %q", how, key, v)
 	}
-	if Executed(s.TC().Observe(s.AppID), requestID) {
+	if harness.Executed(s.TC().Observe(s.AppID), requestID) {
 		s.TC().Failf("%s was executed: host/observe records request %s as allowed", how, requestID)
 	}
 }
 
 // describeBridge checks Host Bridge v1 in a real browser against the probe
 // (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
-func describeBridge(tc *TestContext) {
+func describeBridge(tc *harness.TestContext) {
 	Describe("Desktop P1: launch and the app center", tc.BrowserRetry(), func() {
 		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED", levels.EveryMember), func() {
 			appID := tc.InstallProbe(tc.WithCapabilityDisabled("lime.agent"))
@@ -87,28 +89,28 @@ func describeBridge(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted entry tasks, which needs lime.agent, disabled on this host: it is not ready")
 			}
-			he, ok := HostError(err)
+			he, ok := harness.HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady {
-				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, DescribeHostError(he))
+				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, harness.DescribeHostError(he))
 			}
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
-			if data.Readiness == nil || !NamesFailingCheck(*data.Readiness, "lime.agent") {
-				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", DescribeHostError(he))
+			if data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "lime.agent") {
+				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", harness.DescribeHostError(he))
 			}
 			// Every cause of a blocked entry, not only a capability: with
 			// lime.agent back, tenant policy denies tasks alone.
 			tc.Configure(tc.DefaultConfigure())
 			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
-				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(Launchable(), r.Status) {
+				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(harness.Launchable(), r.Status) {
 					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
 				}
 			})
 			p := tc.DefaultConfigure()
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{ProbeFixture: {"tasks"}}}
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {"tasks"}}}
 			tc.Configure(p)
 			tc.Precondition("the ready entry main launches under a policy that denies only tasks", func() {
 				if _, err := tc.TryLaunch(appID, "main"); err != nil {
@@ -119,7 +121,7 @@ func describeBridge(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted entry tasks, which tenant policy denies: it is blocked")
 			}
-			if he, ok = HostError(err); !ok {
+			if he, ok = harness.HostError(err); !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			data = protocol.ErrorData{}
@@ -128,9 +130,9 @@ func describeBridge(tc *TestContext) {
 			case he.Code == protocol.CodeConsentRequired:
 				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
 			case he.Code != protocol.CodeNotReady:
-				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, DescribeHostError(he))
-			case data.Readiness == nil || !NamesFailingCheck(*data.Readiness, "tasks"):
-				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", DescribeHostError(he))
+				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.DescribeHostError(he))
+			case data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "tasks"):
+				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", harness.DescribeHostError(he))
 			}
 		})
 
@@ -142,25 +144,25 @@ func describeBridge(tc *TestContext) {
 				}
 			})
 			p := tc.DefaultConfigure()
-			p.Policy = &protocol.Policy{DeniedApps: []string{ProbeFixture}}
+			p.Policy = &protocol.Policy{DeniedApps: []string{harness.ProbeFixture}}
 			tc.Configure(p)
 			_, err := tc.TryLaunch(appID, "main")
 			if err == nil {
 				tc.Failf("app/launch mounted %s after the tenant policy withdrew it: activation needs the tenant's consent now, not at install", appID)
 			}
-			he, ok := HostError(err)
+			he, ok := harness.HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady && he.Code != protocol.CodeConsentRequired {
-				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, DescribeHostError(he))
+				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.DescribeHostError(he))
 			}
 			// A not-ready refusal names what was planted: the policy's
 			// blocker of this app, not some other reason.
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
-			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !NamesFailingCheck(*data.Readiness, ProbeFixture)) {
-				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, ProbeFixture, DescribeHostError(he))
+			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, harness.ProbeFixture)) {
+				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, harness.ProbeFixture, harness.DescribeHostError(he))
 			}
 		})
 
@@ -177,11 +179,11 @@ func describeBridge(tc *TestContext) {
 			// in, denies the probe's entry main, and tasks, which has a
 			// reason already (lime.agent is off): every reason of an entry
 			// is shown, not its first.
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{ProbeFixture: {"main", "tasks"}}}
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {"main", "tasks"}}}
 			tc.Configure(p)
 			denied := entryReadiness(tc, appID, "main")
-			tc.Precondition("tenant policy keeps entry main of "+ProbeFixture+" from ready, naming it", func() {
-				if slices.Contains(Launchable(), denied.Status) || !NamesFailingCheck(denied, "main") {
+			tc.Precondition("tenant policy keeps entry main of "+harness.ProbeFixture+" from ready, naming it", func() {
+				if slices.Contains(harness.Launchable(), denied.Status) || !harness.NamesFailingCheck(denied, "main") {
 					tc.Failf("app/readiness of %s/main under a policy denying it is %s, naming no failing check for it", appID, denied.Status)
 				}
 			})
@@ -189,12 +191,12 @@ func describeBridge(tc *TestContext) {
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
-			text := PageText(tc, cr.URL, cr.DevTools)
+			text := harness.PageText(tc, cr.URL, cr.DevTools)
 			var missing []string
 			// Every installed app is listed, a ready one too (its install
 			// state), by the name app/list gives it.
 			for _, a := range tc.List().Apps {
-				if name := FirstNonEmpty(a.DisplayName, a.AppID); !strings.Contains(text, name) {
+				if name := harness.FirstNonEmpty(a.DisplayName, a.AppID); !strings.Contains(text, name) {
 					missing = append(missing, fmt.Sprintf("the installed app %q", name))
 				}
 			}
@@ -232,18 +234,18 @@ func describeBridge(tc *TestContext) {
 	Describe("Desktop P2: the host snapshot", tc.BrowserRetry(), func() {
 		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
-			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", AnswerTimeout)
+				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", harness.AnswerTimeout)
 			}
 			// A snapshot after a request answers it only if the host does
 			// not push snapshots unasked: count those in a quiet spell.
 			before := len(r.OfType(hostbridge.TypeSnapshot))
-			quiet := s.Run(Sleep(snapshotQuietMs))
+			quiet := s.Run(harness.Sleep(snapshotQuietMs))
 			unasked := len(quiet.OfType(hostbridge.TypeSnapshot)) - before
-			r = s.Run(Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			r = s.Run(harness.Request(hostbridge.TypeGetSnapshot, "get-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", AnswerTimeout)
+				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", harness.AnswerTimeout)
 			}
 			if unasked > 0 {
 				var unanswered []string
@@ -265,10 +267,10 @@ func describeBridge(tc *TestContext) {
 				snap, _ := snapshotFields(m.Payload, []string{"appId", "entryKey"})
 				appID, entry := fieldText(snap, "appId"), fieldText(snap, "entryKey")
 				if appID != s.AppID && m.AppID != s.AppID {
-					tc.Failf("a host:snapshot names app %q, not the launched %s", FirstNonEmpty(appID, m.AppID), s.AppID)
+					tc.Failf("a host:snapshot names app %q, not the launched %s", harness.FirstNonEmpty(appID, m.AppID), s.AppID)
 				}
 				if entry != "main" && m.EntryKey != "main" {
-					tc.Failf("a host:snapshot names entry %q, not the launched main", FirstNonEmpty(entry, m.EntryKey))
+					tc.Failf("a host:snapshot names entry %q, not the launched main", harness.FirstNonEmpty(entry, m.EntryKey))
 				}
 			}
 		})
@@ -277,7 +279,7 @@ func describeBridge(tc *TestContext) {
 			p := tc.DefaultConfigure()
 			p.Locale, p.Timezone = "zh-CN", "Asia/Shanghai"
 			s := tc.ProbeSurface(p)
-			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
 			if len(snaps) == 0 {
 				tc.Blockedf("no host:snapshot reached the app after app:ready")
@@ -296,7 +298,7 @@ func describeBridge(tc *TestContext) {
 			if len(missing) > 0 {
 				tc.Failf("the first host:snapshot has no %s (spec 001 says it should include at least these)", strings.Join(missing, ", "))
 			}
-			for k, want := range map[string]string{"locale": "zh-CN", "timezone": "Asia/Shanghai", "workspaceId": WorkspaceID, "tenantId": TenantID, "runtimeOrigin": s.Launch.RuntimeOrigin} {
+			for k, want := range map[string]string{"locale": "zh-CN", "timezone": "Asia/Shanghai", "workspaceId": harness.WorkspaceID, "tenantId": harness.TenantID, "runtimeOrigin": s.Launch.RuntimeOrigin} {
 				if got := fmt.Sprint(keys[k]); got != want {
 					tc.Failf("the snapshot's %s is %q; the host was configured (or launched) with %q", k, got, want)
 				}
@@ -305,7 +307,7 @@ func describeBridge(tc *TestContext) {
 
 		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.WithCapabilityDisabled("lime.agent"))
-			r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
 			if len(snaps) == 0 {
 				tc.Blockedf("no host:snapshot reached the app after app:ready")
@@ -331,7 +333,7 @@ func describeBridge(tc *TestContext) {
 			}
 			if len(undeclared) > 0 {
 				sort.Strings(undeclared)
-				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), ProbeFixture)
+				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), harness.ProbeFixture)
 			}
 		})
 	})
@@ -340,15 +342,15 @@ func describeBridge(tc *TestContext) {
 		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(
-				Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
-				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
-				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
+				harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false),
+				harness.Invoke("ok-1", "lime.ui", "getLocale", nil), harness.AwaitAnswer("ok-1"),
+				harness.Invoke("no-1", "lime.billing", "getStatus", nil), harness.AwaitAnswer("no-1"))
 			// Every kind of message, the ones the host pushes too: a theme
 			// change and the surface hidden.
 			tc.HostSet(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "envelope-dark",
 				Tokens: map[string]string{"--lime-color-bg": "#101010"}}})
 			tc.HostSet(protocol.SetParams{Visibility: "hidden"})
-			pushed := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true), AwaitCount(hostbridge.TypeVisibility, 1), Sleep(100))
+			pushed := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true), harness.AwaitCount(hostbridge.TypeVisibility, 1), harness.Sleep(100))
 			n := 0
 			for _, rc := range append(r.Received, pushed.Received...) {
 				if !rc.FromParent {
@@ -367,8 +369,8 @@ func describeBridge(tc *TestContext) {
 		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(
-				Invoke("ok-1", "lime.ui", "getLocale", nil), AwaitAnswer("ok-1"),
-				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"))
+				harness.Invoke("ok-1", "lime.ui", "getLocale", nil), harness.AwaitAnswer("ok-1"),
+				harness.Invoke("no-1", "lime.billing", "getStatus", nil), harness.AwaitAnswer("no-1"))
 			for _, id := range []string{"ok-1", "no-1"} {
 				if _, ok := r.Answer(id); !ok {
 					var types []string
@@ -393,12 +395,12 @@ func describeBridge(tc *TestContext) {
 				id         string
 				executable bool
 			}{{"ok-10", false}, {"ok-1.", true}, {"OK-1", false}, {"no", true}}
-			var steps []Step
+			var steps []harness.Step
 			for _, c := range confusable {
 				if c.executable {
-					steps = append(steps, Invoke(c.id, "lime.ui", "getLocale", nil), AwaitAnswer(c.id))
+					steps = append(steps, harness.Invoke(c.id, "lime.ui", "getLocale", nil), harness.AwaitAnswer(c.id))
 				} else {
-					steps = append(steps, Invoke(c.id, "lime.billing", "getStatus", nil), AwaitAnswer(c.id))
+					steps = append(steps, harness.Invoke(c.id, "lime.billing", "getStatus", nil), harness.AwaitAnswer(c.id))
 				}
 			}
 			r = s.Run(steps...)
@@ -429,7 +431,7 @@ func describeBridge(tc *TestContext) {
 			func(send map[string]any, requestID string) {
 				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectExecutes(s, "control-1")
-				r := s.Run(Send(send), AwaitType(hostbridge.TypeError, false))
+				r := s.Run(harness.Send(send), harness.AwaitType(hostbridge.TypeError, false))
 				errs := r.OfType(hostbridge.TypeError)
 				if len(errs) == 0 {
 					tc.Failf("the host answered the invalid request with silence, not host:error")
@@ -460,7 +462,7 @@ func describeBridge(tc *TestContext) {
 			expectStored(s, "own-source")
 			msg := spoof("spoofed-source", "spoof-source")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
-			s.Run(Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, Sleep(300))
+			s.Run(harness.Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, harness.Sleep(300))
 			expectNotStored(s, "spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
 		})
 
@@ -492,13 +494,13 @@ func describeBridge(tc *TestContext) {
 				{"protocol lime.other.bridge", "spoof-protocol", "protocol", "lime.other.bridge"},
 				{"the protocol's name in capitals", "spoof-protocol-case", "protocol", strings.ToUpper(hostbridge.Protocol)},
 			}
-			var steps []Step
+			var steps []harness.Step
 			for _, w := range wrong {
 				msg := spoof("spoofed-"+w.key, w.key)
 				msg[w.member] = w.value
-				steps = append(steps, Send(msg), Sleep(150))
+				steps = append(steps, harness.Send(msg), harness.Sleep(150))
 			}
-			s.Run(append(steps, Sleep(150))...)
+			s.Run(append(steps, harness.Sleep(150))...)
 			for _, w := range wrong {
 				expectNotStored(s, "spoofed-"+w.key, w.key, "a capability:invoke with "+w.what)
 			}
@@ -513,8 +515,8 @@ func describeBridge(tc *TestContext) {
 			other := tc.InstallNeighbour()
 			msg := spoof("spoofed-as-other", "as-other")
 			msg["appId"] = other
-			s.Run(Send(msg), Sleep(300))
-			if Executed(tc.Observe(s.AppID), "as-other") {
+			s.Run(harness.Send(msg), harness.Sleep(300))
+			if harness.Executed(tc.Observe(s.AppID), "as-other") {
 				tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, s.AppID)
 			}
 			expectNotStored(tc.Launch(other, "main"), "spoofed-as-other", "as-other",
@@ -527,8 +529,8 @@ func describeBridge(tc *TestContext) {
 			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
 				s := tc.ProbeSurface(cfg())
 				expectExecutes(s, "control-1")
-				r := s.Run(Invoke("blocked-1", capability, method, nil), AwaitAnswer("blocked-1"),
-					Invoke("blocked-2", capability, method, nil), AwaitAnswer("blocked-2"))
+				r := s.Run(harness.Invoke("blocked-1", capability, method, nil), harness.AwaitAnswer("blocked-1"),
+					harness.Invoke("blocked-2", capability, method, nil), harness.AwaitAnswer("blocked-2"))
 				var codes []string
 				for _, id := range []string{"blocked-1", "blocked-2"} {
 					m, ok := r.Answer(id)
@@ -548,7 +550,7 @@ func describeBridge(tc *TestContext) {
 					tc.Failf("the same blocked call got two codes, %s then %s: a code must be stable", codes[0], codes[1])
 				}
 				o := tc.Observe(s.AppID)
-				c, ok := CallOf(o, "blocked-1")
+				c, ok := harness.CallOf(o, "blocked-1")
 				switch {
 				case !ok:
 					tc.Failf("host/observe has no record of the blocked call")
@@ -584,25 +586,25 @@ func describeBridge(tc *TestContext) {
 			args := map[string]any{"lime.storage": map[string]any{"key": "spelling-probe", "value": "v"},
 				"lime.evidence": map[string]any{"subject": map[string]any{"id": "spelling-probe"}}}
 			tc.Precondition("lime.storage set and lime.evidence record, as policy names them, get host:error", func() {
-				var steps []Step
+				var steps []harness.Step
 				for i, c := range calls {
-					steps = append(steps, Invoke(fmt.Sprintf("exact-%d", i), c.capability, c.method, args[c.capability]), AwaitAnswer(fmt.Sprintf("exact-%d", i)))
+					steps = append(steps, harness.Invoke(fmt.Sprintf("exact-%d", i), c.capability, c.method, args[c.capability]), harness.AwaitAnswer(fmt.Sprintf("exact-%d", i)))
 				}
 				r := s.Run(steps...)
 				for i, c := range calls {
 					if m, ok := r.Answer(fmt.Sprintf("exact-%d", i)); !ok || m.Type != hostbridge.TypeError {
-						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, DescribeAnswer(m, ok))
+						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, harness.DescribeAnswer(m, ok))
 					}
 				}
 			})
 			type spelled struct{ id, name, method string }
 			var sent []spelled
-			var steps []Step
+			var steps []harness.Step
 			for _, c := range calls {
 				for _, name := range []string{" " + c.capability, c.capability + " ", "\t" + c.capability, strings.ToUpper(c.capability), strings.ToUpper(c.capability[:1]) + c.capability[1:]} {
 					id := fmt.Sprintf("spelled-%d", len(sent))
 					sent = append(sent, spelled{id, name, c.method})
-					steps = append(steps, Invoke(id, name, c.method, args[c.capability]), AwaitAnswer(id))
+					steps = append(steps, harness.Invoke(id, name, c.method, args[c.capability]), harness.AwaitAnswer(id))
 				}
 			}
 			r := s.Run(steps...)
@@ -613,10 +615,10 @@ func describeBridge(tc *TestContext) {
 				switch {
 				case ok && m.Type == hostbridge.TypeResponse:
 					ran = append(ran, fmt.Sprintf("%q.%s answered host:response", c.name, c.method))
-				case Executed(o, c.id):
+				case harness.Executed(o, c.id):
 					ran = append(ran, fmt.Sprintf("%q.%s recorded allowed by host/observe", c.name, c.method))
 				case !ok || m.Type != hostbridge.TypeError:
-					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, DescribeAnswer(m, ok)))
+					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, harness.DescribeAnswer(m, ok)))
 				}
 			}
 			if len(ran) > 0 {
@@ -631,26 +633,26 @@ func describeBridge(tc *TestContext) {
 			// A must-not is judged on what the host was seen to hand the
 			// frame: a host that answers nothing leaks nothing through
 			// answers it never gave.
-			first := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false))
+			first := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			tc.Precondition("the host answers app:ready with a snapshot", func() {
 				if len(first.OfType(hostbridge.TypeSnapshot)) == 0 {
 					tc.Failf("no host:snapshot reached the app after app:ready")
 				}
 			})
 			r := s.Run(
-				Request(hostbridge.TypeGetSnapshot, "get-1", nil), AwaitType(hostbridge.TypeSnapshot, false),
-				Invoke("session-1", "lime.cloudSession", "getSnapshot", nil), AwaitAnswer("session-1"),
-				Invoke("secret-1", "lime.secrets", "status", map[string]any{"key": "provider_api_key"}), AwaitAnswer("secret-1"),
-				Invoke("secret-2", "lime.secrets", "status", map[string]any{"key": "unrelated_token"}), AwaitAnswer("secret-2"),
-				Invoke("no-1", "lime.billing", "getStatus", nil), AwaitAnswer("no-1"),
-				Invoke("store-1", "lime.storage", "set", map[string]any{"key": "leak-check", "value": "v"}), AwaitAnswer("store-1"),
-				Invoke("store-2", "lime.storage", "get", map[string]any{"key": "leak-check"}), AwaitAnswer("store-2"),
-				Invoke("store-3", "lime.storage", "get", map[string]any{"key": strings.Repeat("k", 300)}), AwaitAnswer("store-3"),
-				Step{"page": true})
+				harness.Request(hostbridge.TypeGetSnapshot, "get-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false),
+				harness.Invoke("session-1", "lime.cloudSession", "getSnapshot", nil), harness.AwaitAnswer("session-1"),
+				harness.Invoke("secret-1", "lime.secrets", "status", map[string]any{"key": "provider_api_key"}), harness.AwaitAnswer("secret-1"),
+				harness.Invoke("secret-2", "lime.secrets", "status", map[string]any{"key": "unrelated_token"}), harness.AwaitAnswer("secret-2"),
+				harness.Invoke("no-1", "lime.billing", "getStatus", nil), harness.AwaitAnswer("no-1"),
+				harness.Invoke("store-1", "lime.storage", "set", map[string]any{"key": "leak-check", "value": "v"}), harness.AwaitAnswer("store-1"),
+				harness.Invoke("store-2", "lime.storage", "get", map[string]any{"key": "leak-check"}), harness.AwaitAnswer("store-2"),
+				harness.Invoke("store-3", "lime.storage", "get", map[string]any{"key": strings.Repeat("k", 300)}), harness.AwaitAnswer("store-3"),
+				harness.Step{"page": true})
 			tc.Precondition("the host answered the frame's capability requests", func() {
 				for _, id := range []string{"session-1", "secret-1", "secret-2", "no-1", "store-1", "store-2", "store-3"} {
 					if m, ok := r.Answer(id); !ok {
-						tc.Failf("request %s got %s", id, DescribeAnswer(m, ok))
+						tc.Failf("request %s got %s", id, harness.DescribeAnswer(m, ok))
 					}
 				}
 			})
@@ -676,7 +678,7 @@ func describeBridge(tc *TestContext) {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			own := frameFile(s, "download.txt")
-			r := s.Run(Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
+			r := s.Run(harness.Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
 			if r.Containment == nil || len(r.Containment.Fetches) != 3 {
 				tc.Errorf("the probe did not report its containment attempts")
 			}
@@ -756,14 +758,14 @@ func describeBridge(tc *TestContext) {
 		)
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
-			func(target func(s *Surface) string) {
+			func(target func(s *harness.Surface) string) {
 				s := tc.ProbeSurface(tc.DefaultConfigure())
 				expectAllowed(s, hostbridge.TypeDownload, frameFile(s, "download.txt"))
 				expectRefusedURL(s, hostbridge.TypeDownload, target(s))
 			},
-			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return tc.ThirdParty().SpoofURL() }),
-			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "file:///etc/passwd" }),
-			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*Surface) string { return "data:text/plain,probe" }),
+			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*harness.Surface) string { return tc.ThirdParty().SpoofURL() }),
+			Entry("a file: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*harness.Surface) string { return "file:///etc/passwd" }),
+			Entry("a data: URL", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*harness.Surface) string { return "data:text/plain,probe" }),
 		)
 
 		// The runtime origin may serve more than this app's files (other
@@ -779,7 +781,7 @@ func describeBridge(tc *TestContext) {
 			}
 			otherPort, userInfo := *u, *u
 			otherPort.Host = u.Hostname() + ":" + fmt.Sprint(portOf(u)+1)
-			userInfo.User = url.User(ProbeFixture)
+			userInfo.User = url.User(harness.ProbeFixture)
 			expectRefusedEach(s, hostbridge.TypeDownload, []refusedURL{
 				{"a path of the runtime origin outside the app's folder", frameFile(s, "../download.txt")},
 				{"a file of another app's folder at the runtime origin", frameFile(s, "../another-app/download.txt")},
@@ -793,7 +795,7 @@ func describeBridge(tc *TestContext) {
 		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("a plain toast is shown in the host page", func() {
-				s.Run(Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), AwaitAnswer("toast-1"), Sleep(100))
+				s.Run(harness.Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), harness.AwaitAnswer("toast-1"), harness.Sleep(100))
 				var shown bool
 				s.Host("document.body.innerText.includes('probe toast 7f3a')", &shown)
 				if !shown {
@@ -802,18 +804,18 @@ func describeBridge(tc *TestContext) {
 			})
 			// The same markup at every level a toast may have (and none): a
 			// host may render one level through another component.
-			var steps []Step
+			var steps []harness.Step
 			for i, level := range []string{"", "info", "success", "warning", "error"} {
-				mark := FirstNonEmpty(level, "none")
+				mark := harness.FirstNonEmpty(level, "none")
 				ran := `document.documentElement.setAttribute('data-probe-toast-ran-` + mark + `','1')`
 				payload := map[string]any{"message": `<img src="data:," data-probe-toast="` + mark + `" onerror="` + ran + `" onload="` + ran + `"><b data-probe-toast="` + mark + `">bold</b>`}
 				if level != "" {
 					payload["level"] = level
 				}
 				id := fmt.Sprintf("toast-markup-%d", i)
-				steps = append(steps, Request(hostbridge.TypeToast, id, payload), AwaitAnswer(id))
+				steps = append(steps, harness.Request(hostbridge.TypeToast, id, payload), harness.AwaitAnswer(id))
 			}
-			s.Run(append(steps, Sleep(200))...)
+			s.Run(append(steps, harness.Sleep(200))...)
 			var injected struct {
 				Elements []string `json:"elements"`
 				Ran      []string `json:"ran"`
@@ -830,17 +832,17 @@ func describeBridge(tc *TestContext) {
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("the app has its first snapshot", func() {
-				if r := s.Run(Request(hostbridge.TypeReady, "ready-1", nil), AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
+				if r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
 					tc.Failf("no host:snapshot after app:ready")
 				}
 			})
 			theme := &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark",
 				Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}
 			tc.HostSet(protocol.SetParams{Theme: theme})
-			r := s.Run(AwaitType(hostbridge.TypeThemeUpdate, true))
+			r := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true))
 			ups := r.OfType(hostbridge.TypeThemeUpdate)
 			if len(ups) == 0 {
-				tc.Failf("no theme:update reached the app within %d ms of host/set theme", AnswerTimeout)
+				tc.Failf("no theme:update reached the app within %d ms of host/set theme", harness.AnswerTimeout)
 			}
 			last := ups[len(ups)-1].Payload
 			tokens := themeTokens(last)
@@ -868,10 +870,10 @@ func describeBridge(tc *TestContext) {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			for i, state := range []string{"hidden", "visible"} {
 				tc.HostSet(protocol.SetParams{Visibility: state})
-				r := s.Run(AwaitCount(hostbridge.TypeVisibility, i+1), Sleep(100))
+				r := s.Run(harness.AwaitCount(hostbridge.TypeVisibility, i+1), harness.Sleep(100))
 				vs := r.OfType(hostbridge.TypeVisibility)
 				if len(vs) <= i {
-					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", AnswerTimeout, state)
+					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", harness.AnswerTimeout, state)
 				}
 				got := visibilityOf(vs[len(vs)-1].Payload)
 				if got == "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
@@ -206,9 +208,9 @@ func orNothing(ss []string) string {
 }
 
 // frameFile is the address of a file of the app's UI, beside its entry.
-func frameFile(s *Surface, name string) string {
+func frameFile(s *harness.Surface, name string) string {
 	ginkgo.GinkgoHelper()
-	r := s.Run(Step{"page": true})
+	r := s.Run(harness.Step{"page": true})
 	if r.Page == nil {
 		s.TC().Errorf("the probe did not report its page")
 	}
@@ -222,20 +224,20 @@ func frameFile(s *Surface, name string) string {
 
 // expectAllowed is the positive control of a URL check: the host accepts
 // a URL the app may use.
-func expectAllowed(s *Surface, t, target string) {
+func expectAllowed(s *harness.Surface, t, target string) {
 	ginkgo.GinkgoHelper()
 	expectAccepted(s, t, t+" of "+target, map[string]any{"url": target})
 }
 
 // expectAccepted is the positive control of a request check: the host
 // answers request t with payload (what describes it) with host:response.
-func expectAccepted(s *Surface, t, what string, payload map[string]any) {
+func expectAccepted(s *harness.Surface, t, what string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
 	s.TC().Precondition(what+" (one the app may ask for) is allowed", func() {
-		r := s.Run(Request(t, "allowed-1", payload), AwaitAnswer("allowed-1"))
+		r := s.Run(harness.Request(t, "allowed-1", payload), harness.AwaitAnswer("allowed-1"))
 		m, ok := r.Answer("allowed-1")
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("%s got %s, not host:response", what, DescribeAnswer(m, ok))
+			s.TC().Failf("%s got %s, not host:response", what, harness.DescribeAnswer(m, ok))
 		}
 	})
 }
@@ -247,7 +249,7 @@ func expectAccepted(s *Surface, t, what string, payload map[string]any) {
 // scenario the reload cuts short runs again (Surface.mayReload), and an
 // answer that left with the old document is read from host/observe, which
 // must record the request allowed.
-func expectNavigates(s *Surface, what, requestID string, payload map[string]any) {
+func expectNavigates(s *harness.Surface, what, requestID string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
 	s.MayReload = true
 	s.TC().Precondition(what+" (one the app may ask for) is allowed", func() {
@@ -255,7 +257,7 @@ func expectNavigates(s *Surface, what, requestID string, payload map[string]any)
 		// short, or one asked from a document the last navigation was
 		// already leaving: the request is then asked once more.
 		for range 2 {
-			r, err := s.TryRun([]Step{Request(hostbridge.TypeNavigate, requestID, payload), AwaitAnswer(requestID)})
+			r, err := s.TryRun([]harness.Step{harness.Request(hostbridge.TypeNavigate, requestID, payload), harness.AwaitAnswer(requestID)})
 			if err != nil && !s.Reloaded() {
 				s.TC().Errorf("the harness's probe could not run its scenario in the app's frame: %v", err)
 			}
@@ -268,11 +270,11 @@ func expectNavigates(s *Surface, what, requestID string, payload map[string]any)
 			case ok && m.Type == hostbridge.TypeResponse:
 				return
 			case ok:
-				s.TC().Failf("%s got %s, not host:response", what, DescribeAnswer(m, ok))
-			case Executed(s.TC().Observe(s.AppID), requestID):
+				s.TC().Failf("%s got %s, not host:response", what, harness.DescribeAnswer(m, ok))
+			case harness.Executed(s.TC().Observe(s.AppID), requestID):
 				return // answered in a document the frame has left since
 			case err == nil:
-				s.TC().Failf("%s got %s, and host/observe does not record it allowed", what, DescribeAnswer(m, ok))
+				s.TC().Failf("%s got %s, and host/observe does not record it allowed", what, harness.DescribeAnswer(m, ok))
 			}
 		}
 		s.TC().Failf("%s was neither answered nor recorded as allowed, asked twice while the app's frame loaded new documents", what)
@@ -281,7 +283,7 @@ func expectNavigates(s *Surface, what, requestID string, payload map[string]any)
 
 // expectRefusedURL judges that the host refuses t of target: host:error
 // and a denied record, never host:response.
-func expectRefusedURL(s *Surface, t, target string) {
+func expectRefusedURL(s *harness.Surface, t, target string) {
 	ginkgo.GinkgoHelper()
 	expectRefused(s, t, t+" of "+target, map[string]any{"url": target}, "the host must validate the URL")
 }
@@ -289,18 +291,18 @@ func expectRefusedURL(s *Surface, t, target string) {
 // expectRefused judges that the host refuses request t with payload (what
 // describes it; why says what the host must do): host:error and no
 // allowed record, never host:response.
-func expectRefused(s *Surface, t, what string, payload map[string]any, why string) {
+func expectRefused(s *harness.Surface, t, what string, payload map[string]any, why string) {
 	ginkgo.GinkgoHelper()
-	r := s.Run(Request(t, "refused-1", payload), AwaitAnswer("refused-1"))
+	r := s.Run(harness.Request(t, "refused-1", payload), harness.AwaitAnswer("refused-1"))
 	m, ok := r.Answer("refused-1")
 	if ok && m.Type == hostbridge.TypeResponse {
 		s.TC().Failf("%s was allowed (host:response): %s", what, why)
 	}
-	if Executed(s.TC().Observe(s.AppID), "refused-1") {
+	if harness.Executed(s.TC().Observe(s.AppID), "refused-1") {
 		s.TC().Failf("%s was allowed: host/observe records it so", what)
 	}
 	if !ok || m.Type != hostbridge.TypeError {
-		s.TC().Failf("%s got %s, not host:error", what, DescribeAnswer(m, ok))
+		s.TC().Failf("%s got %s, not host:error", what, harness.DescribeAnswer(m, ok))
 	}
 }
 
@@ -309,7 +311,7 @@ func expectRefused(s *Surface, t, what string, payload map[string]any, why strin
 // returns false when the host kept its frame from leaving the runtime
 // origin (the frame still runs the probe): then no page of another origin
 // can speak from the app's frame at all.
-func navigateFrameToSpoofer(s *Surface, msg map[string]any) bool {
+func navigateFrameToSpoofer(s *harness.Surface, msg map[string]any) bool {
 	ginkgo.GinkgoHelper()
 	b, _ := json.Marshal(msg)
 	target := s.TC().ThirdParty().SpoofURL() + "#" + url.PathEscape(string(b))
@@ -340,16 +342,12 @@ func navigateFrameToSpoofer(s *Surface, msg map[string]any) bool {
 }
 
 // entryReadiness asks the host for one entry's readiness.
-func entryReadiness(tc *TestContext, appID, entry string) protocol.ReadinessResult {
+func entryReadiness(tc *harness.TestContext, appID, entry string) protocol.ReadinessResult {
 	ginkgo.GinkgoHelper()
 	var r protocol.ReadinessResult
 	tc.MustCall(protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID, Entry: entry}, &r)
 	return r
 }
-
-// pageAnswerTimeout is how long a loaded page may take to answer one read:
-// milliseconds on a page that yields, for ever on one that spins.
-const pageAnswerTimeout = 3 * time.Second
 
 // refusedURL is a URL a check of host:openExternal or host:download must
 // refuse, and what makes it one.
@@ -360,12 +358,12 @@ type refusedURL struct{ what, url string }
 // request allowed (a host that answers host:error and opens the URL all the
 // same is judged by what it did); why says what the host must do. The
 // request ids prefix none of each other.
-func expectRefusedEach(s *Surface, t string, cases []refusedURL, why string) {
+func expectRefusedEach(s *harness.Surface, t string, cases []refusedURL, why string) {
 	ginkgo.GinkgoHelper()
 	id := func(i int) string { return fmt.Sprintf("url-%02d", i) }
-	var steps []Step
+	var steps []harness.Step
 	for i, c := range cases {
-		steps = append(steps, Request(t, id(i), map[string]any{"url": c.url}), AwaitAnswer(id(i)))
+		steps = append(steps, harness.Request(t, id(i), map[string]any{"url": c.url}), harness.AwaitAnswer(id(i)))
 	}
 	r := s.Run(steps...)
 	o := s.TC().Observe(s.AppID)
@@ -375,10 +373,10 @@ func expectRefusedEach(s *Surface, t string, cases []refusedURL, why string) {
 		switch {
 		case ok && m.Type == hostbridge.TypeResponse:
 			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed (host:response)", c.url, c.what))
-		case Executed(o, id(i)):
+		case harness.Executed(o, id(i)):
 			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", c.url, c.what))
 		case !ok || m.Type != hostbridge.TypeError:
-			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, DescribeAnswer(m, ok)))
+			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, harness.DescribeAnswer(m, ok)))
 		}
 	}
 	if len(allowed) > 0 {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"go.yaml.in/yaml/v3"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -17,13 +19,13 @@ import (
 
 // describeCatalog checks discovery through APP.md and the catalog card
 // (spec 000, APP.md, Runtime contract 1, Conformance levels: Catalog).
-func describeCatalog(tc *TestContext) {
+func describeCatalog(tc *harness.TestContext) {
 	Describe("Catalog: discovery through APP.md", func() {
 		It("takes the app's identity from APP.md, not from the folder it sits in", tc.Req("CAT-DISCOVER-APPMD", levels.EveryEntryPoint), func() {
 			dir := tc.FixtureAs("minimal-app", "renamed-folder")
 			v := tc.Verify(dir, nil)
 			Expect(v.AppName).To(Equal("minimal-app"), "package/verify appName")
-			app := DecodeObject("projection", tc.Project(dir, "app"))["app"]
+			app := harness.DecodeObject("projection", tc.Project(dir, "app"))["app"]
 			Expect(app).To(HaveKeyWithValue("name", "minimal-app"), "projected app summary")
 		})
 
@@ -31,19 +33,19 @@ func describeCatalog(tc *TestContext) {
 			dir := tc.Fixture("minimal-app")
 			tc.ExpectVerifies(dir, nil)
 			if err := os.Remove(filepath.Join(dir, "APP.md")); err != nil {
-				Errorf("the harness could not remove APP.md: %v", err)
+				harness.Errorf("the harness could not remove APP.md: %v", err)
 			}
-			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a folder without APP.md", File: "APP.md"})
+			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "a folder without APP.md", File: "APP.md"})
 		})
 
 		It("rejects APP.md without frontmatter, saying so", tc.Req("CAT-FRONTMATTER-REQUIRED"), func() {
 			dir := tc.Fixture("minimal-app")
 			tc.ExpectVerifies(dir, nil)
-			RewriteAppMD(dir, func(md []byte) []byte {
+			harness.RewriteAppMD(dir, func(md []byte) []byte {
 				_, body, _ := strings.Cut(strings.TrimPrefix(string(md), "---\n"), "\n---\n")
 				return []byte(body)
 			})
-			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "an APP.md without frontmatter",
+			tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "an APP.md without frontmatter",
 				Codes: []string{"no-frontmatter"}, File: "APP.md", Field: "frontmatter"})
 		})
 
@@ -52,8 +54,8 @@ func describeCatalog(tc *TestContext) {
 			func(field string) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
-				DropField(dir, field)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "APP.md without " + field, File: "APP.md", Field: field})
+				harness.DropField(dir, field)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "APP.md without " + field, File: "APP.md", Field: field})
 			},
 			Entry("name", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "name"),
 			Entry("description", tc.Req("CAT-FRONTMATTER-REQUIRED", levels.EveryMember), "description"),
@@ -68,8 +70,8 @@ func describeCatalog(tc *TestContext) {
 			func(version string) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
-				SetField(dir, "manifestVersion", version)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "manifestVersion " + version,
+				harness.SetField(dir, "manifestVersion", version)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "manifestVersion " + version,
 					Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"})
 			},
 			Entry("9.0.0", tc.Req("CAT-MANIFEST-VERSION", levels.RepresentationLimit), "9.0.0"),
@@ -83,7 +85,7 @@ func describeCatalog(tc *TestContext) {
 			func(version string) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
-				SetField(dir, "manifestVersion", version)
+				harness.SetField(dir, "manifestVersion", version)
 				tc.ExpectAccepted(dir, "manifestVersion "+version)
 			},
 			knownManifestVersionEntries(tc),
@@ -96,13 +98,13 @@ func describeCatalog(tc *TestContext) {
 				dir := tc.Fixture("minimal-app")
 				what := describeValue(field, value)
 				if valid {
-					SetField(dir, field, value)
+					harness.SetField(dir, field, value)
 					tc.ExpectAccepted(dir, what)
 					return
 				}
 				tc.ExpectVerifies(dir, nil)
-				SetField(dir, field, value)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: what, File: "APP.md", Field: field})
+				harness.SetField(dir, field, value)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: what, File: "APP.md", Field: field})
 			},
 			fieldConstraintEntries(tc),
 		)
@@ -112,11 +114,11 @@ func describeCatalog(tc *TestContext) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
 				if file == "APP.md" {
-					EditFrontmatter(dir, func(lines []string) []string { return append(lines, strings.Split(text, "\n")...) })
+					harness.EditFrontmatter(dir, func(lines []string) []string { return append(lines, strings.Split(text, "\n")...) })
 				} else {
-					WriteFile(dir, file, []byte(text+"\n"))
+					harness.WriteFile(dir, file, []byte(text+"\n"))
 				}
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "bypassPermissions declared in " + file,
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "bypassPermissions declared in " + file,
 					Codes: []string{"bypass-permissions"}, File: file, Field: field, Name: "bypassPermissions"})
 			},
 			Entry("as a permission mode in APP.md", tc.Req("CAT-NO-BYPASS-PERMISSIONS", levels.EveryMember), "APP.md", "permissionMode: bypassPermissions", "permissionMode"),
@@ -128,7 +130,7 @@ func describeCatalog(tc *TestContext) {
 		It("shows the app's metadata on its catalog card", tc.Req("CAT-METADATA", levels.EveryMember), func() {
 			dir := tc.Fixture("full-app")
 			want := tc.Oracle(dir).Manifest
-			proj := DecodeObject("projection", tc.Project(dir, "app", "publisher"))
+			proj := harness.DecodeObject("projection", tc.Project(dir, "app", "publisher"))
 			app, ok := proj["app"].(map[string]any)
 			Expect(ok).To(BeTrue(), "projection has no app summary object")
 			for _, k := range []string{"name", "version", "description", "displayName", "status", "appType"} {
@@ -145,7 +147,7 @@ func describeCatalog(tc *TestContext) {
 		})
 
 		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED", levels.EveryMember), func() {
-			proj := DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
+			proj := harness.DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
 			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": mapOf(proj["app"])["publisher"]} {
 				Expect(mapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
 					"%s.verified is true though only the app declared it (no registry verified it)", where)
@@ -157,11 +159,11 @@ func describeCatalog(tc *TestContext) {
 			// Control: the same package with its legacy kinds made current
 			// is accepted, so a refusal below can only be about them.
 			twin := tc.CopyPackage(dir)
-			ReplaceIn(twin, "APP.md", "kind: home", "kind: page")
-			ReplaceIn(twin, "APP.md", "kind: scene", "kind: page")
+			harness.ReplaceIn(twin, "APP.md", "kind: home", "kind: page")
+			harness.ReplaceIn(twin, "APP.md", "kind: scene", "kind: page")
 			tc.ExpectVerifies(twin, nil)
 			if r := tc.VerifyRefusal(dir, nil); r.Refused {
-				tc.ExpectRefused(r, Planted{What: "the legacy entry kinds home and scene",
+				tc.ExpectRefused(r, harness.Planted{What: "the legacy entry kinds home and scene",
 					Codes: []string{"legacy-entry-kind"}, Field: "entries"})
 				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "rejected")
 				return
@@ -169,18 +171,18 @@ func describeCatalog(tc *TestContext) {
 			// Accepted: every home or scene entry must be left out or marked
 			// legacy, whatever kind the host gives it.
 			legacy := map[string]bool{}
-			for _, e := range Objects(tc.Oracle(dir).Manifest, "entries") {
-				if k := Str(e, "kind"); k == "home" || k == "scene" {
-					legacy[Str(e, "key")] = true
+			for _, e := range harness.Objects(tc.Oracle(dir).Manifest, "entries") {
+				if k := harness.Str(e, "kind"); k == "home" || k == "scene" {
+					legacy[harness.Str(e, "key")] = true
 				}
 			}
 			if len(legacy) == 0 {
-				Errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
+				harness.Errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
 			}
 			dropped := 0
-			projected := map[string]Object{}
-			for _, e := range Objects(DecodeObject("projection", tc.Project(dir, "entries")), "entries") {
-				projected[Str(e, "key")] = e
+			projected := map[string]harness.Object{}
+			for _, e := range harness.Objects(harness.DecodeObject("projection", tc.Project(dir, "entries")), "entries") {
+				projected[harness.Str(e, "key")] = e
 			}
 			for key := range legacy {
 				e, ok := projected[key]
@@ -189,7 +191,7 @@ func describeCatalog(tc *TestContext) {
 					continue
 				}
 				Expect(e).To(HaveKeyWithValue("legacy", true),
-					"legacy entry %q is projected as a current %q entry (no legacy marker)", key, Str(e, "kind"))
+					"legacy entry %q is projected as a current %q entry (no legacy marker)", key, harness.Str(e, "kind"))
 			}
 			if dropped == len(legacy) {
 				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "left out of the projection")
@@ -201,17 +203,17 @@ func describeCatalog(tc *TestContext) {
 }
 
 // describeLayering checks the layered app.*.yaml files (spec 000, Layered configuration).
-func describeLayering(tc *TestContext) {
+func describeLayering(tc *harness.TestContext) {
 	Describe("Catalog: layered configuration", func() {
 		It("loads entries and permissions declared only in app.entries.yaml and app.permissions.yaml", tc.Req("CAT-LAYERED-LOAD", levels.EveryMember), func() {
 			dir := tc.Fixture("layered-only-app")
 			want := tc.Oracle(dir)
 			if want.Sources["entries"] != "app.entries.yaml" {
-				Errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
+				harness.Errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
 			}
-			proj := DecodeObject("projection", tc.Project(dir, "entries", "permissions"))
-			Expect(Keys(Objects(proj, "entries"))).To(ConsistOf(ManifestKeys(want, "entries")), "projected entries")
-			Expect(Keys(Objects(proj, "permissions"))).To(ConsistOf(ManifestKeys(want, "permissions")), "projected permissions")
+			proj := harness.DecodeObject("projection", tc.Project(dir, "entries", "permissions"))
+			Expect(harness.Keys(harness.Objects(proj, "entries"))).To(ConsistOf(harness.ManifestKeys(want, "entries")), "projected entries")
+			Expect(harness.Keys(harness.Objects(proj, "permissions"))).To(ConsistOf(harness.ManifestKeys(want, "permissions")), "projected permissions")
 		})
 
 		// Every other independent file whose section a projection shows,
@@ -228,16 +230,16 @@ func describeLayering(tc *TestContext) {
 					text = firstText(moved, file)
 					frontmatterSection(moved, file, key, whole, func(v any) any { return v })
 					if err := os.Remove(filepath.Join(moved, file)); err != nil {
-						Errorf("the harness could not remove %s: %v", file, err)
+						harness.Errorf("the harness could not remove %s: %v", file, err)
 					}
-					RewriteSignatureHash(moved, tc.Oracle(moved).ManifestHash)
+					harness.RewriteSignatureHash(moved, tc.Oracle(moved).ManifestHash)
 					if !strings.Contains(string(tc.Project(moved, key)), text) {
 						tc.Blockedf("the projection of full-app with %s in the frontmatter does not show it (%q), so whether %s is loaded cannot be seen", key, text, file)
 					}
 				})
 				dir := tc.Fixture("full-app")
 				if src := tc.Oracle(dir).Sources[key]; src != file {
-					Errorf("fixture sanity: the oracle takes %s of full-app from %q, not %s", key, src, file)
+					harness.Errorf("fixture sanity: the oracle takes %s of full-app from %q, not %s", key, src, file)
 				}
 				if !strings.Contains(string(tc.Project(dir, key)), text) {
 					tc.Failf("the projection of full-app does not show its %s (%q), which only %s declares: the file was not loaded", key, text, file)
@@ -250,7 +252,7 @@ func describeLayering(tc *TestContext) {
 
 		It("lets app.entries.yaml win when frontmatter declares other entries", tc.Req("CAT-LAYERED-PRECEDENCE"), func() {
 			dir := tc.Fixture("layered-conflict-app")
-			keys := Keys(Objects(DecodeObject("projection", tc.Project(dir, "entries")), "entries"))
+			keys := harness.Keys(harness.Objects(harness.DecodeObject("projection", tc.Project(dir, "entries")), "entries"))
 			Expect(keys).To(ContainElement("from_entries_file"), "the independent file's entry")
 			Expect(strings.Join(keys, ",")).NotTo(ContainSubstring("from_frontmatter"), "frontmatter entries must lose to app.entries.yaml")
 		})
@@ -266,10 +268,10 @@ func describeLayering(tc *TestContext) {
 				// names it, so the package still verifies (a host may verify
 				// before it projects: docs/decisions.md, Verification before
 				// projection).
-				RewriteSignatureHash(dir, tc.Oracle(dir).ManifestHash)
+				harness.RewriteSignatureHash(dir, tc.Oracle(dir).ManifestHash)
 				oracle, err := agentpkg.Project(tc.Oracle(dir), agentpkg.Profile{Capabilities: agentpkg.FullProfile()})
 				if err != nil || strings.Contains(string(oracle), rivalMark) || !strings.Contains(string(oracle), firstText(dir, file)) {
-					Errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
+					harness.Errorf("fixture sanity: the harness's own projection of the conflict over %s does not show the file winning (%v)", file, err)
 				}
 				proj := string(tc.Project(dir, key))
 				if strings.Contains(proj, rivalMark) {
@@ -306,20 +308,20 @@ func frontmatterSection(dir, file, key string, whole bool, edit func(any) any) {
 	var doc map[string]any
 	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil || yaml.Unmarshal(b, &doc) != nil {
-		Errorf("fixture sanity: %s of %s is not a YAML mapping (%v)", file, filepath.Base(dir), err)
+		harness.Errorf("fixture sanity: %s of %s is not a YAML mapping (%v)", file, filepath.Base(dir), err)
 	}
 	var section any = doc[key]
 	if whole {
 		section = doc
 	}
 	if section == nil {
-		Errorf("fixture sanity: %s has no %s", file, key)
+		harness.Errorf("fixture sanity: %s has no %s", file, key)
 	}
 	out, err := yaml.Marshal(map[string]any{key: edit(section)})
 	if err != nil {
-		Errorf("encoding the frontmatter's %s: %v", key, err)
+		harness.Errorf("encoding the frontmatter's %s: %v", key, err)
 	}
-	EditFrontmatter(dir, func(lines []string) []string {
+	harness.EditFrontmatter(dir, func(lines []string) []string {
 		var kept []string
 		dropping := false
 		for _, l := range lines {
@@ -364,7 +366,7 @@ func firstText(dir, file string) string {
 	var doc any
 	b, err := os.ReadFile(filepath.Join(dir, file))
 	if err != nil || yaml.Unmarshal(b, &doc) != nil {
-		Errorf("fixture sanity: reading %s: %v", file, err)
+		harness.Errorf("fixture sanity: reading %s: %v", file, err)
 	}
 	var walk func(v any) string
 	walk = func(v any) string {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -18,26 +20,26 @@ import (
 
 // describeContainment checks that a host never reads outside the package
 // and survives hostile manifests (SPEC-NOTES, Symlinks; guide clauses).
-func describeContainment(tc *TestContext) {
+func describeContainment(tc *harness.TestContext) {
 	Describe("Installable: the package is a closed box", func() {
 		// Each reference field in turn, on the package just accepted.
 		DescribeTable("rejects references that climb out of the package, naming the field",
 			func(inside, outside, field string) {
 				dir := tc.Fixture("parent-ref")
-				ReplaceIn(dir, "APP.md", "path: ../../outside-ui", "path: dist/ui")
-				ReplaceIn(dir, "APP.md", "path: ../outside-worker", "path: dist/worker")
-				ReplaceIn(dir, "APP.md", "persona: ../secrets.md", "persona: persona.md")
-				WriteFile(dir, "dist/ui/index.html", []byte("<!doctype html><title>ui</title>\n"))
-				WriteFile(dir, "dist/worker/run.sh", []byte("#!/bin/sh\n"))
-				WriteFile(dir, "persona.md", []byte("# persona\n"))
+				harness.ReplaceIn(dir, "APP.md", "path: ../../outside-ui", "path: dist/ui")
+				harness.ReplaceIn(dir, "APP.md", "path: ../outside-worker", "path: dist/worker")
+				harness.ReplaceIn(dir, "APP.md", "persona: ../secrets.md", "persona: persona.md")
+				harness.WriteFile(dir, "dist/ui/index.html", []byte("<!doctype html><title>ui</title>\n"))
+				harness.WriteFile(dir, "dist/worker/run.sh", []byte("#!/bin/sh\n"))
+				harness.WriteFile(dir, "persona.md", []byte("# persona\n"))
 				tc.ExpectVerifies(dir, nil)
 				// What the reference climbs to exists, holding a canary: a
 				// host that follows it before refusing shows it.
 				_, ref, _ := strings.Cut(outside, ": ")
 				secret := plantOutside(tc, dir, ref)
-				ReplaceIn(dir, "APP.md", inside, outside)
+				harness.ReplaceIn(dir, "APP.md", inside, outside)
 				r := tc.VerifyRefusal(dir, nil)
-				tc.ExpectRefused(r, Planted{What: "the reference " + outside,
+				tc.ExpectRefused(r, harness.Planted{What: "the reference " + outside,
 					Codes: []string{"path-escapes-package"}, File: "APP.md", Field: field, Name: field})
 				expectNotFollowed(tc, dir, secret, r)
 			},
@@ -47,30 +49,30 @@ func describeContainment(tc *TestContext) {
 		)
 
 		DescribeTable("rejects links that leave the package, dangle or loop, and special files, naming them, and never reads them",
-			func(plant func(tc *TestContext, dir string) (path, secret string)) {
+			func(plant func(tc *harness.TestContext, dir string) (path, secret string)) {
 				dir := tc.Fixture("minimal-app")
 				tc.ExpectVerifies(dir, nil)
 				path, secret := plant(tc, dir)
 				r := tc.VerifyRefusal(dir, nil)
-				tc.ExpectRefused(r, Planted{What: path, File: path})
+				tc.ExpectRefused(r, harness.Planted{What: path, File: path})
 				if secret != "" {
 					Expect(r.String()).NotTo(ContainSubstring(secret), "the host quoted the file outside the package")
 					expectOutsideNotHashed(tc, dir)
 				}
 			},
-			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), PlantEscapingLink),
-			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
-				MustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
+			Entry("a symlink to a file outside", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), harness.PlantEscapingLink),
+			Entry("a dangling symlink", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *harness.TestContext, dir string) (string, string) {
+				harness.MustSymlink(filepath.Join(dir, "missing-target"), filepath.Join(dir, "assets-dangling"))
 				return "assets-dangling", ""
 			}),
-			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
-				MustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
-				MustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
+			Entry("a symlink cycle", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *harness.TestContext, dir string) (string, string) {
+				harness.MustSymlink(filepath.Join(dir, "loop-b"), filepath.Join(dir, "loop-a"))
+				harness.MustSymlink(filepath.Join(dir, "loop-a"), filepath.Join(dir, "loop-b"))
 				return "loop-a", ""
 			}),
-			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *TestContext, dir string) (string, string) {
+			Entry("a FIFO", tc.Req("PKG-NO-ESCAPING-LINKS", levels.EveryMember), func(tc *harness.TestContext, dir string) (string, string) {
 				if err := syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644); err != nil {
-					Errorf("the harness could not make a FIFO in the package: %v", err)
+					harness.Errorf("the harness could not make a FIFO in the package: %v", err)
 				}
 				return "pipe", ""
 			}),
@@ -83,26 +85,26 @@ func describeContainment(tc *TestContext) {
 				if hostile != "" {
 					md, err := os.ReadFile(filepath.Join(tc.Fixture(hostile), "APP.md"))
 					if err != nil {
-						Errorf("reading the APP.md of %s: %v", hostile, err)
+						harness.Errorf("reading the APP.md of %s: %v", hostile, err)
 					}
-					WriteFile(dir, "APP.md", md)
+					harness.WriteFile(dir, "APP.md", md)
 				}
 				if derive != nil {
 					derive(dir)
 				}
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "a hostile APP.md", File: "APP.md"})
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "a hostile APP.md", File: "APP.md"})
 				Expect(tc.Verify(tc.Fixture("minimal-app"), nil).OK).To(BeTrue(), "the host must keep answering after a hostile manifest")
 			},
 			Entry("an alias bomb", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "alias-bomb", nil),
 			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "deep-nesting", nil),
 			Entry("malformed YAML", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "malformed-yaml", nil),
 			Entry("non-UTF-8 bytes in the frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "", func(dir string) {
-				RewriteAppMD(dir, func(md []byte) []byte {
+				harness.RewriteAppMD(dir, func(md []byte) []byte {
 					return bytes.Replace(md, []byte("description: "), []byte("description: \xff\xfe "), 1)
 				})
 			}),
 			Entry("an 8 MiB frontmatter", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "", func(dir string) {
-				RewriteAppMD(dir, func(md []byte) []byte {
+				harness.RewriteAppMD(dir, func(md []byte) []byte {
 					pad := "metadata:\n  padding: \"" + strings.Repeat("x", 8<<20) + "\"\n"
 					return bytes.Replace(md, []byte("---\n"), []byte("---\n"+pad), 1)
 				})
@@ -114,12 +116,12 @@ func describeContainment(tc *TestContext) {
 // plantOutside writes what a reference that climbs out of the package at
 // dir points to (a file, or a folder's files, one level up: the spec's own
 // scratch folder) with a fresh value, and returns the value.
-func plantOutside(tc *TestContext, dir, ref string) string {
+func plantOutside(tc *harness.TestContext, dir, ref string) string {
 	GinkgoHelper()
-	secret := Nonce("outside-content")
+	secret := harness.Nonce("outside-content")
 	target := filepath.Join(dir, filepath.FromSlash(ref))
 	if rel, err := filepath.Rel(filepath.Dir(dir), target); err != nil || strings.HasPrefix(rel, "..") {
-		Errorf("fixture sanity: %s does not stay in the spec's scratch folder", ref)
+		harness.Errorf("fixture sanity: %s does not stay in the spec's scratch folder", ref)
 	}
 	files := []string{target}
 	if filepath.Ext(target) == "" { // a folder: the files a UI or worker entry names
@@ -127,10 +129,10 @@ func plantOutside(tc *TestContext, dir, ref string) string {
 	}
 	for _, f := range files {
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
-			Errorf("the harness could not make %s: %v", filepath.Dir(f), err)
+			harness.Errorf("the harness could not make %s: %v", filepath.Dir(f), err)
 		}
 		if err := os.WriteFile(f, []byte(secret+"\n"), 0o644); err != nil {
-			Errorf("the harness could not write %s outside the package: %v", filepath.Base(f), err)
+			harness.Errorf("the harness could not write %s outside the package: %v", filepath.Base(f), err)
 		}
 	}
 	return secret
@@ -140,7 +142,7 @@ func plantOutside(tc *TestContext, dir, ref string) string {
 // the refusal r nor what package/project and app/readiness answer for the
 // package at dir carries secret, the content of what its reference climbs
 // to.
-func expectNotFollowed(tc *TestContext, dir, secret string, r Refusal) {
+func expectNotFollowed(tc *harness.TestContext, dir, secret string, r harness.Refusal) {
 	GinkgoHelper()
 	if strings.Contains(r.String(), secret) {
 		tc.Failf("package/verify's refusal quotes the file outside the package the reference points to")
@@ -149,7 +151,7 @@ func expectNotFollowed(tc *TestContext, dir, secret string, r Refusal) {
 		protocol.MethodReadiness: protocol.ReadinessParams{Path: dir}} {
 		var raw json.RawMessage
 		err := tc.Call(method, params, &raw)
-		if he, ok := HostError(err); ok {
+		if he, ok := harness.HostError(err); ok {
 			raw = append(raw, []byte(he.Message+" "+string(he.Data))...)
 		}
 		if bytes.Contains(raw, []byte(secret)) {
@@ -161,11 +163,11 @@ func expectNotFollowed(tc *TestContext, dir, secret string, r Refusal) {
 // expectOutsideNotHashed fails when the host's verdict carries the package
 // hash computed through the escaping link: then it read the file outside,
 // even though it refused the package afterwards.
-func expectOutsideNotHashed(tc *TestContext, dir string) {
+func expectOutsideNotHashed(tc *harness.TestContext, dir string) {
 	GinkgoHelper()
 	followed, _, err := agentpkg.HashPackage(dir, agentpkg.LoadOptions{FollowEscapingLinks: true})
 	if err != nil {
-		Errorf("the harness could not hash the package through the link: %v", err)
+		harness.Errorf("the harness could not hash the package through the link: %v", err)
 	}
 	var res protocol.VerifyResult
 	if tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir}, &res) != nil {

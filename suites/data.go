@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/google/go-cmp/cmp"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -20,13 +22,13 @@ import (
 
 // store sets key to value through the app's own lime.storage and reads it
 // back: the positive control of every data spec.
-func store(s *Surface, key, value string) {
+func store(s *harness.Surface, key, value string) {
 	GinkgoHelper()
 	s.TC().Precondition("the app's lime.storage set "+key+" is executed and read back", func() {
 		r := s.Run(
-			Invoke("set-"+key, "lime.storage", "set", map[string]any{"key": key, "value": value}), AwaitAnswer("set-"+key),
-			Invoke("get-"+key, "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer("get-"+key))
-		if v, ok := StoredValue(r, "get-"+key); !ok || v != value {
+			harness.Invoke("set-"+key, "lime.storage", "set", map[string]any{"key": key, "value": value}), harness.AwaitAnswer("set-"+key),
+			harness.Invoke("get-"+key, "lime.storage", "get", map[string]any{"key": key}), harness.AwaitAnswer("get-"+key))
+		if v, ok := harness.StoredValue(r, "get-"+key); !ok || v != value {
 			s.TC().Failf("lime.storage set %q = %q was read back as %q", key, value, v)
 		}
 	})
@@ -34,24 +36,24 @@ func store(s *Surface, key, value string) {
 
 // read is what the app's lime.storage get of key gives ("" for nothing).
 // An unanswered get judges nothing: the spec errors.
-func read(s *Surface, key string) string {
+func read(s *harness.Surface, key string) string {
 	GinkgoHelper()
-	id := Nonce("get")
-	r := s.Run(Invoke(id, "lime.storage", "get", map[string]any{"key": key}), AwaitAnswer(id))
-	v, ok := StoredValue(r, id)
+	id := harness.Nonce("get")
+	r := s.Run(harness.Invoke(id, "lime.storage", "get", map[string]any{"key": key}), harness.AwaitAnswer(id))
+	v, ok := harness.StoredValue(r, id)
 	if !ok {
 		m, answered := r.Answer(id)
-		s.TC().Errorf("lime.storage get %q, executed before, got %s", key, DescribeAnswer(m, answered))
+		s.TC().Errorf("lime.storage get %q, executed before, got %s", key, harness.DescribeAnswer(m, answered))
 	}
 	return v
 }
 
 // keys is what the app's lime.storage list gives; ok is false when the
 // host answers list with anything but host:response (list is not judged).
-func keys(s *Surface) (keys []string, ok bool) {
+func keys(s *harness.Surface) (keys []string, ok bool) {
 	GinkgoHelper()
-	id := Nonce("list")
-	r := s.Run(Invoke(id, "lime.storage", "list", nil), AwaitAnswer(id))
+	id := harness.Nonce("list")
+	r := s.Run(harness.Invoke(id, "lime.storage", "list", nil), harness.AwaitAnswer(id))
 	m, answered := r.Answer(id)
 	if !answered || m.Type != hostbridge.TypeResponse {
 		return nil, false
@@ -64,7 +66,7 @@ func keys(s *Surface) (keys []string, ok bool) {
 
 // setState calls app/disable or app/enable for appID and returns the state
 // the host says the app is in.
-func setState(tc *TestContext, method, appID string) string {
+func setState(tc *harness.TestContext, method, appID string) string {
 	GinkgoHelper()
 	tc.RequireMethod(method)
 	var res protocol.AppStateResult
@@ -73,7 +75,7 @@ func setState(tc *TestContext, method, appID string) string {
 }
 
 // expectState fails the spec unless app/list shows appID in state.
-func expectState(tc *TestContext, appID, state, after string) {
+func expectState(tc *harness.TestContext, appID, state, after string) {
 	GinkgoHelper()
 	row, listed := tc.ListedApp(appID)
 	if !listed {
@@ -86,10 +88,10 @@ func expectState(tc *TestContext, appID, state, after string) {
 
 // newerProbe is the probe app's package as its next release: the same
 // files with version 1.1.0.
-func newerProbe(tc *TestContext) string {
+func newerProbe(tc *harness.TestContext) string {
 	GinkgoHelper()
-	dir := tc.Fixture(ProbeFixture)
-	SetField(dir, "version", NewerProbeVersion)
+	dir := tc.Fixture(harness.ProbeFixture)
+	harness.SetField(dir, "version", harness.NewerProbeVersion)
 	return dir
 }
 
@@ -98,30 +100,30 @@ func newerProbe(tc *TestContext) string {
 // of the probe app.
 func AddEntry(dir, key string) {
 	GinkgoHelper()
-	EditFrontmatter(dir, func(lines []string) []string {
+	harness.EditFrontmatter(dir, func(lines []string) []string {
 		return append(lines, "  - key: "+key, "    kind: page", "    title: Probe "+key, "    route: /"+key, "    requiredCapabilities: [lime.ui]")
 	})
 }
 
 // updated updates appID to the newer probe release: a precondition, judged
 // by app/list showing the newer version.
-func updated(tc *TestContext, appID string) {
+func updated(tc *harness.TestContext, appID string) {
 	GinkgoHelper()
-	tc.UpdatedFixture(appID, ProbeFixture)
+	tc.UpdatedFixture(appID, harness.ProbeFixture)
 }
 
 // probeAndNeighbour installs the probe app and its neighbour (whose id
 // begins with the probe's), stores key = value in the one that is not
 // acted on (the neighbour, or the probe when onNeighbour), and returns what
 // app/list shows of it: the baseline of every isolation spec.
-func probeAndNeighbour(tc *TestContext, onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
+func probeAndNeighbour(tc *harness.TestContext, onNeighbour bool) (acted, other string, before protocol.InstalledApp, key, value string) {
 	GinkgoHelper()
 	acted = tc.InstallProbe(tc.DefaultConfigure())
 	other = tc.InstallNeighbour()
 	if onNeighbour {
 		acted, other = other, acted
 	}
-	key, value = Nonce("neighbour"), Nonce("value")
+	key, value = harness.Nonce("neighbour"), harness.Nonce("value")
 	store(tc.Launch(other, "main"), key, value)
 	tc.ExpectAppReady(other)
 	before, _ = tc.ListedApp(other)
@@ -131,11 +133,11 @@ func probeAndNeighbour(tc *TestContext, onNeighbour bool) (acted, other string, 
 // probeWithDataAndNewer installs bridge-probe with key = value in its
 // storage, notes its app/list row, and makes its newer release (dir, rel):
 // the start of every spec that judges an update refused.
-func probeWithDataAndNewer(tc *TestContext) (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
+func probeWithDataAndNewer(tc *harness.TestContext) (a string, before protocol.InstalledApp, key, value, dir string, rel *protocol.Release) {
 	GinkgoHelper()
 	a = tc.InstallProbe(tc.DefaultConfigure())
 	before, _ = tc.ListedApp(a)
-	key, value = Nonce("kept"), Nonce("value")
+	key, value = harness.Nonce("kept"), harness.Nonce("value")
 	store(tc.Launch(a, "main"), key, value)
 	dir = newerProbe(tc)
 	return a, before, key, value, dir, tc.ReleaseOf(dir)
@@ -144,7 +146,7 @@ func probeWithDataAndNewer(tc *TestContext) (a string, before protocol.Installed
 // expectUntouched fails the spec unless appID is as app/list showed it
 // (before), ready, launchable and reads key = value, after what was done to
 // another app.
-func expectUntouched(tc *TestContext, appID string, before protocol.InstalledApp, key, value, after string) {
+func expectUntouched(tc *harness.TestContext, appID string, before protocol.InstalledApp, key, value, after string) {
 	GinkgoHelper()
 	row, listed := tc.ListedApp(appID)
 	if !listed {
@@ -166,12 +168,12 @@ func expectUntouched(tc *TestContext, appID string, before protocol.InstalledApp
 
 // recordEvidence records evidence through the app's lime.evidence under
 // requestID, a precondition judged by host/observe showing the record.
-func recordEvidence(s *Surface, requestID string) {
+func recordEvidence(s *harness.Surface, requestID string) {
 	GinkgoHelper()
 	s.TC().Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
-		r := s.Run(Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), AwaitAnswer(requestID))
+		r := s.Run(harness.Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), harness.AwaitAnswer(requestID))
 		if m, answered := r.Answer(requestID); !answered || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("lime.evidence record %s got %s", requestID, DescribeAnswer(m, answered))
+			s.TC().Failf("lime.evidence record %s got %s", requestID, harness.DescribeAnswer(m, answered))
 		}
 		if _, ok := s.TC().EvidenceOf(s.AppID)[requestID]; !ok {
 			s.TC().Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
@@ -183,18 +185,18 @@ func recordEvidence(s *Surface, requestID string) {
 // folder and returns the answer and the export's content (exportText). An
 // answer without files, or files the harness cannot read inside the folder,
 // fails the spec.
-func exportThenDelete(tc *TestContext, appID string) (protocol.UninstallResult, []byte) {
+func exportThenDelete(tc *harness.TestContext, appID string) (protocol.UninstallResult, []byte) {
 	GinkgoHelper()
 	dir := filepath.Join(tc.Scratch(), "export")
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		Errorf("making the export folder: %v", err)
+		harness.Errorf("making the export folder: %v", err)
 	}
 	var res protocol.UninstallResult
 	tc.MustCall(protocol.MethodUninstall, protocol.UninstallParams{AppID: appID, ExportTo: dir}, &res)
 	if len(res.Exported) == 0 {
 		tc.Failf("app/uninstall of %s with export then delete into %s answered without naming an exported file", appID, dir)
 	}
-	text, err := ExportText(dir, res.Exported)
+	text, err := harness.ExportText(dir, res.Exported)
 	if err != nil {
 		tc.Failf("app/uninstall of %s with export then delete: %v", appID, err)
 	}
@@ -204,13 +206,13 @@ func exportThenDelete(tc *TestContext, appID string) (protocol.UninstallResult, 
 // describeData checks the data boundary and the lifecycle after install
 // (spec 000 Storage and data boundary; 002 Storage boundary, Cleanup and
 // Desktop P4).
-func describeData(tc *TestContext) {
+func describeData(tc *harness.TestContext) {
 	Describe("Desktop P4: app storage and lifecycle", tc.BrowserRetry(), func() {
 		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
 			b := tc.InstallNeighbour()
-			shared, onlyA, onlyB := Nonce("shared"), Nonce("only-a"), Nonce("only-b")
-			va, vb := Nonce("value-a"), Nonce("value-b")
+			shared, onlyA, onlyB := harness.Nonce("shared"), harness.Nonce("only-a"), harness.Nonce("only-b")
+			va, vb := harness.Nonce("value-a"), harness.Nonce("value-b")
 			sa := tc.Launch(a, "main")
 			store(sa, shared, va)
 			store(sa, onlyA, va)
@@ -237,7 +239,7 @@ func describeData(tc *TestContext) {
 
 		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := Nonce("kept"), Nonce("value")
+			key, value := harness.Nonce("kept"), harness.Nonce("value")
 			open := tc.Launch(a, "main")
 			store(open, key, value)
 			if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
@@ -260,8 +262,8 @@ func describeData(tc *TestContext) {
 			// its calls pass the readiness gate afresh (spec 001, UI
 			// runtime), so a storage write is not executed (what the app
 			// reads once enabled again shows it).
-			id := Nonce("set-disabled")
-			r := open.Run(Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": Nonce("after-disable")}), AwaitAnswer(id))
+			id := harness.Nonce("set-disabled")
+			r := open.Run(harness.Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": harness.Nonce("after-disable")}), harness.AwaitAnswer(id))
 			if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
 				tc.Failf("the entry of %s open when it was disabled still ran lime.storage set (answered %s): the disabled app's calls must be refused", a, m.Type)
 			}
@@ -269,7 +271,7 @@ func describeData(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted an entry of the disabled %s", a)
 			}
-			he, ok := HostError(err)
+			he, ok := harness.HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
@@ -277,7 +279,7 @@ func describeData(tc *TestContext) {
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
 			if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
-				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, DescribeHostError(he))
+				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, harness.DescribeHostError(he))
 			}
 			if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
 				tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
@@ -307,10 +309,10 @@ func describeData(tc *TestContext) {
 				case protocol.MethodUpdate:
 					tc.UpdatedDir(a, func() string {
 						if !onNeighbour {
-							return tc.Fixture(ProbeFixture)
+							return tc.Fixture(harness.ProbeFixture)
 						}
-						dir := tc.FixtureAs(ProbeFixture, NeighbourProbe)
-						SetField(dir, "name", NeighbourProbe)
+						dir := tc.FixtureAs(harness.ProbeFixture, harness.NeighbourProbe)
+						harness.SetField(dir, "name", harness.NeighbourProbe)
 						return dir
 					})
 				}
@@ -324,29 +326,29 @@ func describeData(tc *TestContext) {
 
 		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := Nonce("kept"), Nonce("value")
+			key, value := harness.Nonce("kept"), harness.Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			updated(tc, a)
 			if got := read(tc.Launch(a, "main"), key); got != value {
-				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, NewerProbeVersion, got)
+				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, harness.NewerProbeVersion, got)
 			}
 		})
 
 		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
 			a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
 			tc.ExpectVerifies(dir, rel)
-			AppendFile(dir, TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
-			planted := Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
+			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
+			planted := harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
 			_, err := tc.TryUpdate(a, dir, rel)
 			if err == nil {
 				tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
 			}
-			he, ok := HostError(err)
+			he, ok := harness.HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/update: %v", err)
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-				Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
+			tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
+				Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
 			expectUntouched(tc, a, before, key, value, "a refused app/update")
 		})
 
@@ -361,7 +363,7 @@ func describeData(tc *TestContext) {
 				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
 				code, isHostErr := tc.HostErrorCode(protocol.MethodUpdate, err)
 				if !isHostErr {
-					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, NewerProbeVersion, consentText(consent), res.App.Version)
+					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, harness.NewerProbeVersion, consentText(consent), res.App.Version)
 				}
 				if code != protocol.CodeConsentRequired {
 					tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
@@ -381,10 +383,10 @@ func describeData(tc *TestContext) {
 		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
-			k1, v1 := Nonce("before-update"), Nonce("value")
+			k1, v1 := harness.Nonce("before-update"), harness.Nonce("value")
 			store(tc.Launch(a, "main"), k1, v1)
 			updated(tc, a)
-			k2, v2 := Nonce("after-update"), Nonce("value")
+			k2, v2 := harness.Nonce("after-update"), harness.Nonce("value")
 			store(tc.Launch(a, "main"), k2, v2)
 			tc.RequireMethod(protocol.MethodRollback)
 			var res protocol.RollbackResult
@@ -443,7 +445,7 @@ func describeData(tc *TestContext) {
 			if err == nil {
 				tc.Failf("app/launch mounted extra after app/rollback, an entry only the release rolled back from has")
 			}
-			he, ok := HostError(err)
+			he, ok := harness.HostError(err)
 			if !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
@@ -453,7 +455,7 @@ func describeData(tc *TestContext) {
 			unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
 			disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
 			if !unknown && !disabled {
-				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", DescribeHostError(he))
+				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", harness.DescribeHostError(he))
 			}
 			if _, err := tc.TryLaunch(a, "main"); err != nil {
 				tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
@@ -462,7 +464,7 @@ func describeData(tc *TestContext) {
 
 		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			before, after := Nonce("evidence-v1"), Nonce("evidence-v2")
+			before, after := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
 			recordEvidence(tc.Launch(a, "main"), before)
 			updated(tc, a)
 			if _, ok := tc.EvidenceOf(a)[before]; !ok {
@@ -483,7 +485,7 @@ func describeData(tc *TestContext) {
 		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE", levels.EveryTransition), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
 			first, _ := tc.ListedApp(a)
-			older, newer := Nonce("evidence-v1"), Nonce("evidence-v2")
+			older, newer := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
 			recordEvidence(tc.Launch(a, "main"), older)
 			updated(tc, a)
 			recordEvidence(tc.Launch(a, "main"), newer)
@@ -491,9 +493,9 @@ func describeData(tc *TestContext) {
 			if _, ok := ev[older]; !ok {
 				tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
 			}
-			if ev[older].Version != first.Version || ev[newer].Version != NewerProbeVersion {
+			if ev[older].Version != first.Version || ev[newer].Version != harness.NewerProbeVersion {
 				tc.Failf("host/observe of %s gives the evidence made at %s with version %q and the one made at %s with version %q: each must name the release that made it",
-					a, first.Version, ev[older].Version, NewerProbeVersion, ev[newer].Version)
+					a, first.Version, ev[older].Version, harness.NewerProbeVersion, ev[newer].Version)
 			}
 		})
 
@@ -506,7 +508,7 @@ func describeData(tc *TestContext) {
 				if onNeighbour {
 					a, b = b, a
 				}
-				key, va, vb := Nonce("shared"), Nonce("value-a"), Nonce("value-b")
+				key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
 				store(tc.Launch(a, "main"), key, va)
 				store(tc.Launch(b, "main"), key, vb)
 				var text []byte
@@ -526,7 +528,7 @@ func describeData(tc *TestContext) {
 
 		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			stored := map[string]string{Nonce("first"): Nonce("value"), Nonce("second"): Nonce("value")}
+			stored := map[string]string{harness.Nonce("first"): harness.Nonce("value"), harness.Nonce("second"): harness.Nonce("value")}
 			s := tc.Launch(a, "main")
 			for k, v := range stored {
 				store(s, k, v)
@@ -552,7 +554,7 @@ func describeData(tc *TestContext) {
 		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
 			tc.RequireMethod(protocol.MethodObserve)
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			dir := tc.Fixture(ProbeFixture)
+			dir := tc.Fixture(harness.ProbeFixture)
 			tc.Precondition("uninstalls of "+a+" keeping data, deleting data and exporting then deleting, with a reinstall between, are done", func() {
 				tc.Uninstall(a, true)
 				tc.Install(dir, tc.ReleaseOf(dir))
@@ -577,7 +579,7 @@ func describeData(tc *TestContext) {
 
 		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := Nonce("kept"), Nonce("value")
+			key, value := harness.Nonce("kept"), harness.Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, true)
 			tc.InstallProbe(tc.DefaultConfigure())
@@ -596,7 +598,7 @@ func describeData(tc *TestContext) {
 				if onNeighbour {
 					a, b = b, a
 				}
-				key, va, vb := Nonce("shared"), Nonce("value-a"), Nonce("value-b")
+				key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
 				tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
 					expectStoredAsApp(tc, a, key, va)
 					expectStoredAsApp(tc, b, key, vb)
@@ -614,8 +616,8 @@ func describeData(tc *TestContext) {
 				if _, listed := tc.ListedApp(b); !listed {
 					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
 				}
-				if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, vb) {
-					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, DescribeAnswer(m, true))
+				if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, vb) {
+					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, harness.DescribeAnswer(m, true))
 				}
 			},
 			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
@@ -626,7 +628,7 @@ func describeData(tc *TestContext) {
 
 		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
 			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := Nonce("deleted"), Nonce("value")
+			key, value := harness.Nonce("deleted"), harness.Nonce("value")
 			store(tc.Launch(a, "main"), key, value)
 			tc.Uninstall(a, false)
 			tc.InstallProbe(tc.DefaultConfigure())

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -16,12 +18,12 @@ import (
 
 // describeInstall checks install and uninstall (spec 000, Runtime contract 3,
 // Package signing; spec 002, Cleanup and checklist; spec 003, Channels and pins).
-func describeInstall(tc *TestContext) {
+func describeInstall(tc *harness.TestContext) {
 	Describe("Installable: install and uninstall", func() {
 		// What package/verify must refuse, app/install must refuse too, with
 		// the error code the protocol names for it (-32002).
 		DescribeTable("never installs a package that fails verification",
-			func(fixture string, relax, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
+			func(fixture string, relax, spoil func(dir string), rehash bool, codes []int64, planted harness.Planted) {
 				dir := tc.Fixture(fixture)
 				if relax != nil {
 					relax(dir)
@@ -29,24 +31,26 @@ func describeInstall(tc *TestContext) {
 				expectNeverInstalled(tc, fixture, dir, spoil, rehash, codes, planted)
 			},
 			Entry("a package changed after hashing", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
-				func(dir string) { AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n")) }, false,
+				func(dir string) {
+					harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+				}, false,
 				[]int64{protocol.CodeVerificationFailed},
-				Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
+				harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}),
 			Entry("a package whose app.signature.yaml names another manifest hash", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "full-app", nil,
-				func(dir string) { RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
+				func(dir string) { harness.RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md"))) }, true,
 				[]int64{protocol.CodeVerificationFailed},
-				Planted{What: "a signature file naming another manifest hash", Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"}),
+				harness.Planted{What: "a signature file naming another manifest hash", Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"}),
 			Entry("a package with a symlink out of it", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
-				func(dir string) { PlantEscapingLink(tc, dir) }, false,
+				func(dir string) { harness.PlantEscapingLink(tc, dir) }, false,
 				[]int64{protocol.CodePackageInvalid},
-				Planted{What: "the symlink assets/leak.txt", File: "assets/leak.txt"}),
+				harness.Planted{What: "the symlink assets/leak.txt", File: "assets/leak.txt"}),
 			Entry("a package with a manifestVersion the standard does not know", tc.Req("INSTALL-VERIFY-FIRST", levels.EveryMember), "minimal-app", nil,
 				// The protocol's codes overlap here: an unknown manifest
 				// version is an invalid manifest (-32001) and a failed
 				// compatibility check (-32002); either names it.
-				func(dir string) { SetField(dir, "manifestVersion", "9.0.0") }, true,
+				func(dir string) { harness.SetField(dir, "manifestVersion", "9.0.0") }, true,
 				[]int64{protocol.CodePackageInvalid, protocol.CodeVerificationFailed},
-				Planted{What: "manifestVersion 9.0.0", Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"}),
+				harness.Planted{What: "manifestVersion 9.0.0", Codes: []string{"unsupported-manifest-version"}, Field: "manifestVersion"}),
 		)
 
 		// Capability negotiation happens at install too (spec 000, Capability
@@ -57,11 +61,11 @@ func describeInstall(tc *TestContext) {
 				tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
 			}
 			dir := tc.Fixture("incompatible-capability")
-			ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: "*"`)
+			harness.ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: "*"`)
 			expectNeverInstalled(tc, "incompatible-capability", dir,
-				func(dir string) { ReplaceIn(dir, "APP.md", capability+`: "*"`, capability+`: ">=9.0.0"`) }, true,
+				func(dir string) { harness.ReplaceIn(dir, "APP.md", capability+`: "*"`, capability+`: ">=9.0.0"`) }, true,
 				[]int64{protocol.CodeVerificationFailed},
-				Planted{What: capability + " >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
+				harness.Planted{What: capability + " >=9.0.0", Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 		})
 
 		// Each party the protocol names for consent.by, and none: a consent
@@ -95,7 +99,7 @@ func describeInstall(tc *TestContext) {
 					tc.Failf("%s was refused with error %d; the protocol names %d (consent required) for it",
 						what, code, protocol.CodeConsentRequired)
 				}
-				if _, listed := FindApp(tc.List(), "minimal-app"); listed {
+				if _, listed := harness.FindApp(tc.List(), "minimal-app"); listed {
 					tc.Failf("an app installed by %s is listed", what)
 				}
 			},
@@ -109,10 +113,10 @@ func describeInstall(tc *TestContext) {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
 			app := tc.Install(dir, rel)
-			row, listed := FindApp(tc.List(), app.AppID)
+			row, listed := harness.FindApp(tc.List(), app.AppID)
 			Expect(listed).To(BeTrue(), "the installed app is not listed")
-			Expect(row.PackageHash).To(EqualFold(rel.PackageHash), "installed packageHash")
-			Expect(row.ManifestHash).To(EqualFold(rel.ManifestHash), "installed manifestHash")
+			Expect(row.PackageHash).To(harness.EqualFold(rel.PackageHash), "installed packageHash")
+			Expect(row.ManifestHash).To(harness.EqualFold(rel.ManifestHash), "installed manifestHash")
 			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), "installed version")
 		})
 
@@ -128,9 +132,9 @@ func describeInstall(tc *TestContext) {
 			res := tc.Uninstall(app.AppID, true)
 			Expect(res.DataRemoved).To(BeFalse(), "uninstall with keepData reports its data removed")
 			l := tc.List()
-			_, listed := FindApp(l, app.AppID)
+			_, listed := harness.FindApp(l, app.AppID)
 			Expect(listed).To(BeFalse(), "the app is still installed after uninstall")
-			_, kept := FindRetained(l, app.AppID)
+			_, kept := harness.FindRetained(l, app.AppID)
 			Expect(kept).To(BeTrue(), "no retained data after uninstall with keepData")
 			again := tc.Install(dir, tc.ReleaseOf(dir))
 			Expect(again.HasData).To(BeTrue(), "a reinstall does not find the data kept at uninstall")
@@ -142,13 +146,13 @@ func describeInstall(tc *TestContext) {
 			// Any result will do here, even one that fails its schema
 			// (READY-STATUS judges those): the app must be found by its id.
 			tc.Precondition("the installed app answers app/readiness by its id", func() {
-				if err := tc.Call(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app.AppID}, &json.RawMessage{}); err != nil && !IsSchemaError(err) {
+				if err := tc.Call(protocol.MethodReadiness, protocol.ReadinessParams{AppID: app.AppID}, &json.RawMessage{}); err != nil && !harness.IsSchemaError(err) {
 					tc.FailCall(protocol.MethodReadiness, err)
 				}
 			})
 			res := tc.Uninstall(app.AppID, false)
 			Expect(res.DataRemoved).To(BeTrue(), "uninstall deleting data reports its data kept")
-			_, kept := FindRetained(tc.List(), app.AppID)
+			_, kept := harness.FindRetained(tc.List(), app.AppID)
 			Expect(kept).To(BeFalse(), "data is retained after uninstall deleting data")
 			tc.ExpectGone(app.AppID)
 			again := tc.Install(dir, tc.ReleaseOf(dir))
@@ -162,7 +166,7 @@ func describeInstall(tc *TestContext) {
 			func(keepData bool) {
 				a := tc.Fixture("minimal-app")
 				prefixed := tc.FixtureAs("minimal-app", "minimal-app-extra")
-				SetField(prefixed, "name", "minimal-app-extra")
+				harness.SetField(prefixed, "name", "minimal-app-extra")
 				b := tc.Fixture("full-app")
 				appA := tc.Install(a, tc.ReleaseOf(a))
 				// Each neighbour holds data: installed again after an
@@ -177,12 +181,12 @@ func describeInstall(tc *TestContext) {
 				before := map[string]protocol.InstalledApp{}
 				ready := map[string]string{}
 				for _, n := range neighbours {
-					before[n], _ = FindApp(tc.List(), n)
+					before[n], _ = harness.FindApp(tc.List(), n)
 					ready[n] = tc.AppReadiness(n).Status
 				}
 				tc.Uninstall(appA.AppID, keepData)
 				for _, n := range neighbours {
-					after, listed := FindApp(tc.List(), n)
+					after, listed := harness.FindApp(tc.List(), n)
 					if !listed {
 						tc.Failf("uninstalling %s (keepData %v) removed %s", appA.AppID, keepData, n)
 					}
@@ -202,7 +206,7 @@ func describeInstall(tc *TestContext) {
 
 // TryInstallConsent asks for an install of a package folder with the
 // consent given, tracking what it installs.
-func TryInstallConsent(tc *TestContext, dir string, rel *protocol.Release, consent protocol.Consent) (protocol.InstalledApp, error) {
+func TryInstallConsent(tc *harness.TestContext, dir string, rel *protocol.Release, consent protocol.Consent) (protocol.InstalledApp, error) {
 	GinkgoHelper()
 	var res protocol.InstallResult
 	err := tc.Call(protocol.MethodInstall, protocol.InstallParams{Path: dir, Release: rel, Consent: consent}, &res)
@@ -214,7 +218,7 @@ func TryInstallConsent(tc *TestContext, dir string, rel *protocol.Release, conse
 // failure: the package in dir (fixture's copy) installs untouched, then,
 // spoiled (and published spoiled when rehash), is refused with one of
 // codes naming planted, and is not listed.
-func expectNeverInstalled(tc *TestContext, fixture, dir string, spoil func(dir string), rehash bool, codes []int64, planted Planted) {
+func expectNeverInstalled(tc *harness.TestContext, fixture, dir string, spoil func(dir string), rehash bool, codes []int64, planted harness.Planted) {
 	GinkgoHelper()
 	rel := tc.ReleaseOf(dir)
 	tc.Precondition("the untouched package installs", func() {
@@ -230,10 +234,10 @@ func expectNeverInstalled(tc *TestContext, fixture, dir string, spoil func(dir s
 	if !isHostErr {
 		tc.Failf("app/install of %s with %s succeeded", fixture, planted.What)
 	}
-	if _, listed := FindApp(tc.List(), fixture); listed {
+	if _, listed := harness.FindApp(tc.List(), fixture); listed {
 		tc.Failf("a package that failed verification (%s) is listed as installed", planted.What)
 	}
-	r := Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}
+	r := harness.Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}
 	if !r.Refused {
 		tc.Failf("app/install refused %s with error %d %s; the protocol names %v for it",
 			planted.What, he.Code, he.Message, codes)

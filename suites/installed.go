@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -21,7 +23,7 @@ const integrityEntry = "dashboard"
 type installedChange struct {
 	what  string // for messages: "dist/worker/worker.js edited at the same size"
 	rel   string // the file changed, relative to the package root
-	plant func(tc *TestContext, dir, rel string) (restore func())
+	plant func(tc *harness.TestContext, dir, rel string) (restore func())
 }
 
 // describeInstalledIntegrity checks that readiness of an installed app
@@ -29,7 +31,7 @@ type installedChange struct {
 // Readiness), reaching the installed files through the installedPath hook
 // (docs/host-control-protocol.md, app/list; docs/decisions.md, "The
 // installed copy").
-func describeInstalledIntegrity(tc *TestContext) {
+func describeInstalledIntegrity(tc *harness.TestContext) {
 	Describe("Installable: readiness of an installed package", func() {
 		DescribeTable("keeps an installed app whose files changed since install from ready, and readies it again once they are restored",
 			func(change installedChange) {
@@ -42,7 +44,7 @@ func describeInstalledIntegrity(tc *TestContext) {
 					restore = change.plant(tc, installed, change.rel)
 				})
 				r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID})
-				if !slices.Contains(NotReady(), r.Status) {
+				if !slices.Contains(harness.NotReady(), r.Status) {
 					tc.Failf("readiness of %s is %q with %s in its installed package (%s); it is no longer hash-matched: %s",
 						app.AppID, r.Status, change.what, installed, raw)
 				}
@@ -53,7 +55,7 @@ func describeInstalledIntegrity(tc *TestContext) {
 				// The other entry point: an entry's readiness, which gates
 				// app/launch and the bridge's capability calls, hashes the
 				// same folder.
-				if e, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID, Entry: integrityEntry}); !slices.Contains(NotReady(), e.Status) {
+				if e, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app.AppID, Entry: integrityEntry}); !slices.Contains(harness.NotReady(), e.Status) {
 					tc.Failf("readiness of entry %s of %s is %q with %s in its installed package (%s); the app's own readiness is %s: %s",
 						integrityEntry, app.AppID, e.Status, change.what, installed, r.Status, raw)
 				}
@@ -78,7 +80,7 @@ func describeInstalledIntegrity(tc *TestContext) {
 
 // installedFolder is the folder the host says it keeps the installed app
 // in. A host that names none cannot be judged here: the spec is blocked.
-func installedFolder(tc *TestContext, app protocol.InstalledApp, from string) string {
+func installedFolder(tc *harness.TestContext, app protocol.InstalledApp, from string) string {
 	GinkgoHelper()
 	var dir string
 	tc.Precondition("the install answer names the installed package's folder", func() {
@@ -119,7 +121,7 @@ func sameFolder(a, b string) (bool, error) {
 // mismatch: the hash the app was installed with, or packageHash itself.
 func namesTamper(r protocol.ReadinessResult, rel, packageHash string) bool {
 	for _, name := range []string{rel, "packageHash", "package-hash", packageHash} {
-		if name != "" && NamesFailingCheck(r, name) {
+		if name != "" && harness.NamesFailingCheck(r, name) {
 			return true
 		}
 	}
@@ -127,15 +129,15 @@ func namesTamper(r protocol.ReadinessResult, rel, packageHash string) bool {
 }
 
 // editInstalled changes one byte of the file, keeping its size.
-func editInstalled(tc *TestContext, dir, rel string) func() {
+func editInstalled(tc *harness.TestContext, dir, rel string) func() {
 	GinkgoHelper()
 	orig := readInstalled(tc, dir, rel)
-	EditSameSize(dir, rel)
+	harness.EditSameSize(dir, rel)
 	return func() { writeInstalled(tc, dir, rel, orig) }
 }
 
 // addInstalled adds a file the package did not have.
-func addInstalled(tc *TestContext, dir, rel string) func() {
+func addInstalled(tc *harness.TestContext, dir, rel string) func() {
 	GinkgoHelper()
 	writeInstalled(tc, dir, rel, []byte("// planted after install\n"))
 	return func() {
@@ -146,7 +148,7 @@ func addInstalled(tc *TestContext, dir, rel string) func() {
 }
 
 // removeInstalled removes a file of the package.
-func removeInstalled(tc *TestContext, dir, rel string) func() {
+func removeInstalled(tc *harness.TestContext, dir, rel string) func() {
 	GinkgoHelper()
 	orig := readInstalled(tc, dir, rel)
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
@@ -155,7 +157,7 @@ func removeInstalled(tc *TestContext, dir, rel string) func() {
 	return func() { writeInstalled(tc, dir, rel, orig) }
 }
 
-func readInstalled(tc *TestContext, dir, rel string) []byte {
+func readInstalled(tc *harness.TestContext, dir, rel string) []byte {
 	GinkgoHelper()
 	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 	if err != nil {
@@ -166,7 +168,7 @@ func readInstalled(tc *TestContext, dir, rel string) []byte {
 
 // writeInstalled writes a file into the host's folder; a host that does
 // not let the harness write there blocks the spec.
-func writeInstalled(tc *TestContext, dir, rel string, data []byte) {
+func writeInstalled(tc *harness.TestContext, dir, rel string, data []byte) {
 	GinkgoHelper()
 	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -3,13 +3,14 @@ package suites
 import (
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/suites/harness"
 	. "github.com/onsi/ginkgo/v2"
 )
 
 // describeSecretsEverywhere checks every surface of the control protocol
 // for planted secrets (spec 000, Shared host model). It runs last, so that
 // its search of the run's frames covers every spec before it.
-func describeSecretsEverywhere(tc *TestContext) {
+func describeSecretsEverywhere(tc *harness.TestContext) {
 	Describe("Secrets in every answer", func() {
 		It("never puts a secret or session-token value in any answer, errors and app/list included", tc.Req("HOST-NO-SECRET-LEAK", levels.EveryEntryPoint), func() {
 			tc.Configure(tc.WithSecret())
@@ -17,7 +18,7 @@ func describeSecretsEverywhere(tc *TestContext) {
 			dir := tc.Fixture("secret-required-app")
 			rel := tc.ReleaseOf(dir)
 			tampered := tc.Fixture("secret-required-app")
-			AppendFile(tampered, "APP.md", []byte("\n"))
+			harness.AppendFile(tampered, "APP.md", []byte("\n"))
 			consent := protocol.Consent{Granted: true, By: "user"}
 			type call struct {
 				what, method string
@@ -40,7 +41,7 @@ func describeSecretsEverywhere(tc *TestContext) {
 			// What follows asks about an installed app: without one, the
 			// answers show nothing of it.
 			tc.Precondition("the package installed", func() {
-				if _, listed := FindApp(tc.List(), "secret-required-app"); !listed {
+				if _, listed := harness.FindApp(tc.List(), "secret-required-app"); !listed {
 					tc.Blockedf("app/list does not show secret-required-app after its app/install")
 				}
 			})

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -15,12 +17,12 @@ import (
 
 // describeLifecycleReadiness checks lifecycle dates against the configured
 // clock (spec 000, Metadata lifecycle).
-func describeLifecycleReadiness(tc *TestContext) {
+func describeLifecycleReadiness(tc *harness.TestContext) {
 	Describe("Desktop P0: lifecycle dates in readiness", func() {
 		// Both sides of each date: a second before it, and a second after.
 		It("blocks an app past endOfLifeAt by the configured clock and surfaces supersededBy", tc.Req("READY-END-OF-LIFE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("end-of-life-app")
-			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", Launchable()...)
+			tc.ExpectReady("the app is launchable long before its endOfLifeAt", dir, "", harness.Launchable()...)
 			eol := lifecycleDate(tc, dir, "endOfLifeAt")
 			tc.Configure(withClock(tc, eol.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
@@ -37,31 +39,31 @@ func describeLifecycleReadiness(tc *TestContext) {
 
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("deprecated-app")
-			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", Launchable()...)
+			tc.ExpectReady("the app is launchable before its deprecatedAt", dir, "", harness.Launchable()...)
 			dep := lifecycleDate(tc, dir, "deprecatedAt")
 			tc.Configure(withClock(tc, dep.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
 			Expect(mentionsDeprecation(before)).To(BeFalse(), "a deprecation warning a second before deprecatedAt %s: %s", dep.Format(time.RFC3339), raw)
 			tc.Configure(withClock(tc, dep.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(BeElementOf(Launchable()), "a deprecated app must not be blocked: %s", raw)
+			Expect(after.Status).To(BeElementOf(harness.Launchable()), "a deprecated app must not be blocked: %s", raw)
 			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning a second past deprecatedAt: %s", raw)
 		})
 	})
 }
 
 // lifecycleDate reads a lifecycle date of the package with the oracle.
-func lifecycleDate(tc *TestContext, dir, field string) time.Time {
+func lifecycleDate(tc *harness.TestContext, dir, field string) time.Time {
 	GinkgoHelper()
 	v, _ := tc.Oracle(dir).Manifest[field].(string)
 	t, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		Errorf("fixture sanity: %s of %s is %q, not an RFC 3339 time", field, filepath.Base(dir), v)
+		harness.Errorf("fixture sanity: %s of %s is %q, not an RFC 3339 time", field, filepath.Base(dir), v)
 	}
 	return t
 }
 
-func withClock(tc *TestContext, clock string) protocol.ConfigureParams {
+func withClock(tc *harness.TestContext, clock string) protocol.ConfigureParams {
 	p := tc.DefaultConfigure()
 	p.Clock = clock
 	return p

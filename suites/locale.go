@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"github.com/agentapp/conformance/suites/harness"
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/levels"
@@ -9,7 +10,7 @@ import (
 // describeLocale checks that the host's catalog speaks its locale (spec
 // 000, Identity and presentation: "displayNameI18n: locale -> displayName
 // overrides"; docs/decisions.md, "Localised display names").
-func describeLocale(tc *TestContext) {
+func describeLocale(tc *harness.TestContext) {
 	Describe("Installable: the catalog in the host's locale", func() {
 		DescribeTable("shows the displayName for the host's locale on the app's catalog row",
 			func(locale, want string) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -13,7 +15,7 @@ import (
 
 // knownManifestVersionEntries is one entry per manifestVersion the
 // standard knows (spec 000 Version and timeline; the manifest schema's enum).
-func knownManifestVersionEntries(tc *TestContext) []ginkgo.TableEntry {
+func knownManifestVersionEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
 	for _, v := range agentpkg.KnownManifestVersions() {
 		// The current version is minimal-app's own: the table's
@@ -32,7 +34,7 @@ func knownManifestVersionEntries(tc *TestContext) []ginkgo.TableEntry {
 // value at the bound and every vocabulary value verify; one past the bound,
 // an empty value and a value outside the vocabulary do not. Lengths use a
 // two-byte character, so a host counting bytes refuses a valid value.
-func fieldConstraintEntries(tc *TestContext) []ginkgo.TableEntry {
+func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 	var es []ginkgo.TableEntry
 	// A length at or past its bound, an empty value and a value outside the
 	// vocabulary are representation boundaries; each vocabulary value is a

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -24,7 +26,7 @@ const (
 
 // updateWithoutApproving updates appID to the package in dir (a newer
 // release) without approving its new migrations, as a precondition.
-func updateWithoutApproving(tc *TestContext, appID, dir string) {
+func updateWithoutApproving(tc *harness.TestContext, appID, dir string) {
 	GinkgoHelper()
 	tc.RequireMethod(protocol.MethodUpdate)
 	tc.Precondition("app/update takes "+appID+" to its newer release without approving its new migration", func() {
@@ -46,7 +48,7 @@ type storageSeen struct {
 	digest     string
 }
 
-func storageOf(tc *TestContext, appID string) storageSeen {
+func storageOf(tc *harness.TestContext, appID string) storageSeen {
 	GinkgoHelper()
 	o := tc.Observe(appID)
 	s := storageSeen{migrations: map[string]string{}}
@@ -69,7 +71,7 @@ func storageOf(tc *TestContext, appID string) storageSeen {
 // requireStorageSeen blocks the spec unless host/observe reports the app's
 // migrations (and, with digest, the host state digest): what the data
 // boundary specs judge by.
-func requireStorageSeen(tc *TestContext, appID string, digest bool) storageSeen {
+func requireStorageSeen(tc *harness.TestContext, appID string, digest bool) storageSeen {
 	GinkgoHelper()
 	s := storageOf(tc, appID)
 	if len(s.migrations) == 0 {
@@ -84,7 +86,7 @@ func requireStorageSeen(tc *TestContext, appID string, digest bool) storageSeen 
 // namesMigration reports whether a readiness answer names one of the
 // migrations given in a failing check, a blocker or an entry's blocker.
 func namesMigration(r protocol.ReadinessResult, names ...string) bool {
-	return slices.ContainsFunc(names, func(n string) bool { return NamesFailingCheck(r, n) })
+	return slices.ContainsFunc(names, func(n string) bool { return harness.NamesFailingCheck(r, n) })
 }
 
 // reachVariant is a hostile form of reachFile: after creating reachTable it
@@ -103,15 +105,15 @@ const hostTables = "DROP TABLE IF EXISTS apps; CREATE TABLE IF NOT EXISTS apps (
 
 // describeMigrations checks storage migrations: readiness waits for them,
 // they run only after approval, and never outside the app's namespace.
-func describeMigrations(tc *TestContext) {
+func describeMigrations(tc *harness.TestContext) {
 	Describe("Storage migrations", func() {
 		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS", levels.ChangeBetweenReads), func() {
 			tc.Precondition("installed with its migrations approved, the app is ready", func() {
-				tc.ReadyWithMigrations(tc.InstallMigrating(tc.MigrationApp(Nonce("control"), nil), true))
+				tc.ReadyWithMigrations(tc.InstallMigrating(tc.MigrationApp(harness.Nonce("control"), nil), true))
 			})
-			app := tc.InstallMigrating(tc.MigrationApp(Nonce("migrating"), nil), false)
+			app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("migrating"), nil), false)
 			r := tc.AppReadiness(app)
-			if !slices.Contains(NotReady(), r.Status) {
+			if !slices.Contains(harness.NotReady(), r.Status) {
 				tc.Failf("app/readiness of %s is %q while its storage migrations wait for the user's approval", app, r.Status)
 			}
 			if !namesMigration(r, "001_notes", "002_note_tags") {
@@ -124,14 +126,14 @@ func describeMigrations(tc *TestContext) {
 		})
 
 		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS", levels.EveryTransition, levels.ChangeBetweenReads), func() {
-			name := Nonce("migrating")
+			name := harness.Nonce("migrating")
 			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)
 			tc.ReadyWithMigrations(app)
 			newer := tc.MigrationApp(name, map[string]string{"004_more.sql": "CREATE TABLE more_notes (id TEXT PRIMARY KEY);\n"})
-			SetField(newer, "version", "1.1.0")
+			harness.SetField(newer, "version", "1.1.0")
 			updateWithoutApproving(tc, app, newer)
 			r := tc.AppReadiness(app)
-			if !slices.Contains(NotReady(), r.Status) || !namesMigration(r, "004_more") {
+			if !slices.Contains(harness.NotReady(), r.Status) || !namesMigration(r, "004_more") {
 				tc.Failf("after an update whose migration 004_more waits for approval, app/readiness of %s is %q and names it: %v", app, r.Status, namesMigration(r, "004_more"))
 			}
 			tc.Migrated(app)
@@ -142,14 +144,14 @@ func describeMigrations(tc *TestContext) {
 
 		It("runs an app's storage migrations only after the user approved them", tc.Req("MIGRATIONS-AFTER-CONSENT", levels.EveryEntryPoint), func() {
 			tc.Precondition("approved through app/migrate, the migrations show as applied and their table is in the app's namespace", func() {
-				app := tc.InstallMigrating(tc.MigrationApp(Nonce("control"), nil), false)
+				app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("control"), nil), false)
 				tc.Migrated(app)
 				s := requireStorageSeen(tc, app, false)
 				if s.migrations["001_notes"] != protocol.MigrationApplied || !slices.Contains(s.tables, "notes") {
 					tc.Blockedf("host/observe of %s shows migrations %v and tables %v after app/migrate", app, s.migrations, s.tables)
 				}
 			})
-			app := tc.InstallMigrating(tc.MigrationApp(Nonce("migrating"), nil), false)
+			app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("migrating"), nil), false)
 			expectNotRun := func(after string) {
 				GinkgoHelper()
 				s := requireStorageSeen(tc, app, false)
@@ -171,17 +173,17 @@ func describeMigrations(tc *TestContext) {
 		})
 
 		It("shows the risk each irreversible migration of an update declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK", levels.EveryMember), func() {
-			name := Nonce("migrating")
+			name := harness.Nonce("migrating")
 			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)
 			tc.ReadyWithMigrations(app)
 			// Two irreversible migrations, each with its own risk: a host
 			// that shows only the first leaves the second unsaid.
 			risks := map[string]string{
-				"004_drop_index.sql": "deletes the old notes index for good " + Nonce("risk"),
-				"005_drop_tags.sql":  "drops the old note tags for good " + Nonce("risk"),
+				"004_drop_index.sql": "deletes the old notes index for good " + harness.Nonce("risk"),
+				"005_drop_tags.sql":  "drops the old note tags for good " + harness.Nonce("risk"),
 			}
 			newer := tc.MigrationApp(name, map[string]string{"004_drop_index.sql": "DROP INDEX notes_body;\n", "005_drop_tags.sql": "DROP TABLE IF EXISTS old_note_tags;\n"})
-			SetField(newer, "version", "1.1.0")
+			harness.SetField(newer, "version", "1.1.0")
 			withIrreversible(newer, risks)
 			// The review is one of two places the risk may show: an
 			// unusable review answer is judged only if readiness does not
@@ -206,7 +208,7 @@ func describeMigrations(tc *TestContext) {
 		})
 
 		It("keeps what an app's migrations made across uninstall keeping data, and leaves none of it, nor their record, after uninstall deleting data", tc.Req("UNINSTALL-APP-DATABASE", levels.EveryTransition, levels.EveryMember), func() {
-			dir := tc.MigrationApp(Nonce("migrating"), nil)
+			dir := tc.MigrationApp(harness.Nonce("migrating"), nil)
 			app := tc.InstallMigrating(dir, true)
 			tc.Precondition("installed with its migrations approved, the app's namespace holds their table notes", func() {
 				if s := requireStorageSeen(tc, app, false); !slices.Contains(s.tables, "notes") {
@@ -236,12 +238,12 @@ func describeMigrations(tc *TestContext) {
 
 		DescribeTable("refuses a migration that reaches outside the app's database before any of it runs, and the host's core state stays as it was",
 			func(v reachVariant) {
-				other := tc.InstallMigrating(tc.MigrationApp(Nonce("neighbour"), nil), true)
+				other := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("neighbour"), nil), true)
 				otherRow, _ := tc.ListedApp(other)
 				if s := requireStorageSeen(tc, other, true); s.migrations["001_notes"] == protocol.MigrationApplied && !slices.Contains(s.tables, "notes") {
 					tc.Failf("host/observe shows migration 001_notes of %s applied, but its namespace has no table notes (it has %v): the migration ran outside the app's namespace", other, s.tables)
 				}
-				control := tc.InstallMigrating(tc.MigrationApp(Nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
+				control := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("control"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n"}), false)
 				var seen storageSeen
 				tc.Precondition("the same migration without its reaching statement is applied", func() {
 					tc.Migrated(control)
@@ -254,16 +256,16 @@ func describeMigrations(tc *TestContext) {
 				}
 				scratch := tc.Scratch()
 				stmt := strings.ReplaceAll(v.stmt, "SCRATCH", scratch)
-				app := tc.InstallMigrating(tc.MigrationApp(Nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
+				app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("reaching"), map[string]string{reachFile: "CREATE TABLE " + reachTable + " (x TEXT);\n" + stmt}), false)
 				before := requireStorageSeen(tc, app, true)
 				_, err := tc.Migrate(app, true)
 				after := requireStorageSeen(tc, app, true)
-				he, refused := HostError(err)
+				he, refused := harness.HostError(err)
 				switch {
 				case err != nil && !refused:
 					tc.Errorf("no usable answer to app/migrate: %v", err)
-				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(DescribeHostError(he), reachName)):
-					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, DescribeHostError(he), reachFile)
+				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(harness.DescribeHostError(he), reachName)):
+					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, harness.DescribeHostError(he), reachFile)
 				case refused:
 					if slices.Contains(after.tables, reachTable) || after.migrations[reachName] == protocol.MigrationApplied {
 						tc.Failf("app/migrate refused %s, but its first statement ran: host/observe shows it %q and tables %v", reachFile, after.migrations[reachName], after.tables)
@@ -307,7 +309,7 @@ func describeMigrations(tc *TestContext) {
 // irreversible with its risk.
 func withIrreversible(dir string, risks map[string]string) {
 	GinkgoHelper()
-	EditFrontmatter(dir, func(lines []string) []string {
+	harness.EditFrontmatter(dir, func(lines []string) []string {
 		lines = append(lines, "lifecycle:", "  upgrade:", "    migrations:")
 		for _, file := range slices.Sorted(maps.Keys(risks)) {
 			lines = append(lines, `      - from: "1.0.x"`, `        to: "1.1.0"`,

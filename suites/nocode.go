@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -43,7 +45,7 @@ func (p *sentinelPage) asked() []string {
 // loading it (an image, a script) or running its script (a fetch) asks a
 // loopback server of the harness's, and returns what that server records.
 // The package has no signature, so its hashes stay the host's to compute.
-func uiSentinel(tc *TestContext, dir string) *sentinelPage {
+func uiSentinel(tc *harness.TestContext, dir string) *sentinelPage {
 	GinkgoHelper()
 	page := &sentinelPage{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -59,7 +61,7 @@ func uiSentinel(tc *TestContext, dir string) *sentinelPage {
 	DeferCleanup(srv.Close)
 	html := fmt.Sprintf("<!doctype html>\n<title>Sentinel Page</title>\n<img src=%q alt=\"\">\n<script src=%q></script>\n<script>fetch(%q);</script>\n",
 		srv.URL+"/image-loaded", srv.URL+"/script.js", srv.URL+"/inline-script-ran")
-	WriteFile(dir, "dist/ui/index.html", []byte(html))
+	harness.WriteFile(dir, "dist/ui/index.html", []byte(html))
 	return page
 }
 
@@ -70,7 +72,7 @@ func uiSentinel(tc *TestContext, dir string) *sentinelPage {
 // package can show, the worker by a file it writes and the UI by what its
 // page asks the harness for. A workflow's steps run through the host's
 // runtime (agent tasks, tools, storage), which a P0 host does not have.
-func describeNoCodeExecution(tc *TestContext) {
+func describeNoCodeExecution(tc *harness.TestContext) {
 	Describe("Desktop P0: no package code runs", func() {
 		// The evidence is the sentinel, not the answer: a host that refuses
 		// the package, or answers in the wrong shape, is still judged; one
@@ -81,7 +83,7 @@ func describeNoCodeExecution(tc *TestContext) {
 				// The worker also marks a place outside the package, so that a
 				// host running it from its own copy of the package is caught too.
 				outside := filepath.Join(filepath.Dir(dir), sentinelFile)
-				AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
+				harness.AppendFile(dir, "dist/worker/run.sh", []byte("touch '"+outside+"'\n"))
 				// Its page asks the harness for what it links: a host that
 				// loads or renders the UI (a preview, a warm-up) is seen.
 				page := uiSentinel(tc, dir)
@@ -98,14 +100,14 @@ func describeNoCodeExecution(tc *TestContext) {
 				if asked := page.asked(); len(asked) > 0 {
 					tc.Failf("the package's UI was loaded during %s: its page asked the harness for %s", method, strings.Join(asked, ", "))
 				}
-				he, isHostErr := HostError(err)
-				if err != nil && !isHostErr && !IsSchemaError(err) {
+				he, isHostErr := harness.HostError(err)
+				if err != nil && !isHostErr && !harness.IsSchemaError(err) {
 					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the worker would have run: %v", method, err)
 				}
 				// A host that did not take the package in (-32006) had
 				// nothing to run: no evidence it holds back.
 				if isHostErr && he.Code == protocol.CodeUnsupported {
-					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, DescribeHostError(he))
+					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, harness.DescribeHostError(he))
 				}
 			},
 			Entry("during package/verify", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodVerify,

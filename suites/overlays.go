@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -53,7 +55,7 @@ func (e inEffect) String() string {
 // (spec 000 Overlay precedence and Overlay package; spec 003 What must not
 // be overwritten), set through app/overlay and read through host/observe
 // (docs/decisions.md, "Overlays").
-func describeOverlays(tc *TestContext) {
+func describeOverlays(tc *harness.TestContext) {
 	Describe("Executable: overlays", func() {
 		It("takes each overlaid name from the highest scope that sets it, workspace over user over tenant, whatever order they were set in", tc.Req("OVERLAY-PRECEDENCE", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
 			app := installOverlayApp(tc)
@@ -151,7 +153,7 @@ func describeOverlays(tc *TestContext) {
 			before := setEveryOverlay(tc, app)
 			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {
 				dir := tc.Fixture(overlayFixture)
-				SetField(dir, "version", "1.1.0")
+				harness.SetField(dir, "version", "1.1.0")
 				if _, err := tc.TryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
 					tc.FailCall(protocol.MethodUpdate, err)
 				}
@@ -170,7 +172,7 @@ func describeOverlays(tc *TestContext) {
 }
 
 // installOverlayApp installs overlay-app under the default profile.
-func installOverlayApp(tc *TestContext) string {
+func installOverlayApp(tc *harness.TestContext) string {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
 	dir := tc.Fixture(overlayFixture)
@@ -180,7 +182,7 @@ func installOverlayApp(tc *TestContext) string {
 // setOverlay sets the overlay of scope's template of app to values. A host
 // without app/overlay, or one that refuses it, cannot be judged on
 // overlays: the spec is blocked.
-func setOverlay(tc *TestContext, app, scope string, values map[string]string) {
+func setOverlay(tc *harness.TestContext, app, scope string, values map[string]string) {
 	GinkgoHelper()
 	raw := map[string]json.RawMessage{}
 	for k, v := range values {
@@ -201,12 +203,12 @@ func setOverlay(tc *TestContext, app, scope string, values map[string]string) {
 // positive control asks only that each name set shows a value set for it:
 // which one wins is OVERLAY-PRECEDENCE's to judge, so a host that ranks
 // the scopes otherwise is still judged on what else keeps its overlays.
-func setEveryOverlay(tc *TestContext, app string) map[string]inEffect {
+func setEveryOverlay(tc *harness.TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
 	sets := map[string]map[string]string{
-		protocol.ScopeTenant:    {"tone": Nonce("tenant"), "defaultModel": Nonce("tenant"), "budget": Nonce("tenant")},
-		protocol.ScopeUser:      {"tone": Nonce("user"), "defaultModel": Nonce("user")},
-		protocol.ScopeWorkspace: {"tone": Nonce("workspace")},
+		protocol.ScopeTenant:    {"tone": harness.Nonce("tenant"), "defaultModel": harness.Nonce("tenant"), "budget": harness.Nonce("tenant")},
+		protocol.ScopeUser:      {"tone": harness.Nonce("user"), "defaultModel": harness.Nonce("user")},
+		protocol.ScopeWorkspace: {"tone": harness.Nonce("workspace")},
 	}
 	for _, scope := range overlayScopes() {
 		setOverlay(tc, app, scope, sets[scope])
@@ -225,7 +227,7 @@ func setEveryOverlay(tc *TestContext, app string) map[string]inEffect {
 
 // expectOverlays fails the spec unless what is in effect for app is still
 // want (what was in effect before), after what happened.
-func expectOverlays(tc *TestContext, app string, want map[string]inEffect, after string) {
+func expectOverlays(tc *harness.TestContext, app string, want map[string]inEffect, after string) {
 	GinkgoHelper()
 	got := overlayOf(tc, app)
 	var wrong []string
@@ -241,7 +243,7 @@ func expectOverlays(tc *TestContext, app string, want map[string]inEffect, after
 }
 
 // overlayOf is what host/observe says is in effect for app, by name.
-func overlayOf(tc *TestContext, app string) map[string]inEffect {
+func overlayOf(tc *harness.TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
 	out := map[string]inEffect{}
 	for name, v := range tc.Observe(app).Overlay {

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/control"
@@ -33,18 +35,18 @@ const platformOwnBrand = "Probe Own Brand"
 // projection allows. Every call is made as the app through app/invoke, so
 // no browser is needed; the harness plays Lime Cloud through host/configure
 // and the registry.
-func describePlatform(tc *TestContext) {
+func describePlatform(tc *harness.TestContext) {
 	Describe("Desktop P3: shared platform capabilities", func() {
 		It("projects the effective model profile and never the provider key or routing table", tc.Req("MODEL-SETTINGS-NO-KEY", levels.EveryMember), func() {
 			cfg := platformConfigure(tc)
-			ms := &protocol.ModelSettings{Profile: Nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
-				ProviderKey: Nonce("provider-key"), Routing: Nonce("routing-table")}
+			ms := &protocol.ModelSettings{Profile: harness.Nonce("profile"), Limits: map[string]int64{"maxOutputTokens": 4096},
+				ProviderKey: harness.Nonce("provider-key"), Routing: harness.Nonce("routing-table")}
 			cfg.ModelSettings = ms
 			app := installPlatformProbe(tc, cfg)
 			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
-				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, ms.Profile) {
-					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", DescribeAnswer(m, true), ms.Profile)
+				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, ms.Profile) {
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.DescribeAnswer(m, true), ms.Profile)
 				}
 			})
 			expectNonePlanted(tc, "lime.modelSettings get", m.Payload, map[string]string{
@@ -55,23 +57,23 @@ func describePlatform(tc *TestContext) {
 
 		It("refuses an app's write of the global model settings and keeps the host's profile", tc.Req("MODEL-SETTINGS-HOST-OWNED", levels.ChangeBetweenReads), func() {
 			cfg := platformConfigure(tc)
-			cfg.ModelSettings = &protocol.ModelSettings{Profile: Nonce("profile")}
+			cfg.ModelSettings = &protocol.ModelSettings{Profile: harness.Nonce("profile")}
 			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
-				if m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, cfg.ModelSettings.Profile) {
-					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", DescribeAnswer(m, true), cfg.ModelSettings.Profile)
+				if m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, cfg.ModelSettings.Profile) {
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.DescribeAnswer(m, true), cfg.ModelSettings.Profile)
 				}
 			})
-			mine := Nonce("app-profile")
+			mine := harness.Nonce("app-profile")
 			set := platformCall(tc, app, "main", "lime.modelSettings", "set", map[string]any{"profile": mine})
 			if set.Type != hostbridge.TypeError {
 				tc.Failf("lime.modelSettings set of the app's own profile %q was answered %s, not host:error: apps do not persist global model settings",
-					mine, DescribeAnswer(set, true))
+					mine, harness.DescribeAnswer(set, true))
 			}
 			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
-			if ContainsText(m.Payload, mine) || !ContainsText(m.Payload, cfg.ModelSettings.Profile) {
+			if harness.ContainsText(m.Payload, mine) || !harness.ContainsText(m.Payload, cfg.ModelSettings.Profile) {
 				tc.Failf("after the app's lime.modelSettings set of %q, get answers %s, not the host's profile %q",
-					mine, DescribeAnswer(m, true), cfg.ModelSettings.Profile)
+					mine, harness.DescribeAnswer(m, true), cfg.ModelSettings.Profile)
 			}
 		})
 
@@ -79,14 +81,14 @@ func describePlatform(tc *TestContext) {
 			cfg := platformConfigure(tc)
 			// A second session beside the cloud one: a host that strips the
 			// bearer token it knows by name shows with the other.
-			refresh := Nonce("refresh-token")
+			refresh := harness.Nonce("refresh-token")
 			cfg.SessionTokens = maps.Clone(cfg.SessionTokens)
 			cfg.SessionTokens["refresh"] = refresh
 			app := installPlatformProbe(tc, cfg)
 			m := platformCall(tc, app, "main", "lime.cloudSession", "getSnapshot", nil)
 			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.cloudSession getSnapshot answered %s", DescribeAnswer(m, true))
+					tc.Failf("lime.cloudSession getSnapshot answered %s", harness.DescribeAnswer(m, true))
 				}
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
@@ -96,33 +98,33 @@ func describePlatform(tc *TestContext) {
 
 		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED", levels.EveryMember), func() {
 			cfg := platformConfigure(tc)
-			brand := &protocol.Branding{Name: Nonce("OEM"), ShellCopy: Nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
+			brand := &protocol.Branding{Name: harness.Nonce("OEM"), ShellCopy: harness.Nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
 			cfg.Branding = brand
 			app := installPlatformProbe(tc, cfg)
 			m := platformCall(tc, app, "main", "lime.branding", "get", nil)
 			tc.Precondition("lime.branding get is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.branding get answered %s", DescribeAnswer(m, true))
+					tc.Failf("lime.branding get answered %s", harness.DescribeAnswer(m, true))
 				}
 			})
-			if !ContainsText(m.Payload, brand.Name) {
+			if !harness.ContainsText(m.Payload, brand.Name) {
 				tc.Failf("lime.branding get answered %s, without the OEM brand %q the host holds", m.Payload, brand.Name)
 			}
-			if ContainsText(m.Payload, platformOwnBrand) {
+			if harness.ContainsText(m.Payload, platformOwnBrand) {
 				tc.Failf("lime.branding get answered %s: it names %q, the brand the app's own package declares, not only the host's", m.Payload, platformOwnBrand)
 			}
-			if !ContainsText(m.Payload, "#7a1fa2") {
+			if !harness.ContainsText(m.Payload, "#7a1fa2") {
 				tc.Failf("lime.branding get answered %s, without the OEM accent token the host holds (#7a1fa2)", m.Payload)
 			}
-			if !ContainsText(m.Payload, brand.ShellCopy) {
+			if !harness.ContainsText(m.Payload, brand.ShellCopy) {
 				tc.Failf("lime.branding get answered %s, without the OEM shell copy %q the host holds", m.Payload, brand.ShellCopy)
 			}
 		})
 
 		It("projects the plan, quota and blocked reason, never the ledger or a payment credential", tc.Req("BILLING-NO-LEDGER", levels.EveryMember), func() {
 			cfg := platformConfigure(tc)
-			b := &protocol.Billing{Plan: Nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: Nonce("reason"),
-				Ledger: Nonce("ledger"), PaymentCredential: Nonce("card")}
+			b := &protocol.Billing{Plan: harness.Nonce("plan"), Quota: protocol.QuotaExhausted, BlockedReason: harness.Nonce("reason"),
+				Ledger: harness.Nonce("ledger"), PaymentCredential: harness.Nonce("card")}
 			cfg.Billing = b
 			app := installPlatformProbe(tc, cfg)
 			m, refused := tryPlatformCall(tc, app, "main", "lime.billing", "getStatus", nil)
@@ -138,13 +140,13 @@ func describePlatform(tc *TestContext) {
 				m = platformCall(tc, app, "main", "lime.billing", "getStatus", nil)
 			}
 			tc.Precondition("lime.billing getStatus answers the plan the host holds", func() {
-				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, b.Plan) {
-					tc.Failf("lime.billing getStatus answered %s, not the plan %q", DescribeAnswer(m, true), b.Plan)
+				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, b.Plan) {
+					tc.Failf("lime.billing getStatus answered %s, not the plan %q", harness.DescribeAnswer(m, true), b.Plan)
 				}
 			})
 			expectNonePlanted(tc, "lime.billing getStatus", m.Payload, map[string]string{
 				"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
-			if refused == nil && !ContainsText(m.Payload, b.BlockedReason) {
+			if refused == nil && !harness.ContainsText(m.Payload, b.BlockedReason) {
 				tc.Failf("lime.billing getStatus answered %s, without the blocked reason %q of the exhausted quota", m.Payload, b.BlockedReason)
 			}
 			expectHoldsPlanted(tc, app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
@@ -155,14 +157,14 @@ func describePlatform(tc *TestContext) {
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
 			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("with the quota ok, the entry paid (it needs lime.billing) is ready", func() {
-				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !IsLaunchable(r.Status) {
+				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !harness.IsLaunchable(r.Status) {
 					tc.Failf("app/readiness of %s/paid is %q with billing in order: %s", app, r.Status, raw)
 				}
 			})
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaExhausted, BlockedReason: "the monthly quota is used up"}
 			tc.Configure(cfg)
 			r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"})
-			if IsLaunchable(r.Status) || r.OK {
+			if harness.IsLaunchable(r.Status) || r.OK {
 				tc.Failf("app/readiness of %s/paid is %q (ok %v) while the tenant's quota is exhausted: %s", app, r.Status, r.OK, raw)
 			}
 			if !namesBilling(r) {
@@ -171,18 +173,18 @@ func describePlatform(tc *TestContext) {
 			tc.Reading("Billing in readiness", r.Status)
 			cfg.Billing.Quota, cfg.Billing.BlockedReason = protocol.QuotaOK, ""
 			tc.Configure(cfg)
-			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !IsLaunchable(r.Status) {
+			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !harness.IsLaunchable(r.Status) {
 				tc.Failf("app/readiness of %s/paid stays %q after the quota was restored: %s", app, r.Status, raw)
 			}
 		})
 
 		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD", levels.EveryMember), func() {
 			app := installPlatformProbe(tc, platformConfigure(tc))
-			rid := Nonce("evidence")
+			rid := harness.Nonce("evidence")
 			m := platformCallAs(tc, app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
 			tc.Precondition("lime.evidence record is executed (host:response)", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.evidence record %s answered %s", rid, DescribeAnswer(m, true))
+					tc.Failf("lime.evidence record %s answered %s", rid, harness.DescribeAnswer(m, true))
 				}
 			})
 			e, kept := tc.EvidenceOf(app)[rid]
@@ -205,27 +207,27 @@ func describePlatform(tc *TestContext) {
 			}
 			app := installPlatformProbe(tc, platformConfigure(tc))
 			newer := tc.Fixture(platformFixture)
-			SetField(newer, "version", "1.1.0")
+			harness.SetField(newer, "version", "1.1.0")
 			rel := tc.Publish(newer)
-			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
-			if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, `"1.1.0"`) {
-				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, DescribeAnswer(m, true))
+			if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"1.1.0"`) {
+				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, harness.DescribeAnswer(m, true))
 			}
 			// A newer release enabled and then withdrawn is no update: the
 			// same check again names 1.1.0, not 1.2.0.
 			withdrawn := tc.Fixture(platformFixture)
-			SetField(withdrawn, "version", "1.2.0")
+			harness.SetField(withdrawn, "version", "1.2.0")
 			wrel := tc.Publish(withdrawn)
-			tc.Registry().EnableVersion(TenantID, wrel.AppID, wrel.Version)
+			tc.Registry().EnableVersion(harness.TenantID, wrel.AppID, wrel.Version)
 			tc.Registry().Withdraw(wrel.AppID, wrel.Version)
-			if again := platformCall(tc, app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && ContainsText(again.Payload, `"1.2.0"`) {
+			if again := platformCall(tc, app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && harness.ContainsText(again.Payload, `"1.2.0"`) {
 				tc.Failf("lime.appUpdates check of %s offers 1.2.0, a release the registry withdrew: %s", app, again.Payload)
 			}
 			tc.Registry().SetMode(registry.Down)
 			DeferCleanup(func() { tc.Registry().SetMode(registry.Answer) })
 			down := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
-			if down.Type == hostbridge.TypeResponse && !ContainsText(down.Payload, `"1.1.0"`) {
+			if down.Type == hostbridge.TypeResponse && !harness.ContainsText(down.Payload, `"1.1.0"`) {
 				tc.Failf("with the registry down, lime.appUpdates check answered %s: an answer it cannot have had from the registry (1.1.0 is offered)", down.Payload)
 			}
 			tc.Reading("lime.appUpdates check", "with the registry down: "+down.Type)
@@ -245,18 +247,18 @@ func describePlatform(tc *TestContext) {
 				}
 				tc.Configure(platformConfigure(tc))
 				dir := tc.Fixture(platformFixture)
-				SetField(dir, "version", installed)
+				harness.SetField(dir, "version", installed)
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				for _, v := range enabled {
 					next := tc.Fixture(platformFixture)
-					SetField(next, "version", v)
+					harness.SetField(next, "version", v)
 					rel := tc.Publish(next)
-					tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+					tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 				}
 				m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
-				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, `"`+newest+`"`) {
+				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"`+newest+`"`) {
 					tc.Failf("lime.appUpdates check of %s %s answered %s, not the release %s, the newest by SemVer of those the registry enables for the tenant (%s)",
-						app, installed, DescribeAnswer(m, true), newest, strings.Join(enabled, ", "))
+						app, installed, harness.DescribeAnswer(m, true), newest, strings.Join(enabled, ", "))
 				}
 			},
 			Entry("1.9.0 installed, 1.10.0 enabled (a minor version of two digits)", tc.Req("APP-UPDATES-CHECK", levels.RepresentationLimit), "1.9.0", []string{"1.10.0"}, "1.10.0"),
@@ -271,21 +273,21 @@ func describePlatform(tc *TestContext) {
 // names billing is a host that blocks the whole app, and must name b's
 // blocked reason and carry neither the ledger nor the payment credential;
 // any other refusal blocks the spec.
-func billingRefusal(tc *TestContext, app string, refused *control.HostError, b *protocol.Billing) {
+func billingRefusal(tc *harness.TestContext, app string, refused *control.HostError, b *protocol.Billing) {
 	GinkgoHelper()
 	var data protocol.ErrorData
 	_ = json.Unmarshal(refused.Data, &data)
 	if refused.Code != protocol.CodeNotReady || data.Readiness == nil || !namesBilling(*data.Readiness) {
 		// Not a host blocking the app for its billing: the entry is
 		// kept from running for another reason, and nothing is judged.
-		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused, not for billing: %s", app, DescribeHostError(refused))
+		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused, not for billing: %s", app, harness.DescribeHostError(refused))
 	}
 	tc.Reading("Billing in readiness", "the whole app is blocked while the quota is exhausted")
 	text := []byte(refused.Message + " " + string(refused.Data))
 	expectNonePlanted(tc, "the refusal of lime.billing getStatus while the quota is exhausted", text, map[string]string{
 		"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
 	if !strings.Contains(string(text), b.BlockedReason) {
-		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, DescribeHostError(refused))
+		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, harness.DescribeHostError(refused))
 	}
 }
 
@@ -294,7 +296,7 @@ func billingRefusal(tc *TestContext, app string, refused *control.HostError, b *
 // whose readiness waits for them before the probe may launch (a correct
 // gate) must not block the specs that judge something else. A spec
 // changes what it judges on top of it.
-func platformConfigure(tc *TestContext) protocol.ConfigureParams {
+func platformConfigure(tc *harness.TestContext) protocol.ConfigureParams {
 	p := tc.DefaultConfigure()
 	p.ModelSettings = &protocol.ModelSettings{Profile: "conformance-default", Limits: map[string]int64{"maxOutputTokens": 1024}}
 	p.Branding = &protocol.Branding{Name: "Conformance OEM"}
@@ -304,7 +306,7 @@ func platformConfigure(tc *TestContext) protocol.ConfigureParams {
 
 // installPlatformProbe configures the host with p and installs
 // platform-probe.
-func installPlatformProbe(tc *TestContext, p protocol.ConfigureParams) string {
+func installPlatformProbe(tc *harness.TestContext, p protocol.ConfigureParams) string {
 	GinkgoHelper()
 	tc.Configure(p)
 	dir := tc.Fixture(platformFixture)
@@ -313,35 +315,35 @@ func installPlatformProbe(tc *TestContext, p protocol.ConfigureParams) string {
 
 // platformCall makes one capability call as platform-probe's entry
 // through app/invoke.
-func platformCall(tc *TestContext, app, entry, capability, method string, args map[string]any) hostbridge.Message {
+func platformCall(tc *harness.TestContext, app, entry, capability, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
-	return platformCallAs(tc, app, entry, Nonce("platform"), capability, method, args)
+	return platformCallAs(tc, app, entry, harness.Nonce("platform"), capability, method, args)
 }
 
 // tryPlatformCall is platformCall that gives back the host's refusal of
 // app/invoke (an entry that may not launch now) instead of ending the
 // spec.
-func tryPlatformCall(tc *TestContext, app, entry, capability, method string, args map[string]any) (hostbridge.Message, *control.HostError) {
+func tryPlatformCall(tc *harness.TestContext, app, entry, capability, method string, args map[string]any) (hostbridge.Message, *control.HostError) {
 	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
 		raw, _ = json.Marshal(args)
 	}
-	p := protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: Nonce("platform"), Capability: capability, Method: method, Args: raw}
+	p := protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: harness.Nonce("platform"), Capability: capability, Method: method, Args: raw}
 	var r protocol.InvokeResult
 	err := tc.Call(protocol.MethodInvoke, p, &r)
 	if code, isErr := tc.HostErrorCode(protocol.MethodInvoke, err); isErr {
 		if code == protocol.CodeMethodNotFound {
 			tc.Blockedf("the host does not implement app/invoke (-32601), so no call can be made as the app without a browser")
 		}
-		he, _ := HostError(err)
+		he, _ := harness.HostError(err)
 		return hostbridge.Message{}, he
 	}
 	return tc.InvokeAnswer(p, r), nil
 }
 
 // platformCallAs is platformCall under the request id rid.
-func platformCallAs(tc *TestContext, app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
+func platformCallAs(tc *harness.TestContext, app, entry, rid, capability, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	var raw json.RawMessage
 	if args != nil {
@@ -354,11 +356,11 @@ func platformCallAs(tc *TestContext, app, entry, rid, capability, method string,
 // expectNonePlanted fails the spec when raw carries, in any form, one of
 // the values the spec planted in a member no app may see; the message
 // names the member, never the value.
-func expectNonePlanted(tc *TestContext, what string, raw []byte, planted map[string]string) {
+func expectNonePlanted(tc *harness.TestContext, what string, raw []byte, planted map[string]string) {
 	GinkgoHelper()
 	var leaked []string
 	for name, v := range planted {
-		if form := FindCanary(raw, v); form != "" {
+		if form := harness.FindCanary(raw, v); form != "" {
 			leaked = append(leaked, name+" ("+form+")")
 		}
 	}
@@ -375,7 +377,7 @@ func expectNonePlanted(tc *TestContext, what string, raw []byte, planted map[str
 // planted. A host that keeps none of them (no place for a provider key, a
 // ledger or a session token) was never seen holding back anything: the
 // spec is blocked, naming what the host did not show.
-func expectHoldsPlanted(tc *TestContext, app string, planted map[string]string) {
+func expectHoldsPlanted(tc *harness.TestContext, app string, planted map[string]string) {
 	GinkgoHelper()
 	paths := slices.Sorted(maps.Keys(planted))
 	tc.Precondition("host/observe holds shows the host keeps "+strings.Join(paths, " and "), func() {

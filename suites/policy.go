@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -14,7 +16,7 @@ import (
 // describePolicy checks tenant policy and permission grants, as
 // host/configure states them (spec 003, Distribution flow; spec 000,
 // Readiness).
-func describePolicy(tc *TestContext) {
+func describePolicy(tc *harness.TestContext) {
 	Describe("Installable: tenant policy", func() {
 		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL", levels.ConfusableIdentity), func() {
 			dir := tc.Fixture("minimal-app")
@@ -39,15 +41,15 @@ func describePolicy(tc *TestContext) {
 			if !refused {
 				tc.Failf("app/install of minimal-app succeeded though tenant policy denies it")
 			}
-			if _, listed := FindApp(tc.List(), "minimal-app"); listed {
+			if _, listed := harness.FindApp(tc.List(), "minimal-app"); listed {
 				tc.Failf("an app tenant policy denies is listed as installed")
 			}
 			if he.Code != protocol.CodePolicyDenied {
 				tc.Failf("app/install of an app policy denies was answered with error %d %s; the protocol names %d (denied by policy)",
 					he.Code, he.Message, protocol.CodePolicyDenied)
 			}
-			if !strings.Contains(DescribeHostError(he), "minimal-app") {
-				tc.Failf("the policy refusal does not name the app it denies: %s", DescribeHostError(he))
+			if !strings.Contains(harness.DescribeHostError(he), "minimal-app") {
+				tc.Failf("the policy refusal does not name the app it denies: %s", harness.DescribeHostError(he))
 			}
 		})
 	})
@@ -58,29 +60,29 @@ func describePolicy(tc *TestContext) {
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(NotReady()), "entry chat, which tenant policy denies: %s", raw)
-			if !NamesFailingCheck(chat, "chat") {
+			Expect(chat.Status).To(BeElementOf(harness.NotReady()), "entry chat, which tenant policy denies: %s", raw)
+			if !harness.NamesFailingCheck(chat, "chat") {
 				tc.Failf("entry chat is %s but its readiness names no failing check for the policy on it: %s", chat.Status, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(page.Status).To(BeElementOf(Launchable()), "entry home_page, which the policy does not name: %s", raw)
+			Expect(page.Status).To(BeElementOf(harness.Launchable()), "entry home_page, which the policy does not name: %s", raw)
 			expectEntriesByAppID(tc, dir, tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
 		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads, levels.RepresentationLimit, levels.ConfusableIdentity), func() {
 			dir := tc.Fixture("minimal-app")
-			WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
+			harness.WriteFile(dir, "app.permissions.yaml", []byte("permissions:\n"+
 				"  - {key: files_rw, scope: filesystem, access: read-write, required: true, reason: Reads the workspace}\n"+
 				"  - {key: net_fetch, scope: network, access: read, required: false, reason: Fetches previews}\n"))
 			tc.Configure(withGrants(tc, "minimal-app", "files_rw", "net_fetch"))
 			tc.ExpectReady("the app is ready with both permissions granted", dir, "")
 			tc.Configure(withGrants(tc, "minimal-app", "files_rw"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(Launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.Launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
 			tc.Configure(withGrants(tc, "minimal-app", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(NotReady()), "status without the required permission files_rw: %s", raw)
-			if !NamesFailingCheck(r, "files_rw") {
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required permission files_rw: %s", raw)
+			if !harness.NamesFailingCheck(r, "files_rw") {
 				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
 			}
 			// Grants stated for another app only: this app is not named, so
@@ -88,7 +90,7 @@ func describePolicy(tc *TestContext) {
 			// begins.
 			tc.Configure(withGrants(tc, "minimal-app-b", "files_rw", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
-			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "files_rw") {
+			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "files_rw") {
 				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none): %s", r.Status, raw)
 			}
 		})
@@ -97,14 +99,14 @@ func describePolicy(tc *TestContext) {
 
 // describeAvailability checks required tools, skills and evals against
 // what the host has (spec 000, Readiness).
-func describeAvailability(tc *TestContext) {
+func describeAvailability(tc *harness.TestContext) {
 	Describe("Desktop P0: tools, skills and evals in readiness", func() {
 		// One kind at a time: the required item is named, the optional one
 		// is left out of what the host has and must not hold the app back.
 		DescribeTable("keeps an app whose required item is not available from ready, naming it, and not for an optional one",
 			func(kind, list, field string) {
 				dir := tc.Fixture("minimal-app")
-				EditFrontmatter(dir, func(lines []string) []string {
+				harness.EditFrontmatter(dir, func(lines []string) []string {
 					return append(lines, list+":",
 						"  - {"+field+": needed_one, required: true}",
 						"  - {"+field+": optional_one, required: false}")
@@ -113,18 +115,18 @@ func describeAvailability(tc *TestContext) {
 				tc.ExpectReady("the app is ready with both available", dir, "")
 				tc.Configure(withAvailable(tc, kind, "needed_one"))
 				r, raw := tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(Launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
+				Expect(r.Status).To(BeElementOf(harness.Launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
 				tc.Configure(withAvailable(tc, kind, "optional_one"))
 				r, raw = tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(NotReady()), "status without the required %s needed_one: %s", list, raw)
-				if !NamesFailingCheck(r, "needed_one") {
+				Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required %s needed_one: %s", list, raw)
+				if !harness.NamesFailingCheck(r, "needed_one") {
 					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
 				}
 				// An empty list is a host that has none of the kind, not
 				// one that leaves the kind unstated.
 				tc.Configure(withAvailable(tc, kind))
 				r, raw = tc.Readiness(dir, "")
-				if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "needed_one") {
+				if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "needed_one") {
 					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one: %s", kind, r.Status, list, raw)
 				}
 				tc.Configure(withAvailable(tc, kind, "needed_one", "optional_one"))
@@ -139,14 +141,14 @@ func describeAvailability(tc *TestContext) {
 
 // withAvailable is the default configuration with exactly keys of kind
 // available on the host.
-func withAvailable(tc *TestContext, kind string, keys ...string) protocol.ConfigureParams {
+func withAvailable(tc *harness.TestContext, kind string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
 	c.Available = map[string][]string{kind: append([]string{}, keys...)} // none: [], never null
 	return c
 }
 
 // withGrants is the default configuration with app granted exactly keys.
-func withGrants(tc *TestContext, app string, keys ...string) protocol.ConfigureParams {
+func withGrants(tc *harness.TestContext, app string, keys ...string) protocol.ConfigureParams {
 	c := tc.DefaultConfigure()
 	c.Grants = map[string][]string{app: keys}
 	return c

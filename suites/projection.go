@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -26,7 +28,7 @@ func provenanceSections() []string {
 
 // describeProjection checks the projection contract (spec 000, Projection
 // contract; Goals 6; spec 002 checklist "Projection is stable").
-func describeProjection(tc *TestContext) {
+func describeProjection(tc *harness.TestContext) {
 	Describe("Installable: projection", func() {
 		It("is byte-stable for the same package, across calls and across copies in other folders", tc.Req("PROJ-DETERMINISTIC", levels.EveryMember), func() {
 			a := tc.Fixture("full-app")
@@ -46,7 +48,7 @@ func describeProjection(tc *TestContext) {
 					// A host that keeps projections by path must notice the
 					// package changed: same size, same name, other bytes.
 					tc.Project(dir)
-					EditSameSize(dir, TamperTarget(tc, dir))
+					harness.EditSameSize(dir, harness.TamperTarget(tc, dir))
 				}
 				pkg := tc.Oracle(dir)
 				want := map[string]any{
@@ -61,12 +63,12 @@ func describeProjection(tc *TestContext) {
 				// provenance itself is what it judges, so a projection
 				// without it fails here (its schema violation is
 				// PROTO-RESULT-SCHEMA's).
-				proj := DecodeObject("projection", tc.Project(dir, append([]string{"app", "ui", "storage"}, provenanceSections()...)...))
+				proj := harness.DecodeObject("projection", tc.Project(dir, append([]string{"app", "ui", "storage"}, provenanceSections()...)...))
 				expectProvenance("projection", proj["provenance"], want)
 				expectProvenance("app summary", mapOf(proj["app"])["provenance"], want)
 				for _, s := range provenanceSections() {
-					for i, o := range Objects(proj, s) {
-						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, Str(o, "key")), o["provenance"], want)
+					for i, o := range harness.Objects(proj, s) {
+						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, harness.Str(o, "key")), o["provenance"], want)
 					}
 				}
 				for _, s := range []string{"ui", "storage"} {
@@ -91,7 +93,7 @@ func describeProjection(tc *TestContext) {
 		It("includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions", tc.Req("PROJ-CONTENTS", levels.EveryMember), func() {
 			sections := []string{"app", "capabilityRequirements", "entries", "ui", "storage", "services",
 				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
-			proj := DecodeObject("projection", tc.Project(tc.Fixture("full-app"), sections...))
+			proj := harness.DecodeObject("projection", tc.Project(tc.Fixture("full-app"), sections...))
 			for _, k := range sections {
 				Expect(proj).To(HaveKey(k), "projection section %s", k)
 				Expect(proj[k]).NotTo(BeEmpty(), "projection section %s is empty though the manifest declares it", k)
@@ -101,7 +103,7 @@ func describeProjection(tc *TestContext) {
 }
 
 // expectSameBytes fails the spec when got is not byte for byte want.
-func expectSameBytes(tc *TestContext, what string, want, got []byte) {
+func expectSameBytes(tc *harness.TestContext, what string, want, got []byte) {
 	GinkgoHelper()
 	if bytes.Equal(want, got) {
 		return
@@ -114,7 +116,7 @@ func expectSameBytes(tc *TestContext, what string, want, got []byte) {
 	if diff == "" {
 		diff = "(same values, different bytes)"
 	}
-	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, Truncate(diff, 4000))
+	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, harness.Truncate(diff, 4000))
 }
 
 func expectProvenance(where string, got any, want map[string]any) {

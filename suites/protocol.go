@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -13,7 +15,7 @@ import (
 
 // describeProtocol checks the control protocol every other spec stands on
 // (docs/host-control-protocol.md).
-func describeProtocol(tc *TestContext) {
+func describeProtocol(tc *harness.TestContext) {
 	Describe("Control protocol", func() {
 		It("conformance/hello names the host, its kind, protocol version 1 and its capability profile", tc.Req("PROTO-HELLO", levels.EveryMember), func() {
 			if err := tc.Host().HelloErr(); err != nil {
@@ -36,7 +38,7 @@ func describeProtocol(tc *TestContext) {
 				if err != nil {
 					// A host with no per-app data has nothing to keep
 					// (-32006); reset is judged without retained data.
-					if he, ok := HostError(err); !ok || he.Code != protocol.CodeUnsupported {
+					if he, ok := harness.HostError(err); !ok || he.Code != protocol.CodeUnsupported {
 						tc.FailCall(protocol.MethodUninstall, err)
 					}
 					tc.Uninstall(keptID, false)
@@ -95,7 +97,7 @@ func describeProtocol(tc *TestContext) {
 // with app/secret is app data, and an app installed again after the reset
 // needs setup for that slot. Judged only on a host that announces app/secret
 // and app/readiness: catalog needs neither, so without them it is skipped.
-func expectResetForgetsSecretBindings(tc *TestContext) {
+func expectResetForgetsSecretBindings(tc *harness.TestContext) {
 	GinkgoHelper()
 	methods := tc.Host().Hello().Methods
 	if !slices.Contains(methods, protocol.MethodSecret) || !slices.Contains(methods, protocol.MethodReadiness) {
@@ -104,9 +106,9 @@ func expectResetForgetsSecretBindings(tc *TestContext) {
 	app := tc.InstallBoundSecretApp()
 	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
 	tc.Configure(tc.DefaultConfigure())
-	dir := tc.Fixture(SecretSlotFixture)
+	dir := tc.Fixture(harness.SecretSlotFixture)
 	tc.Install(dir, tc.ReleaseOf(dir))
-	if r := tc.AppReadiness(app); ReadyStatus(r.Status) {
-		tc.Failf("after host/reset and a reinstall %s is %q: the secret bound to its slot %s before the reset still counts", app, r.Status, SecretSlot)
+	if r := tc.AppReadiness(app); harness.ReadyStatus(r.Status) {
+		tc.Failf("after host/reset and a reinstall %s is %q: the secret bound to its slot %s before the reset still counts", app, r.Status, harness.SecretSlot)
 	}
 }

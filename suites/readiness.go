@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -20,10 +22,10 @@ func blockedStatuses() []string { return []string{protocol.StatusBlocked, protoc
 
 // describeReadiness checks the readiness model (spec 000 Readiness and
 // Readiness self-check model; spec 002 Readiness state rules).
-func describeReadiness(tc *TestContext) {
+func describeReadiness(tc *harness.TestContext) {
 	Describe("Desktop P0: readiness", func() {
 		It("reports a package with every check satisfied as ready, by path and, installed, by appId", tc.Req("READY-STATUS", levels.EveryEntryPoint), func() {
-			dir := tc.Fixture(ControlFixture)
+			dir := tc.Fixture(harness.ControlFixture)
 			r, _ := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
 			Expect(r.OK).To(BeTrue(), "ok")
@@ -36,17 +38,17 @@ func describeReadiness(tc *TestContext) {
 		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-required-fail")
 			twin := tc.CopyPackage(dir)
-			DropReadinessCheck(twin, "brand_guidelines")
+			harness.DropReadinessCheck(twin, "brand_guidelines")
 			tc.ExpectReady("the same package without the failing required check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(NotReady()), "status with a failing required check: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status with a failing required check: %s", raw)
 			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
-			if !NamesFailingCheck(r, "brand_guidelines") {
+			if !harness.NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
 			}
 			tc.Reading("failing required readiness check", r.Status)
 			app, r, raw := installedReadiness(tc, dir)
-			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "brand_guidelines") {
+			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails: %s", app, r.Status, raw)
 			}
 		})
@@ -54,7 +56,7 @@ func describeReadiness(tc *TestContext) {
 		It("warns but allows launch when a recommended-tier check fails", tc.Req("READY-RECOMMENDED-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-recommended-fail")
 			twin := tc.CopyPackage(dir)
-			DropReadinessCheck(twin, "product_catalog")
+			harness.DropReadinessCheck(twin, "product_catalog")
 			tc.ExpectReady("the same package without the failing recommended check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check: %s", raw)
@@ -70,12 +72,12 @@ func describeReadiness(tc *TestContext) {
 		It("only informs when a performance-tier check fails", tc.Req("READY-PERFORMANCE-TIER", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("readiness-performance-fail")
 			twin := tc.CopyPackage(dir)
-			DropReadinessCheck(twin, "usage_history")
-			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", Launchable()...)
+			harness.DropReadinessCheck(twin, "usage_history")
+			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", harness.Launchable()...)
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(Launchable()), "status with a failing performance check: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.Launchable()), "status with a failing performance check: %s", raw)
 			app, r, raw := installedReadiness(tc, dir)
-			if !IsLaunchable(r.Status) {
+			if !harness.IsLaunchable(r.Status) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
 			}
 		})
@@ -93,7 +95,7 @@ func describeReadiness(tc *TestContext) {
 				// only a failure it reports is judged for its fix flow.
 				tc.Precondition("readiness reports the planted failure ("+target+")", func() {
 					b, _ := json.Marshal(r.SetupActions)
-					if IsLaunchable(r.Status) || !NamesFailingCheck(r, target) && !strings.Contains(string(b), target) {
+					if harness.IsLaunchable(r.Status) || !harness.NamesFailingCheck(r, target) && !strings.Contains(string(b), target) {
 						tc.Failf("readiness of %s is %q and names no failing check for %s: %s", fixture, r.Status, target, raw)
 					}
 				})
@@ -114,12 +116,12 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
 			tc.Configure(tc.DefaultConfigure())
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(NotReady()), "status without the required secret: %s", raw)
-			if !NamesFailingCheck(r, "provider_api_key") {
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required secret: %s", raw)
+			if !harness.NamesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
 			app, r, raw := installedReadiness(tc, dir)
-			if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, "provider_api_key") {
+			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key: %s", app, r.Status, raw)
 			}
 		})
@@ -129,8 +131,8 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
 			tc.Configure(tc.WithCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(NotReady()), "status with lime.ui disabled: %s", raw)
-			if !NamesFailingCheck(r, "lime.ui") {
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status with lime.ui disabled: %s", raw)
+			if !harness.NamesFailingCheck(r, "lime.ui") {
 				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
 			}
 			// host/configure replaces the earlier configuration (no
@@ -138,7 +140,7 @@ func describeReadiness(tc *TestContext) {
 			// again, and the app is judged afresh under it.
 			tc.Configure(tc.DefaultConfigure())
 			again, raw := tc.Readiness(dir, "")
-			if !ReadyStatus(again.Status) {
+			if !harness.ReadyStatus(again.Status) {
 				tc.Failf("after a later host/configure that no longer disables lime.ui the app is %s: the earlier configuration still counts: %s", again.Status, raw)
 			}
 		})
@@ -148,12 +150,12 @@ func describeReadiness(tc *TestContext) {
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.WithCapabilityDisabled(entryCap))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(NotReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
-			if !NamesFailingCheck(chat, entryCap) {
+			Expect(chat.Status).To(BeElementOf(harness.NotReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
+			if !harness.NamesFailingCheck(chat, entryCap) {
 				tc.Failf("entry chat is %s but its readiness names no failing check for %s: %s", chat.Status, entryCap, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(page.Status).To(BeElementOf(Launchable()),
+			Expect(page.Status).To(BeElementOf(harness.Launchable()),
 				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
 			expectEntriesByAppID(tc, dir, tc.WithCapabilityDisabled(entryCap), "chat", entryCap)
 		})
@@ -175,7 +177,7 @@ func describeReadiness(tc *TestContext) {
 // installedReadiness installs the package in dir (it is not installed yet
 // in this session) and returns its appId and app/readiness by that appId:
 // the other entry point of the rule the spec judged by path.
-func installedReadiness(tc *TestContext, dir string) (string, protocol.ReadinessResult, json.RawMessage) {
+func installedReadiness(tc *harness.TestContext, dir string) (string, protocol.ReadinessResult, json.RawMessage) {
 	GinkgoHelper()
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app})
@@ -186,17 +188,17 @@ func installedReadiness(tc *TestContext, dir string) (string, protocol.Readiness
 // the other entry point, the installed app's appId: installed under the
 // default configuration, then judged under p, entry blocked is not ready
 // naming named, and home_page stays launchable.
-func expectEntriesByAppID(tc *TestContext, dir string, p protocol.ConfigureParams, blocked, named string) {
+func expectEntriesByAppID(tc *harness.TestContext, dir string, p protocol.ConfigureParams, blocked, named string) {
 	GinkgoHelper()
 	tc.Configure(tc.DefaultConfigure())
 	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 	tc.Configure(p)
 	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
-	if !slices.Contains(NotReady(), r.Status) || !NamesFailingCheck(r, named) {
+	if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, named) {
 		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does: %s", app, blocked, r.Status, named, raw)
 	}
 	page, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
-	if !IsLaunchable(page.Status) {
+	if !harness.IsLaunchable(page.Status) {
 		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable: %s", app, page.Status, raw)
 	}
 }
@@ -207,7 +209,7 @@ func expectEntriesByAppID(tc *TestContext, dir string, p protocol.ConfigureParam
 // the host offers enabled of those every entry may need, so that a host
 // with no agent runtime (Desktop P0) is judged on an entry requirement it
 // can satisfy and the harness can turn off.
-func perEntryFixture(tc *TestContext) (string, string) {
+func perEntryFixture(tc *harness.TestContext) (string, string) {
 	GinkgoHelper()
 	dir := tc.Fixture("capability-app")
 	offered := tc.OfferedEnabled()
@@ -224,7 +226,7 @@ func perEntryFixture(tc *TestContext) (string, string) {
 			continue
 		}
 		if name != "lime.agent" {
-			ReplaceIn(dir, "APP.md", "requiredCapabilities: [lime.agent]", "requiredCapabilities: ["+name+"]")
+			harness.ReplaceIn(dir, "APP.md", "requiredCapabilities: [lime.agent]", "requiredCapabilities: ["+name+"]")
 		}
 		return dir, name
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -17,47 +19,47 @@ import (
 // failure does not break already installed local apps"), against the
 // registry the harness plays: its request log is the evidence of what the
 // host fetched.
-func describeRegistry(tc *TestContext) {
+func describeRegistry(tc *harness.TestContext) {
 	Describe("Installable: the registry", func() {
 		It("offers the releases enabled for its tenant, and no other tenant's", tc.Req("REGISTRY-TENANT-ENABLED", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			ours := tc.Publish(tc.Fixture("minimal-app"))
 			theirs := tc.Publish(tc.Fixture("full-app"))
-			tc.Registry().EnableVersion(TenantID, ours.AppID, ours.Version)
-			tc.Registry().EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			tc.Registry().EnableVersion(harness.TenantID, ours.AppID, ours.Version)
+			tc.Registry().EnableVersion(harness.OtherTenant, theirs.AppID, theirs.Version)
 			elsewhere := tc.DefaultConfigure()
-			elsewhere.TenantID = OtherTenant
+			elsewhere.TenantID = harness.OtherTenant
 			tc.Configure(elsewhere)
-			tc.Precondition("registry/list, configured as "+OtherTenant+", offers that tenant's release", func() {
+			tc.Precondition("registry/list, configured as "+harness.OtherTenant+", offers that tenant's release", func() {
 				if l := RegistryList(tc); !listedRelease(l, theirs) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, OtherTenant, describeListed(l))
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, harness.OtherTenant, describeListed(l))
 				}
 			})
 			tc.Configure(tc.DefaultConfigure())
 			listed := RegistryList(tc)
 			if slices.ContainsFunc(listed.Releases, func(r protocol.ListedRelease) bool { return r.AppID == theirs.AppID }) {
-				tc.Failf("registry/list, configured as %s, offers %s, which the registry enables only for %s", TenantID, theirs.AppID, OtherTenant)
+				tc.Failf("registry/list, configured as %s, offers %s, which the registry enables only for %s", harness.TenantID, theirs.AppID, harness.OtherTenant)
 			}
 			if !listedRelease(listed, ours) {
-				tc.Failf("registry/list, configured as %s, does not offer %s@%s, which the registry enables for it: %s", TenantID, ours.AppID, ours.Version, describeListed(listed))
+				tc.Failf("registry/list, configured as %s, does not offer %s@%s, which the registry enables for it: %s", harness.TenantID, ours.AppID, ours.Version, describeListed(listed))
 			}
 		})
 
 		It("refuses to install a release its tenant did not enable, naming it, and installs nothing", tc.Req("REGISTRY-TENANT-ENABLED", levels.EveryEntryPoint), func() {
 			ours := tc.Publish(tc.Fixture("minimal-app"))
 			theirs := tc.Publish(tc.Fixture("full-app"))
-			tc.Registry().EnableVersion(TenantID, ours.AppID, ours.Version)
-			tc.Registry().EnableVersion(OtherTenant, theirs.AppID, theirs.Version)
+			tc.Registry().EnableVersion(harness.TenantID, ours.AppID, ours.Version)
+			tc.Registry().EnableVersion(harness.OtherTenant, theirs.AppID, theirs.Version)
 			InstallSource(tc, protocol.Source{AppID: ours.AppID, Version: ours.Version})
 			expectSourceRefused(tc, protocol.Source{AppID: theirs.AppID, Version: theirs.Version},
-				Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
+				harness.Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
 		})
 
 		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			rel := tc.Publish(tc.Fixture("minimal-app"))
-			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
 				if l := RegistryList(tc); !listedRelease(l, rel) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, TenantID, describeListed(l))
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, harness.TenantID, describeListed(l))
 				}
 			})
 			tc.Registry().Withdraw(rel.AppID, rel.Version)
@@ -65,7 +67,7 @@ func describeRegistry(tc *TestContext) {
 			// since the withdrawal: what the listing offered before it is
 			// no answer after it.
 			expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version},
-				Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
+				harness.Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
 			if l := RegistryList(tc); listedRelease(l, rel) {
 				tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
 			}
@@ -74,11 +76,11 @@ func describeRegistry(tc *TestContext) {
 		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL", levels.EveryEntryPoint), func() {
 			stable := tc.Publish(tc.Fixture("minimal-app"))
 			newer := tc.Fixture("minimal-app")
-			SetField(newer, "version", "1.1.0")
+			harness.SetField(newer, "version", "1.1.0")
 			beta := tc.Publish(newer)
 			tc.Registry().Pin(stable.AppID, "stable", stable.Version)
 			tc.Registry().Pin(stable.AppID, "beta", beta.Version)
-			tc.Registry().EnableChannel(TenantID, stable.AppID, "stable")
+			tc.Registry().EnableChannel(harness.TenantID, stable.AppID, "stable")
 			if l := RegistryList(tc); !listedRelease(l, stable) || listedRelease(l, beta) {
 				tc.Failf("registry/list for a tenant on channel stable should offer %s@%s (%s) and not %s: %s",
 					stable.AppID, stable.Version, stable.PackageHash, beta.Version, describeListed(l))
@@ -101,11 +103,11 @@ func describeRegistry(tc *TestContext) {
 			func(channel string) {
 				enable := func(rel registry.Release) protocol.Source {
 					if channel == "" {
-						tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+						tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 						return protocol.Source{AppID: rel.AppID, Version: rel.Version}
 					}
 					tc.Registry().Pin(rel.AppID, channel, rel.Version)
-					tc.Registry().EnableChannel(TenantID, rel.AppID, channel)
+					tc.Registry().EnableChannel(harness.TenantID, rel.AppID, channel)
 					return protocol.Source{AppID: rel.AppID, Channel: channel}
 				}
 				ok := tc.Publish(tc.Fixture("minimal-app"))
@@ -122,8 +124,8 @@ func describeRegistry(tc *TestContext) {
 				if !refused {
 					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, describeSourceOf(src))
 				}
-				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
-					Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
+				tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
+					harness.Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
 				if n := len(tc.Registry().Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
 					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, describeSourceOf(src))
 				}
@@ -135,7 +137,7 @@ func describeRegistry(tc *TestContext) {
 		DescribeTable("keeps apps installed from the registry listed and ready while the registry",
 			func(mode registry.Mode) {
 				rel := tc.Publish(tc.Fixture("minimal-app"))
-				tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+				tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 				app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 				tc.ExpectAppReady(app.AppID)
 				tc.Registry().SetMode(mode)
@@ -156,20 +158,20 @@ func describeRegistry(tc *TestContext) {
 		It("refuses a downloaded package that does not hash to the release's packageHash", tc.Req("REGISTRY-VERIFIED", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.Publish(dir)
-			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			// A file added after the release was published: the package
 			// hash no longer matches, the manifest hash still does.
-			WriteFile(dir, "notes/added-after-release.txt", []byte("changed after the release was published\n"))
+			harness.WriteFile(dir, "notes/added-after-release.txt", []byte("changed after the release was published\n"))
 			tc.Republish(dir, rel)
 			_, err := TryInstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version}, true)
 			he, refused := tc.RefusalError(protocol.MethodInstall, err)
 			if !refused {
 				tc.Failf("app/install took a downloaded package that does not hash to the release's %s", rel.PackageHash)
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
-				Planted{What: "a package changed after its release was published", Codes: []string{agentpkg.CodePackageHashMismatch}, Field: "packageHash"})
+			tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
+				harness.Planted{What: "a package changed after its release was published", Codes: []string{agentpkg.CodePackageHashMismatch}, Field: "packageHash"})
 		})
 
 		// Package archives: "refuses an archive with an absolute name, a
@@ -180,14 +182,14 @@ func describeRegistry(tc *TestContext) {
 			func(entry registry.Entry) {
 				dir := tc.Fixture("minimal-app")
 				rel := tc.Publish(dir)
-				tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+				tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 				tc.Precondition("the release's archive without the planted entry installs", func() {
 					app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 					tc.Uninstall(app.AppID, false)
 				})
 				archive, err := registry.ArchiveWith(dir, entry)
 				if err != nil {
-					Errorf("%v", err)
+					harness.Errorf("%v", err)
 				}
 				tc.Registry().Publish(rel, archive)
 				what := fmt.Sprintf("an archive entry %q", entry.Name)
@@ -199,8 +201,8 @@ func describeRegistry(tc *TestContext) {
 				if !refused {
 					tc.Failf("app/install from the registry took %s@%s whose archive holds %s", rel.AppID, rel.Version, what)
 				}
-				tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
-					Planted{What: what, Codes: []string{"invalid-archive"}})
+				tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodePackageInvalid, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
+					harness.Planted{What: what, Codes: []string{"invalid-archive"}})
 			},
 			Entry("an absolute name", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "/escaped-absolute.txt", Body: "outside\n"}),
 			Entry("a name that climbs out at its start", tc.Req("REGISTRY-ARCHIVE-CONTAINED", levels.EveryMember), registry.Entry{Name: "../escaped-start.txt", Body: "outside\n"}),
@@ -225,7 +227,7 @@ func registryModeName(m registry.Mode) string {
 }
 
 // RegistryList runs registry/list.
-func RegistryList(tc *TestContext) protocol.RegistryListResult {
+func RegistryList(tc *harness.TestContext) protocol.RegistryListResult {
 	GinkgoHelper()
 	var res protocol.RegistryListResult
 	tc.MustCall(protocol.MethodRegistryList, struct{}{}, &res)
@@ -251,7 +253,7 @@ func describeListed(l protocol.RegistryListResult) string {
 
 // TryInstallSource asks for an install of a registry release, tracking
 // whatever the host installed for cleanup.
-func TryInstallSource(tc *TestContext, src protocol.Source, consent bool) (protocol.InstalledApp, error) {
+func TryInstallSource(tc *harness.TestContext, src protocol.Source, consent bool) (protocol.InstalledApp, error) {
 	GinkgoHelper()
 	c := protocol.Consent{Granted: consent, Migrations: consent}
 	if consent {
@@ -264,7 +266,7 @@ func TryInstallSource(tc *TestContext, src protocol.Source, consent bool) (proto
 }
 
 // InstallSource installs a registry release with consent, as a precondition.
-func InstallSource(tc *TestContext, src protocol.Source) protocol.InstalledApp {
+func InstallSource(tc *harness.TestContext, src protocol.Source) protocol.InstalledApp {
 	GinkgoHelper()
 	var app protocol.InstalledApp
 	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, describeSourceOf(src)), func() {
@@ -285,14 +287,14 @@ func describeSourceOf(src protocol.Source) string {
 
 // expectSourceRefused fails the spec unless installing src is refused
 // naming what was planted, and nothing of it is installed.
-func expectSourceRefused(tc *TestContext, src protocol.Source, planted Planted) {
+func expectSourceRefused(tc *harness.TestContext, src protocol.Source, planted harness.Planted) {
 	GinkgoHelper()
 	app, err := TryInstallSource(tc, src, true)
 	he, refused := tc.RefusalError(protocol.MethodInstall, err)
 	if !refused {
 		tc.Failf("app/install of %s took %s: it installed %s@%s", describeSourceOf(src), planted.What, app.AppID, app.Version)
 	}
-	tc.ExpectRefused(Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
+	tc.ExpectRefused(harness.Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
 	if _, ok := tc.ListedApp(src.AppID); ok {
 		tc.Failf("app/install refused %s, yet app/list shows it installed", planted.What)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -15,8 +17,8 @@ import (
 // describeRevocation checks step 3 of the verification order: revocation,
 // asked of the revocation service the harness plays, with its cache, after
 // the hashes, failing closed (spec 000, Package signing and revocation).
-func describeRevocation(tc *TestContext) {
-	revokedPlanted := Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
+func describeRevocation(tc *harness.TestContext) {
+	revokedPlanted := harness.Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
 
 	Describe("Installable: revocation", func() {
 		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION", levels.EveryEntryPoint), func() {
@@ -32,8 +34,8 @@ func describeRevocation(tc *TestContext) {
 			if !refused {
 				tc.Failf("app/install of a revoked package succeeded")
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
-				Findings: FindingsOfError(he)}, revokedPlanted)
+			tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
+				Findings: harness.FindingsOfError(he)}, revokedPlanted)
 		})
 
 		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE", levels.ChangeBetweenReads), func() {
@@ -54,9 +56,9 @@ func describeRevocation(tc *TestContext) {
 				tc.Reading("The revocation cache", "the service is asked on every check")
 				asked = n
 			}
-			later, err := time.Parse(time.RFC3339, DefaultClock)
+			later, err := time.Parse(time.RFC3339, harness.DefaultClock)
 			if err != nil {
-				Errorf("DefaultClock: %v", err)
+				harness.Errorf("DefaultClock: %v", err)
 			}
 			later = later.Add((cacheSeconds + 1) * time.Second)
 			tc.Configure(withClock(tc, later.Format(time.RFC3339)))
@@ -75,14 +77,14 @@ func describeRevocation(tc *TestContext) {
 			// Both packages are this spec's own (no other spec revoked
 			// either), so nothing a host kept from an earlier spec answers.
 			dir, _ := revocablePackage(tc, cacheSeconds)
-			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
+			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
 			}
 			other, _ := revocablePackage(tc, cacheSeconds)
-			AppendFile(other, TamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
+			harness.AppendFile(other, harness.TamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
 			otherRel := tc.ReleaseOf(other)
 			tc.Revocation().Revoke(otherRel.PackageHash, "revoked before its first check")
 			r := tc.VerifyRefusal(other, otherRel)
@@ -99,8 +101,8 @@ func describeRevocation(tc *TestContext) {
 				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package, so the order of its checks cannot be seen")
 			}
 			before := len(tc.Revocation().Requests(""))
-			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
-			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
+			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a file changed after hashing",
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 			if n := len(tc.Revocation().Requests("")); n != before {
 				tc.Failf("the host asked revocation.checkUrl about a package whose packageHash had failed (%d request(s)); the hashes come first", n-before)
@@ -116,7 +118,7 @@ func describeRevocation(tc *TestContext) {
 				dir, rel := revocablePackage(tc, 0)
 				tc.ExpectVerifies(dir, rel)
 				tc.Revocation().SetMode(mode)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a revocation service that " + mode.Describe(),
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a revocation service that " + mode.Describe(),
 					Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"})
 			},
 			Entry("the service is down", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember), revocation.Down),
@@ -132,10 +134,10 @@ func describeRevocation(tc *TestContext) {
 
 // revocablePackage is full-app naming the harness's revocation service in
 // app.signature.yaml, with cacheSeconds, and its release.
-func revocablePackage(tc *TestContext, cacheSeconds int) (string, *protocol.Release) {
+func revocablePackage(tc *harness.TestContext, cacheSeconds int) (string, *protocol.Release) {
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
-	AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",
+	harness.AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",
 		tc.Revocation().URL(), cacheSeconds)))
 	return dir, tc.ReleaseOf(dir)
 }

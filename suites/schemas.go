@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"github.com/agentapp/conformance/suites/harness"
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/levels"
@@ -17,7 +18,7 @@ import (
 // describeResultSchemas judges the answers of the whole run against their
 // methods' result schemas (docs/host-control-protocol.md, "Schemas"). It
 // runs last, so that it judges every answer before it.
-func describeResultSchemas(tc *TestContext) {
+func describeResultSchemas(tc *harness.TestContext) {
 	ginkgo.Describe("Control protocol: every answer", func() {
 		ginkgo.It("answers every call of the run with a result that matches its method's schema", tc.Req("PROTO-RESULT-SCHEMA", levels.EveryEntryPoint), func() {
 			if d := tc.Schemas().Describe(); d != "" {

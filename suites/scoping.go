@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"github.com/agentapp/conformance/suites/harness"
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
@@ -13,23 +14,23 @@ import (
 // "Namespace app data, outputs, logs, and evidence by app, workspace, and
 // tenant"), through app/invoke: the same app, run in another workspace or
 // tenant, must not find what it stored in the first.
-func describeScoping(tc *TestContext) {
+func describeScoping(tc *harness.TestContext) {
 	Describe("Runtime: app storage scoped by workspace and tenant", func() {
 		DescribeTable("keeps what an app stores in one workspace and tenant from the same app run in",
 			func(elsewhere func(protocol.ConfigureParams) protocol.ConfigureParams) {
 				home := tc.DefaultConfigure()
 				app := tc.InstallProbe(home)
-				key, value, theirs := Nonce("scoped"), Nonce("value"), Nonce("value")
+				key, value, theirs := harness.Nonce("scoped"), harness.Nonce("value"), harness.Nonce("value")
 				tc.Precondition("lime.storage set and get through app/invoke keep "+key+" in "+home.WorkspaceID, func() {
 					expectStoredAsApp(tc, app, key, value)
 				})
 				away := elsewhere(home)
 				tc.Configure(away)
-				if m := tc.StorageCall(app, "get", map[string]any{"key": key}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, value) {
+				if m := tc.StorageCall(app, "get", map[string]any{"key": key}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, value) {
 					tc.Failf("%s in workspace %s of tenant %s reads %q = %s, which it stored in workspace %s of tenant %s",
 						app, away.WorkspaceID, away.TenantID, key, m.Payload, home.WorkspaceID, home.TenantID)
 				}
-				if m := tc.StorageCall(app, "list", nil); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, key) {
+				if m := tc.StorageCall(app, "list", nil); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, key) {
 					tc.Failf("lime.storage list of %s in workspace %s of tenant %s names %q, which it stored in workspace %s of tenant %s: %s",
 						app, away.WorkspaceID, away.TenantID, key, home.WorkspaceID, home.TenantID, m.Payload)
 				}
@@ -37,9 +38,9 @@ func describeScoping(tc *TestContext) {
 				tc.StorageCall(app, "set", map[string]any{"key": key, "value": theirs})
 				tc.Configure(home)
 				m := tc.StorageCall(app, "get", map[string]any{"key": key})
-				if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, value) {
+				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, value) {
 					tc.Failf("back in workspace %s of tenant %s, %s reads %q as %s, not the %q it stored there (a write in workspace %s of tenant %s came between)",
-						home.WorkspaceID, home.TenantID, app, key, DescribeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
+						home.WorkspaceID, home.TenantID, app, key, harness.DescribeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
 				}
 			},
 			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
@@ -47,7 +48,7 @@ func describeScoping(tc *TestContext) {
 				return p
 			}),
 			Entry("the same workspace id in another tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
-				p.TenantID = OtherTenant
+				p.TenantID = harness.OtherTenant
 				return p
 			}),
 			// A host that lists by prefix of a key path shows here: the
@@ -62,16 +63,16 @@ func describeScoping(tc *TestContext) {
 
 // expectStoredAsApp sets key = value as the app and reads it back: the
 // positive control of the scoping specs.
-func expectStoredAsApp(tc *TestContext, app, key, value string) {
+func expectStoredAsApp(tc *harness.TestContext, app, key, value string) {
 	GinkgoHelper()
 	if m := tc.StorageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
-		tc.Failf("lime.storage set of %s got %s", app, DescribeAnswer(m, true))
+		tc.Failf("lime.storage set of %s got %s", app, harness.DescribeAnswer(m, true))
 	}
 	m := tc.StorageCall(app, "get", map[string]any{"key": key})
-	if m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, value) {
-		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, DescribeAnswer(m, true))
+	if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, value) {
+		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, harness.DescribeAnswer(m, true))
 	}
-	if l := tc.StorageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !ContainsText(l.Payload, key) {
-		tc.Failf("lime.storage list does not name %q, just set: %s", key, DescribeAnswer(l, true))
+	if l := tc.StorageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !harness.ContainsText(l.Payload, key) {
+		tc.Failf("lime.storage list does not name %q, just set: %s", key, harness.DescribeAnswer(l, true))
 	}
 }

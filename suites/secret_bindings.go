@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -17,13 +19,13 @@ import (
 // reinstall and one deleting data deletes it (spec 002, Cleanup). The app's
 // readiness shows whether the binding counts: without it the app needs
 // setup.
-func describeSecretBindings(tc *TestContext) {
+func describeSecretBindings(tc *harness.TestContext) {
 	Describe("App lifecycle: secrets bound to an app", func() {
 		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS", levels.EveryTransition), func() {
 			app := tc.InstallBoundSecretApp()
-			tc.UpdatedFixture(app, SecretSlotFixture)
-			if r := tc.AppReadiness(app); !ReadyStatus(r.Status) {
-				tc.Failf("after app/update %s is %q: the secret bound to its slot %s no longer counts", app, r.Status, SecretSlot)
+			tc.UpdatedFixture(app, harness.SecretSlotFixture)
+			if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
+				tc.Failf("after app/update %s is %q: the secret bound to its slot %s no longer counts", app, r.Status, harness.SecretSlot)
 			}
 		})
 
@@ -31,14 +33,14 @@ func describeSecretBindings(tc *TestContext) {
 			func(keep bool) {
 				app := tc.InstallBoundSecretApp()
 				tc.Uninstall(app, keep)
-				dir := tc.Fixture(SecretSlotFixture)
+				dir := tc.Fixture(harness.SecretSlotFixture)
 				tc.Install(dir, tc.ReleaseOf(dir))
 				r := tc.AppReadiness(app)
 				switch {
-				case keep && !ReadyStatus(r.Status):
-					tc.Failf("after uninstall keeping data and a reinstall %s is %q: the secret bound to its slot %s before no longer counts", app, r.Status, SecretSlot)
-				case !keep && ReadyStatus(r.Status):
-					tc.Failf("after uninstall deleting data and a reinstall %s is %q: the secret bound to its slot %s before still counts", app, r.Status, SecretSlot)
+				case keep && !harness.ReadyStatus(r.Status):
+					tc.Failf("after uninstall keeping data and a reinstall %s is %q: the secret bound to its slot %s before no longer counts", app, r.Status, harness.SecretSlot)
+				case !keep && harness.ReadyStatus(r.Status):
+					tc.Failf("after uninstall deleting data and a reinstall %s is %q: the secret bound to its slot %s before still counts", app, r.Status, harness.SecretSlot)
 				}
 			},
 			Entry("keeping data", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.EveryMember), true),
@@ -51,9 +53,9 @@ func describeSecretBindings(tc *TestContext) {
 		DescribeTable("keeps the secret bound to the other app when uninstalling one of a pair whose ids prefix each other, deleting its data:",
 			func(onNeighbour bool) {
 				tc.Configure(tc.DefaultConfigure())
-				a := tc.InstallBoundSecret(tc.Fixture(SecretSlotFixture))
-				dir := tc.FixtureAs(SecretSlotFixture, SecretSlotNeighbour)
-				SetField(dir, "name", SecretSlotNeighbour)
+				a := tc.InstallBoundSecret(tc.Fixture(harness.SecretSlotFixture))
+				dir := tc.FixtureAs(harness.SecretSlotFixture, harness.SecretSlotNeighbour)
+				harness.SetField(dir, "name", harness.SecretSlotNeighbour)
 				b := tc.InstallBoundSecret(dir)
 				if onNeighbour {
 					a, b = b, a
@@ -62,12 +64,12 @@ func describeSecretBindings(tc *TestContext) {
 				if _, listed := tc.ListedApp(b); !listed {
 					tc.Failf("app/list no longer shows %s after uninstall of %s deleting data", b, a)
 				}
-				if r := tc.AppReadiness(b); !ReadyStatus(r.Status) {
-					tc.Failf("after uninstall of %s deleting data %s is %q: the secret bound to its own slot %s no longer counts", a, b, r.Status, SecretSlot)
+				if r := tc.AppReadiness(b); !harness.ReadyStatus(r.Status) {
+					tc.Failf("after uninstall of %s deleting data %s is %q: the secret bound to its own slot %s no longer counts", a, b, r.Status, harness.SecretSlot)
 				}
 			},
-			Entry(SecretSlotFixture+" uninstalled, "+SecretSlotNeighbour+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), false),
-			Entry(SecretSlotNeighbour+" uninstalled, "+SecretSlotFixture+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), true),
+			Entry(harness.SecretSlotFixture+" uninstalled, "+harness.SecretSlotNeighbour+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), false),
+			Entry(harness.SecretSlotNeighbour+" uninstalled, "+harness.SecretSlotFixture+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), true),
 		)
 
 		// A secret must not come back in any answer to the call that carries
@@ -76,7 +78,7 @@ func describeSecretBindings(tc *TestContext) {
 		DescribeTable("never echoes the value given to app/secret in its answer, its refusals included",
 			func(appID, key string, refused bool) {
 				tc.Configure(tc.DefaultConfigure())
-				dir := tc.Fixture(SecretSlotFixture)
+				dir := tc.Fixture(harness.SecretSlotFixture)
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				if appID == "" {
 					appID = app
@@ -86,24 +88,24 @@ func describeSecretBindings(tc *TestContext) {
 				err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: appID, Key: key, Value: value}, &raw)
 				what := fmt.Sprintf("app/secret binding %q of %s", key, appID)
 				tc.ExpectNoCanary("the result of "+what, raw)
-				he, isHostErr := HostError(err)
+				he, isHostErr := harness.HostError(err)
 				if isHostErr && he.Code == protocol.CodeMethodNotFound {
 					tc.Blockedf("the host does not implement app/secret (-32601), so none of its answers can be judged")
 				}
 				if isHostErr {
 					tc.ExpectNoCanary("the error answer to "+what, []byte(he.Message+" "+string(he.Data)))
-				} else if err != nil && !IsSchemaError(err) {
+				} else if err != nil && !harness.IsSchemaError(err) {
 					tc.Errorf("no usable answer to %s: %v", protocol.MethodSecret, err)
 				}
 				if refused && !isHostErr {
 					tc.Blockedf("%s was not refused, so no refusal of it could be judged", what)
 				}
 			},
-			Entry("bound to the app's own slot", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "", SecretSlot, false),
+			Entry("bound to the app's own slot", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "", harness.SecretSlot, false),
 			Entry("refused: a slot the app does not have", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "", "provider_apikey", true),
-			Entry("a slot spelled in another case", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", strings.ToUpper(SecretSlot), false),
-			Entry("a slot padded with spaces", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", " "+SecretSlot+" ", false),
-			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "no-such-app", SecretSlot, true),
+			Entry("a slot spelled in another case", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", strings.ToUpper(harness.SecretSlot), false),
+			Entry("a slot padded with spaces", tc.Req("SECRET-BIND-NO-ECHO", levels.ConfusableIdentity), "", " "+harness.SecretSlot+" ", false),
+			Entry("refused: an app that is not installed", tc.Req("SECRET-BIND-NO-ECHO", levels.EveryEntryPoint), "no-such-app", harness.SecretSlot, true),
 		)
 	})
 }

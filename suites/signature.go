@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -29,9 +31,9 @@ const (
 // 000, Package signing and revocation): the sigstore signature, against the
 // harness's own offline Sigstore, and publisher and verifiedDomain, against
 // the publisher the release vouches for.
-func describeSignature(tc *TestContext) {
-	signaturePlanted := func(what string) Planted {
-		return Planted{What: what, Codes: []string{"signature-invalid", "signature-missing"}, File: "app.signature.yaml", Field: "signature.package"}
+func describeSignature(tc *harness.TestContext) {
+	signaturePlanted := func(what string) harness.Planted {
+		return harness.Planted{What: what, Codes: []string{"signature-invalid", "signature-missing"}, File: "app.signature.yaml", Field: "signature.package"}
 	}
 
 	Describe("Installable: signatures and publisher", func() {
@@ -63,7 +65,7 @@ func describeSignature(tc *TestContext) {
 
 		It("never asks about revocation for a package whose signature failed", tc.Req("VERIFY-ORDER", levels.EveryMember), func() {
 			dir, _ := signedPackage(tc)
-			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
+			harness.AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
 			rel := signedRelease(tc, dir)
 			tc.ExpectVerifies(dir, rel)
 			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
@@ -88,7 +90,7 @@ func describeSignature(tc *TestContext) {
 				p := *rel.Publisher
 				spoil(&p)
 				bad.Publisher = &p
-				expectRefusedAtVerifyAndInstall(tc, dir, &bad, Planted{What: "a publisher the registry does not vouch for",
+				expectRefusedAtVerifyAndInstall(tc, dir, &bad, harness.Planted{What: "a publisher the registry does not vouch for",
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
 			Entry("another publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "publisherId",
@@ -113,10 +115,10 @@ func describeSignature(tc *TestContext) {
 					tc.ExpectVerifies(dir, rel)
 				})
 				dir := tc.Fixture("full-app")
-				ReplaceIn(dir, file, old, new)
+				harness.ReplaceIn(dir, file, old, new)
 				rel := tc.ReleaseOf(dir)
 				rel.Publisher = vouched
-				expectRefusedAtVerifyAndInstall(tc, dir, rel, Planted{What: "another publisher in " + file + " " + field,
+				expectRefusedAtVerifyAndInstall(tc, dir, rel, harness.Planted{What: "another publisher in " + file + " " + field,
 					Codes: []string{"publisher-mismatch"}, Field: field})
 			},
 			Entry("app.signature.yaml signature.trust.publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "app.signature.yaml", "publisherId",
@@ -144,7 +146,7 @@ func describeSignature(tc *TestContext) {
 			rel.SignatureBundle = signed.SignatureBundle
 			rel.Publisher = &registry.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
 			tc.Republish(dir, rel)
-			tc.Registry().EnableVersion(TenantID, rel.AppID, rel.Version)
+			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
 			tc.Uninstall(app.AppID, false)
 			rel.Publisher = &registry.Publisher{PublisherID: "someone-else", Verified: true, VerifiedDomain: fullAppDomain}
@@ -154,8 +156,8 @@ func describeSignature(tc *TestContext) {
 			if !refused {
 				tc.Failf("app/install from the registry took %s although the release vouches for publisher someone-else", rel.AppID)
 			}
-			tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)},
-				Planted{What: "a publisher the registry does not vouch for", Codes: []string{"publisher-mismatch"}, Field: "publisherId"})
+			tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
+				harness.Planted{What: "a publisher the registry does not vouch for", Codes: []string{"publisher-mismatch"}, Field: "publisherId"})
 		})
 	})
 }
@@ -163,17 +165,17 @@ func describeSignature(tc *TestContext) {
 // signedPackage is full-app declaring signature.package.signedBy: sigstore,
 // its release signed by the harness's Sigstore, and the host configured
 // to trust that Sigstore.
-func signedPackage(tc *TestContext) (string, *protocol.Release) {
+func signedPackage(tc *harness.TestContext) (string, *protocol.Release) {
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
-	ReplaceIn(dir, "app.signature.yaml", "signature:\n",
+	harness.ReplaceIn(dir, "app.signature.yaml", "signature:\n",
 		"signature:\n  package:\n    algorithm: sha256\n    signedBy: sigstore\n    signatureRef: sigstore:full-app@current\n")
 	tc.Configure(withSigstore(tc))
 	return dir, signedRelease(tc, dir)
 }
 
 // signedRelease is the release of dir with a bundle signing its package hash.
-func signedRelease(tc *TestContext, dir string) *protocol.Release {
+func signedRelease(tc *harness.TestContext, dir string) *protocol.Release {
 	GinkgoHelper()
 	rel := tc.ReleaseOf(dir)
 	rel.SignatureBundle = sign(tc, rel.PackageHash, SigstoreIdentity, SigstoreIssuer)
@@ -181,11 +183,11 @@ func signedRelease(tc *TestContext, dir string) *protocol.Release {
 }
 
 // withSigstore is the default configuration trusting the harness's Sigstore.
-func withSigstore(tc *TestContext) protocol.ConfigureParams {
+func withSigstore(tc *harness.TestContext) protocol.ConfigureParams {
 	GinkgoHelper()
 	root, err := tc.Sigstore().TrustedRootJSON()
 	if err != nil {
-		Errorf("%v", err)
+		harness.Errorf("%v", err)
 	}
 	p := tc.DefaultConfigure()
 	p.Sigstore = &protocol.SigstoreTrust{TrustedRoot: root, Issuer: SigstoreIssuer}
@@ -193,33 +195,33 @@ func withSigstore(tc *TestContext) protocol.ConfigureParams {
 }
 
 // sign signs a package hash with the harness's Sigstore.
-func sign(tc *TestContext, packageHash, identity, issuer string) json.RawMessage {
+func sign(tc *harness.TestContext, packageHash, identity, issuer string) json.RawMessage {
 	GinkgoHelper()
 	b, err := tc.Sigstore().Sign([]byte(packageHash), identity, issuer)
 	if err != nil {
-		Errorf("%v", err)
+		harness.Errorf("%v", err)
 	}
 	return b
 }
 
 // signElsewhere signs a package hash with a Sigstore the host was never
 // told to trust.
-func signElsewhere(tc *TestContext, packageHash string) json.RawMessage {
+func signElsewhere(tc *harness.TestContext, packageHash string) json.RawMessage {
 	GinkgoHelper()
 	other, err := sigstore.NewAuthority()
 	if err != nil {
-		Errorf("%v", err)
+		harness.Errorf("%v", err)
 	}
 	b, err := other.Sign([]byte(packageHash), SigstoreIdentity, SigstoreIssuer)
 	if err != nil {
-		Errorf("%v", err)
+		harness.Errorf("%v", err)
 	}
 	return b
 }
 
 // expectRefusedAtVerifyAndInstall fails the spec unless package/verify and
 // app/install both refuse the package under rel, naming what was planted.
-func expectRefusedAtVerifyAndInstall(tc *TestContext, dir string, rel *protocol.Release, planted Planted) {
+func expectRefusedAtVerifyAndInstall(tc *harness.TestContext, dir string, rel *protocol.Release, planted harness.Planted) {
 	GinkgoHelper()
 	tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
 	_, err := tc.TryInstall(dir, rel, true)
@@ -227,19 +229,19 @@ func expectRefusedAtVerifyAndInstall(tc *TestContext, dir string, rel *protocol.
 	if !refused {
 		tc.Failf("package/verify refused %s, but app/install installed it", planted.What)
 	}
-	tc.ExpectRefused(Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-		Code: he.Code, Message: he.Message, Findings: FindingsOfError(he)}, planted)
+	tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
+		Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
 }
 
 // describeInstallReview checks the install review a user consents to
 // (spec 002, Required desktop host behavior, Verification: "Install review
 // result"): every verification step, in the standard's order, with what it
 // found, before anything is installed.
-func describeInstallReview(tc *TestContext) {
+func describeInstallReview(tc *harness.TestContext) {
 	Describe("Installable: the install review", func() {
 		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember), func() {
 			dir, _ := signedPackage(tc)
-			AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
+			harness.AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
 			rel := signedRelease(tc, dir)
 			rel.Publisher = &protocol.Publisher{PublisherID: fullAppPublisher, Verified: true, VerifiedDomain: fullAppDomain}
 			judged := []string{protocol.StepHashes, protocol.StepSignature, protocol.StepRevocation, protocol.StepPublisher}
@@ -297,7 +299,7 @@ func describeInstallReview(tc *TestContext) {
 }
 
 // Review runs app/review.
-func Review(tc *TestContext, dir string, rel *protocol.Release) protocol.ReviewResult {
+func Review(tc *harness.TestContext, dir string, rel *protocol.Release) protocol.ReviewResult {
 	GinkgoHelper()
 	var res protocol.ReviewResult
 	tc.MustCall(protocol.MethodReview, protocol.ReviewParams{Path: dir, Release: rel}, &res)

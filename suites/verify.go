@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	"github.com/Masterminds/semver/v3"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,14 +20,14 @@ import (
 
 // describeVerification checks package verification (spec 000, Package
 // signing and revocation; Runtime contract 2; spec 002, Verification).
-func describeVerification(tc *TestContext) {
+func describeVerification(tc *harness.TestContext) {
 	Describe("Installable: verification", func() {
 		It("fails a package whose files changed after hashing", tc.Req("VERIFY-PACKAGE-HASH"), func() {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
-			AppendFile(dir, TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
-			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a file changed after hashing",
+			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// changed after hashing\n"))
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a file changed after hashing",
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 		})
 
@@ -35,7 +37,7 @@ func describeVerification(tc *TestContext) {
 			tc.ExpectVerifies(dir, rel)
 			rel.ManifestHash = agentpkg.HashManifest([]byte("another APP.md"))
 			rel.PackageHash = ""
-			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "a release naming another manifestHash",
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a release naming another manifestHash",
 				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
 		})
 
@@ -46,9 +48,9 @@ func describeVerification(tc *TestContext) {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
-			AppendFile(dir, "APP.md", []byte("\n\n"))
+			harness.AppendFile(dir, "APP.md", []byte("\n\n"))
 			rel.PackageHash = ""
-			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "APP.md given trailing blank lines after the release pinned its manifestHash",
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "APP.md given trailing blank lines after the release pinned its manifestHash",
 				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
 		})
 
@@ -58,34 +60,34 @@ func describeVerification(tc *TestContext) {
 			tricky := tc.Fixture("hash-tricky-names")
 			// Names whose per-folder order differs from full-path and UTF-8
 			// order are in the fixture; .git and node_modules must be skipped.
-			WriteFile(tricky, ".git/HEAD", []byte("ref: refs/heads/main\n"))
-			WriteFile(tricky, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
+			harness.WriteFile(tricky, ".git/HEAD", []byte("ref: refs/heads/main\n"))
+			harness.WriteFile(tricky, "deep/node_modules/x/index.js", []byte("module.exports = 1\n"))
 			// A link that stays inside is hashed as the file it points to.
-			MustSymlink(filepath.Join(tricky, "a.txt"), filepath.Join(tricky, "b-link.txt"))
+			harness.MustSymlink(filepath.Join(tricky, "a.txt"), filepath.Join(tricky, "b-link.txt"))
 			for _, dir := range []string{tc.Fixture("minimal-app"), tc.Fixture("full-app"), tricky} {
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
-				Expect(got.PackageHash).To(EqualFold(want.PackageHash), "packageHash of %s", filepath.Base(dir))
-				Expect(got.ManifestHash).To(EqualFold(want.ManifestHash), "manifestHash of %s", filepath.Base(dir))
+				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), "packageHash of %s", filepath.Base(dir))
+				Expect(got.ManifestHash).To(harness.EqualFold(want.ManifestHash), "manifestHash of %s", filepath.Base(dir))
 			}
 		})
 
 		// Generated trees: every seed is a package the oracle hashes; the
 		// host must agree on each (failures name the seed).
 		It("computes packageHash as the standard's tooling does on generated package trees", tc.Req("VERIFY-HASH-ALGORITHM"), func() {
-			for seed := uint64(1); seed <= GeneratedTrees; seed++ {
+			for seed := uint64(1); seed <= harness.GeneratedTrees; seed++ {
 				dir := tc.Fixture("minimal-app")
-				PlantGeneratedFiles(dir, seed, 12)
+				harness.PlantGeneratedFiles(dir, seed, 12)
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
-				Expect(got.PackageHash).To(EqualFold(want.PackageHash), "packageHash of minimal-app with the files of generated tree %d", seed)
+				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), "packageHash of minimal-app with the files of generated tree %d", seed)
 			}
 		})
 
 		DescribeTable("fails a generated package tree changed after hashing",
-			func(change TreeChange) {
+			func(change harness.TreeChange) {
 				dir := tc.Fixture("minimal-app")
-				planted := PlantGeneratedFiles(dir, ChangedTreeSeed, 12)
+				planted := harness.PlantGeneratedFiles(dir, harness.ChangedTreeSeed, 12)
 				// The release is the host's own hash of the tree, so that
 				// what is judged is whether the host sees the change, not
 				// whether it hashes as the oracle does (the check above).
@@ -96,19 +98,19 @@ func describeVerification(tc *TestContext) {
 				})
 				tc.ExpectVerifies(dir, rel)
 				change.Apply(dir, planted)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: change.What + " (generated tree " + fmt.Sprint(ChangedTreeSeed) + ")",
+				tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: change.What + " (generated tree " + fmt.Sprint(harness.ChangedTreeSeed) + ")",
 					Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 			},
-			TreeChangeEntries(tc),
+			harness.TreeChangeEntries(tc),
 		)
 
 		It("fails a package whose app.signature.yaml names another manifest hash", tc.Req("VERIFY-SIGNATURE-FILE"), func() {
 			dir := tc.Fixture("full-app")
 			tc.ExpectVerifies(dir, tc.ReleaseOf(dir))
-			RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md")))
+			harness.RewriteSignatureHash(dir, agentpkg.HashManifest([]byte("another APP.md")))
 			// The release is of the package as it now is: only the
 			// signature file can tell.
-			tc.ExpectRefused(tc.VerifyRefusal(dir, tc.ReleaseOf(dir)), Planted{What: "a signature file naming another manifest hash",
+			tc.ExpectRefused(tc.VerifyRefusal(dir, tc.ReleaseOf(dir)), harness.Planted{What: "a signature file naming another manifest hash",
 				Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"})
 		})
 
@@ -122,11 +124,11 @@ func describeVerification(tc *TestContext) {
 			tc.ExpectVerifies(dir, named)
 			// Writing APP.md keeps the signature file current: it is made to
 			// name the hash of the APP.md before the blank lines again.
-			AppendFile(dir, "APP.md", []byte("\n\n"))
-			RewriteSignatureHash(dir, named.ManifestHash)
+			harness.AppendFile(dir, "APP.md", []byte("\n\n"))
+			harness.RewriteSignatureHash(dir, named.ManifestHash)
 			rel := tc.ReleaseOf(dir)
 			rel.ManifestHash = ""
-			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), Planted{What: "APP.md given trailing blank lines after app.signature.yaml named its hash",
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "APP.md given trailing blank lines after app.signature.yaml named its hash",
 				Codes: []string{"signature-manifest-hash-mismatch"}, File: "app.signature.yaml"})
 		})
 
@@ -136,12 +138,12 @@ func describeVerification(tc *TestContext) {
 			func(planted string) {
 				dir := tc.Fixture("incompatible-host-version")
 				const original = `appRuntime: ">=2.0.0 <3.0.0"`
-				ReplaceIn(dir, "APP.md", original, `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`)
+				harness.ReplaceIn(dir, "APP.md", original, `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`)
 				tc.ExpectVerifies(dir, nil)
 				tc.ExpectReady("the same package with a range the host satisfies is ready", dir, "")
-				ReplaceIn(dir, "APP.md", `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`, `appRuntime: "`+planted+`"`)
+				harness.ReplaceIn(dir, "APP.md", `appRuntime: ">=`+agentpkg.StandardVersion+` <1.0.0"`, `appRuntime: "`+planted+`"`)
 				if r := tc.VerifyRefusal(dir, nil); r.Refused {
-					tc.ExpectRefused(r, Planted{What: "requires.lime.appRuntime " + planted,
+					tc.ExpectRefused(r, harness.Planted{What: "requires.lime.appRuntime " + planted,
 						Codes: []string{"incompatible-host-version"}, Field: "appRuntime", Name: "appRuntime"})
 					tc.Reading("incompatible host version", "refused at verification")
 					return
@@ -151,7 +153,7 @@ func describeVerification(tc *TestContext) {
 				if !slices.Contains(blockedStatuses(), r.Status) {
 					tc.Failf("an app requiring appRuntime %s verified and readiness is %q, not blocked (or its older spelling failed): %s", planted, r.Status, raw)
 				}
-				if !NamesFailingCheck(r, "appRuntime") {
+				if !harness.NamesFailingCheck(r, "appRuntime") {
 					tc.Failf("readiness is blocked but names no failing check for requires.lime.appRuntime: %s", raw)
 				}
 				tc.Reading("incompatible host version", "verified, blocked in readiness")
@@ -167,11 +169,11 @@ func describeVerification(tc *TestContext) {
 					tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
 				}
 				dir := tc.Fixture("incompatible-capability")
-				ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: ">=`+v+`"`)
+				harness.ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: ">=`+v+`"`)
 				tc.ExpectVerifies(dir, nil)
 				planted := above(v)
-				ReplaceIn(dir, "APP.md", capability+`: ">=`+v+`"`, capability+`: "`+planted+`"`)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), Planted{What: "requires.capabilities " + capability + " " + planted,
+				harness.ReplaceIn(dir, "APP.md", capability+`: ">=`+v+`"`, capability+`: "`+planted+`"`)
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "requires.capabilities " + capability + " " + planted,
 					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 			},
 			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(string) string { return ">=9.0.0" }),

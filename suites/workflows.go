@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapp/conformance/suites/harness"
+
 	. "github.com/onsi/ginkgo/v2"
 
 	"github.com/agentapp/conformance/drivers/appserver"
@@ -87,7 +89,7 @@ func (v runView) String() string {
 
 // installWorkflowApp configures p with the App Server and the review's
 // tool, and installs workflow-app.
-func installWorkflowApp(tc *TestContext, p protocol.ConfigureParams) string {
+func installWorkflowApp(tc *harness.TestContext, p protocol.ConfigureParams) string {
 	GinkgoHelper()
 	tc.Configure(withTools(tc.WithAppServer(p), toolOfReview))
 	dir := tc.Fixture(workflowFixture)
@@ -101,48 +103,48 @@ func withTools(p protocol.ConfigureParams, tools ...string) protocol.ConfigurePa
 }
 
 // workflowCall makes one lime.workflow call as the app's main entry.
-func workflowCall(tc *TestContext, app, method string, args map[string]any) hostbridge.Message {
+func workflowCall(tc *harness.TestContext, app, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	raw, _ := json.Marshal(args)
-	return tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: Nonce("workflow"),
+	return tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: harness.Nonce("workflow"),
 		Capability: "lime.workflow", Method: method, Args: raw})
 }
 
 // startRun starts a run of key: a host that will not start one leaves the
 // spec blocked, since nothing was run to judge.
-func startRun(tc *TestContext, app, key string) string {
+func startRun(tc *harness.TestContext, app, key string) string {
 	GinkgoHelper()
-	return startRunKeyed(tc, app, key, Nonce("run"))
+	return startRunKeyed(tc, app, key, harness.Nonce("run"))
 }
 
 // startRunKeyed starts a run of workflow key with the idempotency key idem.
-func startRunKeyed(tc *TestContext, app, key, idem string) string {
+func startRunKeyed(tc *harness.TestContext, app, key, idem string) string {
 	GinkgoHelper()
 	var v runView
 	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
-		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": Nonce("topic")},
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": harness.Nonce("topic")},
 			"idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
-			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, DescribeAnswer(m, true))
+			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, harness.DescribeAnswer(m, true))
 		}
 	})
 	return v.RunID
 }
 
 // readRun reads a run; an answer that is not a run is unusable.
-func readRun(tc *TestContext, app, run string) runView {
+func readRun(tc *harness.TestContext, app, run string) runView {
 	GinkgoHelper()
 	m := workflowCall(tc, app, "read", map[string]any{"runId": run})
 	var v runView
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.Status == "" {
-		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, DescribeAnswer(m, true))
+		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, harness.DescribeAnswer(m, true))
 	}
 	return v
 }
 
 // settleRun reads the run until it no longer runs, for at most
 // workflowSettle.
-func settleRun(tc *TestContext, app, run string) runView {
+func settleRun(tc *harness.TestContext, app, run string) runView {
 	GinkgoHelper()
 	deadline := time.Now().Add(workflowSettle)
 	for {
@@ -155,7 +157,7 @@ func settleRun(tc *TestContext, app, run string) runView {
 }
 
 // expectRunAt is a positive control: the run stops at state with status.
-func expectRunAt(tc *TestContext, app, run, status, state string) runView {
+func expectRunAt(tc *harness.TestContext, app, run, status, state string) runView {
 	GinkgoHelper()
 	var v runView
 	tc.Precondition(fmt.Sprintf("the run reaches %s %s", status, state), func() {
@@ -170,7 +172,7 @@ func expectRunAt(tc *TestContext, app, run, status, state string) runView {
 // expectHeldAtReview judges that review_flow's run stops at its human
 // review: a run that went past it without a decision fails; one that
 // never got there (its agent task or tool call failed) blocks.
-func expectHeldAtReview(tc *TestContext, app, run string) {
+func expectHeldAtReview(tc *harness.TestContext, app, run string) {
 	GinkgoHelper()
 	v := settleRun(tc, app, run)
 	if v.Status == "waiting" && v.State == "review" {
@@ -188,7 +190,7 @@ func expectHeldAtReview(tc *TestContext, app, run string) {
 // completedReviewRun runs review_flow to its end, approving its review
 // and signalling its wait: a precondition of the specs that judge what a
 // completed run leaves.
-func completedReviewRun(tc *TestContext, app string) string {
+func completedReviewRun(tc *harness.TestContext, app string) string {
 	GinkgoHelper()
 	run := startRun(tc, app, reviewFlow)
 	expectRunAt(tc, app, run, "waiting", "review")
@@ -206,7 +208,7 @@ func completedReviewRun(tc *TestContext, app string) string {
 // recordedArtifact is the precondition of the lifecycle specs on
 // artifacts: the completed run's artifact is recorded (whether with the
 // right provenance is WORKFLOW-OUTPUTS-RECORDED's concern).
-func recordedArtifact(tc *TestContext, app, run string) protocol.ArtifactRecord {
+func recordedArtifact(tc *harness.TestContext, app, run string) protocol.ArtifactRecord {
 	GinkgoHelper()
 	var a protocol.ArtifactRecord
 	tc.Precondition("host/observe records the artifact of the completed run "+run, func() {
@@ -221,7 +223,7 @@ func recordedArtifact(tc *TestContext, app, run string) protocol.ArtifactRecord 
 
 // decide answers a run's review or wait (respond, signal, interrupt,
 // resume); the answer is the spec's to judge.
-func decide(tc *TestContext, app, run, method string, args map[string]any) hostbridge.Message {
+func decide(tc *harness.TestContext, app, run, method string, args map[string]any) hostbridge.Message {
 	GinkgoHelper()
 	a := map[string]any{"runId": run}
 	for k, v := range args {
@@ -231,14 +233,14 @@ func decide(tc *TestContext, app, run, method string, args map[string]any) hostb
 }
 
 // storedValue is what the app reads under key ("null" when nothing).
-func readStored(tc *TestContext, app, key string) string {
+func readStored(tc *harness.TestContext, app, key string) string {
 	GinkgoHelper()
 	m := tc.StorageCall(app, "get", map[string]any{"key": key})
 	var v struct {
 		Value json.RawMessage `json:"value"`
 	}
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil {
-		tc.Errorf("lime.storage get of %q got %s", key, DescribeAnswer(m, true))
+		tc.Errorf("lime.storage get of %q got %s", key, harness.DescribeAnswer(m, true))
 	}
 	if len(v.Value) == 0 {
 		return "null"
@@ -247,7 +249,7 @@ func readStored(tc *TestContext, app, key string) string {
 }
 
 // runArtifacts lists the artifacts host/observe records of run.
-func runArtifacts(tc *TestContext, app, run string) []protocol.ArtifactRecord {
+func runArtifacts(tc *harness.TestContext, app, run string) []protocol.ArtifactRecord {
 	GinkgoHelper()
 	var out []protocol.ArtifactRecord
 	named := readRun(tc, app, run).Artifacts
@@ -260,8 +262,8 @@ func runArtifacts(tc *TestContext, app, run string) []protocol.ArtifactRecord {
 }
 
 // turnsStarted counts the agentSession/turn/start the host sent.
-func turnsStarted(tc *TestContext) int {
-	return len(FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
+func turnsStarted(tc *harness.TestContext) int {
+	return len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
 }
 
 // markedTurns is a script whose turns succeed with output {"mark": m}
@@ -278,7 +280,7 @@ func markedTurns(marks ...string) *appserver.Script {
 // expectNothingWritten fails when the run wrote flow's result (its storage
 // key no longer holds before, the value read before the run started) or
 // made an artifact: a run that ended early ran no later state.
-func expectNothingWritten(tc *TestContext, app, run, flow, before, when string) {
+func expectNothingWritten(tc *harness.TestContext, app, run, flow, before, when string) {
 	GinkgoHelper()
 	key := storageKeyOf[flow]
 	if v := readStored(tc, app, key); v != before {
@@ -291,7 +293,7 @@ func expectNothingWritten(tc *TestContext, app, run, flow, before, when string) 
 
 // expectNothingAfter fails when the run wrote its result or made an
 // artifact.
-func expectNothingAfter(tc *TestContext, app, run, key, mark, when string) {
+func expectNothingAfter(tc *harness.TestContext, app, run, key, mark, when string) {
 	GinkgoHelper()
 	if v := readStored(tc, app, key); strings.Contains(v, mark) {
 		tc.Failf("%s, the app's storage holds %s = %s, which the run's storage-write state writes", when, key, v)
@@ -301,11 +303,11 @@ func expectNothingAfter(tc *TestContext, app, run, key, mark, when string) {
 	}
 }
 
-func describeWorkflows(tc *TestContext) {
+func describeWorkflows(tc *harness.TestContext) {
 	Describe("Runtime: workflows", func() {
 		It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
 			tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
-				mark := Nonce("draft")
+				mark := harness.Nonce("draft")
 				tc.AppServer().SetScript(markedTurns(mark))
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				run := startRun(tc, app, reviewFlow)
@@ -341,7 +343,7 @@ func describeWorkflows(tc *TestContext) {
 
 		It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
 			tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
-				approved, rejected := Nonce("approved"), Nonce("rejected")
+				approved, rejected := harness.Nonce("approved"), harness.Nonce("rejected")
 				tc.AppServer().SetScript(markedTurns(approved, rejected))
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				key := storageKeyOf[reviewFlow]
@@ -414,21 +416,21 @@ func describeWorkflows(tc *TestContext) {
 					// Interrupted at the review, the run takes no decision
 					// until it is resumed.
 					if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow interrupt of a run at review got %s", DescribeAnswer(m, true))
+						tc.Failf("lime.workflow interrupt of a run at review got %s", harness.DescribeAnswer(m, true))
 					}
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
 						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
 					}
 					if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow resume of the run interrupted at review got %s", DescribeAnswer(m, true))
+						tc.Failf("lime.workflow resume of the run interrupted at review got %s", harness.DescribeAnswer(m, true))
 					}
 					expectRunAt(tc, app, run, "waiting", "review")
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					expectRunAt(tc, app, run, "waiting", "hold")
 				}
 				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, DescribeAnswer(m, true))
+					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, harness.DescribeAnswer(m, true))
 				}
 				// Meanwhile the wait's signal comes: an interrupted run must not take it.
 				if !whileTurnRuns {
@@ -440,7 +442,7 @@ func describeWorkflows(tc *TestContext) {
 				}
 				turns := turnsStarted(tc)
 				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow resume of the interrupted run got %s", DescribeAnswer(m, true))
+					tc.Failf("lime.workflow resume of the interrupted run got %s", harness.DescribeAnswer(m, true))
 				}
 				want := "hold"
 				if whileTurnRuns {
@@ -479,7 +481,7 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("retry_flow is %s", v)
 					}
 				})
-				mark := Nonce("retried")
+				mark := harness.Nonce("retried")
 				sc := markedTurns()
 				for range failures {
 					sc.Turns = append(sc.Turns, appserver.FailedTurn)
@@ -586,8 +588,8 @@ func describeWorkflows(tc *TestContext) {
 				uses := []string{toolOfReview, secondToolOfReview}
 				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), uses...))
 				dir := tc.Fixture(workflowFixture)
-				ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
-				ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
+				harness.ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
+				harness.ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				tc.Precondition("with both tools it uses, review_flow gets past its tool call check to its review", func() {
 					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
@@ -615,17 +617,17 @@ func describeWorkflows(tc *TestContext) {
 			tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
 				// The neighbour's id begins with the app's: confusable.
-				other := app + "-" + Nonce("neighbour")
+				other := app + "-" + harness.Nonce("neighbour")
 				dir := tc.FixtureAs(workflowFixture, other)
-				SetField(dir, "name", other)
+				harness.SetField(dir, "name", other)
 				tc.Install(dir, tc.ReleaseOf(dir))
-				idem := Nonce("run")
+				idem := harness.Nonce("run")
 				run := startRunKeyed(tc, app, reviewFlow, idem)
 				expectRunAt(tc, app, run, "waiting", "review")
 				// The same idempotency key from another app names another
 				// request: it starts a run of its own, never hands over this one.
-				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": Nonce("topic")},
-					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, run) {
+				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": harness.Nonce("topic")},
+					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, run) {
 					tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
 				}
 				var own string
@@ -635,10 +637,10 @@ func describeWorkflows(tc *TestContext) {
 						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
 					}
 				})
-				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, retryFlow) {
+				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, retryFlow) {
 					tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
 				}
-				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, reviewFlow) {
+				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, reviewFlow) {
 					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
 				}
 				workflowCall(tc, other, "respond", map[string]any{"runId": run, "decision": "approve"})
@@ -691,8 +693,8 @@ func describeWorkflows(tc *TestContext) {
 				tc.Failf("after app/update the artifact %s, made at %s, is recorded as made by release %q", older.ArtifactID, first.Version, arts[i].Version)
 			}
 			newer := recordedArtifact(tc, app, completedReviewRun(tc, app))
-			if newer.Version != NewerProbeVersion {
-				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, NewerProbeVersion, newer.Version)
+			if newer.Version != harness.NewerProbeVersion {
+				tc.Failf("the artifact %s, made after app/update to %s, is recorded as made by release %q", newer.ArtifactID, harness.NewerProbeVersion, newer.Version)
 			}
 		})
 
@@ -711,12 +713,12 @@ func describeWorkflows(tc *TestContext) {
 				})
 				recorded := slices.ContainsFunc(tc.Observe(app).Artifacts, func(a protocol.ArtifactRecord) bool { return a.ArtifactID == art.ArtifactID })
 				m := workflowCall(tc, app, "read", map[string]any{"runId": run})
-				readable := m.Type == hostbridge.TypeResponse && ContainsText(m.Payload, run)
+				readable := m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, run)
 				switch {
 				case keep && !recorded:
 					tc.Failf("after uninstall keeping data and a reinstall, host/observe of %s no longer records the artifact %s of run %s", app, art.ArtifactID, run)
 				case keep && !readable:
-					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, DescribeAnswer(m, true))
+					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, harness.DescribeAnswer(m, true))
 				case !keep && recorded:
 					tc.Failf("after uninstall deleting data and a reinstall, host/observe of %s still records the artifact %s of the old run %s", app, art.ArtifactID, run)
 				case !keep && readable:
@@ -734,7 +736,7 @@ func describeWorkflows(tc *TestContext) {
 			func(onNeighbour bool) {
 				a := installWorkflowApp(tc, tc.DefaultConfigure())
 				dir := tc.FixtureAs(workflowFixture, workflowFixture+"-b")
-				SetField(dir, "name", workflowFixture+"-b")
+				harness.SetField(dir, "name", workflowFixture+"-b")
 				b := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				if onNeighbour {
 					a, b = b, a
@@ -748,8 +750,8 @@ func describeWorkflows(tc *TestContext) {
 				if !slices.ContainsFunc(tc.Observe(b).Artifacts, func(x protocol.ArtifactRecord) bool { return x.ArtifactID == art.ArtifactID }) {
 					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
 				}
-				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !ContainsText(m.Payload, run) {
-					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, DescribeAnswer(m, true))
+				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, run) {
+					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, harness.DescribeAnswer(m, true))
 				}
 			},
 			Entry(workflowFixture+" uninstalled, "+workflowFixture+"-b judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), false),

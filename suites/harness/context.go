@@ -1,9 +1,13 @@
-// Package suites holds the conformance specs. Like csi-sanity, specs are not
-// registered at package init: each area is a function that declares its
-// Ginkgo containers against a TestContext, and Run wires them into one
-// RunSpecs call, so the suites run embedded in the CLI with their
-// configuration captured in closures rather than in package globals.
-package suites
+// Package harness is everything of the conformance suite that is not a
+// spec: the TestContext every spec sees, with the peers the harness plays
+// as accessors (AppServer(), Registry(), Revocation(), Sigstore(),
+// ThirdParty()); the outcome path (Precondition, Failf, Blockedf, Errorf);
+// the collector that turns Ginkgo's reports into requirement outcomes;
+// resources and cleanup; fixtures and the package spoilers; the oracle; the
+// browser surface and the probe; the App Server and canary helpers; the
+// one build of the backend probe. The spec areas (suites/<area>) declare
+// their specs against it; it imports none of them.
+package harness
 
 import (
 	"context"
@@ -126,44 +130,8 @@ type TestContext struct {
 	gaveUp string
 }
 
-// area declares the specs of one concern.
-type area func(tc *TestContext)
-
-// areas lists the spec areas in the order they run.
-func areas() []area {
-	return []area{
-		describeProtocol,
-		describeCatalog,
-		describeLayering,
-		describeVerification,
-		describeSignature,
-		describeInstallReview,
-		describeLocale,
-		describeRevocation,
-		describeRegistry,
-		describeContainment,
-		describeProjection,
-		describeNoCodeExecution,
-		describeInstall,
-		describeInstalledIntegrity,
-		describeReadiness,
-		describeLifecycleReadiness,
-		describePolicy,
-		describeAvailability,
-		describeBridge,
-		describeAgent,
-		describeMigrations,
-		describeOverlays,
-		describeScoping,
-		describeData,
-		describePlatform,
-		describeBackends,
-		describeWorkflows,
-		describeSecretBindings,
-		describeSecretsEverywhere, // it searches every frame of the run before it
-		describeResultSchemas,     // last: it judges every answer of the run
-	}
-}
+// Area declares the specs of one concern against tc.
+type Area func(tc *TestContext)
 
 func newTestContext(cfg Config) *TestContext {
 	tc := &TestContext{Config: cfg, Catalog: cfg.Catalog, leaks: newLeakLog(cfg.Canaries), schemas: newSchemaLog()}
@@ -173,11 +141,11 @@ func newTestContext(cfg Config) *TestContext {
 
 // declare builds the spec tree: one top-level container so that specs run
 // in declaration order (Ginkgo shuffles top-level containers only).
-func (tc *TestContext) declare() {
+func (tc *TestContext) declare(areas []Area) {
 	ginkgo.Describe("Agent App host conformance", func() {
 		ginkgo.BeforeEach(tc.beforeEach)
 		ginkgo.AfterEach(tc.afterEach)
-		for _, a := range areas() {
+		for _, a := range areas {
 			a(tc)
 		}
 	})

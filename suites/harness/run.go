@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"bytes"
@@ -112,7 +112,7 @@ func LabelFilterFor(levelIDs []string, extra string) string {
 
 // Run runs the suites once against the configured host. Ginkgo allows one
 // RunSpecs per process, so Run may be called once per process.
-func Run(cfg Config) (*Result, error) {
+func Run(cfg Config, areas []Area) (*Result, error) {
 	if cfg.Connector == nil {
 		return nil, errors.New("suites: no host connector configured")
 	}
@@ -170,7 +170,7 @@ func Run(cfg Config) (*Result, error) {
 	}
 	defer func() { _ = third.Close() }()
 	tc.thirdParty = third
-	tc.declare()
+	tc.declare(areas)
 	defer tc.close()
 	defer func() { res.Browsers = tc.browsersUsed() }()
 
@@ -238,12 +238,12 @@ func Run(cfg Config) (*Result, error) {
 
 // Preview declares the suites and returns every spec with its labels,
 // without running any (a Ginkgo dry run).
-func Preview(cfg Config) ([]SpecInfo, error) {
+func Preview(cfg Config, areas []Area) ([]SpecInfo, error) {
 	if cfg.Catalog == nil {
 		return nil, errors.New("suites: no catalog configured")
 	}
 	tc := newTestContext(cfg)
-	tc.declare()
+	tc.declare(areas)
 	suiteCfg, repCfg := ginkgo.GinkgoConfiguration()
 	suiteCfg.RandomSeed = 1
 	repCfg.NoColor = true
@@ -457,7 +457,7 @@ func moduleRoot() string {
 	if !ok {
 		return ""
 	}
-	return filepath.Dir(filepath.Dir(file)) + string(filepath.Separator)
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))) + string(filepath.Separator)
 }
 
 func relativeLocation(loc string) string {

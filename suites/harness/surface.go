@@ -1,4 +1,4 @@
-package suites
+package harness
 
 import (
 	"bytes"
@@ -644,3 +644,7 @@ func (s *Surface) TC() *TestContext { return s.tc }
 
 // Session is the browser session the surface is open in.
 func (s *Surface) Session() *browser.Session { return s.sess }
+
+// pageAnswerTimeout is how long a loaded page may take to answer one read:
+// milliseconds on a page that yields, for ever on one that spins.
+const pageAnswerTimeout = 3 * time.Second

@@ -1,0 +1,75 @@
+// Package suites is the conformance suite as the CLI runs it: the spec
+// areas, in the order they run, over the harness (suites/harness). Like
+// csi-sanity, specs are not registered at package init: each area declares
+// its Ginkgo containers against a TestContext, and Run wires them into one
+// RunSpecs call, so the suites run embedded in the CLI with their
+// configuration captured in closures rather than in package globals.
+package suites
+
+import (
+	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/suites/harness"
+)
+
+// What the CLI configures and reads back: the harness's own types.
+type (
+	Config             = harness.Config
+	BrowserConfig      = harness.BrowserConfig
+	Canaries           = harness.Canaries
+	Result             = harness.Result
+	RequirementSettled = harness.RequirementSettled
+	SpecOutcome        = harness.SpecOutcome
+	SpecInfo           = harness.SpecInfo
+)
+
+// DefaultConfig returns a Config with the defaults of this harness version.
+func DefaultConfig() Config { return harness.DefaultConfig() }
+
+// NewCanaries makes the secret values a run plants with host/configure.
+func NewCanaries(red *control.Redactor) (Canaries, error) { return harness.NewCanaries(red) }
+
+// StripBuildPaths removes the folders of the machine that built the harness
+// from text the report publishes.
+func StripBuildPaths(b []byte) []byte { return harness.StripBuildPaths(b) }
+
+// Run runs every area's specs selected by cfg against the host.
+func Run(cfg Config) (*Result, error) { return harness.Run(cfg, areas()) }
+
+// Preview lists every spec of every area with its labels, running none.
+func Preview(cfg Config) ([]SpecInfo, error) { return harness.Preview(cfg, areas()) }
+
+// areas lists the spec areas in the order they run.
+func areas() []harness.Area {
+	return []harness.Area{
+		describeProtocol,
+		describeCatalog,
+		describeLayering,
+		describeVerification,
+		describeSignature,
+		describeInstallReview,
+		describeLocale,
+		describeRevocation,
+		describeRegistry,
+		describeContainment,
+		describeProjection,
+		describeNoCodeExecution,
+		describeInstall,
+		describeInstalledIntegrity,
+		describeReadiness,
+		describeLifecycleReadiness,
+		describePolicy,
+		describeAvailability,
+		describeBridge,
+		describeAgent,
+		describeMigrations,
+		describeOverlays,
+		describeScoping,
+		describeData,
+		describePlatform,
+		describeBackends,
+		describeWorkflows,
+		describeSecretBindings,
+		describeSecretsEverywhere, // it searches every frame of the run before it
+		describeResultSchemas,     // last: it judges every answer of the run
+	}
+}
