@@ -8,6 +8,7 @@ package suites
 
 import (
 	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/suites/catalog"
 	"github.com/agentapp/conformance/suites/harness"
 )
 
@@ -41,18 +42,12 @@ func Preview(cfg Config) ([]SpecInfo, error) { return harness.Preview(cfg, areas
 // areas lists the spec areas in the order they run.
 func areas() []harness.Area {
 	return []harness.Area{
-		describeProtocol,
-		describeCatalog,
-		describeLayering,
+		catalog.Specs,
 		describeVerification,
 		describeSignature,
 		describeInstallReview,
-		describeLocale,
 		describeRevocation,
 		describeRegistry,
-		describeContainment,
-		describeProjection,
-		describeNoCodeExecution,
 		describeInstall,
 		describeInstalledIntegrity,
 		describeReadiness,

@@ -1,4 +1,4 @@
-package suites
+package catalog
 
 import (
 	"encoding/json"
