@@ -10,6 +10,7 @@ import (
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/suites/catalog"
 	"github.com/agentapp/conformance/suites/harness"
+	"github.com/agentapp/conformance/suites/install"
 )
 
 // What the CLI configures and reads back: the harness's own types.
@@ -43,17 +44,7 @@ func Preview(cfg Config) ([]SpecInfo, error) { return harness.Preview(cfg, areas
 func areas() []harness.Area {
 	return []harness.Area{
 		catalog.Specs,
-		describeVerification,
-		describeSignature,
-		describeInstallReview,
-		describeRevocation,
-		describeRegistry,
-		describeInstall,
-		describeInstalledIntegrity,
-		describeReadiness,
-		describeLifecycleReadiness,
-		describePolicy,
-		describeAvailability,
+		install.Specs,
 		describeBridge,
 		describeAgent,
 		describeMigrations,

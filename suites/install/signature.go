@@ -1,4 +1,4 @@
-package suites
+package install
 
 import (
 	"encoding/json"
