@@ -11,6 +11,7 @@ import (
 	"github.com/agentapp/conformance/suites/catalog"
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
+	"github.com/agentapp/conformance/suites/surface"
 )
 
 // What the CLI configures and reads back: the harness's own types.
@@ -45,7 +46,7 @@ func areas() []harness.Area {
 	return []harness.Area{
 		catalog.Specs,
 		install.Specs,
-		describeBridge,
+		surface.Specs,
 		describeAgent,
 		describeMigrations,
 		describeOverlays,
