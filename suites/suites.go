@@ -8,6 +8,7 @@ package suites
 
 import (
 	"github.com/agentapp/conformance/drivers/control"
+	"github.com/agentapp/conformance/suites/agent"
 	"github.com/agentapp/conformance/suites/catalog"
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
@@ -47,7 +48,7 @@ func areas() []harness.Area {
 		catalog.Specs,
 		install.Specs,
 		surface.Specs,
-		describeAgent,
+		agent.Specs,
 		describeMigrations,
 		describeOverlays,
 		describeScoping,

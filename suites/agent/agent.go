@@ -1,4 +1,4 @@
-package suites
+package agent
 
 import (
 	"bytes"
