@@ -13,6 +13,7 @@ import (
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
 	"github.com/agentapp/conformance/suites/surface"
+	"github.com/agentapp/conformance/suites/workflows"
 )
 
 // What the CLI configures and reads back: the harness's own types.
@@ -55,7 +56,7 @@ func areas() []harness.Area {
 		describeData,
 		describePlatform,
 		describeBackends,
-		describeWorkflows,
+		workflows.Specs,
 		describeSecretBindings,
 		describeSecretsEverywhere, // it searches every frame of the run before it
 		describeResultSchemas,     // last: it judges every answer of the run

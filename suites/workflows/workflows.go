@@ -1,4 +1,4 @@
-package suites
+package workflows
 
 import (
 	"encoding/json"
