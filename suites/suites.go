@@ -9,6 +9,7 @@ package suites
 import (
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/suites/agent"
+	"github.com/agentapp/conformance/suites/backends"
 	"github.com/agentapp/conformance/suites/catalog"
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
@@ -55,7 +56,7 @@ func areas() []harness.Area {
 		describeScoping,
 		describeData,
 		describePlatform,
-		describeBackends,
+		backends.Specs,
 		workflows.Specs,
 		describeSecretBindings,
 		describeSecretsEverywhere, // it searches every frame of the run before it

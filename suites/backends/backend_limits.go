@@ -1,4 +1,4 @@
-package suites
+package backends
 
 import (
 	"bufio"
