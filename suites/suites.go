@@ -11,6 +11,7 @@ import (
 	"github.com/agentapp/conformance/suites/agent"
 	"github.com/agentapp/conformance/suites/backends"
 	"github.com/agentapp/conformance/suites/catalog"
+	"github.com/agentapp/conformance/suites/data"
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
 	"github.com/agentapp/conformance/suites/surface"
@@ -53,12 +54,10 @@ func areas() []harness.Area {
 		agent.Specs,
 		describeMigrations,
 		describeOverlays,
-		describeScoping,
-		describeData,
+		data.Specs,
 		describePlatform,
 		backends.Specs,
 		workflows.Specs,
-		describeSecretBindings,
 		describeSecretsEverywhere, // it searches every frame of the run before it
 		describeResultSchemas,     // last: it judges every answer of the run
 	}

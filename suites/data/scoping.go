@@ -1,4 +1,4 @@
-package suites
+package data
 
 import (
 	"github.com/agentapp/conformance/suites/harness"
