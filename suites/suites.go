@@ -14,6 +14,7 @@ import (
 	"github.com/agentapp/conformance/suites/data"
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
+	"github.com/agentapp/conformance/suites/migrations"
 	"github.com/agentapp/conformance/suites/surface"
 	"github.com/agentapp/conformance/suites/workflows"
 )
@@ -52,7 +53,7 @@ func areas() []harness.Area {
 		install.Specs,
 		surface.Specs,
 		agent.Specs,
-		describeMigrations,
+		migrations.Specs,
 		describeOverlays,
 		data.Specs,
 		describePlatform,

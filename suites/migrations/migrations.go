@@ -1,4 +1,4 @@
-package suites
+package migrations
 
 import (
 	"encoding/json"
