@@ -15,6 +15,7 @@ import (
 	"github.com/agentapp/conformance/suites/harness"
 	"github.com/agentapp/conformance/suites/install"
 	"github.com/agentapp/conformance/suites/migrations"
+	"github.com/agentapp/conformance/suites/overlays"
 	"github.com/agentapp/conformance/suites/surface"
 	"github.com/agentapp/conformance/suites/workflows"
 )
@@ -54,7 +55,7 @@ func areas() []harness.Area {
 		surface.Specs,
 		agent.Specs,
 		migrations.Specs,
-		describeOverlays,
+		overlays.Specs,
 		data.Specs,
 		describePlatform,
 		backends.Specs,

@@ -1,4 +1,4 @@
-package suites
+package overlays
 
 import (
 	"encoding/json"
