@@ -16,6 +16,7 @@ import (
 	"github.com/agentapp/conformance/suites/install"
 	"github.com/agentapp/conformance/suites/migrations"
 	"github.com/agentapp/conformance/suites/overlays"
+	"github.com/agentapp/conformance/suites/platform"
 	"github.com/agentapp/conformance/suites/surface"
 	"github.com/agentapp/conformance/suites/workflows"
 )
@@ -57,7 +58,7 @@ func areas() []harness.Area {
 		migrations.Specs,
 		overlays.Specs,
 		data.Specs,
-		describePlatform,
+		platform.Specs,
 		backends.Specs,
 		workflows.Specs,
 		describeSecretsEverywhere, // it searches every frame of the run before it

@@ -1,4 +1,4 @@
-package suites
+package platform
 
 import (
 	"crypto/sha256"
