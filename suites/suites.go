@@ -17,6 +17,7 @@ import (
 	"github.com/agentapp/conformance/suites/migrations"
 	"github.com/agentapp/conformance/suites/overlays"
 	"github.com/agentapp/conformance/suites/platform"
+	"github.com/agentapp/conformance/suites/runwide"
 	"github.com/agentapp/conformance/suites/surface"
 	"github.com/agentapp/conformance/suites/workflows"
 )
@@ -61,7 +62,6 @@ func areas() []harness.Area {
 		platform.Specs,
 		backends.Specs,
 		workflows.Specs,
-		describeSecretsEverywhere, // it searches every frame of the run before it
-		describeResultSchemas,     // last: it judges every answer of the run
+		runwide.Specs, // it searches every frame of the run before it
 	}
 }

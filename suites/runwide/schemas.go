@@ -1,4 +1,4 @@
-package suites
+package runwide
 
 import (
 	"github.com/agentapp/conformance/suites/harness"
