@@ -85,7 +85,7 @@ func expectStarted(s *harness.Surface, requestID string) *agentTask {
 	s.TC().Precondition("lime.agent startTask is answered with host:response while the App Server serves", func() {
 		t = startTask(s, requestID)
 		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-			s.TC().Failf("startTask got %s", harness.DescribeAnswer(t.answer, t.answered))
+			s.TC().Failf("startTask got %s", harness.AnswerText(t.answer, t.answered))
 		}
 	})
 	return t
@@ -171,7 +171,7 @@ func describeAgent(tc *harness.TestContext) {
 				m := tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: "task-1",
 					Capability: "lime.agent", Method: "startTask", Args: args})
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("app/invoke of lime.agent startTask answered %s", harness.DescribeAnswer(m, true))
+					tc.Failf("app/invoke of lime.agent startTask answered %s", harness.AnswerText(m, true))
 				}
 			})
 			expectTaskMapped(tc, appID, input, key)
@@ -197,7 +197,7 @@ func describeAgent(tc *harness.TestContext) {
 					Capability: c.capability, Method: c.method, Args: c.args})
 				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, c.returned) {
 					tc.Failf("app/invoke of %s %s answered %s, not with what the App Server returned (it holds %q)",
-						c.capability, c.method, harness.DescribeAnswer(m, true), c.returned)
+						c.capability, c.method, harness.AnswerText(m, true), c.returned)
 				}
 			}
 			var seen []golden.Seen
@@ -378,7 +378,7 @@ func describeAgent(tc *harness.TestContext) {
 			turn := turnIDOf(msgs, turns[0])
 			cancels := harness.FromHost(msgs, appserver.MethodTurnCancel)
 			if len(cancels) == 0 {
-				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, harness.DescribeAnswer(r.Answer("cancel-1")))
+				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, harness.AnswerText(r.Answer("cancel-1")))
 			}
 			if !harness.ContainsText(cancels[0].Params, `"`+turn+`"`) {
 				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
@@ -402,7 +402,7 @@ func describeAgent(tc *harness.TestContext) {
 			own := expectStarted(s, "task-1")
 			tc.Precondition("the app's own session resumes", func() {
 				if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, harness.DescribeAnswer(t.answer, t.answered))
+					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, harness.AnswerText(t.answer, t.answered))
 				}
 			})
 			turnsOn := func(session string) int {
@@ -448,7 +448,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
 				}
 				if !t.answered || t.answer.Type != hostbridge.TypeError {
-					tc.Failf("resuming a session %s got %s, not host:error", c.what, harness.DescribeAnswer(t.answer, t.answered))
+					tc.Failf("resuming a session %s got %s, not host:error", c.what, harness.AnswerText(t.answer, t.answered))
 				}
 			}
 		})
@@ -503,7 +503,7 @@ func describeAgent(tc *harness.TestContext) {
 				switch {
 				case len(responds) == 0 && asked:
 					tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
-						decision, requestID, harness.DescribeAnswer(r.Answer("decide-1")))
+						decision, requestID, harness.AnswerText(r.Answer("decide-1")))
 				case len(responds) == 0:
 					tc.Failf("the App Server asked for approval %s of a tool the tenant policy denies; the host neither asked the app nor answered the App Server with agentSession/action/respond (events: %v)",
 						requestID, taskEvents(r))
@@ -570,7 +570,7 @@ func describeAgent(tc *harness.TestContext) {
 				tc.AppServer().SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
 				t := start(s, "valid-1", expectedWith(2))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("startTask with expectedOutput got %s", harness.DescribeAnswer(t.answer, t.answered))
+					tc.Failf("startTask with expectedOutput got %s", harness.AnswerText(t.answer, t.answered))
 				}
 				if end := resultOf(s, t); end.Subtype != "success" {
 					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
@@ -583,7 +583,7 @@ func describeAgent(tc *harness.TestContext) {
 				tc.AppServer().SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
 				t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
 				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.DescribeAnswer(t.answer, t.answered))
+					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.AnswerText(t.answer, t.answered))
 				}
 				end := resultOf(s, t)
 				for _, e := range taskEvents(s.Run(harness.Sleep(1))) {
@@ -625,7 +625,7 @@ func describeAgent(tc *harness.TestContext) {
 				before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
 				m, answered := read(harness.Nonce("read"))
 				if !answered || m.Type != hostbridge.TypeResponse {
-					tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.DescribeAnswer(m, answered))
+					tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.AnswerText(m, answered))
 				}
 				sent := harness.FromHost(tc.AppServer().Messages(), asMethod)[before:]
 				if len(sent) == 0 {
@@ -652,7 +652,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Errorf("%s got no answer within %d ms with the App Server refusing connections", call, agentAnswerTimeout)
 				}
 				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
-					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.DescribeAnswer(m, answered))
+					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.AnswerText(m, answered))
 				}
 			},
 			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
@@ -709,7 +709,7 @@ func describeAgent(tc *harness.TestContext) {
 					}
 					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
 						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
-							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.DescribeAnswer(m, answered))
+							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.AnswerText(m, answered))
 						}
 					})
 					// Either answer is fine (host:response without the
@@ -755,7 +755,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Errorf("startTask got no answer within %d ms with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
 				}
 				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
-					tc.Failf("startTask got %s, not host:error with a stable code", harness.DescribeAnswer(t.answer, t.answered))
+					tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
 				}
 			},
 			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),

@@ -96,7 +96,7 @@ func describeCatalog(tc *harness.TestContext) {
 		DescribeTable("checks each APP.md field against its constraint",
 			func(field, value string, valid bool) {
 				dir := tc.Fixture("minimal-app")
-				what := describeValue(field, value)
+				what := valueText(field, value)
 				if valid {
 					harness.SetField(dir, field, value)
 					tc.ExpectAccepted(dir, what)

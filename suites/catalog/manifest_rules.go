@@ -44,7 +44,7 @@ func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 		if valid {
 			side = "accepted"
 		}
-		es = append(es, ginkgo.Entry(describeValue(field, value)+" is "+side, tc.Req("CAT-FIELD-CONSTRAINTS", family), field, value, valid))
+		es = append(es, ginkgo.Entry(valueText(field, value)+" is "+side, tc.Req("CAT-FIELD-CONSTRAINTS", family), field, value, valid))
 	}
 	for _, l := range []struct {
 		field, char string
@@ -66,9 +66,9 @@ func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 	return es
 }
 
-// describeValue names a field's value for spec names and messages: short
+// valueText names a field's value for spec names and messages: short
 // values whole, long ones by their length in characters.
-func describeValue(field, value string) string {
+func valueText(field, value string) string {
 	if n := utf8.RuneCountInString(value); n > 16 {
 		return field + " of " + strconv.Itoa(n) + " characters (" + abbreviate(value) + ")"
 	}

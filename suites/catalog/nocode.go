@@ -107,7 +107,7 @@ func describeNoCodeExecution(tc *harness.TestContext) {
 				// A host that did not take the package in (-32006) had
 				// nothing to run: no evidence it holds back.
 				if isHostErr && he.Code == protocol.CodeUnsupported {
-					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, harness.DescribeHostError(he))
+					tc.Blockedf("the host did not take sentinel-worker in at %s (-32006 unsupported): %s", method, harness.HostErrorText(he))
 				}
 			},
 			Entry("during package/verify", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodVerify,

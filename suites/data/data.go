@@ -43,7 +43,7 @@ func read(s *harness.Surface, key string) string {
 	v, ok := harness.StoredValue(r, id)
 	if !ok {
 		m, answered := r.Answer(id)
-		s.TC().Errorf("lime.storage get %q, executed before, got %s", key, harness.DescribeAnswer(m, answered))
+		s.TC().Errorf("lime.storage get %q, executed before, got %s", key, harness.AnswerText(m, answered))
 	}
 	return v
 }
@@ -173,7 +173,7 @@ func recordEvidence(s *harness.Surface, requestID string) {
 	s.TC().Precondition("lime.evidence record "+requestID+" is executed and host/observe shows it", func() {
 		r := s.Run(harness.Invoke(requestID, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": requestID}}), harness.AwaitAnswer(requestID))
 		if m, answered := r.Answer(requestID); !answered || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("lime.evidence record %s got %s", requestID, harness.DescribeAnswer(m, answered))
+			s.TC().Failf("lime.evidence record %s got %s", requestID, harness.AnswerText(m, answered))
 		}
 		if _, ok := s.TC().EvidenceOf(s.AppID)[requestID]; !ok {
 			s.TC().Failf("host/observe of %s shows no evidence record %s after lime.evidence record answered", s.AppID, requestID)
@@ -279,7 +279,7 @@ func describeData(tc *harness.TestContext) {
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
 			if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
-				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, harness.DescribeHostError(he))
+				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, harness.HostErrorText(he))
 			}
 			if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
 				tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
@@ -455,7 +455,7 @@ func describeData(tc *harness.TestContext) {
 			unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
 			disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
 			if !unknown && !disabled {
-				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", harness.DescribeHostError(he))
+				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", harness.HostErrorText(he))
 			}
 			if _, err := tc.TryLaunch(a, "main"); err != nil {
 				tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
@@ -617,7 +617,7 @@ func describeData(tc *harness.TestContext) {
 					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
 				}
 				if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, vb) {
-					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, harness.DescribeAnswer(m, true))
+					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, harness.AnswerText(m, true))
 				}
 			},
 			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),

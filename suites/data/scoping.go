@@ -40,7 +40,7 @@ func describeScoping(tc *harness.TestContext) {
 				m := tc.StorageCall(app, "get", map[string]any{"key": key})
 				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, value) {
 					tc.Failf("back in workspace %s of tenant %s, %s reads %q as %s, not the %q it stored there (a write in workspace %s of tenant %s came between)",
-						home.WorkspaceID, home.TenantID, app, key, harness.DescribeAnswer(m, true), value, away.WorkspaceID, away.TenantID)
+						home.WorkspaceID, home.TenantID, app, key, harness.AnswerText(m, true), value, away.WorkspaceID, away.TenantID)
 				}
 			},
 			Entry("another workspace of the same tenant", tc.Req("STORAGE-SCOPED", levels.EveryMember, levels.EveryEntryPoint), func(p protocol.ConfigureParams) protocol.ConfigureParams {
@@ -66,13 +66,13 @@ func describeScoping(tc *harness.TestContext) {
 func expectStoredAsApp(tc *harness.TestContext, app, key, value string) {
 	GinkgoHelper()
 	if m := tc.StorageCall(app, "set", map[string]any{"key": key, "value": value}); m.Type != hostbridge.TypeResponse {
-		tc.Failf("lime.storage set of %s got %s", app, harness.DescribeAnswer(m, true))
+		tc.Failf("lime.storage set of %s got %s", app, harness.AnswerText(m, true))
 	}
 	m := tc.StorageCall(app, "get", map[string]any{"key": key})
 	if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, value) {
-		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, harness.DescribeAnswer(m, true))
+		tc.Failf("lime.storage get of %q, just set to %q, got %s", key, value, harness.AnswerText(m, true))
 	}
 	if l := tc.StorageCall(app, "list", nil); l.Type != hostbridge.TypeResponse || !harness.ContainsText(l.Payload, key) {
-		tc.Failf("lime.storage list does not name %q, just set: %s", key, harness.DescribeAnswer(l, true))
+		tc.Failf("lime.storage list does not name %q, just set: %s", key, harness.AnswerText(l, true))
 	}
 }

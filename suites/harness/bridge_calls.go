@@ -110,7 +110,7 @@ func StoredValue(r *ProbeResult, requestID string) (string, bool) {
 	return fmt.Sprint(p.Value), true
 }
 
-func DescribeAnswer(m hostbridge.Message, ok bool) string {
+func AnswerText(m hostbridge.Message, ok bool) string {
 	if !ok {
 		return "no answer within " + fmt.Sprint(AnswerTimeout) + " ms"
 	}

@@ -53,9 +53,9 @@ func (s *browserStarter) get(cfg BrowserConfig) (*browser.Browser, error) {
 	return s.b, s.err
 }
 
-// describe says which browser the run judged in, for the report, or ""
+// text says which browser the run judged in, for the report, or ""
 // when none started.
-func (s *browserStarter) describe(cfg BrowserConfig) string {
+func (s *browserStarter) text(cfg BrowserConfig) string {
 	if s.b == nil {
 		return ""
 	}
@@ -93,10 +93,10 @@ func (tc *TestContext) browser() (*browser.Browser, error) {
 // browsersUsed describes the browsers the run judged in.
 func (tc *TestContext) browsersUsed() []string {
 	var out []string
-	if d := tc.browserOnce.describe(tc.Config.Browser); d != "" {
+	if d := tc.browserOnce.text(tc.Config.Browser); d != "" {
 		out = append(out, d)
 	}
-	return append(out, tc.runtimes.describe(tc.Config.Browser)...)
+	return append(out, tc.runtimes.text(tc.Config.Browser)...)
 }
 
 // runtimeBrowsers are the browser runtimes hosts named in DevTools
@@ -118,8 +118,8 @@ func (cfg BrowserConfig) trusts(endpoint string) bool {
 	return cfg.TrustHostRuntime || (cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, endpoint))
 }
 
-// describe lists the host runtimes the run judged in, for the report.
-func (r *runtimeBrowsers) describe(cfg BrowserConfig) []string {
+// text lists the host runtimes the run judged in, for the report.
+func (r *runtimeBrowsers) text(cfg BrowserConfig) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string

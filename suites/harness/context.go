@@ -214,7 +214,7 @@ func (tc *TestContext) beforeEach() {
 	var he *control.HostError
 	switch {
 	case errors.As(err, &he):
-		tc.Errorf("the host refused host/reset, which every check needs (docs/host-control-protocol.md): %s", DescribeHostError(he))
+		tc.Errorf("the host refused host/reset, which every check needs (docs/host-control-protocol.md): %s", HostErrorText(he))
 	case err != nil:
 		tc.missed(fmt.Sprintf("the host did not reset: %v", err))
 	}

@@ -332,7 +332,7 @@ func (tc *TestContext) RefusalError(method string, err error) (*control.HostErro
 		tc.Errorf("no usable answer to %s: %v", method, err)
 	}
 	if he.Code == protocol.CodeUnsupported {
-		tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, DescribeHostError(he))
+		tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, HostErrorText(he))
 	}
 	return he, true
 }
@@ -352,7 +352,7 @@ func (tc *TestContext) ExpectVerifies(dir string, rel *protocol.Release) {
 	tc.Precondition("the untouched package verifies", func() {
 		v := tc.Verify(dir, rel)
 		if !v.OK {
-			tc.Blockedf("the untouched package %s did not verify: %s", filepath.Base(dir), describeFindings(v.Findings))
+			tc.Blockedf("the untouched package %s did not verify: %s", filepath.Base(dir), findingsText(v.Findings))
 		}
 	})
 }
@@ -377,7 +377,7 @@ type Refusal struct {
 
 // String renders what the host said, for failure messages.
 func (r Refusal) String() string {
-	s := describeFindings(r.Findings)
+	s := findingsText(r.Findings)
 	if r.Code != 0 {
 		s = fmt.Sprintf("error %d %s; %s", r.Code, r.Message, s)
 	}
@@ -505,7 +505,7 @@ func (tc *TestContext) Project(dir string, reads ...string) json.RawMessage {
 			tc.FailCall(protocol.MethodProject, err)
 		}
 		if !res.OK {
-			tc.Blockedf("package/project refused it: %s", describeFindings(res.Findings))
+			tc.Blockedf("package/project refused it: %s", findingsText(res.Findings))
 		}
 	})
 	return res.Projection
@@ -672,7 +672,7 @@ func FindRetained(l protocol.ListResult, appID string) (protocol.RetainedData, b
 	return protocol.RetainedData{}, false
 }
 
-func describeFindings(fs []protocol.Finding) string {
+func findingsText(fs []protocol.Finding) string {
 	if len(fs) == 0 {
 		return "no findings"
 	}

@@ -71,10 +71,10 @@ func (l *LeakLog) observe(f control.ReceivedFrame) {
 	}
 }
 
-// Describe renders what the log holds, one leak per line, in transcript
+// Text renders what the log holds, one leak per line, in transcript
 // order, then how many more it did not quote and of which secrets; "" when
 // nothing leaked.
-func (l *LeakLog) Describe() string {
+func (l *LeakLog) Text() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	ls := append([]leak(nil), l.leaks...)

@@ -17,14 +17,14 @@ func TestLeakLogFindsSecretsInAnyFrame(t *testing.T) {
 	c := Canaries{ProviderKey: "canary-0123456789abcdef0123456789abcdef", OtherSecret: "canary-other", SessionToken: "canary-session"}
 	l := newLeakLog(c)
 	l.observe(control.ReceivedFrame{Seq: 3, Spec: "clean", Method: "app/list", Body: []byte(`{"apps":[]}`)})
-	if got := l.Describe(); got != "" {
+	if got := l.Text(); got != "" {
 		t.Fatalf("a clean frame logged %q", got)
 	}
 	enc := base64.StdEncoding.EncodeToString([]byte(`{"cloud":"` + c.SessionToken + `"}`))
 	l.observe(control.ReceivedFrame{Seq: 7, Spec: "installs", Method: "app/install",
 		Body: []byte(`{"error":{"code":-32003,"data":{"debugContext":"` + enc + `"}}}`)})
 	l.observe(control.ReceivedFrame{Seq: 9, Spec: "lists", Method: "app/list", Body: []byte(c.ProviderKey + " and " + c.ProviderKey)})
-	got := l.Describe()
+	got := l.Text()
 	for _, want := range []string{
 		`transcript line 7 (the answer to app/install, during "installs") carries the value of the session token cloud (base64-encoded)`,
 		`transcript line 9 (the answer to app/list, during "lists") carries the value of the secret provider_api_key (as it is)`,
@@ -52,7 +52,7 @@ func TestLeakLogQuotesTheFirstLeaksAndCountsTheRest(t *testing.T) {
 	for seq := 1; seq <= frames; seq++ {
 		l.observe(control.ReceivedFrame{Seq: seq, Spec: "floods", Method: "host/notify", Body: body})
 	}
-	got := l.Describe()
+	got := l.Text()
 	if n := strings.Count(got, "transcript line "); n != maxQuotedLeaks {
 		t.Errorf("%d leaks quoted, want %d", n, maxQuotedLeaks)
 	}

@@ -130,9 +130,9 @@ func (tc *TestContext) FailCall(method string, err error) {
 	var he *control.HostError
 	if errors.As(err, &he) {
 		if he.Code == protocol.CodeUnsupported {
-			tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, DescribeHostError(he))
+			tc.Blockedf("the host cannot do %s here (-32006 unsupported): %s", method, HostErrorText(he))
 		}
-		tc.Failf("%s was answered with an error where a result was expected: %s", method, DescribeHostError(he))
+		tc.Failf("%s was answered with an error where a result was expected: %s", method, HostErrorText(he))
 	}
 	tc.Errorf("no usable answer to %s: %v", method, err)
 }
@@ -150,11 +150,11 @@ func IsSchemaError(err error) bool {
 	return errors.As(err, &te) && te.Kind == control.KindSchema
 }
 
-// DescribeHostError renders a host's error answer with the findings of its data.
-func DescribeHostError(he *control.HostError) string {
+// HostErrorText renders a host's error answer with the findings of its data.
+func HostErrorText(he *control.HostError) string {
 	s := fmt.Sprintf("%d %s", he.Code, he.Message)
 	if fs := FindingsOfError(he); len(fs) > 0 {
-		s += "; " + describeFindings(fs)
+		s += "; " + findingsText(fs)
 	}
 	return s
 }

@@ -45,9 +45,9 @@ func (l *SchemaLog) observe(method, spec string, vs []protocol.Violation) {
 	}
 }
 
-// Describe renders the violations, by method and pointer, one a line; ""
+// Text renders the violations, by method and pointer, one a line; ""
 // when every answer matched its schema.
-func (l *SchemaLog) Describe() string {
+func (l *SchemaLog) Text() string {
 	l.mu.Lock()
 	fs := append([]schemaFinding(nil), l.found...)
 	l.mu.Unlock()

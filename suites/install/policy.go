@@ -48,8 +48,8 @@ func describePolicy(tc *harness.TestContext) {
 				tc.Failf("app/install of an app policy denies was answered with error %d %s; the protocol names %d (denied by policy)",
 					he.Code, he.Message, protocol.CodePolicyDenied)
 			}
-			if !strings.Contains(harness.DescribeHostError(he), "minimal-app") {
-				tc.Failf("the policy refusal does not name the app it denies: %s", harness.DescribeHostError(he))
+			if !strings.Contains(harness.HostErrorText(he), "minimal-app") {
+				tc.Failf("the policy refusal does not name the app it denies: %s", harness.HostErrorText(he))
 			}
 		})
 	})

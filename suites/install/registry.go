@@ -31,7 +31,7 @@ func describeRegistry(tc *harness.TestContext) {
 			tc.Configure(elsewhere)
 			tc.Precondition("registry/list, configured as "+harness.OtherTenant+", offers that tenant's release", func() {
 				if l := RegistryList(tc); !listedRelease(l, theirs) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, harness.OtherTenant, describeListed(l))
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", theirs.AppID, theirs.Version, harness.OtherTenant, listedText(l))
 				}
 			})
 			tc.Configure(tc.DefaultConfigure())
@@ -40,7 +40,7 @@ func describeRegistry(tc *harness.TestContext) {
 				tc.Failf("registry/list, configured as %s, offers %s, which the registry enables only for %s", harness.TenantID, theirs.AppID, harness.OtherTenant)
 			}
 			if !listedRelease(listed, ours) {
-				tc.Failf("registry/list, configured as %s, does not offer %s@%s, which the registry enables for it: %s", harness.TenantID, ours.AppID, ours.Version, describeListed(listed))
+				tc.Failf("registry/list, configured as %s, does not offer %s@%s, which the registry enables for it: %s", harness.TenantID, ours.AppID, ours.Version, listedText(listed))
 			}
 		})
 
@@ -59,7 +59,7 @@ func describeRegistry(tc *harness.TestContext) {
 			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
 				if l := RegistryList(tc); !listedRelease(l, rel) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, harness.TenantID, describeListed(l))
+					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, harness.TenantID, listedText(l))
 				}
 			})
 			tc.Registry().Withdraw(rel.AppID, rel.Version)
@@ -83,7 +83,7 @@ func describeRegistry(tc *harness.TestContext) {
 			tc.Registry().EnableChannel(harness.TenantID, stable.AppID, "stable")
 			if l := RegistryList(tc); !listedRelease(l, stable) || listedRelease(l, beta) {
 				tc.Failf("registry/list for a tenant on channel stable should offer %s@%s (%s) and not %s: %s",
-					stable.AppID, stable.Version, stable.PackageHash, beta.Version, describeListed(l))
+					stable.AppID, stable.Version, stable.PackageHash, beta.Version, listedText(l))
 			}
 			app := InstallSource(tc, protocol.Source{AppID: stable.AppID, Channel: "stable"})
 			if app.PackageHash != stable.PackageHash || app.Version != stable.Version {
@@ -122,12 +122,12 @@ func describeRegistry(tc *harness.TestContext) {
 				_, err := TryInstallSource(tc, src, true)
 				he, refused := tc.RefusalError(protocol.MethodInstall, err)
 				if !refused {
-					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, describeSourceOf(src))
+					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, sourceText(src))
 				}
 				tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
 					harness.Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
 				if n := len(tc.Registry().Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
-					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, describeSourceOf(src))
+					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, sourceText(src))
 				}
 			},
 			Entry("named by its version", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint), ""),
@@ -240,7 +240,7 @@ func listedRelease(l protocol.RegistryListResult, rel registry.Release) bool {
 	})
 }
 
-func describeListed(l protocol.RegistryListResult) string {
+func listedText(l protocol.RegistryListResult) string {
 	if len(l.Releases) == 0 {
 		return "it offers nothing"
 	}
@@ -269,7 +269,7 @@ func TryInstallSource(tc *harness.TestContext, src protocol.Source, consent bool
 func InstallSource(tc *harness.TestContext, src protocol.Source) protocol.InstalledApp {
 	GinkgoHelper()
 	var app protocol.InstalledApp
-	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, describeSourceOf(src)), func() {
+	tc.Precondition(fmt.Sprintf("the release %s (%s) installs from the registry", src.AppID, sourceText(src)), func() {
 		var err error
 		if app, err = TryInstallSource(tc, src, true); err != nil {
 			tc.FailCall(protocol.MethodInstall, err)
@@ -278,7 +278,7 @@ func InstallSource(tc *harness.TestContext, src protocol.Source) protocol.Instal
 	return app
 }
 
-func describeSourceOf(src protocol.Source) string {
+func sourceText(src protocol.Source) string {
 	if src.Channel != "" {
 		return "channel " + src.Channel
 	}
@@ -292,7 +292,7 @@ func expectSourceRefused(tc *harness.TestContext, src protocol.Source, planted h
 	app, err := TryInstallSource(tc, src, true)
 	he, refused := tc.RefusalError(protocol.MethodInstall, err)
 	if !refused {
-		tc.Failf("app/install of %s took %s: it installed %s@%s", describeSourceOf(src), planted.What, app.AppID, app.Version)
+		tc.Failf("app/install of %s took %s: it installed %s@%s", sourceText(src), planted.What, app.AppID, app.Version)
 	}
 	tc.ExpectRefused(harness.Refusal{Refused: true, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
 	if _, ok := tc.ListedApp(src.AppID); ok {

@@ -249,11 +249,11 @@ func describeInstallReview(tc *harness.TestContext) {
 				r := Review(tc, dir, rel)
 				for _, step := range judged {
 					if st := reviewStatus(r, step); st != protocol.StepPassed {
-						tc.Blockedf("the review of a package every step accepts says %s is %q: %s", step, st, describeReview(r))
+						tc.Blockedf("the review of a package every step accepts says %s is %q: %s", step, st, reviewText(r))
 					}
 				}
 				if !r.OK {
-					tc.Blockedf("the review of a package every step accepts is not ok: %s", describeReview(r))
+					tc.Blockedf("the review of a package every step accepts is not ok: %s", reviewText(r))
 				}
 			})
 			if _, ok := tc.ListedApp(rel.AppID); ok {
@@ -283,11 +283,11 @@ func describeInstallReview(tc *harness.TestContext) {
 				c.spoil(&bad)
 				r := Review(tc, dir, &bad)
 				if r.OK || reviewStatus(r, c.step) != protocol.StepFailed {
-					tc.Failf("the review of %s does not show the %s step failed: %s", c.what, c.step, describeReview(r))
+					tc.Failf("the review of %s does not show the %s step failed: %s", c.what, c.step, reviewText(r))
 				}
 				for _, later := range judged[slices.Index(judged, c.step)+1:] {
 					if reviewStatus(r, later) == protocol.StepPassed {
-						tc.Failf("the review of %s says %s passed although %s, which comes before it, failed: %s", c.what, later, c.step, describeReview(r))
+						tc.Failf("the review of %s says %s passed although %s, which comes before it, failed: %s", c.what, later, c.step, reviewText(r))
 					}
 				}
 				if _, ok := tc.ListedApp(rel.AppID); ok {
@@ -316,7 +316,7 @@ func reviewStatus(r protocol.ReviewResult, step string) string {
 	return "missing"
 }
 
-func describeReview(r protocol.ReviewResult) string {
+func reviewText(r protocol.ReviewResult) string {
 	parts := make([]string, 0, len(r.Checks))
 	for _, c := range r.Checks {
 		parts = append(parts, c.Step+"="+c.Status)

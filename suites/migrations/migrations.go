@@ -264,8 +264,8 @@ func describeMigrations(tc *harness.TestContext) {
 				switch {
 				case err != nil && !refused:
 					tc.Errorf("no usable answer to app/migrate: %v", err)
-				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(harness.DescribeHostError(he), reachName)):
-					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, harness.DescribeHostError(he), reachFile)
+				case refused && (he.Code != protocol.CodeMigrationRefused || !strings.Contains(harness.HostErrorText(he), reachName)):
+					tc.Failf("app/migrate of %s was answered %s, not -32010 (migration refused) naming %s", app, harness.HostErrorText(he), reachFile)
 				case refused:
 					if slices.Contains(after.tables, reachTable) || after.migrations[reachName] == protocol.MigrationApplied {
 						tc.Failf("app/migrate refused %s, but its first statement ran: host/observe shows it %q and tables %v", reachFile, after.migrations[reachName], after.tables)

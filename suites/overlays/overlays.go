@@ -109,7 +109,7 @@ func describeOverlays(tc *harness.TestContext) {
 				}
 				if len(wrong) > 0 {
 					tc.Failf("round %d of %d, overlays set in the order %s (%s): %s", r+1, len(rounds),
-						strings.Join(setOrder, ", "), describeOverlaySets(sets), strings.Join(wrong, "; "))
+						strings.Join(setOrder, ", "), overlaySetsText(sets), strings.Join(wrong, "; "))
 				}
 			}
 		})
@@ -256,8 +256,8 @@ func overlayOf(tc *harness.TestContext, app string) map[string]inEffect {
 	return out
 }
 
-// describeOverlaySets renders what each scope set in a round.
-func describeOverlaySets(sets []map[string]string) string {
+// overlaySetsText renders what each scope set in a round.
+func overlaySetsText(sets []map[string]string) string {
 	var parts []string
 	for i, scope := range overlayScopes() {
 		names := make([]string, 0, len(sets[i]))

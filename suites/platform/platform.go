@@ -46,7 +46,7 @@ func describePlatform(tc *harness.TestContext) {
 			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
 				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, ms.Profile) {
-					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.DescribeAnswer(m, true), ms.Profile)
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.AnswerText(m, true), ms.Profile)
 				}
 			})
 			expectNonePlanted(tc, "lime.modelSettings get", m.Payload, map[string]string{
@@ -61,19 +61,19 @@ func describePlatform(tc *harness.TestContext) {
 			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("lime.modelSettings get answers the profile the host holds", func() {
 				if m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, cfg.ModelSettings.Profile) {
-					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.DescribeAnswer(m, true), cfg.ModelSettings.Profile)
+					tc.Failf("lime.modelSettings get answered %s, not the effective profile %q", harness.AnswerText(m, true), cfg.ModelSettings.Profile)
 				}
 			})
 			mine := harness.Nonce("app-profile")
 			set := platformCall(tc, app, "main", "lime.modelSettings", "set", map[string]any{"profile": mine})
 			if set.Type != hostbridge.TypeError {
 				tc.Failf("lime.modelSettings set of the app's own profile %q was answered %s, not host:error: apps do not persist global model settings",
-					mine, harness.DescribeAnswer(set, true))
+					mine, harness.AnswerText(set, true))
 			}
 			m := platformCall(tc, app, "main", "lime.modelSettings", "get", nil)
 			if harness.ContainsText(m.Payload, mine) || !harness.ContainsText(m.Payload, cfg.ModelSettings.Profile) {
 				tc.Failf("after the app's lime.modelSettings set of %q, get answers %s, not the host's profile %q",
-					mine, harness.DescribeAnswer(m, true), cfg.ModelSettings.Profile)
+					mine, harness.AnswerText(m, true), cfg.ModelSettings.Profile)
 			}
 		})
 
@@ -88,7 +88,7 @@ func describePlatform(tc *harness.TestContext) {
 			m := platformCall(tc, app, "main", "lime.cloudSession", "getSnapshot", nil)
 			tc.Precondition("lime.cloudSession getSnapshot is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.cloudSession getSnapshot answered %s", harness.DescribeAnswer(m, true))
+					tc.Failf("lime.cloudSession getSnapshot answered %s", harness.AnswerText(m, true))
 				}
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
@@ -104,7 +104,7 @@ func describePlatform(tc *harness.TestContext) {
 			m := platformCall(tc, app, "main", "lime.branding", "get", nil)
 			tc.Precondition("lime.branding get is answered", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.branding get answered %s", harness.DescribeAnswer(m, true))
+					tc.Failf("lime.branding get answered %s", harness.AnswerText(m, true))
 				}
 			})
 			if !harness.ContainsText(m.Payload, brand.Name) {
@@ -141,7 +141,7 @@ func describePlatform(tc *harness.TestContext) {
 			}
 			tc.Precondition("lime.billing getStatus answers the plan the host holds", func() {
 				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, b.Plan) {
-					tc.Failf("lime.billing getStatus answered %s, not the plan %q", harness.DescribeAnswer(m, true), b.Plan)
+					tc.Failf("lime.billing getStatus answered %s, not the plan %q", harness.AnswerText(m, true), b.Plan)
 				}
 			})
 			expectNonePlanted(tc, "lime.billing getStatus", m.Payload, map[string]string{
@@ -184,7 +184,7 @@ func describePlatform(tc *harness.TestContext) {
 			m := platformCallAs(tc, app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
 			tc.Precondition("lime.evidence record is executed (host:response)", func() {
 				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.evidence record %s answered %s", rid, harness.DescribeAnswer(m, true))
+					tc.Failf("lime.evidence record %s answered %s", rid, harness.AnswerText(m, true))
 				}
 			})
 			e, kept := tc.EvidenceOf(app)[rid]
@@ -212,7 +212,7 @@ func describePlatform(tc *harness.TestContext) {
 			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
 			m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
 			if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"1.1.0"`) {
-				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, harness.DescribeAnswer(m, true))
+				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, harness.AnswerText(m, true))
 			}
 			// A newer release enabled and then withdrawn is no update: the
 			// same check again names 1.1.0, not 1.2.0.
@@ -258,7 +258,7 @@ func describePlatform(tc *harness.TestContext) {
 				m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
 				if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"`+newest+`"`) {
 					tc.Failf("lime.appUpdates check of %s %s answered %s, not the release %s, the newest by SemVer of those the registry enables for the tenant (%s)",
-						app, installed, harness.DescribeAnswer(m, true), newest, strings.Join(enabled, ", "))
+						app, installed, harness.AnswerText(m, true), newest, strings.Join(enabled, ", "))
 				}
 			},
 			Entry("1.9.0 installed, 1.10.0 enabled (a minor version of two digits)", tc.Req("APP-UPDATES-CHECK", levels.RepresentationLimit), "1.9.0", []string{"1.10.0"}, "1.10.0"),
@@ -280,14 +280,14 @@ func billingRefusal(tc *harness.TestContext, app string, refused *control.HostEr
 	if refused.Code != protocol.CodeNotReady || data.Readiness == nil || !namesBilling(*data.Readiness) {
 		// Not a host blocking the app for its billing: the entry is
 		// kept from running for another reason, and nothing is judged.
-		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused, not for billing: %s", app, harness.DescribeHostError(refused))
+		tc.Blockedf("app/invoke of lime.billing getStatus as %s/main was refused, not for billing: %s", app, harness.HostErrorText(refused))
 	}
 	tc.Reading("Billing in readiness", "the whole app is blocked while the quota is exhausted")
 	text := []byte(refused.Message + " " + string(refused.Data))
 	expectNonePlanted(tc, "the refusal of lime.billing getStatus while the quota is exhausted", text, map[string]string{
 		"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
 	if !strings.Contains(string(text), b.BlockedReason) {
-		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, harness.DescribeHostError(refused))
+		tc.Failf("the host blocks %s while the quota is exhausted without naming the blocked reason %q: %s", app, b.BlockedReason, harness.HostErrorText(refused))
 	}
 }
 

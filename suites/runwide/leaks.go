@@ -53,7 +53,7 @@ func describeSecretsEverywhere(tc *harness.TestContext) {
 				call{"app/list with the app's data retained", protocol.MethodList, struct{}{}},
 				call{"app/uninstall of an app that is not installed", protocol.MethodUninstall, protocol.UninstallParams{AppID: "no-such-app"}},
 			)
-			if leaks := tc.Leaks().Describe(); leaks != "" {
+			if leaks := tc.Leaks().Text(); leaks != "" {
 				tc.Failf("the host revealed secrets it holds in its answers: %s", leaks)
 			}
 		})

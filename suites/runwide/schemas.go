@@ -21,7 +21,7 @@ import (
 func describeResultSchemas(tc *harness.TestContext) {
 	ginkgo.Describe("Control protocol: every answer", func() {
 		ginkgo.It("answers every call of the run with a result that matches its method's schema", tc.Req("PROTO-RESULT-SCHEMA", levels.EveryEntryPoint), func() {
-			if d := tc.Schemas().Describe(); d != "" {
+			if d := tc.Schemas().Text(); d != "" {
 				tc.Failf("answers of this run break their result schemas (drivers/protocol/schemas):\n%s", d)
 			}
 		})

@@ -34,7 +34,7 @@ func expectExecutes(s *harness.Surface, requestID string) {
 		r := s.Run(harness.Invoke(requestID, "lime.ui", "getLocale", nil), harness.AwaitAnswer(requestID))
 		m, ok := r.Answer(requestID)
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("capability:invoke %s got %s, not host:response", requestID, harness.DescribeAnswer(m, ok))
+			s.TC().Failf("capability:invoke %s got %s, not host:response", requestID, harness.AnswerText(m, ok))
 		}
 	})
 }
@@ -94,12 +94,12 @@ func describeBridge(tc *harness.TestContext) {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady {
-				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, harness.DescribeHostError(he))
+				tc.Failf("app/launch of a not-ready entry was refused with %d, not -32009 (not ready): %s", he.Code, harness.HostErrorText(he))
 			}
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
 			if data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "lime.agent") {
-				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", harness.DescribeHostError(he))
+				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", harness.HostErrorText(he))
 			}
 			// Every cause of a blocked entry, not only a capability: with
 			// lime.agent back, tenant policy denies tasks alone.
@@ -130,9 +130,9 @@ func describeBridge(tc *harness.TestContext) {
 			case he.Code == protocol.CodeConsentRequired:
 				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
 			case he.Code != protocol.CodeNotReady:
-				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.DescribeHostError(he))
+				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.HostErrorText(he))
 			case data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "tasks"):
-				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", harness.DescribeHostError(he))
+				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", harness.HostErrorText(he))
 			}
 		})
 
@@ -155,14 +155,14 @@ func describeBridge(tc *harness.TestContext) {
 				tc.Errorf("no usable answer to app/launch: %v", err)
 			}
 			if he.Code != protocol.CodeNotReady && he.Code != protocol.CodeConsentRequired {
-				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.DescribeHostError(he))
+				tc.Failf("app/launch of an app the policy withdrew was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.HostErrorText(he))
 			}
 			// A not-ready refusal names what was planted: the policy's
 			// blocker of this app, not some other reason.
 			var data protocol.ErrorData
 			_ = json.Unmarshal(he.Data, &data)
 			if he.Code == protocol.CodeNotReady && (data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, harness.ProbeFixture)) {
-				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, harness.ProbeFixture, harness.DescribeHostError(he))
+				tc.Failf("app/launch refused %s as not ready without data.readiness naming the tenant policy's blocker of %s: %s", appID, harness.ProbeFixture, harness.HostErrorText(he))
 			}
 		})
 
@@ -593,7 +593,7 @@ func describeBridge(tc *harness.TestContext) {
 				r := s.Run(steps...)
 				for i, c := range calls {
 					if m, ok := r.Answer(fmt.Sprintf("exact-%d", i)); !ok || m.Type != hostbridge.TypeError {
-						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, harness.DescribeAnswer(m, ok))
+						tc.Failf("%s.%s under the policy got %s, not host:error", c.capability, c.method, harness.AnswerText(m, ok))
 					}
 				}
 			})
@@ -618,7 +618,7 @@ func describeBridge(tc *harness.TestContext) {
 				case harness.Executed(o, c.id):
 					ran = append(ran, fmt.Sprintf("%q.%s recorded allowed by host/observe", c.name, c.method))
 				case !ok || m.Type != hostbridge.TypeError:
-					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, harness.DescribeAnswer(m, ok)))
+					ran = append(ran, fmt.Sprintf("%q.%s got %s, not host:error", c.name, c.method, harness.AnswerText(m, ok)))
 				}
 			}
 			if len(ran) > 0 {
@@ -652,7 +652,7 @@ func describeBridge(tc *harness.TestContext) {
 			tc.Precondition("the host answered the frame's capability requests", func() {
 				for _, id := range []string{"session-1", "secret-1", "secret-2", "no-1", "store-1", "store-2", "store-3"} {
 					if m, ok := r.Answer(id); !ok {
-						tc.Failf("request %s got %s", id, harness.DescribeAnswer(m, ok))
+						tc.Failf("request %s got %s", id, harness.AnswerText(m, ok))
 					}
 				}
 			})

@@ -237,7 +237,7 @@ func expectAccepted(s *harness.Surface, t, what string, payload map[string]any) 
 		r := s.Run(harness.Request(t, "allowed-1", payload), harness.AwaitAnswer("allowed-1"))
 		m, ok := r.Answer("allowed-1")
 		if !ok || m.Type != hostbridge.TypeResponse {
-			s.TC().Failf("%s got %s, not host:response", what, harness.DescribeAnswer(m, ok))
+			s.TC().Failf("%s got %s, not host:response", what, harness.AnswerText(m, ok))
 		}
 	})
 }
@@ -270,11 +270,11 @@ func expectNavigates(s *harness.Surface, what, requestID string, payload map[str
 			case ok && m.Type == hostbridge.TypeResponse:
 				return
 			case ok:
-				s.TC().Failf("%s got %s, not host:response", what, harness.DescribeAnswer(m, ok))
+				s.TC().Failf("%s got %s, not host:response", what, harness.AnswerText(m, ok))
 			case harness.Executed(s.TC().Observe(s.AppID), requestID):
 				return // answered in a document the frame has left since
 			case err == nil:
-				s.TC().Failf("%s got %s, and host/observe does not record it allowed", what, harness.DescribeAnswer(m, ok))
+				s.TC().Failf("%s got %s, and host/observe does not record it allowed", what, harness.AnswerText(m, ok))
 			}
 		}
 		s.TC().Failf("%s was neither answered nor recorded as allowed, asked twice while the app's frame loaded new documents", what)
@@ -302,7 +302,7 @@ func expectRefused(s *harness.Surface, t, what string, payload map[string]any, w
 		s.TC().Failf("%s was allowed: host/observe records it so", what)
 	}
 	if !ok || m.Type != hostbridge.TypeError {
-		s.TC().Failf("%s got %s, not host:error", what, harness.DescribeAnswer(m, ok))
+		s.TC().Failf("%s got %s, not host:error", what, harness.AnswerText(m, ok))
 	}
 }
 
@@ -376,7 +376,7 @@ func expectRefusedEach(s *harness.Surface, t string, cases []refusedURL, why str
 		case harness.Executed(o, id(i)):
 			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", c.url, c.what))
 		case !ok || m.Type != hostbridge.TypeError:
-			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, harness.DescribeAnswer(m, ok)))
+			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, harness.AnswerText(m, ok)))
 		}
 	}
 	if len(allowed) > 0 {

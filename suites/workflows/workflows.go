@@ -125,7 +125,7 @@ func startRunKeyed(tc *harness.TestContext, app, key, idem string) string {
 		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": harness.Nonce("topic")},
 			"idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
-			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, harness.DescribeAnswer(m, true))
+			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, harness.AnswerText(m, true))
 		}
 	})
 	return v.RunID
@@ -137,7 +137,7 @@ func readRun(tc *harness.TestContext, app, run string) runView {
 	m := workflowCall(tc, app, "read", map[string]any{"runId": run})
 	var v runView
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.Status == "" {
-		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, harness.DescribeAnswer(m, true))
+		tc.Errorf("lime.workflow read of %s got %s, not host:response with the run's status", run, harness.AnswerText(m, true))
 	}
 	return v
 }
@@ -240,7 +240,7 @@ func readStored(tc *harness.TestContext, app, key string) string {
 		Value json.RawMessage `json:"value"`
 	}
 	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil {
-		tc.Errorf("lime.storage get of %q got %s", key, harness.DescribeAnswer(m, true))
+		tc.Errorf("lime.storage get of %q got %s", key, harness.AnswerText(m, true))
 	}
 	if len(v.Value) == 0 {
 		return "null"
@@ -416,21 +416,21 @@ func describeWorkflows(tc *harness.TestContext) {
 					// Interrupted at the review, the run takes no decision
 					// until it is resumed.
 					if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow interrupt of a run at review got %s", harness.DescribeAnswer(m, true))
+						tc.Failf("lime.workflow interrupt of a run at review got %s", harness.AnswerText(m, true))
 					}
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
 						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
 					}
 					if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow resume of the run interrupted at review got %s", harness.DescribeAnswer(m, true))
+						tc.Failf("lime.workflow resume of the run interrupted at review got %s", harness.AnswerText(m, true))
 					}
 					expectRunAt(tc, app, run, "waiting", "review")
 					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
 					expectRunAt(tc, app, run, "waiting", "hold")
 				}
 				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, harness.DescribeAnswer(m, true))
+					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, harness.AnswerText(m, true))
 				}
 				// Meanwhile the wait's signal comes: an interrupted run must not take it.
 				if !whileTurnRuns {
@@ -442,7 +442,7 @@ func describeWorkflows(tc *harness.TestContext) {
 				}
 				turns := turnsStarted(tc)
 				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow resume of the interrupted run got %s", harness.DescribeAnswer(m, true))
+					tc.Failf("lime.workflow resume of the interrupted run got %s", harness.AnswerText(m, true))
 				}
 				want := "hold"
 				if whileTurnRuns {
@@ -718,7 +718,7 @@ func describeWorkflows(tc *harness.TestContext) {
 				case keep && !recorded:
 					tc.Failf("after uninstall keeping data and a reinstall, host/observe of %s no longer records the artifact %s of run %s", app, art.ArtifactID, run)
 				case keep && !readable:
-					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, harness.DescribeAnswer(m, true))
+					tc.Failf("after uninstall keeping data and a reinstall, lime.workflow read of the old run %s got %s", run, harness.AnswerText(m, true))
 				case !keep && recorded:
 					tc.Failf("after uninstall deleting data and a reinstall, host/observe of %s still records the artifact %s of the old run %s", app, art.ArtifactID, run)
 				case !keep && readable:
@@ -751,7 +751,7 @@ func describeWorkflows(tc *harness.TestContext) {
 					tc.Failf("after uninstall of %s deleting data, host/observe of %s no longer records its artifact %s of run %s", a, b, art.ArtifactID, run)
 				}
 				if m := workflowCall(tc, b, "read", map[string]any{"runId": run}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, run) {
-					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, harness.DescribeAnswer(m, true))
+					tc.Failf("after uninstall of %s deleting data, lime.workflow read of %s's run %s got %s", a, b, run, harness.AnswerText(m, true))
 				}
 			},
 			Entry(workflowFixture+" uninstalled, "+workflowFixture+"-b judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), false),
