@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentapp/conformance/suites/harness"
 
@@ -23,7 +24,24 @@ import (
 // agentAnswerTimeout is how long the probe waits for startTask's answer:
 // longer than one bridge answer, since the host may wait out a hung App
 // Server before it refuses.
-const agentAnswerTimeout = 10000
+const agentAnswerTimeout = 10 * time.Second
+
+// The quiet periods the agent specs wait out in the app's frame.
+const (
+	// cancelSettle: after cancelTask's answer, for the host's interrupt to
+	// reach the App Server.
+	cancelSettle = time.Second
+	// respondSettle: after respondApproval's answer, for the decision to
+	// reach the App Server.
+	respondSettle = 500 * time.Millisecond
+	// resultPoll: one wait of the poll for a task's result event.
+	resultPoll = 300 * time.Millisecond
+	// downQuiet: with the App Server down, for startTask's answer.
+	downQuiet = 800 * time.Millisecond
+	// dropQuiet: with the App Server dropping the connection mid-turn, for
+	// the host to answer and end the task.
+	dropQuiet = 1500 * time.Millisecond
+)
 
 // goldenTranscript loads a golden App Server exchange of the fixtures.
 func goldenTranscript(tc *harness.TestContext, name string) *golden.Golden {
@@ -64,7 +82,7 @@ func resumeTask(s *harness.Surface, requestID, session string) *agentTask {
 		args["sessionId"] = session
 	}
 	step := harness.Invoke(requestID, "lime.agent", "startTask", args)
-	r := s.Run(step, harness.Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": agentAnswerTimeout})
+	r := s.Run(step, harness.AwaitAnswerWithin(requestID, agentAnswerTimeout))
 	t.answer, t.answered = r.Answer(requestID)
 	if t.answered && t.answer.Type == hostbridge.TypeResponse {
 		var p struct {
@@ -369,7 +387,7 @@ func describeAgent(tc *harness.TestContext) {
 			if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
 				tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
 			}
-			r = s.Run(harness.Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), harness.AwaitAnswer("cancel-1"), harness.Sleep(1000))
+			r = s.Run(harness.Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), harness.AwaitAnswer("cancel-1"), harness.Sleep(cancelSettle))
 			msgs := tc.AppServer().Messages()
 			turns := harness.FromHost(msgs, appserver.MethodTurnStart)
 			if len(turns) == 0 {
@@ -495,7 +513,7 @@ func describeAgent(tc *harness.TestContext) {
 						}
 					}
 					r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
-						harness.AwaitAnswer("decide-1"), harness.Sleep(500))
+						harness.AwaitAnswer("decide-1"), harness.Sleep(respondSettle))
 				} else {
 					tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
 				}
@@ -545,7 +563,7 @@ func describeAgent(tc *harness.TestContext) {
 			start := func(s *harness.Surface, id string, expected map[string]any) *agentTask {
 				t := &agentTask{requestID: id}
 				r := s.Run(harness.Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
-					harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+					harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 				t.answer, t.answered = r.Answer(id)
 				var p struct {
 					TaskID string `json:"taskId"`
@@ -557,7 +575,7 @@ func describeAgent(tc *harness.TestContext) {
 			resultOf := func(s *harness.Surface, t *agentTask) hostbridge.TaskEvent {
 				var end hostbridge.TaskEvent
 				for i := 0; i < 10 && end.Type == ""; i++ {
-					for _, e := range taskEvents(s.Run(harness.Sleep(300))) {
+					for _, e := range taskEvents(s.Run(harness.Sleep(resultPoll))) {
 						if e.TaskID == t.TaskID && e.Type == "result" {
 							end = e
 						}
@@ -586,7 +604,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.AnswerText(t.answer, t.answered))
 				}
 				end := resultOf(s, t)
-				for _, e := range taskEvents(s.Run(harness.Sleep(1))) {
+				for _, e := range taskEvents(s.Run(harness.Collect())) {
 					if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
 						tc.Failf("a natural-language summary reached the app as result success")
 					}
@@ -618,7 +636,7 @@ func describeAgent(tc *harness.TestContext) {
 				}
 				read := func(id string) (hostbridge.Message, bool) {
 					GinkgoHelper()
-					r := s.Run(harness.Invoke(id, capability, method, args), harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+					r := s.Run(harness.Invoke(id, capability, method, args), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 					return r.Answer(id)
 				}
 				call := capability + " " + method
@@ -649,7 +667,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
 				}
 				if !answered {
-					tc.Errorf("%s got no answer within %d ms with the App Server refusing connections", call, agentAnswerTimeout)
+					tc.Errorf("%s got no answer within %s with the App Server refusing connections", call, agentAnswerTimeout)
 				}
 				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
 					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.AnswerText(m, answered))
@@ -704,7 +722,7 @@ func describeAgent(tc *harness.TestContext) {
 					read := func(id string) (hostbridge.Message, bool) {
 						GinkgoHelper()
 						r = s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
-							harness.Step{"await": map[string]any{"requestId": id}, "timeoutMs": agentAnswerTimeout})
+							harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 						return r.Answer(id)
 					}
 					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
@@ -734,9 +752,9 @@ func describeAgent(tc *harness.TestContext) {
 				} else {
 					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 				}
-				before := len(taskEvents(s.Run(harness.Sleep(1))))
+				before := len(taskEvents(s.Run(harness.Collect())))
 				t := startTask(s, "down-1")
-				r := s.Run(harness.Sleep(800))
+				r := s.Run(harness.Sleep(downQuiet))
 				what := "the App Server " + mode.String()
 				if !configured {
 					what = "no App Server configured"
@@ -752,7 +770,7 @@ func describeAgent(tc *harness.TestContext) {
 					tc.Failf("with %s, the app received %v, facts no App Server sent", what, fabricated(got, nil))
 				}
 				if !t.answered {
-					tc.Errorf("startTask got no answer within %d ms with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
+					tc.Errorf("startTask got no answer within %s with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
 				}
 				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
 					tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
@@ -770,7 +788,7 @@ func describeAgent(tc *harness.TestContext) {
 			s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 			tc.AppServer().SetMode(appserver.DropMidTurn)
 			t := startTask(s, "drop-1")
-			r := s.Run(harness.Sleep(1500))
+			r := s.Run(harness.Sleep(dropQuiet))
 			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
 				// Refusing at once is failing closed too.
 				return

@@ -98,7 +98,7 @@ func describeBackends(tc *harness.TestContext) {
 					tc.Reading("Backend restart", "reported "+last.State+", not restarted")
 					return
 				}
-				time.Sleep(200 * time.Millisecond)
+				time.Sleep(statePoll)
 			}
 			if nr, _, err := tc.BackendReport(app, nil); err == nil && nr.PID == r.PID {
 				tc.Errorf("the backend of %s (pid %d) still answers after probe/exit: the relayed request did not reach it", app, r.PID)
@@ -237,7 +237,7 @@ func describeBackends(tc *harness.TestContext) {
 					if time.Now().After(deadline) {
 						tc.Failf("%s after the backend of %s wrote %q to its stderr %s, host/observe shows its log as %q", backendStopGrace, app, line, when, harness.Truncate(b.Log, 300))
 					}
-					time.Sleep(100 * time.Millisecond)
+					time.Sleep(logPoll)
 				}
 			}
 			logged("after its first launch")
@@ -268,7 +268,7 @@ func describeBackends(tc *harness.TestContext) {
 			}()
 			app, _, _ := runningService(tc, "network", kind)
 			r, _ := tc.MustBackendReport(app, map[string]any{"connect": l.Addr().String(), "listen": true})
-			time.Sleep(200 * time.Millisecond) // an accept in flight is counted
+			time.Sleep(acceptQuiet)
 			if n := accepted.Load(); n > 0 {
 				tc.Failf("the backend of %s, whose manifest declares network deny-by-default, opened %d TCP connection(s) to the harness's listener on %s", app, n, l.Addr())
 			}
@@ -423,3 +423,12 @@ func withinAny(path string, dirs []string) bool {
 func systemFile(path string) bool {
 	return withinAny(path, []string{"/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin"})
 }
+
+// How often the backend specs poll host/observe, and the quiet period in
+// which a connection the backend opened may still be accepted (an accept
+// in flight is counted).
+const (
+	statePoll   = 200 * time.Millisecond
+	logPoll     = 100 * time.Millisecond
+	acceptQuiet = 200 * time.Millisecond
+)

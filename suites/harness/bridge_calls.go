@@ -112,7 +112,7 @@ func StoredValue(r *ProbeResult, requestID string) (string, bool) {
 
 func AnswerText(m hostbridge.Message, ok bool) string {
 	if !ok {
-		return "no answer within " + fmt.Sprint(AnswerTimeout) + " ms"
+		return "no answer within " + AnswerTimeout.String()
 	}
 	b, _ := json.Marshal(m)
 	return string(b)

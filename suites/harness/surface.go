@@ -23,7 +23,7 @@ const (
 	probeReadyTimeout  = 10 * time.Second
 	scenarioTimeout    = 30 * time.Second
 	// AnswerTimeout is how long a scenario waits for one bridge answer.
-	AnswerTimeout = 3000
+	AnswerTimeout = 3 * time.Second
 )
 
 // Surface is an entry the host mounted (app/launch), open in a fresh
@@ -288,14 +288,17 @@ func Request(t, requestID string, payload any) Step {
 }
 
 // AwaitAnswer waits for the answer to requestID (any type carrying it).
-func AwaitAnswer(requestID string) Step {
-	return Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": AnswerTimeout}
+func AwaitAnswer(requestID string) Step { return AwaitAnswerWithin(requestID, AnswerTimeout) }
+
+// AwaitAnswerWithin waits up to d for the answer to requestID.
+func AwaitAnswerWithin(requestID string, d time.Duration) Step {
+	return Step{"await": map[string]any{"requestId": requestID}, "timeoutMs": probeMillis(d)}
 }
 
 // AwaitType waits for a message of type t since the last send, or since
 // the probe loaded when sinceStart.
 func AwaitType(t string, sinceStart bool) Step {
-	s := Step{"await": map[string]any{"type": t}, "timeoutMs": AnswerTimeout}
+	s := Step{"await": map[string]any{"type": t}, "timeoutMs": probeMillis(AnswerTimeout)}
 	if sinceStart {
 		s["since"] = "start"
 	}
@@ -305,11 +308,31 @@ func AwaitType(t string, sinceStart bool) Step {
 // AwaitCount waits until the frame has received n messages of type t in
 // all.
 func AwaitCount(t string, n int) Step {
-	return Step{"await": map[string]any{"type": t, "atLeast": n}, "timeoutMs": AnswerTimeout, "since": "start"}
+	return Step{"await": map[string]any{"type": t, "atLeast": n}, "timeoutMs": probeMillis(AnswerTimeout), "since": "start"}
 }
 
-// Sleep lets the host answer what needs no answer.
-func Sleep(ms int) Step { return Step{"sleep": ms} }
+// Sleep waits d in the app's frame: a quiet period in which the host may
+// send what needs no answer (or what it must not send at all). Specs name
+// each quiet period they wait out.
+func Sleep(d time.Duration) Step { return Step{"sleep": probeMillis(d)} }
+
+// Collect reads what the app's frame has received so far, waiting for
+// nothing more.
+func Collect() Step { return Sleep(time.Millisecond) }
+
+// Quiet periods the areas share.
+const (
+	// RefusalQuiet is how long a check waits, after sending what the host
+	// must drop or refuse, before it reads that nothing came of it.
+	RefusalQuiet = 300 * time.Millisecond
+	// PushSettle is how long a check waits, after a message it awaited, for
+	// the pushes that may follow it.
+	PushSettle = 100 * time.Millisecond
+)
+
+// probeMillis is d as the probe reads it: whole milliseconds, the one place
+// a duration leaves Go's time.Duration.
+func probeMillis(d time.Duration) int64 { return d.Milliseconds() }
 
 // ProbeResult is what the probe saw.
 type ProbeResult struct {

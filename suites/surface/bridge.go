@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/agentapp/conformance/suites/harness"
 
@@ -17,9 +18,17 @@ import (
 	"github.com/agentapp/conformance/levels"
 )
 
-// snapshotQuietMs is the spell in which the app asks for nothing, to learn
+// snapshotQuiet is the spell in which the app asks for nothing, to learn
 // whether the host pushes snapshots unasked.
-const snapshotQuietMs = 1200
+const snapshotQuiet = 1200 * time.Millisecond
+
+// spoofGap is the quiet period after each spoofed message: time for the
+// host to act on it (store, answer) before the next one.
+const spoofGap = 150 * time.Millisecond
+
+// toastRenderSettle is how long the toasts' markup may take to reach the
+// host page's DOM after their answers.
+const toastRenderSettle = 200 * time.Millisecond
 
 // probeDeclared lists every capability bridge-probe declares (requires and
 // entries); lime.billing is declared nowhere.
@@ -236,16 +245,16 @@ func describeBridge(tc *harness.TestContext) {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after app:ready within %d ms", harness.AnswerTimeout)
+				tc.Failf("no host:snapshot reached the app after app:ready within %s", harness.AnswerTimeout)
 			}
 			// A snapshot after a request answers it only if the host does
 			// not push snapshots unasked: count those in a quiet spell.
 			before := len(r.OfType(hostbridge.TypeSnapshot))
-			quiet := s.Run(harness.Sleep(snapshotQuietMs))
+			quiet := s.Run(harness.Sleep(snapshotQuiet))
 			unasked := len(quiet.OfType(hostbridge.TypeSnapshot)) - before
 			r = s.Run(harness.Request(hostbridge.TypeGetSnapshot, "get-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
-				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %d ms", harness.AnswerTimeout)
+				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %s", harness.AnswerTimeout)
 			}
 			if unasked > 0 {
 				var unanswered []string
@@ -256,7 +265,7 @@ func describeBridge(tc *harness.TestContext) {
 				}
 				if len(unanswered) > 0 {
 					tc.Errorf("could not judge whether app:ready and host:getSnapshot are answered: the host pushed %d host:snapshot in %d ms while the app asked for none, and no snapshot names the requestId of %s; a snapshot after a request is then no evidence it was answered",
-						unasked, snapshotQuietMs, strings.Join(unanswered, ", "))
+						unasked, snapshotQuiet, strings.Join(unanswered, ", "))
 				}
 				tc.Reading("Unasked snapshots", "the host pushes snapshots unasked and names the request each answer is for")
 			}
@@ -350,7 +359,7 @@ func describeBridge(tc *harness.TestContext) {
 			tc.HostSet(protocol.SetParams{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "envelope-dark",
 				Tokens: map[string]string{"--lime-color-bg": "#101010"}}})
 			tc.HostSet(protocol.SetParams{Visibility: "hidden"})
-			pushed := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true), harness.AwaitCount(hostbridge.TypeVisibility, 1), harness.Sleep(100))
+			pushed := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true), harness.AwaitCount(hostbridge.TypeVisibility, 1), harness.Sleep(harness.PushSettle))
 			n := 0
 			for _, rc := range append(r.Received, pushed.Received...) {
 				if !rc.FromParent {
@@ -462,7 +471,7 @@ func describeBridge(tc *harness.TestContext) {
 			expectStored(s, "own-source")
 			msg := spoof("spoofed-source", "spoof-source")
 			msg["appId"], msg["entryKey"] = s.AppID, s.Entry
-			s.Run(harness.Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, harness.Sleep(300))
+			s.Run(harness.Step{"nested": map[string]any{"mode": "same-origin", "message": msg}}, harness.Sleep(harness.RefusalQuiet))
 			expectNotStored(s, "spoofed-source", "spoof-source", "a capability:invoke posted by a frame nested in the app's")
 		})
 
@@ -498,9 +507,9 @@ func describeBridge(tc *harness.TestContext) {
 			for _, w := range wrong {
 				msg := spoof("spoofed-"+w.key, w.key)
 				msg[w.member] = w.value
-				steps = append(steps, harness.Send(msg), harness.Sleep(150))
+				steps = append(steps, harness.Send(msg), harness.Sleep(spoofGap))
 			}
-			s.Run(append(steps, harness.Sleep(150))...)
+			s.Run(append(steps, harness.Sleep(spoofGap))...)
 			for _, w := range wrong {
 				expectNotStored(s, "spoofed-"+w.key, w.key, "a capability:invoke with "+w.what)
 			}
@@ -515,7 +524,7 @@ func describeBridge(tc *harness.TestContext) {
 			other := tc.InstallNeighbour()
 			msg := spoof("spoofed-as-other", "as-other")
 			msg["appId"] = other
-			s.Run(harness.Send(msg), harness.Sleep(300))
+			s.Run(harness.Send(msg), harness.Sleep(harness.RefusalQuiet))
 			if harness.Executed(tc.Observe(s.AppID), "as-other") {
 				tc.Failf("a capability:invoke from %s's frame carrying appId %s was executed (host/observe of %s records it allowed)", s.AppID, other, s.AppID)
 			}
@@ -795,7 +804,7 @@ func describeBridge(tc *harness.TestContext) {
 		It("shows a toast's markup as text, never as host DOM", tc.Req("BRIDGE-TOAST-TEXT", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("a plain toast is shown in the host page", func() {
-				s.Run(harness.Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), harness.AwaitAnswer("toast-1"), harness.Sleep(100))
+				s.Run(harness.Request(hostbridge.TypeToast, "toast-1", map[string]any{"message": "probe toast 7f3a"}), harness.AwaitAnswer("toast-1"), harness.Sleep(harness.PushSettle))
 				var shown bool
 				s.Host("document.body.innerText.includes('probe toast 7f3a')", &shown)
 				if !shown {
@@ -815,7 +824,7 @@ func describeBridge(tc *harness.TestContext) {
 				id := fmt.Sprintf("toast-markup-%d", i)
 				steps = append(steps, harness.Request(hostbridge.TypeToast, id, payload), harness.AwaitAnswer(id))
 			}
-			s.Run(append(steps, harness.Sleep(200))...)
+			s.Run(append(steps, harness.Sleep(toastRenderSettle))...)
 			var injected struct {
 				Elements []string `json:"elements"`
 				Ran      []string `json:"ran"`
@@ -842,7 +851,7 @@ func describeBridge(tc *harness.TestContext) {
 			r := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true))
 			ups := r.OfType(hostbridge.TypeThemeUpdate)
 			if len(ups) == 0 {
-				tc.Failf("no theme:update reached the app within %d ms of host/set theme", harness.AnswerTimeout)
+				tc.Failf("no theme:update reached the app within %s of host/set theme", harness.AnswerTimeout)
 			}
 			last := ups[len(ups)-1].Payload
 			tokens := themeTokens(last)
@@ -870,10 +879,10 @@ func describeBridge(tc *harness.TestContext) {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			for i, state := range []string{"hidden", "visible"} {
 				tc.HostSet(protocol.SetParams{Visibility: state})
-				r := s.Run(harness.AwaitCount(hostbridge.TypeVisibility, i+1), harness.Sleep(100))
+				r := s.Run(harness.AwaitCount(hostbridge.TypeVisibility, i+1), harness.Sleep(harness.PushSettle))
 				vs := r.OfType(hostbridge.TypeVisibility)
 				if len(vs) <= i {
-					tc.Failf("no host:visibility reached the app within %d ms of the surface becoming %s", harness.AnswerTimeout, state)
+					tc.Failf("no host:visibility reached the app within %s of the surface becoming %s", harness.AnswerTimeout, state)
 				}
 				got := visibilityOf(vs[len(vs)-1].Payload)
 				if got == "" {

@@ -337,7 +337,7 @@ func navigateFrameToSpoofer(s *harness.Surface, msg map[string]any) bool {
 	if !out.Posted {
 		s.TC().Errorf("the third-origin page could not post its message: %s", out.Error)
 	}
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(harness.RefusalQuiet)
 	return true
 }
 

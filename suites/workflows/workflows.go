@@ -152,7 +152,7 @@ func settleRun(tc *harness.TestContext, app, run string) runView {
 		if v.Status != "running" || time.Now().After(deadline) {
 			return v
 		}
-		time.Sleep(25 * time.Millisecond)
+		time.Sleep(runPoll)
 	}
 }
 
@@ -405,7 +405,7 @@ func describeWorkflows(tc *harness.TestContext) {
 					tc.Precondition("the run's agent task starts on the App Server", func() {
 						deadline := time.Now().Add(workflowSettle)
 						for turnsStarted(tc) == 0 && time.Now().Before(deadline) {
-							time.Sleep(20 * time.Millisecond)
+							time.Sleep(turnPoll)
 						}
 						if turnsStarted(tc) == 0 {
 							tc.Failf("the run started no App Server turn within %s", workflowSettle)
@@ -759,3 +759,10 @@ func describeWorkflows(tc *harness.TestContext) {
 		)
 	})
 }
+
+// How often the workflow specs poll a run's state and the App Server's
+// turns.
+const (
+	runPoll  = 25 * time.Millisecond
+	turnPoll = 20 * time.Millisecond
+)
