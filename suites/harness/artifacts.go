@@ -43,7 +43,7 @@ func (tc *TestContext) saveArtifacts() {
 		// A page that stopped answering draws nothing more: its
 		// screenshot would only wait out the timeout.
 		if !tc.stuck[s] {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(tc.ctx(), 5*time.Second)
 			png, err := s.Screenshot(ctx)
 			cancel()
 			if err == nil && len(png) > 0 {

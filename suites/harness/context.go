@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -128,6 +129,10 @@ type TestContext struct {
 	// gaveUp is why the run stopped trying ("" while it tries).
 	misses int
 	gaveUp string
+
+	// nodeCtx is the running node's SpecContext (withNodeContext).
+	nodeMu  sync.Mutex
+	nodeCtx context.Context
 }
 
 // Area declares the specs of one concern against tc.
@@ -142,7 +147,7 @@ func newTestContext(cfg Config) *TestContext {
 // declare builds the spec tree: one top-level container so that specs run
 // in declaration order (Ginkgo shuffles top-level containers only).
 func (tc *TestContext) declare(areas []Area) {
-	ginkgo.Describe("Agent App host conformance", func() {
+	ginkgo.Describe("Agent App host conformance", ginkgo.AroundNode(tc.withNodeContext), func() {
 		ginkgo.BeforeEach(tc.beforeEach)
 		ginkgo.AfterEach(tc.afterEach)
 		for _, a := range areas {
@@ -173,9 +178,35 @@ func (tc *TestContext) Req(id string, families ...levels.BugFamily) ginkgo.Label
 // Host returns the live control client of the current spec.
 func (tc *TestContext) Host() *control.Client { return tc.client }
 
-// ctx returns a context for one host call; the client applies its own
-// per-call timeout on top.
-func (tc *TestContext) ctx() context.Context { return context.Background() }
+// Context is the running node's Ginkgo SpecContext (context.Background
+// outside a node): every host call, browser step and page read of a spec
+// runs under it, so an interrupted or timed-out spec stops waiting on the
+// host at once. Each call applies its own timeout on top.
+func (tc *TestContext) Context() context.Context {
+	tc.nodeMu.Lock()
+	defer tc.nodeMu.Unlock()
+	if tc.nodeCtx == nil {
+		return context.Background()
+	}
+	return tc.nodeCtx
+}
+
+func (tc *TestContext) ctx() context.Context { return tc.Context() }
+
+// withNodeContext keeps the running node's SpecContext for Context while
+// the node runs (an AroundNode of the suite's one top-level container: it
+// wraps every spec and setup node).
+func (tc *TestContext) withNodeContext(ctx context.Context, body func(context.Context)) {
+	tc.nodeMu.Lock()
+	tc.nodeCtx = ctx
+	tc.nodeMu.Unlock()
+	defer func() {
+		tc.nodeMu.Lock()
+		tc.nodeCtx = nil
+		tc.nodeMu.Unlock()
+	}()
+	body(ctx)
+}
 
 // beforeEach gives every spec a live connection and a fresh, configured
 // host. What it needs of the host are the control protocol's own rules, so
@@ -204,7 +235,7 @@ func (tc *TestContext) beforeEach() {
 			_ = tc.client.Close()
 		}
 		tc.client = nil
-		c, err := tc.Config.Connector.Connect(context.Background(), tc.Config.Transcript)
+		c, err := tc.Config.Connector.Connect(tc.ctx(), tc.Config.Transcript)
 		if err != nil {
 			tc.missed(fmt.Sprintf("cannot reach the host (%s): %v", tc.Config.Connector.Describe(), err))
 		}

@@ -99,7 +99,7 @@ func (tc *TestContext) browserSession() *browser.Session {
 	if err != nil {
 		tc.Errorf("the harness could not start its browser: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
 	s, err := b.NewSession(ctx)
 	if err != nil {
@@ -151,7 +151,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	s.sess = tc.openPage(s.Launch.URL, s.Launch.DevTools, "the host page")
 	s.HostURL = s.Launch.URL
 	if s.HostURL == "" {
-		ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+		ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 		defer cancel()
 		if err := s.sess.Inspect(ctx, "", "location.href", &s.HostURL); err != nil {
 			tc.surfaceMissed(fmt.Sprintf("reading the host page's address: %v", err))
@@ -169,7 +169,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 // host page", leads the message).
 func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) *browser.Session {
 	ginkgo.GinkgoHelper()
-	ctx, cancel := context.WithTimeout(context.Background(), surfaceLoadTimeout)
+	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
 	if address != "" {
 		sess := tc.browserSession()
@@ -228,7 +228,7 @@ func (s *Surface) awaitProbe() {
 	deadline := time.Now().Add(probeReadyTimeout)
 	var last error
 	for time.Now().Before(deadline) {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ctx, cancel := context.WithTimeout(s.tc.ctx(), time.Second)
 		var ok bool
 		if s.appFrame == "" {
 			s.findAppFrame(ctx)
@@ -453,7 +453,7 @@ func (s *Surface) TryRun(steps []Step) (*ProbeResult, error) {
 	if err != nil {
 		s.tc.Errorf("encoding the probe scenario: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), scenarioTimeout)
+	ctx, cancel := context.WithTimeout(s.tc.ctx(), scenarioTimeout)
 	defer cancel()
 	text, err := s.runScenario(ctx, sc)
 	if err != nil {
@@ -544,7 +544,7 @@ func (s *Surface) readContainedGlobals(ctx context.Context, c *Containment) {
 // the page can answer for.
 func (s *Surface) Host(script string, out any) {
 	ginkgo.GinkgoHelper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(s.tc.ctx(), 5*time.Second)
 	defer cancel()
 	if err := s.sess.Inspect(ctx, "", script, out); err != nil {
 		s.tc.Errorf("reading the host page: %v", err)
@@ -651,7 +651,7 @@ func PageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) stri
 		what = "the page of DevTools target " + dt.TargetID
 	}
 	sess := tc.openPage(address, dt, "the page")
-	ctx, cancel := context.WithTimeout(context.Background(), pageAnswerTimeout)
+	ctx, cancel := context.WithTimeout(tc.ctx(), pageAnswerTimeout)
 	defer cancel()
 	var text string
 	if err := sess.Inspect(ctx, "", "document.body ? document.body.innerText : ''", &text); err != nil {

@@ -316,7 +316,7 @@ func navigateFrameToSpoofer(s *harness.Surface, msg map[string]any) bool {
 	b, _ := json.Marshal(msg)
 	target := s.TC().ThirdParty().SpoofURL() + "#" + url.PathEscape(string(b))
 	js, _ := json.Marshal(target)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(s.TC().Context(), 5*time.Second)
 	defer cancel()
 	if err := s.Session().Eval(ctx, s.Frame(), "location.href = "+string(js)+"; true", nil); err != nil {
 		s.TC().Errorf("sending the app's frame to another origin: %v", err)
@@ -326,7 +326,7 @@ func navigateFrameToSpoofer(s *harness.Surface, msg map[string]any) bool {
 		Error  string `json:"error"`
 	}
 	if err := s.Session().AwaitResult(ctx, s.TC().ThirdParty().Origin()+"/", &out); err != nil {
-		still, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		still, cancel := context.WithTimeout(s.TC().Context(), 2*time.Second)
 		defer cancel()
 		if s.ProbeRuns(still) {
 			s.TC().Reading("Which origin check a spoofer meets", "the host keeps its app frame from navigating to another origin")
