@@ -231,7 +231,7 @@ func TestWorkflowInterruptAndResume(t *testing.T) {
 func TestWorkflowInterruptCancelsTheRunningTurn(t *testing.T) {
 	x := start(t)
 	sc := appserver.NewScript()
-	sc.Turns = [][]appserver.Event{appserver.HangingTurn}
+	sc.Turns = [][]appserver.Event{appserver.HangingTurn()}
 	d := newWorkflowDriver(t, x, sc, []string{"pdf_reader"})
 	run := d.start("review_flow")
 	deadline := time.Now().Add(5 * time.Second)
@@ -257,7 +257,7 @@ func retryFlow(t testing.TB, x *harness, fails int) string {
 	sc := appserver.NewScript()
 	sc.EventGap = time.Millisecond
 	for range fails {
-		sc.Turns = append(sc.Turns, appserver.FailedTurn)
+		sc.Turns = append(sc.Turns, appserver.FailedTurn())
 	}
 	d := newWorkflowDriver(t, x, sc, nil)
 	run := d.start("retry_flow")
@@ -278,7 +278,7 @@ func TestWorkflowRetryPolicy(t *testing.T) {
 // timeoutFlow runs timeout_flow with every turn hanging.
 func timeoutFlow(t *testing.T, x *harness) string {
 	sc := appserver.NewScript()
-	sc.Turn = appserver.HangingTurn
+	sc.Turn = appserver.HangingTurn()
 	d := newWorkflowDriver(t, x, sc, nil)
 	run := d.start("timeout_flow")
 	deadline := time.Now().Add(5 * time.Second)

@@ -218,8 +218,21 @@ func (sc *Script) Seed(s Session) {
 	sc.known[s.SessionID] = s
 }
 
-// Approval is the runtime approval ApprovalTurn asks for.
-var Approval = map[string]any{"requestId": "approval-1", "kind": "tool_confirmation", "toolName": "publish", "risk": "high"}
+// ApprovalRequest is a runtime approval a turn asks for (an
+// approval:requested fact's payload).
+type ApprovalRequest struct {
+	RequestID, Kind, ToolName, Risk string
+}
+
+// RuntimeApproval is the runtime approval ApprovalTurn asks for.
+func RuntimeApproval() ApprovalRequest {
+	return ApprovalRequest{RequestID: "approval-1", Kind: "tool_confirmation", ToolName: "publish", Risk: "high"}
+}
+
+// Payload is the approval as the fact carries it.
+func (a ApprovalRequest) Payload() map[string]any {
+	return map[string]any{"requestId": a.RequestID, "kind": a.Kind, "toolName": a.ToolName, "risk": a.Risk}
+}
 
 // ApprovalTurn is a script whose turns ask for a runtime approval of the
 // tool "publish" (an approval:requested fact) and wait for
@@ -227,7 +240,7 @@ var Approval = map[string]any{"requestId": "approval-1", "kind": "tool_confirmat
 // error_permission_denied (spec 000, Runtime approval).
 func ApprovalTurn() *Script {
 	sc := NewScript()
-	sc.Turn = []Event{{Type: "task:queued"}, {Type: "approval:requested", Payload: Approval}}
+	sc.Turn = []Event{{Type: "task:queued"}, {Type: "approval:requested", Payload: RuntimeApproval().Payload()}}
 	sc.approval = true
 	return sc
 }
@@ -241,11 +254,13 @@ func StructuredTurn(output any) *Script {
 }
 
 // FailedTurn is a turn that ends in an error result.
-var FailedTurn = []Event{{Type: "task:queued"}, {Type: "result", Subtype: "error_during_execution", Payload: map[string]any{"message": "the model call failed"}}}
+func FailedTurn() []Event {
+	return []Event{{Type: "task:queued"}, {Type: "result", Subtype: "error_during_execution", Payload: map[string]any{"message": "the model call failed"}}}
+}
 
 // HangingTurn is a turn that queues and then says nothing more until the
 // host cancels it.
-var HangingTurn = []Event{{Type: "task:queued"}}
+func HangingTurn() []Event { return []Event{{Type: "task:queued"}} }
 
 // LongTurn is a script whose turns stream for a while (a delta every
 // 200 ms, twenty of them) before succeeding: long enough to cancel.

@@ -475,12 +475,12 @@ func describeAgent(tc *harness.TestContext) {
 			func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
 				p := tc.WithAppServer(tc.DefaultConfigure())
 				if policyDenies {
-					p.Policy = &protocol.Policy{DeniedTools: []string{appserver.Approval["toolName"].(string)}}
+					p.Policy = &protocol.Policy{DeniedTools: []string{appserver.RuntimeApproval().ToolName}}
 				}
 				s := tc.ProbeSurface(p)
 				tc.AppServer().SetScript(appserver.ApprovalTurn())
 				t := expectStarted(s, "task-1")
-				requestID := appserver.Approval["requestId"].(string)
+				requestID := appserver.RuntimeApproval().RequestID
 				r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
 				asked := false
 				for _, e := range taskEvents(r) {

@@ -394,7 +394,7 @@ func describeWorkflows(tc *harness.TestContext) {
 			func(whileTurnRuns bool) {
 				if whileTurnRuns {
 					sc := markedTurns()
-					sc.Turns = [][]appserver.Event{appserver.HangingTurn}
+					sc.Turns = [][]appserver.Event{appserver.HangingTurn()}
 					tc.AppServer().SetScript(sc)
 				}
 				app := installWorkflowApp(tc, tc.DefaultConfigure())
@@ -484,7 +484,7 @@ func describeWorkflows(tc *harness.TestContext) {
 				mark := harness.Nonce("retried")
 				sc := markedTurns()
 				for range failures {
-					sc.Turns = append(sc.Turns, appserver.FailedTurn)
+					sc.Turns = append(sc.Turns, appserver.FailedTurn())
 				}
 				sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
 				sc.EventGap = 5 * time.Millisecond
@@ -530,7 +530,7 @@ func describeWorkflows(tc *harness.TestContext) {
 					}
 				})
 				sc := markedTurns()
-				sc.Turn = appserver.HangingTurn
+				sc.Turn = appserver.HangingTurn()
 				tc.AppServer().SetScript(sc)
 				before := turnsStarted(tc)
 				stored := readStored(tc, app, storageKeyOf[timeoutFlow])
