@@ -236,578 +236,603 @@ func describeAgent(tc *harness.TestContext) {
 	})
 
 	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.BrowserRetry(), func() {
-		It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition), func() {
-			// What the host sent is judged whether or not the App Server
-			// let the tasks start: one that refuses business methods
-			// before the handshake stops a host that skips it.
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			startTask(s, "task-1")
-			tc.AppServer().DropConnections()
-			startTask(s, "task-2")
-			msgs := tc.AppServer().Messages()
-			conns := map[int][]appserver.Message{}
-			var order []int
-			for _, m := range msgs {
-				if m.Dir != appserver.FromHost {
-					continue
-				}
-				if _, seen := conns[m.Conn]; !seen {
-					order = append(order, m.Conn)
-				}
-				conns[m.Conn] = append(conns[m.Conn], m)
+		describeAgentSession(tc)
+
+		describeAgentTasks(tc)
+
+		describeAgentDecisions(tc)
+
+		describeAgentReads(tc)
+
+		describeAgentFailClosed(tc)
+	})
+}
+
+// describeAgentSession declares the specs of the handshake, the startTask mapping and the golden exchange.
+func describeAgentSession(tc *harness.TestContext) {
+	It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition), func() {
+		// What the host sent is judged whether or not the App Server
+		// let the tasks start: one that refuses business methods
+		// before the handshake stops a host that skips it.
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		startTask(s, "task-1")
+		tc.AppServer().DropConnections()
+		startTask(s, "task-2")
+		msgs := tc.AppServer().Messages()
+		conns := map[int][]appserver.Message{}
+		var order []int
+		for _, m := range msgs {
+			if m.Dir != appserver.FromHost {
+				continue
 			}
-			for n, id := range order {
-				ms := conns[id]
-				if ms[0].Method != appserver.MethodInitialize {
-					tc.Failf("connection %d of the host began with %s, not initialize", n+1, ms[0].Method)
+			if _, seen := conns[m.Conn]; !seen {
+				order = append(order, m.Conn)
+			}
+			conns[m.Conn] = append(conns[m.Conn], m)
+		}
+		for n, id := range order {
+			ms := conns[id]
+			if ms[0].Method != appserver.MethodInitialize {
+				tc.Failf("connection %d of the host began with %s, not initialize", n+1, ms[0].Method)
+			}
+			var init struct {
+				ClientInfo struct {
+					Name string `json:"name"`
+				} `json:"clientInfo"`
+			}
+			_ = json.Unmarshal(ms[0].Params, &init)
+			if init.ClientInfo.Name == "" {
+				tc.Failf("connection %d: initialize carries no clientInfo.name: %s", n+1, ms[0].Params)
+			}
+			for _, m := range ms[1:] {
+				if m.Method == appserver.MethodInitialized && m.IsNotification() {
+					break
 				}
-				var init struct {
-					ClientInfo struct {
-						Name string `json:"name"`
-					} `json:"clientInfo"`
-				}
-				_ = json.Unmarshal(ms[0].Params, &init)
-				if init.ClientInfo.Name == "" {
-					tc.Failf("connection %d: initialize carries no clientInfo.name: %s", n+1, ms[0].Params)
-				}
-				for _, m := range ms[1:] {
-					if m.Method == appserver.MethodInitialized && m.IsNotification() {
-						break
-					}
-					if m.Method != "" && m.Method != appserver.MethodInitialize {
-						tc.Failf("connection %d: %s was sent before initialized", n+1, m.Method)
-					}
+				if m.Method != "" && m.Method != appserver.MethodInitialize {
+					tc.Failf("connection %d: %s was sent before initialized", n+1, m.Method)
 				}
 			}
-			if len(harness.FromHost(msgs, appserver.MethodSessionStart)) == 0 {
-				tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
+		}
+		if len(harness.FromHost(msgs, appserver.MethodSessionStart)) == 0 {
+			tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
+		}
+		if len(order) < 2 {
+			tc.Errorf("the host asked for two tasks around an App Server restart on %d connection(s); a restart closes the connection, so the second task needs a new one", len(order))
+		}
+	})
+
+	DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
+		s := tc.ProbeSurface(tc.WithAppServerOver(tc.DefaultConfigure(), transport))
+		t := expectStarted(s, "task-1")
+		expectTaskMapped(tc, s.AppID, t.input, t.key)
+	},
+		Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerSocket),
+		Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerStdio),
+	)
+
+	It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
+		g := goldenTranscript(tc, "agent-task")
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		tc.AppServer().SetScript(appserver.ReplayScript(g))
+		tc.AppServer().DropConnections()
+		t := startTask(s, "task-1")
+		var seen []golden.Seen
+		for _, m := range tc.AppServer().Messages() {
+			if m.Dir == appserver.FromHost {
+				seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
 			}
-			if len(order) < 2 {
-				tc.Errorf("the host asked for two tasks around an App Server restart on %d connection(s); a restart closes the connection, so the second task needs a new one", len(order))
+		}
+		b := golden.Bindings{"app": s.AppID, "workspace": harness.WorkspaceID, "input": t.input, "key": t.key}
+		if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
+			var lines []string
+			for _, m := range mis {
+				lines = append(lines, m.String())
+			}
+			tc.Failf("the host's side departs from the golden exchange %s:\n%s", g.Name, strings.Join(lines, "\n"))
+		}
+	})
+}
+
+// describeAgentTasks declares the specs of event projection, cancel and resume.
+func describeAgentTasks(tc *harness.TestContext) {
+	DescribeTable("projects each agentSession/event fact to the app, in order, in the task event envelope", func(deltas int) {
+		sc := appserver.NewScript()
+		if deltas > 0 {
+			// A burst: the facts come with no pause, as a model streams.
+			sc.EventGap = 0
+			burst := make([]appserver.Event, 0, deltas+2)
+			burst = append(burst, sc.Turn[0])
+			for i := range deltas {
+				burst = append(burst, appserver.Event{Type: "assistant:delta", Payload: map[string]any{"text": fmt.Sprintf("part %d", i)}})
+			}
+			sc.Turn = append(burst, sc.Turn[len(sc.Turn)-1])
+		}
+		tc.AppServer().SetScript(sc)
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		t := expectStarted(s, "task-1")
+		r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
+		turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
+		if len(turns) == 0 {
+			tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
+		}
+		sent := sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[0]))
+		got := taskEvents(r)
+		var types []string
+		for _, e := range got {
+			types = append(types, e.Type)
+		}
+		if !slices.Equal(types, sent) {
+			tc.Failf("the app received %d events; the App Server sent %d facts for the turn, and they differ first at %s", len(types), len(sent), firstDifference(types, sent))
+		}
+		for i, e := range got {
+			var missing []string
+			for name, v := range map[string]string{"schemaVersion": e.SchemaVersion, "eventId": e.EventID, "appId": e.AppID,
+				"taskId": e.TaskID, "traceId": e.TraceID, "sessionId": e.SessionID, "at": e.At} {
+				if v == "" {
+					missing = append(missing, name)
+				}
+			}
+			slices.Sort(missing)
+			switch {
+			case len(missing) > 0:
+				tc.Failf("event %d (%s) lacks %s", i+1, e.Type, strings.Join(missing, ", "))
+			case e.SchemaVersion != hostbridge.TaskEventSchema:
+				tc.Failf("event %d has schemaVersion %q, not %q", i+1, e.SchemaVersion, hostbridge.TaskEventSchema)
+			case e.AppID != s.AppID || e.TaskID != t.TaskID:
+				tc.Failf("event %d names app %q task %q; the task is %q of %s", i+1, e.AppID, e.TaskID, t.TaskID, s.AppID)
+			case i > 0 && e.Sequence <= got[i-1].Sequence:
+				tc.Failf("event %d has sequence %d after %d: not in order", i+1, e.Sequence, got[i-1].Sequence)
+			}
+		}
+	},
+		Entry("a turn of a few facts", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 0),
+		Entry("a burst of 500 facts with no pause between them", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 500),
+	)
+
+	It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED", levels.WhoAnswers), func() {
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		tc.AppServer().SetScript(appserver.LongTurn())
+		t := expectStarted(s, "task-1")
+		s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
+		// Who answers: a cancel naming no task of the app (an id that
+		// extends the running task's) cancels nothing.
+		wrong := t.TaskID + "-other"
+		r := s.Run(harness.Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), harness.AwaitAnswer("cancel-wrong"))
+		if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
+			tc.Failf("the app cancelled task %s, which it never started, and the host sent the App Server agentSession/turn/cancel %s of its running task %s", wrong, sent[0].Params, t.TaskID)
+		}
+		if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
+			tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
+		}
+		r = s.Run(harness.Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), harness.AwaitAnswer("cancel-1"), harness.Sleep(cancelSettle))
+		msgs := tc.AppServer().Messages()
+		turns := harness.FromHost(msgs, appserver.MethodTurnStart)
+		if len(turns) == 0 {
+			tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
+		}
+		turn := turnIDOf(msgs, turns[0])
+		cancels := harness.FromHost(msgs, appserver.MethodTurnCancel)
+		if len(cancels) == 0 {
+			tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, harness.AnswerText(r.Answer("cancel-1")))
+		}
+		if !harness.ContainsText(cancels[0].Params, `"`+turn+`"`) {
+			tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
+		}
+		var last hostbridge.TaskEvent
+		for _, e := range taskEvents(r) {
+			if e.TaskID == t.TaskID && e.Type == "result" {
+				last = e
+			}
+		}
+		if last.Type == "result" && last.Subtype == "success" {
+			tc.Failf("the cancelled task ended with result success")
+		}
+		if last.Subtype != "cancelled" {
+			tc.Failf("the cancelled task's last result is %q, not the cancelled the App Server sent", last.Subtype)
+		}
+	})
+
+	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		own := expectStarted(s, "task-1")
+		tc.Precondition("the app's own session resumes", func() {
+			if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, harness.AnswerText(t.answer, t.answered))
 			}
 		})
+		turnsOn := func(session string) int {
+			n := 0
+			for _, m := range harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart) {
+				if harness.ContainsText(m.Params, `"`+session+`"`) {
+					n++
+				}
+			}
+			return n
+		}
+		// The resumed turn came after agentSession/read of that session.
+		var readAt, turnAt = -1, -1
+		for i, m := range tc.AppServer().Messages() {
+			if m.Dir != appserver.FromHost || !harness.ContainsText(m.Params, `"`+own.SessionID+`"`) {
+				continue
+			}
+			if m.Method == appserver.MethodSessionRead && readAt < 0 {
+				readAt = i
+			}
+			if m.Method == appserver.MethodTurnStart {
+				turnAt = i
+			}
+		}
+		if readAt < 0 || readAt > turnAt {
+			tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
+		}
+		foreign := appserver.Session{SessionID: harness.Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
+		// A workspace whose id begins with this one's: confusable.
+		shadow := appserver.Session{SessionID: harness.Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: harness.WorkspaceID + "-shadow"}
+		tc.AppServer().Script().Seed(foreign)
+		tc.AppServer().Script().Seed(shadow)
+		for _, c := range []struct{ what, id string }{
+			{"of another workspace", foreign.SessionID},
+			{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
+			{"the App Server does not know", harness.Nonce("unknown-session")},
+		} {
+			t := resumeTask(s, "resume-"+c.id, c.id)
+			if t.answered && t.answer.Type == hostbridge.TypeResponse {
+				tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
+			}
+			if n := turnsOn(c.id); n > 0 {
+				tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
+			}
+			if !t.answered || t.answer.Type != hostbridge.TypeError {
+				tc.Failf("resuming a session %s got %s, not host:error", c.what, harness.AnswerText(t.answer, t.answered))
+			}
+		}
+	})
+}
 
-		DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {
-			s := tc.ProbeSurface(tc.WithAppServerOver(tc.DefaultConfigure(), transport))
+// describeAgentDecisions declares the specs of runtime approvals and structured output.
+func describeAgentDecisions(tc *harness.TestContext) {
+	DescribeTable("carries a runtime approval to the app and its decision back, the tenant policy's deny winning",
+		func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
+			p := tc.WithAppServer(tc.DefaultConfigure())
+			if policyDenies {
+				p.Policy = &protocol.Policy{DeniedTools: []string{appserver.RuntimeApproval().ToolName}}
+			}
+			s := tc.ProbeSurface(p)
+			tc.AppServer().SetScript(appserver.ApprovalTurn())
 			t := expectStarted(s, "task-1")
-			expectTaskMapped(tc, s.AppID, t.input, t.key)
-		},
-			Entry("over a loopback socket", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerSocket),
-			Entry("over the stdio of a sidecar the host spawns", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), protocol.AppServerStdio),
-		)
-
-		It("follows the golden exchange of one task (transcripts/agent-task.io), the App Server's side replayed", tc.Req("AGENT-TASK-MAPPED"), func() {
-			g := goldenTranscript(tc, "agent-task")
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			tc.AppServer().SetScript(appserver.ReplayScript(g))
-			tc.AppServer().DropConnections()
-			t := startTask(s, "task-1")
-			var seen []golden.Seen
-			for _, m := range tc.AppServer().Messages() {
-				if m.Dir == appserver.FromHost {
-					seen = append(seen, golden.Seen{Method: m.Method, Params: m.Params})
+			requestID := appserver.RuntimeApproval().RequestID
+			r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
+			asked := false
+			for _, e := range taskEvents(r) {
+				if e.TaskID == t.TaskID && e.Type == "approval:requested" && harness.ContainsText(e.Payload, `"`+requestID+`"`) {
+					asked = true
 				}
 			}
-			b := golden.Bindings{"app": s.AppID, "workspace": harness.WorkspaceID, "input": t.input, "key": t.key}
-			if mis := golden.Check(g, seen, b, false); len(mis) > 0 {
-				var lines []string
-				for _, m := range mis {
-					lines = append(lines, m.String())
-				}
-				tc.Failf("the host's side departs from the golden exchange %s:\n%s", g.Name, strings.Join(lines, "\n"))
+			// A tool the tenant policy denies may be denied at the policy
+			// gate, which spec 000's permission order puts before runtime
+			// approval: the app is then not asked, and the host itself
+			// answers the App Server deny.
+			if !asked && !policyDenies {
+				tc.Failf("the App Server asked for approval %s; the app never received it (events: %v)", requestID, taskEvents(r))
 			}
-		})
-
-		DescribeTable("projects each agentSession/event fact to the app, in order, in the task event envelope", func(deltas int) {
-			sc := appserver.NewScript()
-			if deltas > 0 {
-				// A burst: the facts come with no pause, as a model streams.
-				sc.EventGap = 0
-				burst := make([]appserver.Event, 0, deltas+2)
-				burst = append(burst, sc.Turn[0])
-				for i := range deltas {
-					burst = append(burst, appserver.Event{Type: "assistant:delta", Payload: map[string]any{"text": fmt.Sprintf("part %d", i)}})
-				}
-				sc.Turn = append(burst, sc.Turn[len(sc.Turn)-1])
-			}
-			tc.AppServer().SetScript(sc)
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			t := expectStarted(s, "task-1")
-			r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
-			turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
-			if len(turns) == 0 {
-				tc.Blockedf("the host sent no agentSession/turn/start, so no fact can be projected")
-			}
-			sent := sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[0]))
-			got := taskEvents(r)
-			var types []string
-			for _, e := range got {
-				types = append(types, e.Type)
-			}
-			if !slices.Equal(types, sent) {
-				tc.Failf("the app received %d events; the App Server sent %d facts for the turn, and they differ first at %s", len(types), len(sent), firstDifference(types, sent))
-			}
-			for i, e := range got {
-				var missing []string
-				for name, v := range map[string]string{"schemaVersion": e.SchemaVersion, "eventId": e.EventID, "appId": e.AppID,
-					"taskId": e.TaskID, "traceId": e.TraceID, "sessionId": e.SessionID, "at": e.At} {
-					if v == "" {
-						missing = append(missing, name)
+			if asked {
+				// Who answers: a decision naming another request or
+				// another task answers nothing.
+				for i, w := range []struct{ what, task, request string }{
+					{"a request the App Server never made", t.TaskID, requestID + "-other"},
+					{"a task the app never started", t.TaskID + "-other", requestID},
+				} {
+					id := fmt.Sprintf("decide-wrong-%d", i)
+					wr := s.Run(harness.Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), harness.AwaitAnswer(id))
+					if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond); len(sent) > 0 {
+						tc.Failf("the app decided %s on %s (task %s, request %s), and the host answered the App Server's approval %s with agentSession/action/respond %s",
+							decision, w.what, w.task, w.request, requestID, sent[0].Params)
+					}
+					if m, answered := wr.Answer(id); answered && m.Type == hostbridge.TypeResponse {
+						tc.Failf("respondApproval on %s (task %s, request %s) was answered host:response %s, not refused", w.what, w.task, w.request, m.Payload)
 					}
 				}
-				slices.Sort(missing)
-				switch {
-				case len(missing) > 0:
-					tc.Failf("event %d (%s) lacks %s", i+1, e.Type, strings.Join(missing, ", "))
-				case e.SchemaVersion != hostbridge.TaskEventSchema:
-					tc.Failf("event %d has schemaVersion %q, not %q", i+1, e.SchemaVersion, hostbridge.TaskEventSchema)
-				case e.AppID != s.AppID || e.TaskID != t.TaskID:
-					tc.Failf("event %d names app %q task %q; the task is %q of %s", i+1, e.AppID, e.TaskID, t.TaskID, s.AppID)
-				case i > 0 && e.Sequence <= got[i-1].Sequence:
-					tc.Failf("event %d has sequence %d after %d: not in order", i+1, e.Sequence, got[i-1].Sequence)
+				r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
+					harness.AwaitAnswer("decide-1"), harness.Sleep(respondSettle))
+			} else {
+				tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
+			}
+			responds := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond)
+			switch {
+			case len(responds) == 0 && asked:
+				tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
+					decision, requestID, harness.AnswerText(r.Answer("decide-1")))
+			case len(responds) == 0:
+				tc.Failf("the App Server asked for approval %s of a tool the tenant policy denies; the host neither asked the app nor answered the App Server with agentSession/action/respond (events: %v)",
+					requestID, taskEvents(r))
+			}
+			var rp struct {
+				Decision struct {
+					Behavior string `json:"behavior"`
+				} `json:"decision"`
+				Behavior string `json:"behavior"`
+			}
+			_ = json.Unmarshal(responds[0].Params, &rp)
+			if got := harness.FirstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
+				why := "the app's decision"
+				if policyDenies {
+					why = "deny: the tenant policy denies the tool, and deny wins over the app's allow"
 				}
+				tc.Failf("agentSession/action/respond says %q; it should say %s (%s)", got, wantBehavior, why)
 			}
-		},
-			Entry("a turn of a few facts", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 0),
-			Entry("a burst of 500 facts with no pause between them", tc.Req("AGENT-EVENTS-PROJECTED", levels.EveryMember), 500),
-		)
-
-		It("maps cancelTask to agentSession/turn/cancel of the task's turn and ends the task with the App Server's cancelled result", tc.Req("AGENT-CANCEL-MAPPED", levels.WhoAnswers), func() {
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			tc.AppServer().SetScript(appserver.LongTurn())
-			t := expectStarted(s, "task-1")
-			s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
-			// Who answers: a cancel naming no task of the app (an id that
-			// extends the running task's) cancels nothing.
-			wrong := t.TaskID + "-other"
-			r := s.Run(harness.Invoke("cancel-wrong", "lime.agent", "cancelTask", map[string]any{"taskId": wrong}), harness.AwaitAnswer("cancel-wrong"))
-			if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnCancel); len(sent) > 0 {
-				tc.Failf("the app cancelled task %s, which it never started, and the host sent the App Server agentSession/turn/cancel %s of its running task %s", wrong, sent[0].Params, t.TaskID)
-			}
-			if m, answered := r.Answer("cancel-wrong"); answered && m.Type == hostbridge.TypeResponse {
-				tc.Failf("cancelTask of task %s, which the app never started, was answered host:response %s, not refused", wrong, m.Payload)
-			}
-			r = s.Run(harness.Invoke("cancel-1", "lime.agent", "cancelTask", map[string]any{"taskId": t.TaskID}), harness.AwaitAnswer("cancel-1"), harness.Sleep(cancelSettle))
-			msgs := tc.AppServer().Messages()
-			turns := harness.FromHost(msgs, appserver.MethodTurnStart)
-			if len(turns) == 0 {
-				tc.Blockedf("the host sent no agentSession/turn/start, so there was no turn to cancel")
-			}
-			turn := turnIDOf(msgs, turns[0])
-			cancels := harness.FromHost(msgs, appserver.MethodTurnCancel)
-			if len(cancels) == 0 {
-				tc.Failf("the app cancelled task %s (answered %s) but the host sent the App Server no agentSession/turn/cancel", t.TaskID, harness.AnswerText(r.Answer("cancel-1")))
-			}
-			if !harness.ContainsText(cancels[0].Params, `"`+turn+`"`) {
-				tc.Failf("agentSession/turn/cancel does not name the task's turn %s: %s", turn, cancels[0].Params)
-			}
-			var last hostbridge.TaskEvent
+			var end hostbridge.TaskEvent
 			for _, e := range taskEvents(r) {
 				if e.TaskID == t.TaskID && e.Type == "result" {
-					last = e
+					end = e
 				}
 			}
-			if last.Type == "result" && last.Subtype == "success" {
-				tc.Failf("the cancelled task ended with result success")
+			if end.Subtype != wantSubtype {
+				tc.Failf("the task ended with result %q, not the %q the App Server sent", end.Subtype, wantSubtype)
 			}
-			if last.Subtype != "cancelled" {
-				tc.Failf("the cancelled task's last result is %q, not the cancelled the App Server sent", last.Subtype)
-			}
-		})
+		},
+		Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success"),
+		Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied"),
+		Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied"),
+	)
 
-		It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			own := expectStarted(s, "task-1")
-			tc.Precondition("the app's own session resumes", func() {
-				if t := resumeTask(s, "resume-own", own.SessionID); !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("resuming the session %s the host started for this app got %s", own.SessionID, harness.AnswerText(t.answer, t.answered))
-				}
-			})
-			turnsOn := func(session string) int {
-				n := 0
-				for _, m := range harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart) {
-					if harness.ContainsText(m.Params, `"`+session+`"`) {
-						n++
-					}
-				}
-				return n
+	It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT", levels.RepresentationLimit), func() {
+		schema := map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string"}}}
+		expectedWith := func(retries int) map[string]any {
+			return map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
+		}
+		start := func(s *harness.Surface, id string, expected map[string]any) *agentTask {
+			t := &agentTask{requestID: id}
+			r := s.Run(harness.Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
+				harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+			t.answer, t.answered = r.Answer(id)
+			var p struct {
+				TaskID string `json:"taskId"`
 			}
-			// The resumed turn came after agentSession/read of that session.
-			var readAt, turnAt = -1, -1
-			for i, m := range tc.AppServer().Messages() {
-				if m.Dir != appserver.FromHost || !harness.ContainsText(m.Params, `"`+own.SessionID+`"`) {
-					continue
-				}
-				if m.Method == appserver.MethodSessionRead && readAt < 0 {
-					readAt = i
-				}
-				if m.Method == appserver.MethodTurnStart {
-					turnAt = i
-				}
-			}
-			if readAt < 0 || readAt > turnAt {
-				tc.Failf("the host resumed session %s without confirming it with agentSession/read first", own.SessionID)
-			}
-			foreign := appserver.Session{SessionID: harness.Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
-			// A workspace whose id begins with this one's: confusable.
-			shadow := appserver.Session{SessionID: harness.Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: harness.WorkspaceID + "-shadow"}
-			tc.AppServer().Script().Seed(foreign)
-			tc.AppServer().Script().Seed(shadow)
-			for _, c := range []struct{ what, id string }{
-				{"of another workspace", foreign.SessionID},
-				{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
-				{"the App Server does not know", harness.Nonce("unknown-session")},
-			} {
-				t := resumeTask(s, "resume-"+c.id, c.id)
-				if t.answered && t.answer.Type == hostbridge.TypeResponse {
-					tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
-				}
-				if n := turnsOn(c.id); n > 0 {
-					tc.Failf("the host started %d turn(s) on a session %s", n, c.what)
-				}
-				if !t.answered || t.answer.Type != hostbridge.TypeError {
-					tc.Failf("resuming a session %s got %s, not host:error", c.what, harness.AnswerText(t.answer, t.answered))
-				}
-			}
-		})
-
-		DescribeTable("carries a runtime approval to the app and its decision back, the tenant policy's deny winning",
-			func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
-				p := tc.WithAppServer(tc.DefaultConfigure())
-				if policyDenies {
-					p.Policy = &protocol.Policy{DeniedTools: []string{appserver.RuntimeApproval().ToolName}}
-				}
-				s := tc.ProbeSurface(p)
-				tc.AppServer().SetScript(appserver.ApprovalTurn())
-				t := expectStarted(s, "task-1")
-				requestID := appserver.RuntimeApproval().RequestID
-				r := s.Run(harness.AwaitCount(hostbridge.TypeEvent, 2))
-				asked := false
-				for _, e := range taskEvents(r) {
-					if e.TaskID == t.TaskID && e.Type == "approval:requested" && harness.ContainsText(e.Payload, `"`+requestID+`"`) {
-						asked = true
-					}
-				}
-				// A tool the tenant policy denies may be denied at the policy
-				// gate, which spec 000's permission order puts before runtime
-				// approval: the app is then not asked, and the host itself
-				// answers the App Server deny.
-				if !asked && !policyDenies {
-					tc.Failf("the App Server asked for approval %s; the app never received it (events: %v)", requestID, taskEvents(r))
-				}
-				if asked {
-					// Who answers: a decision naming another request or
-					// another task answers nothing.
-					for i, w := range []struct{ what, task, request string }{
-						{"a request the App Server never made", t.TaskID, requestID + "-other"},
-						{"a task the app never started", t.TaskID + "-other", requestID},
-					} {
-						id := fmt.Sprintf("decide-wrong-%d", i)
-						wr := s.Run(harness.Invoke(id, "lime.agent", "respondApproval", map[string]any{"taskId": w.task, "requestId": w.request, "behavior": decision}), harness.AwaitAnswer(id))
-						if sent := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond); len(sent) > 0 {
-							tc.Failf("the app decided %s on %s (task %s, request %s), and the host answered the App Server's approval %s with agentSession/action/respond %s",
-								decision, w.what, w.task, w.request, requestID, sent[0].Params)
-						}
-						if m, answered := wr.Answer(id); answered && m.Type == hostbridge.TypeResponse {
-							tc.Failf("respondApproval on %s (task %s, request %s) was answered host:response %s, not refused", w.what, w.task, w.request, m.Payload)
-						}
-					}
-					r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
-						harness.AwaitAnswer("decide-1"), harness.Sleep(respondSettle))
-				} else {
-					tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
-				}
-				responds := harness.FromHost(tc.AppServer().Messages(), appserver.MethodActionRespond)
-				switch {
-				case len(responds) == 0 && asked:
-					tc.Failf("the app decided %s on approval %s (answered %s) but the host sent the App Server no agentSession/action/respond",
-						decision, requestID, harness.AnswerText(r.Answer("decide-1")))
-				case len(responds) == 0:
-					tc.Failf("the App Server asked for approval %s of a tool the tenant policy denies; the host neither asked the app nor answered the App Server with agentSession/action/respond (events: %v)",
-						requestID, taskEvents(r))
-				}
-				var rp struct {
-					Decision struct {
-						Behavior string `json:"behavior"`
-					} `json:"decision"`
-					Behavior string `json:"behavior"`
-				}
-				_ = json.Unmarshal(responds[0].Params, &rp)
-				if got := harness.FirstNonEmpty(rp.Decision.Behavior, rp.Behavior); got != wantBehavior {
-					why := "the app's decision"
-					if policyDenies {
-						why = "deny: the tenant policy denies the tool, and deny wins over the app's allow"
-					}
-					tc.Failf("agentSession/action/respond says %q; it should say %s (%s)", got, wantBehavior, why)
-				}
-				var end hostbridge.TaskEvent
-				for _, e := range taskEvents(r) {
+			_ = json.Unmarshal(t.answer.Payload, &p)
+			t.TaskID = p.TaskID
+			return t
+		}
+		resultOf := func(s *harness.Surface, t *agentTask) hostbridge.TaskEvent {
+			var end hostbridge.TaskEvent
+			for i := 0; i < 10 && end.Type == ""; i++ {
+				for _, e := range taskEvents(s.Run(harness.Sleep(resultPoll))) {
 					if e.TaskID == t.TaskID && e.Type == "result" {
 						end = e
 					}
 				}
-				if end.Subtype != wantSubtype {
-					tc.Failf("the task ended with result %q, not the %q the App Server sent", end.Subtype, wantSubtype)
-				}
-			},
-			Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success"),
-			Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied"),
-			Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied"),
-		)
-
-		It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT", levels.RepresentationLimit), func() {
-			schema := map[string]any{"type": "object", "required": []string{"title"}, "properties": map[string]any{"title": map[string]any{"type": "string"}}}
-			expectedWith := func(retries int) map[string]any {
-				return map[string]any{"outputFormat": map[string]any{"type": "json_schema", "schema": schema, "maxValidationRetries": retries}}
 			}
-			start := func(s *harness.Surface, id string, expected map[string]any) *agentTask {
-				t := &agentTask{requestID: id}
-				r := s.Run(harness.Invoke(id, "lime.agent", "startTask", map[string]any{"input": map[string]any{"text": "patch"}, "expectedOutput": expected}),
-					harness.AwaitAnswerWithin(id, agentAnswerTimeout))
-				t.answer, t.answered = r.Answer(id)
-				var p struct {
-					TaskID string `json:"taskId"`
-				}
-				_ = json.Unmarshal(t.answer.Payload, &p)
-				t.TaskID = p.TaskID
-				return t
+			return end
+		}
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		tc.Precondition("a task whose output meets the schema succeeds", func() {
+			tc.AppServer().SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
+			t := start(s, "valid-1", expectedWith(2))
+			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				tc.Failf("startTask with expectedOutput got %s", harness.AnswerText(t.answer, t.answered))
 			}
-			resultOf := func(s *harness.Surface, t *agentTask) hostbridge.TaskEvent {
-				var end hostbridge.TaskEvent
-				for i := 0; i < 10 && end.Type == ""; i++ {
-					for _, e := range taskEvents(s.Run(harness.Sleep(resultPoll))) {
-						if e.TaskID == t.TaskID && e.Type == "result" {
-							end = e
-						}
-					}
-				}
-				return end
-			}
-			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			tc.Precondition("a task whose output meets the schema succeeds", func() {
-				tc.AppServer().SetScript(appserver.StructuredTurn(map[string]any{"title": "ok"}))
-				t := start(s, "valid-1", expectedWith(2))
-				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Failf("startTask with expectedOutput got %s", harness.AnswerText(t.answer, t.answered))
-				}
-				if end := resultOf(s, t); end.Subtype != "success" {
-					tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
-				}
-			})
-			// A limit the host's own default might stand in for, and the
-			// boundary: 0 retries means none, not "unstated".
-			for _, retries := range []int{2, 0} {
-				before := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
-				tc.AppServer().SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
-				t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
-				if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-					tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.AnswerText(t.answer, t.answered))
-				}
-				end := resultOf(s, t)
-				for _, e := range taskEvents(s.Run(harness.Collect())) {
-					if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
-						tc.Failf("a natural-language summary reached the app as result success")
-					}
-				}
-				if turns := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
-					tc.Failf("the host started %d turns for output that keeps failing its schema with maxValidationRetries %d: the first and at most %d retries", turns, retries, retries)
-				}
-				if end.Subtype != "error_max_structured_output_retries" {
-					tc.Failf("the task whose output never meets the schema (maxValidationRetries %d) ended with result %q, not error_max_structured_output_retries", retries, end.Subtype)
-				}
+			if end := resultOf(s, t); end.Subtype != "success" {
+				tc.Failf("the task whose output meets the schema ended with result %q, not success", end.Subtype)
 			}
 		})
-
-		DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
-			func(capability, method, asMethod string) {
-				marker, artifactID := harness.Nonce("projected"), harness.Nonce("artifact")
-				sc := appserver.NewScript()
-				sc.SetProjections(appserver.Projections{
-					Capabilities: []any{map[string]any{"capabilityId": marker}},
-					Artifacts:    map[string]any{artifactID: map[string]any{"artifactId": artifactID, "content": marker}},
-					Evidence:     map[string]any{"exportRef": marker},
-				})
-				tc.AppServer().SetScript(sc)
-				cfg := tc.WithAppServer(tc.DefaultConfigure())
-				s := tc.ProbeSurface(cfg)
-				var args map[string]any
-				if asMethod == appserver.MethodArtifactRead {
-					args = map[string]any{"artifactId": artifactID}
+		// A limit the host's own default might stand in for, and the
+		// boundary: 0 retries means none, not "unstated".
+		for _, retries := range []int{2, 0} {
+			before := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart))
+			tc.AppServer().SetScript(appserver.StructuredTurn("Here is your patch: I updated the title."))
+			t := start(s, fmt.Sprintf("summary-%d", retries), expectedWith(retries))
+			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+				tc.Blockedf("startTask with expectedOutput (maxValidationRetries %d) got %s", retries, harness.AnswerText(t.answer, t.answered))
+			}
+			end := resultOf(s, t)
+			for _, e := range taskEvents(s.Run(harness.Collect())) {
+				if e.TaskID == t.TaskID && e.Type == "result" && e.Subtype == "success" {
+					tc.Failf("a natural-language summary reached the app as result success")
 				}
+			}
+			if turns := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)) - before; turns > 1+retries {
+				tc.Failf("the host started %d turns for output that keeps failing its schema with maxValidationRetries %d: the first and at most %d retries", turns, retries, retries)
+			}
+			if end.Subtype != "error_max_structured_output_retries" {
+				tc.Failf("the task whose output never meets the schema (maxValidationRetries %d) ended with result %q, not error_max_structured_output_retries", retries, end.Subtype)
+			}
+		}
+	})
+}
+
+// describeAgentReads declares the specs of the App Server's projection reads and the credentials kept out of them.
+func describeAgentReads(tc *harness.TestContext) {
+	DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
+		func(capability, method, asMethod string) {
+			marker, artifactID := harness.Nonce("projected"), harness.Nonce("artifact")
+			sc := appserver.NewScript()
+			sc.SetProjections(appserver.Projections{
+				Capabilities: []any{map[string]any{"capabilityId": marker}},
+				Artifacts:    map[string]any{artifactID: map[string]any{"artifactId": artifactID, "content": marker}},
+				Evidence:     map[string]any{"exportRef": marker},
+			})
+			tc.AppServer().SetScript(sc)
+			cfg := tc.WithAppServer(tc.DefaultConfigure())
+			s := tc.ProbeSurface(cfg)
+			var args map[string]any
+			if asMethod == appserver.MethodArtifactRead {
+				args = map[string]any{"artifactId": artifactID}
+			}
+			read := func(id string) (hostbridge.Message, bool) {
+				GinkgoHelper()
+				r := s.Run(harness.Invoke(id, capability, method, args), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+				return r.Answer(id)
+			}
+			call := capability + " " + method
+			before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
+			m, answered := read(harness.Nonce("read"))
+			if !answered || m.Type != hostbridge.TypeResponse {
+				tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.AnswerText(m, answered))
+			}
+			sent := harness.FromHost(tc.AppServer().Messages(), asMethod)[before:]
+			if len(sent) == 0 {
+				tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
+			}
+			if !harness.ContainsText(m.Payload, marker) {
+				tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
+			}
+			var bound struct {
+				AppID       string `json:"appId"`
+				WorkspaceID string `json:"workspaceId"`
+			}
+			_ = json.Unmarshal(sent[0].Params, &bound)
+			if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
+				tc.Failf("%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, asMethod, sent[0].Params, s.AppID, cfg.WorkspaceID)
+			}
+			tc.AppServer().SetMode(appserver.Refuse)
+			tc.AppServer().DropConnections()
+			m, answered = read(harness.Nonce("down"))
+			if answered && m.Type == hostbridge.TypeResponse {
+				tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
+			}
+			if !answered {
+				tc.Errorf("%s got no answer within %s with the App Server refusing connections", call, agentAnswerTimeout)
+			}
+			if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
+				tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.AnswerText(m, answered))
+			}
+		},
+		Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
+		Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.artifacts", "read", appserver.MethodArtifactRead),
+		Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.evidence", "export", appserver.MethodEvidence),
+	)
+
+	DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
+		func(where string) {
+			canaries := tc.Config.Canaries
+			// In an object's members and in a list: every place a
+			// value may travel in what the App Server says.
+			quoting := map[string]any{
+				"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken},
+					"cookies": []any{"sid=" + canaries.SessionToken}},
+				"apiKey": canaries.ProviderKey,
+				"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
+			}
+			clean, tainted, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
+			sc := appserver.NewScript()
+			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+				clean:   map[string]any{"artifactId": clean, "content": marker},
+				tainted: map[string]any{"artifactId": tainted, "content": marker, "source": quoting},
+			}})
+			switch where {
+			case "facts":
+				fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
+				sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
+			case "error":
+				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+					clean: map[string]any{"artifactId": clean, "content": marker},
+					tainted: &jsonrpc2.Error{Code: -32000,
+						Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey + ")"},
+				}})
+			}
+			tc.AppServer().SetScript(sc)
+			s := tc.ProbeSurface(tc.WithAppServer(tc.WithSecret()))
+			var r *harness.ProbeResult
+			if where == "facts" {
+				expectStarted(s, "task-1")
+				r = s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
+				ended := slices.ContainsFunc(taskEvents(r), func(e hostbridge.TaskEvent) bool { return e.Type == "result" })
+				tc.Precondition("the turn that quotes the credentials reaches the app, to its result", func() {
+					if !ended {
+						tc.Failf("the app received no result event of the task; the App Server sent %d facts", len(sc.Turn))
+					}
+				})
+			} else {
 				read := func(id string) (hostbridge.Message, bool) {
 					GinkgoHelper()
-					r := s.Run(harness.Invoke(id, capability, method, args), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+					r = s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
+						harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 					return r.Answer(id)
 				}
-				call := capability + " " + method
-				before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
-				m, answered := read(harness.Nonce("read"))
-				if !answered || m.Type != hostbridge.TypeResponse {
-					tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.AnswerText(m, answered))
-				}
-				sent := harness.FromHost(tc.AppServer().Messages(), asMethod)[before:]
-				if len(sent) == 0 {
-					tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
-				}
-				if !harness.ContainsText(m.Payload, marker) {
-					tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
-				}
-				var bound struct {
-					AppID       string `json:"appId"`
-					WorkspaceID string `json:"workspaceId"`
-				}
-				_ = json.Unmarshal(sent[0].Params, &bound)
-				if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
-					tc.Failf("%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, asMethod, sent[0].Params, s.AppID, cfg.WorkspaceID)
-				}
-				tc.AppServer().SetMode(appserver.Refuse)
-				tc.AppServer().DropConnections()
-				m, answered = read(harness.Nonce("down"))
-				if answered && m.Type == hostbridge.TypeResponse {
-					tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
-				}
-				if !answered {
-					tc.Errorf("%s got no answer within %s with the App Server refusing connections", call, agentAnswerTimeout)
-				}
-				if m.Type != hostbridge.TypeError || hostbridge.ErrorOf(m).Code == "" {
-					tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.AnswerText(m, answered))
-				}
-			},
-			Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
-			Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.artifacts", "read", appserver.MethodArtifactRead),
-			Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.evidence", "export", appserver.MethodEvidence),
-		)
-
-		DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
-			func(where string) {
-				canaries := tc.Config.Canaries
-				// In an object's members and in a list: every place a
-				// value may travel in what the App Server says.
-				quoting := map[string]any{
-					"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken},
-						"cookies": []any{"sid=" + canaries.SessionToken}},
-					"apiKey": canaries.ProviderKey,
-					"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
-				}
-				clean, tainted, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
-				sc := appserver.NewScript()
-				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-					clean:   map[string]any{"artifactId": clean, "content": marker},
-					tainted: map[string]any{"artifactId": tainted, "content": marker, "source": quoting},
-				}})
-				switch where {
-				case "facts":
-					fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
-					sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
-				case "error":
-					sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-						clean: map[string]any{"artifactId": clean, "content": marker},
-						tainted: &jsonrpc2.Error{Code: -32000,
-							Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey + ")"},
-					}})
-				}
-				tc.AppServer().SetScript(sc)
-				s := tc.ProbeSurface(tc.WithAppServer(tc.WithSecret()))
-				var r *harness.ProbeResult
-				if where == "facts" {
-					expectStarted(s, "task-1")
-					r = s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(sc.Turn)))
-					ended := slices.ContainsFunc(taskEvents(r), func(e hostbridge.TaskEvent) bool { return e.Type == "result" })
-					tc.Precondition("the turn that quotes the credentials reaches the app, to its result", func() {
-						if !ended {
-							tc.Failf("the app received no result event of the task; the App Server sent %d facts", len(sc.Turn))
-						}
-					})
-				} else {
-					read := func(id string) (hostbridge.Message, bool) {
-						GinkgoHelper()
-						r = s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
-							harness.AwaitAnswerWithin(id, agentAnswerTimeout))
-						return r.Answer(id)
+				tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
+					if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
+						tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.AnswerText(m, answered))
 					}
-					tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
-						if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
-							tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.AnswerText(m, answered))
-						}
-					})
-					// Either answer is fine (host:response without the
-					// credentials, or host:error); what it carries is judged.
-					read(tainted)
-				}
-				tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.Raw)
-			},
-			Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
-			Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
-			Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
-		)
+				})
+				// Either answer is fine (host:response without the
+				// credentials, or host:error); what it carries is judged.
+				read(tainted)
+			}
+			tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.Raw)
+		},
+		Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
+		Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
+		Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
+	)
+}
 
-		DescribeTable("fails closed, never mocking success, when the App Server",
-			func(mode appserver.Mode, configured bool) {
-				s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-				expectStarted(s, "control-1")
-				s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
-				if configured {
-					tc.AppServer().SetMode(mode)
-					tc.AppServer().DropConnections()
-				} else {
-					tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
-				}
-				before := len(taskEvents(s.Run(harness.Collect())))
-				t := startTask(s, "down-1")
-				r := s.Run(harness.Sleep(downQuiet))
-				what := "the App Server " + mode.String()
-				if !configured {
-					what = "no App Server configured"
-				}
-				if t.answered && t.answer.Type == hostbridge.TypeResponse {
-					tc.Failf("startTask was answered host:response with %s: %s", what, t.answer.Payload)
-				}
-				got := taskEvents(r)
-				if len(got) < before {
-					tc.Errorf("the probe reports fewer task events (%d) than it had seen before (%d)", len(got), before)
-				}
-				if got = got[before:]; len(fabricated(got, nil)) > 0 {
-					tc.Failf("with %s, the app received %v, facts no App Server sent", what, fabricated(got, nil))
-				}
-				if !t.answered {
-					tc.Errorf("startTask got no answer within %s with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
-				}
-				if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
-					tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
-				}
-			},
-			Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
-			Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true),
-			Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true),
-			Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false),
-		)
-
-		It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
+// describeAgentFailClosed declares the specs of a task when the App Server is down, refusing or dropping.
+func describeAgentFailClosed(tc *harness.TestContext) {
+	DescribeTable("fails closed, never mocking success, when the App Server",
+		func(mode appserver.Mode, configured bool) {
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			control := expectStarted(s, "control-1")
+			expectStarted(s, "control-1")
 			s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
-			tc.AppServer().SetMode(appserver.DropMidTurn)
-			t := startTask(s, "drop-1")
-			r := s.Run(harness.Sleep(dropQuiet))
-			if !t.answered || t.answer.Type != hostbridge.TypeResponse {
-				// Refusing at once is failing closed too.
-				return
+			if configured {
+				tc.AppServer().SetMode(mode)
+				tc.AppServer().DropConnections()
+			} else {
+				tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 			}
-			var got []hostbridge.TaskEvent
-			for _, e := range taskEvents(r) {
-				if e.TaskID == t.TaskID && e.TaskID != control.TaskID {
-					got = append(got, e)
-				}
+			before := len(taskEvents(s.Run(harness.Collect())))
+			t := startTask(s, "down-1")
+			r := s.Run(harness.Sleep(downQuiet))
+			what := "the App Server " + mode.String()
+			if !configured {
+				what = "no App Server configured"
 			}
-			turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
-			var sent []string
-			if len(turns) > 1 {
-				sent = sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[len(turns)-1]))
+			if t.answered && t.answer.Type == hostbridge.TypeResponse {
+				tc.Failf("startTask was answered host:response with %s: %s", what, t.answer.Payload)
 			}
-			if extra := fabricated(got, sent); len(extra) > 0 {
-				tc.Failf("the App Server sent %v and dropped the connection; the app received %v beyond that", sent, extra)
+			got := taskEvents(r)
+			if len(got) < before {
+				tc.Errorf("the probe reports fewer task events (%d) than it had seen before (%d)", len(got), before)
 			}
-		})
+			if got = got[before:]; len(fabricated(got, nil)) > 0 {
+				tc.Failf("with %s, the app received %v, facts no App Server sent", what, fabricated(got, nil))
+			}
+			if !t.answered {
+				tc.Errorf("startTask got no answer within %s with %s: not a mock success, but not the host:error the app needs either", agentAnswerTimeout, what)
+			}
+			if t.answer.Type != hostbridge.TypeError || hostbridge.ErrorOf(t.answer).Code == "" {
+				tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
+			}
+		},
+		Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
+		Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true),
+		Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true),
+		Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false),
+	)
+
+	It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		control := expectStarted(s, "control-1")
+		s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
+		tc.AppServer().SetMode(appserver.DropMidTurn)
+		t := startTask(s, "drop-1")
+		r := s.Run(harness.Sleep(dropQuiet))
+		if !t.answered || t.answer.Type != hostbridge.TypeResponse {
+			// Refusing at once is failing closed too.
+			return
+		}
+		var got []hostbridge.TaskEvent
+		for _, e := range taskEvents(r) {
+			if e.TaskID == t.TaskID && e.TaskID != control.TaskID {
+				got = append(got, e)
+			}
+		}
+		turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
+		var sent []string
+		if len(turns) > 1 {
+			sent = sentTypes(tc.AppServer().Messages(), turnIDOf(tc.AppServer().Messages(), turns[len(turns)-1]))
+		}
+		if extra := fabricated(got, sent); len(extra) > 0 {
+			tc.Failf("the App Server sent %v and dropped the connection; the app received %v beyond that", sent, extra)
+		}
 	})
 }
 

@@ -208,438 +208,458 @@ func exportThenDelete(tc *harness.TestContext, appID string) (protocol.Uninstall
 // Desktop P4).
 func describeData(tc *harness.TestContext) {
 	Describe("Desktop P4: app storage and lifecycle", tc.BrowserRetry(), func() {
-		It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
+		describeStorageAndState(tc)
+
+		describeUpdates(tc)
+
+		describeEvidenceAndExport(tc)
+
+		describeUninstall(tc)
+	})
+}
+
+// describeStorageAndState declares the specs of storage namespaces, disable and enable, and every transition of a pair of apps.
+func describeStorageAndState(tc *harness.TestContext) {
+	It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		b := tc.InstallNeighbour()
+		shared, onlyA, onlyB := harness.Nonce("shared"), harness.Nonce("only-a"), harness.Nonce("only-b")
+		va, vb := harness.Nonce("value-a"), harness.Nonce("value-b")
+		sa := tc.Launch(a, "main")
+		store(sa, shared, va)
+		store(sa, onlyA, va)
+		sb := tc.Launch(b, "main")
+		store(sb, shared, vb)
+		store(sb, onlyB, vb)
+		if v := read(sb, onlyA); v != "" {
+			tc.Failf("%s read %q = %q, a key only %s set", b, onlyA, v, a)
+		}
+		if ks, ok := keys(sb); ok && slices.Contains(ks, onlyA) {
+			tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", b, onlyA, a, ks)
+		}
+		sa = tc.Launch(a, "main")
+		if v := read(sa, shared); v != va {
+			tc.Failf("%s's %q holds %q after %s set its own %q: one app wrote another's namespace", a, shared, v, b, shared)
+		}
+		if v := read(sa, onlyB); v != "" {
+			tc.Failf("%s read %q = %q, a key only %s set", a, onlyB, v, b)
+		}
+		if ks, ok := keys(sa); ok && slices.Contains(ks, onlyB) {
+			tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", a, onlyB, b, ks)
+		}
+	})
+
+	It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		key, value := harness.Nonce("kept"), harness.Nonce("value")
+		open := tc.Launch(a, "main")
+		store(open, key, value)
+		if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
+			tc.Failf("app/disable of %s answered state %q, not %q", a, got, protocol.StateDisabled)
+		}
+		expectState(tc, a, protocol.StateDisabled, "app/disable")
+		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
+			tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
+		}
+		// A transition in between: an update keeps the app's state
+		// ("disabled stays disabled"). A host may refuse to update a
+		// disabled app; either way it stays disabled.
+		newer := newerProbe(tc)
+		_, _ = tc.TryUpdate(a, newer, tc.ReleaseOf(newer))
+		expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
+		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
+			tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
+		}
+		// The entry open when the app was disabled is hidden as well:
+		// its calls pass the readiness gate afresh (spec 001, UI
+		// runtime), so a storage write is not executed (what the app
+		// reads once enabled again shows it).
+		id := harness.Nonce("set-disabled")
+		r := open.Run(harness.Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": harness.Nonce("after-disable")}), harness.AwaitAnswer(id))
+		if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
+			tc.Failf("the entry of %s open when it was disabled still ran lime.storage set (answered %s): the disabled app's calls must be refused", a, m.Type)
+		}
+		_, err := tc.TryLaunch(a, "main")
+		if err == nil {
+			tc.Failf("app/launch mounted an entry of the disabled %s", a)
+		}
+		he, ok := harness.HostError(err)
+		if !ok {
+			tc.Errorf("no usable answer to app/launch: %v", err)
+		}
+		// The refusal names what was planted: the entry is disabled.
+		var data protocol.ErrorData
+		_ = json.Unmarshal(he.Data, &data)
+		if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
+			tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, harness.HostErrorText(he))
+		}
+		if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
+			tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
+		}
+		expectState(tc, a, protocol.StateInstalled, "app/enable")
+		if _, err := tc.TryLaunch(a, "main"); err != nil {
+			tc.Failf("app/launch of %s is refused after app/enable: %v", a, err)
+		}
+		if got := read(tc.Launch(a, "main"), key); got != value {
+			tc.Failf("%s stored %q = %q before it was disabled; enabled again it reads %q", a, key, value, got)
+		}
+	})
+
+	// Each transition the clause names, done to either app of a pair
+	// whose ids prefix each other (bridge-probe, bridge-probe-b): a host
+	// that matches app ids by prefix shows on one side only.
+	DescribeTable("leaves the other app as it was, ready, launchable and with its data, when",
+		func(method string, onNeighbour bool) {
+			a, b, before, key, value := probeAndNeighbour(tc, onNeighbour)
+			switch method {
+			case protocol.MethodDisable:
+				tc.Precondition("app/disable of "+a+" is done", func() {
+					if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
+						tc.Failf("app/disable of %s answered state %q", a, got)
+					}
+				})
+			case protocol.MethodUpdate:
+				tc.UpdatedDir(a, func() string {
+					if !onNeighbour {
+						return tc.Fixture(harness.ProbeFixture)
+					}
+					dir := tc.FixtureAs(harness.ProbeFixture, harness.NeighbourProbe)
+					harness.SetField(dir, "name", harness.NeighbourProbe)
+					return dir
+				})
+			}
+			expectUntouched(tc, b, before, key, value, method+" of "+a)
+		},
+		Entry("disabling one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, false),
+		Entry("disabling one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, true),
+		Entry("updating one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, false),
+		Entry("updating one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, true),
+	)
+}
+
+// describeUpdates declares the specs of update and rollback.
+func describeUpdates(tc *harness.TestContext) {
+	It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		key, value := harness.Nonce("kept"), harness.Nonce("value")
+		store(tc.Launch(a, "main"), key, value)
+		updated(tc, a)
+		if got := read(tc.Launch(a, "main"), key); got != value {
+			tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, harness.NewerProbeVersion, got)
+		}
+	})
+
+	It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
+		a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
+		tc.ExpectVerifies(dir, rel)
+		harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
+		planted := harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
+		_, err := tc.TryUpdate(a, dir, rel)
+		if err == nil {
+			tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
+		}
+		he, ok := harness.HostError(err)
+		if !ok {
+			tc.Errorf("no usable answer to app/update: %v", err)
+		}
+		tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
+			Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
+		expectUntouched(tc, a, before, key, value, "a refused app/update")
+	})
+
+	// The consent gate of INSTALL-CONSENT is on every call that installs
+	// a release: app/update installs the newer one (spec 000, Runtime
+	// contract 3), whatever consent the first install had.
+	DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
+		func(consent protocol.Consent) {
+			a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
+			tc.RequireMethod(protocol.MethodUpdate)
+			var res protocol.UpdateResult
+			err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
+			code, isHostErr := tc.HostErrorCode(protocol.MethodUpdate, err)
+			if !isHostErr {
+				tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, harness.NewerProbeVersion, consentText(consent), res.App.Version)
+			}
+			if code != protocol.CodeConsentRequired {
+				tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
+					a, consentText(consent), code, protocol.CodeConsentRequired)
+			}
+			expectUntouched(tc, a, before, key, value, "app/update without consent")
+			tc.Precondition("the same update with the user's consent is done", func() {
+				if _, err := tc.TryUpdate(a, dir, rel); err != nil {
+					tc.FailCall(protocol.MethodUpdate, err)
+				}
+			})
+		},
+		Entry("consent refused, its migrations approved", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{Granted: false, By: "user", Migrations: true}),
+		Entry("no consent given at all", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{}),
+	)
+
+	It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		first, _ := tc.ListedApp(a)
+		k1, v1 := harness.Nonce("before-update"), harness.Nonce("value")
+		store(tc.Launch(a, "main"), k1, v1)
+		updated(tc, a)
+		k2, v2 := harness.Nonce("after-update"), harness.Nonce("value")
+		store(tc.Launch(a, "main"), k2, v2)
+		tc.RequireMethod(protocol.MethodRollback)
+		var res protocol.RollbackResult
+		tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
+		row, _ := tc.ListedApp(a)
+		if row.Version != first.Version || !strings.EqualFold(row.PackageHash, first.PackageHash) {
+			tc.Failf("after app/rollback app/list shows %s at %s (packageHash %s), not the release before the update, %s (%s)",
+				a, row.Version, row.PackageHash, first.Version, first.PackageHash)
+		}
+		s := tc.Launch(a, "main")
+		for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
+			if got := read(s, kv[0]); got != kv[1] {
+				tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
+			}
+		}
+		// The same check after the transition again: a second rollback
+		// has no earlier release to go back to (refused, or a no-op);
+		// it never goes forward to the release rolled back from.
+		_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+		if again, _ := tc.ListedApp(a); again.Version != first.Version || !strings.EqualFold(again.PackageHash, first.PackageHash) {
+			tc.Failf("after a second app/rollback app/list shows %s at %s (packageHash %s); the release before the update, %s (%s), has none before it to go back to",
+				a, again.Version, again.PackageHash, first.Version, first.PackageHash)
+		}
+	})
+
+	// The same check as at install, after the transition: the catalogs
+	// hold the newer release's objects, not the first install's.
+	It("registers the newer release's objects into the host's catalogs at update", tc.Req("UPDATE-REGISTERS", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		dir := newerProbe(tc)
+		AddEntry(dir, "extra")
+		tc.Precondition("app/update of "+a+" to a newer release with an entry extra", func() {
+			if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+				tc.FailCall(protocol.MethodUpdate, err)
+			}
+		})
+		tc.ExpectRegistered(a, dir, "app/update")
+	})
+
+	It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		dir := newerProbe(tc)
+		AddEntry(dir, "extra")
+		tc.Precondition("app/update of "+a+" to a newer release with an entry extra, which launches", func() {
+			if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
+				tc.FailCall(protocol.MethodUpdate, err)
+			}
+			if _, err := tc.TryLaunch(a, "extra"); err != nil {
+				tc.Failf("app/launch of %s's entry extra is refused after app/update: %v", a, err)
+			}
+		})
+		tc.Precondition("app/rollback of "+a+" is done", func() {
+			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+		})
+		_, err := tc.TryLaunch(a, "extra")
+		if err == nil {
+			tc.Failf("app/launch mounted extra after app/rollback, an entry only the release rolled back from has")
+		}
+		he, ok := harness.HostError(err)
+		if !ok {
+			tc.Errorf("no usable answer to app/launch: %v", err)
+		}
+		// The refusal names what was planted: the entry is unknown, or disabled.
+		var data protocol.ErrorData
+		_ = json.Unmarshal(he.Data, &data)
+		unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
+		disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
+		if !unknown && !disabled {
+			tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", harness.HostErrorText(he))
+		}
+		if _, err := tc.TryLaunch(a, "main"); err != nil {
+			tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
+		}
+	})
+}
+
+// describeEvidenceAndExport declares the specs of evidence across an update and of export.
+func describeEvidenceAndExport(tc *harness.TestContext) {
+	It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		before, after := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
+		recordEvidence(tc.Launch(a, "main"), before)
+		updated(tc, a)
+		if _, ok := tc.EvidenceOf(a)[before]; !ok {
+			tc.Failf("host/observe of %s no longer shows the evidence record %s, made before app/update", a, before)
+		}
+		recordEvidence(tc.Launch(a, "main"), after)
+		tc.Precondition("app/rollback of "+a+" is done", func() {
+			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+		})
+		ev := tc.EvidenceOf(a)
+		for _, id := range []string{before, after} {
+			if _, ok := ev[id]; !ok {
+				tc.Failf("host/observe of %s no longer shows the evidence record %s after app/rollback", a, id)
+			}
+		}
+	})
+
+	It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		first, _ := tc.ListedApp(a)
+		older, newer := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
+		recordEvidence(tc.Launch(a, "main"), older)
+		updated(tc, a)
+		recordEvidence(tc.Launch(a, "main"), newer)
+		ev := tc.EvidenceOf(a)
+		if _, ok := ev[older]; !ok {
+			tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
+		}
+		if ev[older].Version != first.Version || ev[newer].Version != harness.NewerProbeVersion {
+			tc.Failf("host/observe of %s gives the evidence made at %s with version %q and the one made at %s with version %q: each must name the release that made it",
+				a, first.Version, ev[older].Version, harness.NewerProbeVersion, ev[newer].Version)
+		}
+	})
+
+	// Either app of a pair whose ids prefix each other is exported: a
+	// host that collects an app's storage by prefix shows on one side.
+	DescribeTable("exports only the app's own storage: an export of one app holds nothing another app stored under the same key:",
+		func(onNeighbour bool) {
 			a := tc.InstallProbe(tc.DefaultConfigure())
 			b := tc.InstallNeighbour()
-			shared, onlyA, onlyB := harness.Nonce("shared"), harness.Nonce("only-a"), harness.Nonce("only-b")
-			va, vb := harness.Nonce("value-a"), harness.Nonce("value-b")
-			sa := tc.Launch(a, "main")
-			store(sa, shared, va)
-			store(sa, onlyA, va)
-			sb := tc.Launch(b, "main")
-			store(sb, shared, vb)
-			store(sb, onlyB, vb)
-			if v := read(sb, onlyA); v != "" {
-				tc.Failf("%s read %q = %q, a key only %s set", b, onlyA, v, a)
+			if onNeighbour {
+				a, b = b, a
 			}
-			if ks, ok := keys(sb); ok && slices.Contains(ks, onlyA) {
-				tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", b, onlyA, a, ks)
-			}
-			sa = tc.Launch(a, "main")
-			if v := read(sa, shared); v != va {
-				tc.Failf("%s's %q holds %q after %s set its own %q: one app wrote another's namespace", a, shared, v, b, shared)
-			}
-			if v := read(sa, onlyB); v != "" {
-				tc.Failf("%s read %q = %q, a key only %s set", a, onlyB, v, b)
-			}
-			if ks, ok := keys(sa); ok && slices.Contains(ks, onlyB) {
-				tc.Failf("lime.storage list of %s names %q, a key only %s set: %v", a, onlyB, b, ks)
-			}
-		})
-
-		It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := harness.Nonce("kept"), harness.Nonce("value")
-			open := tc.Launch(a, "main")
-			store(open, key, value)
-			if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
-				tc.Failf("app/disable of %s answered state %q, not %q", a, got, protocol.StateDisabled)
-			}
-			expectState(tc, a, protocol.StateDisabled, "app/disable")
-			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
-				tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
-			}
-			// A transition in between: an update keeps the app's state
-			// ("disabled stays disabled"). A host may refuse to update a
-			// disabled app; either way it stays disabled.
-			newer := newerProbe(tc)
-			_, _ = tc.TryUpdate(a, newer, tc.ReleaseOf(newer))
-			expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
-			if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
-				tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
-			}
-			// The entry open when the app was disabled is hidden as well:
-			// its calls pass the readiness gate afresh (spec 001, UI
-			// runtime), so a storage write is not executed (what the app
-			// reads once enabled again shows it).
-			id := harness.Nonce("set-disabled")
-			r := open.Run(harness.Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": harness.Nonce("after-disable")}), harness.AwaitAnswer(id))
-			if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
-				tc.Failf("the entry of %s open when it was disabled still ran lime.storage set (answered %s): the disabled app's calls must be refused", a, m.Type)
-			}
-			_, err := tc.TryLaunch(a, "main")
-			if err == nil {
-				tc.Failf("app/launch mounted an entry of the disabled %s", a)
-			}
-			he, ok := harness.HostError(err)
-			if !ok {
-				tc.Errorf("no usable answer to app/launch: %v", err)
-			}
-			// The refusal names what was planted: the entry is disabled.
-			var data protocol.ErrorData
-			_ = json.Unmarshal(he.Data, &data)
-			if he.Code != protocol.CodeNotReady || data.Readiness == nil || data.Readiness.Status != protocol.StatusDisabled {
-				tc.Failf("app/launch of the disabled %s was not refused as -32009 with data.readiness status disabled: %s", a, harness.HostErrorText(he))
-			}
-			if got := setState(tc, protocol.MethodEnable, a); got != protocol.StateInstalled {
-				tc.Failf("app/enable of %s answered state %q, not %q", a, got, protocol.StateInstalled)
-			}
-			expectState(tc, a, protocol.StateInstalled, "app/enable")
-			if _, err := tc.TryLaunch(a, "main"); err != nil {
-				tc.Failf("app/launch of %s is refused after app/enable: %v", a, err)
-			}
-			if got := read(tc.Launch(a, "main"), key); got != value {
-				tc.Failf("%s stored %q = %q before it was disabled; enabled again it reads %q", a, key, value, got)
-			}
-		})
-
-		// Each transition the clause names, done to either app of a pair
-		// whose ids prefix each other (bridge-probe, bridge-probe-b): a host
-		// that matches app ids by prefix shows on one side only.
-		DescribeTable("leaves the other app as it was, ready, launchable and with its data, when",
-			func(method string, onNeighbour bool) {
-				a, b, before, key, value := probeAndNeighbour(tc, onNeighbour)
-				switch method {
-				case protocol.MethodDisable:
-					tc.Precondition("app/disable of "+a+" is done", func() {
-						if got := setState(tc, protocol.MethodDisable, a); got != protocol.StateDisabled {
-							tc.Failf("app/disable of %s answered state %q", a, got)
-						}
-					})
-				case protocol.MethodUpdate:
-					tc.UpdatedDir(a, func() string {
-						if !onNeighbour {
-							return tc.Fixture(harness.ProbeFixture)
-						}
-						dir := tc.FixtureAs(harness.ProbeFixture, harness.NeighbourProbe)
-						harness.SetField(dir, "name", harness.NeighbourProbe)
-						return dir
-					})
-				}
-				expectUntouched(tc, b, before, key, value, method+" of "+a)
-			},
-			Entry("disabling one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, false),
-			Entry("disabling one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodDisable, true),
-			Entry("updating one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, false),
-			Entry("updating one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, true),
-		)
-
-		It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := harness.Nonce("kept"), harness.Nonce("value")
-			store(tc.Launch(a, "main"), key, value)
-			updated(tc, a)
-			if got := read(tc.Launch(a, "main"), key); got != value {
-				tc.Failf("%s stored %q = %q; after app/update to %s it reads %q", a, key, value, harness.NewerProbeVersion, got)
-			}
-		})
-
-		It("verifies an update as an install: a newer release changed after hashing is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
-			a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
-			tc.ExpectVerifies(dir, rel)
-			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
-			planted := harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
-			_, err := tc.TryUpdate(a, dir, rel)
-			if err == nil {
-				tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
-			}
-			he, ok := harness.HostError(err)
-			if !ok {
-				tc.Errorf("no usable answer to app/update: %v", err)
-			}
-			tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-				Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
-			expectUntouched(tc, a, before, key, value, "a refused app/update")
-		})
-
-		// The consent gate of INSTALL-CONSENT is on every call that installs
-		// a release: app/update installs the newer one (spec 000, Runtime
-		// contract 3), whatever consent the first install had.
-		DescribeTable("updates an app only after user, tenant or workspace consent: without it the newer release is refused with -32003 and the installed one stays, with its data",
-			func(consent protocol.Consent) {
-				a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
-				tc.RequireMethod(protocol.MethodUpdate)
-				var res protocol.UpdateResult
-				err := tc.Call(protocol.MethodUpdate, protocol.UpdateParams{AppID: a, Path: dir, Release: rel, Consent: consent}, &res)
-				code, isHostErr := tc.HostErrorCode(protocol.MethodUpdate, err)
-				if !isHostErr {
-					tc.Failf("app/update of %s to %s without consent (%s) succeeded: app/list shows %s", a, harness.NewerProbeVersion, consentText(consent), res.App.Version)
-				}
-				if code != protocol.CodeConsentRequired {
-					tc.Failf("app/update of %s without consent (%s) was refused with error %d; the protocol names %d (consent required) for it",
-						a, consentText(consent), code, protocol.CodeConsentRequired)
-				}
-				expectUntouched(tc, a, before, key, value, "app/update without consent")
-				tc.Precondition("the same update with the user's consent is done", func() {
-					if _, err := tc.TryUpdate(a, dir, rel); err != nil {
-						tc.FailCall(protocol.MethodUpdate, err)
-					}
-				})
-			},
-			Entry("consent refused, its migrations approved", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{Granted: false, By: "user", Migrations: true}),
-			Entry("no consent given at all", tc.Req("UPDATE-CONSENT", levels.EveryEntryPoint, levels.EveryMember), protocol.Consent{}),
-		)
-
-		It("rolls back to the release before the update and keeps what the app stored before and after it", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			first, _ := tc.ListedApp(a)
-			k1, v1 := harness.Nonce("before-update"), harness.Nonce("value")
-			store(tc.Launch(a, "main"), k1, v1)
-			updated(tc, a)
-			k2, v2 := harness.Nonce("after-update"), harness.Nonce("value")
-			store(tc.Launch(a, "main"), k2, v2)
-			tc.RequireMethod(protocol.MethodRollback)
-			var res protocol.RollbackResult
-			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
-			row, _ := tc.ListedApp(a)
-			if row.Version != first.Version || !strings.EqualFold(row.PackageHash, first.PackageHash) {
-				tc.Failf("after app/rollback app/list shows %s at %s (packageHash %s), not the release before the update, %s (%s)",
-					a, row.Version, row.PackageHash, first.Version, first.PackageHash)
-			}
-			s := tc.Launch(a, "main")
-			for _, kv := range [][2]string{{k1, v1}, {k2, v2}} {
-				if got := read(s, kv[0]); got != kv[1] {
-					tc.Failf("%s stored %q = %q; after app/rollback it reads %q", a, kv[0], kv[1], got)
-				}
-			}
-			// The same check after the transition again: a second rollback
-			// has no earlier release to go back to (refused, or a no-op);
-			// it never goes forward to the release rolled back from.
-			_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
-			if again, _ := tc.ListedApp(a); again.Version != first.Version || !strings.EqualFold(again.PackageHash, first.PackageHash) {
-				tc.Failf("after a second app/rollback app/list shows %s at %s (packageHash %s); the release before the update, %s (%s), has none before it to go back to",
-					a, again.Version, again.PackageHash, first.Version, first.PackageHash)
-			}
-		})
-
-		// The same check as at install, after the transition: the catalogs
-		// hold the newer release's objects, not the first install's.
-		It("registers the newer release's objects into the host's catalogs at update", tc.Req("UPDATE-REGISTERS", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			dir := newerProbe(tc)
-			AddEntry(dir, "extra")
-			tc.Precondition("app/update of "+a+" to a newer release with an entry extra", func() {
-				if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.FailCall(protocol.MethodUpdate, err)
+			key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
+			store(tc.Launch(a, "main"), key, va)
+			store(tc.Launch(b, "main"), key, vb)
+			var text []byte
+			tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
+				_, text = exportThenDelete(tc, a)
+				if !bytes.Contains(text, []byte(va)) {
+					tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
 				}
 			})
-			tc.ExpectRegistered(a, dir, "app/update")
-		})
+			if bytes.Contains(text, []byte(vb)) {
+				tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
+			}
+		},
+		Entry("bridge-probe exported, bridge-probe-b stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), false),
+		Entry("bridge-probe-b exported, bridge-probe stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), true),
+	)
+}
 
-		It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			dir := newerProbe(tc)
-			AddEntry(dir, "extra")
-			tc.Precondition("app/update of "+a+" to a newer release with an entry extra, which launches", func() {
-				if _, err := tc.TryUpdate(a, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.FailCall(protocol.MethodUpdate, err)
-				}
-				if _, err := tc.TryLaunch(a, "extra"); err != nil {
-					tc.Failf("app/launch of %s's entry extra is refused after app/update: %v", a, err)
-				}
-			})
-			tc.Precondition("app/rollback of "+a+" is done", func() {
-				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
-			})
-			_, err := tc.TryLaunch(a, "extra")
-			if err == nil {
-				tc.Failf("app/launch mounted extra after app/rollback, an entry only the release rolled back from has")
+// describeUninstall declares the specs of uninstall and reinstall.
+func describeUninstall(tc *harness.TestContext) {
+	It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		stored := map[string]string{harness.Nonce("first"): harness.Nonce("value"), harness.Nonce("second"): harness.Nonce("value")}
+		s := tc.Launch(a, "main")
+		for k, v := range stored {
+			store(s, k, v)
+		}
+		res, text := exportThenDelete(tc, a)
+		for k, v := range stored {
+			if !bytes.Contains(text, []byte(v)) {
+				tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
 			}
-			he, ok := harness.HostError(err)
-			if !ok {
-				tc.Errorf("no usable answer to app/launch: %v", err)
+		}
+		if !res.DataRemoved {
+			tc.Failf("app/uninstall of %s with export then delete answered dataRemoved false", a)
+		}
+		tc.InstallProbe(tc.DefaultConfigure())
+		s = tc.Launch(a, "main")
+		for k, v := range stored {
+			if got := read(s, k); got != "" {
+				tc.Failf("%s stored %q = %q; after export then delete and a reinstall it still reads %q", a, k, v, got)
 			}
-			// The refusal names what was planted: the entry is unknown, or disabled.
-			var data protocol.ErrorData
-			_ = json.Unmarshal(he.Data, &data)
-			unknown := he.Code == protocol.CodeInvalidParams && strings.Contains(he.Message, "entryKey")
-			disabled := he.Code == protocol.CodeNotReady && data.Readiness != nil && data.Readiness.Status == protocol.StatusDisabled
-			if !unknown && !disabled {
-				tc.Failf("app/launch of extra after app/rollback was refused, but not as -32602 naming entryKey nor as -32009 with readiness disabled: %s", harness.HostErrorText(he))
-			}
-			if _, err := tc.TryLaunch(a, "main"); err != nil {
-				tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
-			}
-		})
+		}
+	})
 
-		It("keeps the evidence recorded before an update, and the evidence of both releases after a rollback", tc.Req("UPDATE-KEEPS-EVIDENCE", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			before, after := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
-			recordEvidence(tc.Launch(a, "main"), before)
-			updated(tc, a)
-			if _, ok := tc.EvidenceOf(a)[before]; !ok {
-				tc.Failf("host/observe of %s no longer shows the evidence record %s, made before app/update", a, before)
-			}
-			recordEvidence(tc.Launch(a, "main"), after)
-			tc.Precondition("app/rollback of "+a+" is done", func() {
-				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
-			})
-			ev := tc.EvidenceOf(a)
-			for _, id := range []string{before, after} {
-				if _, ok := ev[id]; !ok {
-					tc.Failf("host/observe of %s no longer shows the evidence record %s after app/rollback", a, id)
-				}
-			}
-		})
-
-		It("names in each evidence record the release that made it, across an update", tc.Req("EVIDENCE-RELEASE-PROVENANCE", levels.EveryTransition), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			first, _ := tc.ListedApp(a)
-			older, newer := harness.Nonce("evidence-v1"), harness.Nonce("evidence-v2")
-			recordEvidence(tc.Launch(a, "main"), older)
-			updated(tc, a)
-			recordEvidence(tc.Launch(a, "main"), newer)
-			ev := tc.EvidenceOf(a)
-			if _, ok := ev[older]; !ok {
-				tc.Blockedf("host/observe of %s no longer shows the evidence record %s made before app/update (UPDATE-KEEPS-EVIDENCE), so its release cannot be judged", a, older)
-			}
-			if ev[older].Version != first.Version || ev[newer].Version != harness.NewerProbeVersion {
-				tc.Failf("host/observe of %s gives the evidence made at %s with version %q and the one made at %s with version %q: each must name the release that made it",
-					a, first.Version, ev[older].Version, harness.NewerProbeVersion, ev[newer].Version)
-			}
-		})
-
-		// Either app of a pair whose ids prefix each other is exported: a
-		// host that collects an app's storage by prefix shows on one side.
-		DescribeTable("exports only the app's own storage: an export of one app holds nothing another app stored under the same key:",
-			func(onNeighbour bool) {
-				a := tc.InstallProbe(tc.DefaultConfigure())
-				b := tc.InstallNeighbour()
-				if onNeighbour {
-					a, b = b, a
-				}
-				key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
-				store(tc.Launch(a, "main"), key, va)
-				store(tc.Launch(b, "main"), key, vb)
-				var text []byte
-				tc.Precondition("the export of "+a+" holds what "+a+" stored", func() {
-					_, text = exportThenDelete(tc, a)
-					if !bytes.Contains(text, []byte(va)) {
-						tc.Failf("the export of %s does not hold %q = %q, which it stored", a, key, va)
-					}
-				})
-				if bytes.Contains(text, []byte(vb)) {
-					tc.Failf("the export of %s holds %q, which only %s stored (under the same key %q)", a, vb, b, key)
-				}
-			},
-			Entry("bridge-probe exported, bridge-probe-b stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), false),
-			Entry("bridge-probe-b exported, bridge-probe stored too", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), true),
-		)
-
-		It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			stored := map[string]string{harness.Nonce("first"): harness.Nonce("value"), harness.Nonce("second"): harness.Nonce("value")}
-			s := tc.Launch(a, "main")
-			for k, v := range stored {
-				store(s, k, v)
-			}
-			res, text := exportThenDelete(tc, a)
-			for k, v := range stored {
-				if !bytes.Contains(text, []byte(v)) {
-					tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
-				}
-			}
-			if !res.DataRemoved {
-				tc.Failf("app/uninstall of %s with export then delete answered dataRemoved false", a)
-			}
-			tc.InstallProbe(tc.DefaultConfigure())
-			s = tc.Launch(a, "main")
-			for k, v := range stored {
-				if got := read(s, k); got != "" {
-					tc.Failf("%s stored %q = %q; after export then delete and a reinstall it still reads %q", a, k, v, got)
-				}
-			}
-		})
-
-		It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
-			tc.RequireMethod(protocol.MethodObserve)
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			dir := tc.Fixture(harness.ProbeFixture)
-			tc.Precondition("uninstalls of "+a+" keeping data, deleting data and exporting then deleting, with a reinstall between, are done", func() {
-				tc.Uninstall(a, true)
-				tc.Install(dir, tc.ReleaseOf(dir))
-				tc.Uninstall(a, false)
-				tc.Install(dir, tc.ReleaseOf(dir))
-				exportThenDelete(tc, a)
-			})
-			var o protocol.ObserveResult
-			tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: a}, &o)
-			var modes []string
-			for _, c := range o.Cleanup {
-				if c.AppID == a {
-					modes = append(modes, c.Mode)
-				}
-			}
-			slices.Sort(modes)
-			want := []string{protocol.ModeDeleteData, protocol.ModeExportThenDelete, protocol.ModeKeepData}
-			if !slices.Equal(modes, want) {
-				tc.Failf("after one uninstall of %s in each mode host/observe gives cleanup records with the modes %v, not one each of %v: %+v", a, modes, want, o.Cleanup)
-			}
-		})
-
-		It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := harness.Nonce("kept"), harness.Nonce("value")
-			store(tc.Launch(a, "main"), key, value)
+	It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
+		tc.RequireMethod(protocol.MethodObserve)
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		dir := tc.Fixture(harness.ProbeFixture)
+		tc.Precondition("uninstalls of "+a+" keeping data, deleting data and exporting then deleting, with a reinstall between, are done", func() {
 			tc.Uninstall(a, true)
-			tc.InstallProbe(tc.DefaultConfigure())
-			if got := read(tc.Launch(a, "main"), key); got != value {
-				tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
-			}
-		})
-
-		// A pair whose ids prefix each other, both holding the same key:
-		// uninstall deleting the data of either leaves the other's (a host
-		// that deletes by prefix shows on one side only).
-		DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data or exporting then deleting it:",
-			func(export, onNeighbour bool) {
-				a := tc.InstallProbe(tc.DefaultConfigure())
-				b := tc.InstallNeighbour()
-				if onNeighbour {
-					a, b = b, a
-				}
-				key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
-				tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
-					expectStoredAsApp(tc, a, key, va)
-					expectStoredAsApp(tc, b, key, vb)
-				})
-				mode := "deleting data"
-				if export {
-					mode = "export then delete"
-					res, text := exportThenDelete(tc, a)
-					if !bytes.Contains(text, []byte(va)) {
-						tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, key, va)
-					}
-				} else {
-					tc.Uninstall(a, false)
-				}
-				if _, listed := tc.ListedApp(b); !listed {
-					tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
-				}
-				if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, vb) {
-					tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, harness.AnswerText(m, true))
-				}
-			},
-			Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
-			Entry("bridge-probe-b uninstalled, bridge-probe judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, true),
-			Entry("bridge-probe exported then deleted, bridge-probe-b judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, false),
-			Entry("bridge-probe-b exported then deleted, bridge-probe judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, true),
-		)
-
-		It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
-			a := tc.InstallProbe(tc.DefaultConfigure())
-			key, value := harness.Nonce("deleted"), harness.Nonce("value")
-			store(tc.Launch(a, "main"), key, value)
+			tc.Install(dir, tc.ReleaseOf(dir))
 			tc.Uninstall(a, false)
-			tc.InstallProbe(tc.DefaultConfigure())
-			s := tc.Launch(a, "main")
-			if got := read(s, key); got != "" {
-				tc.Failf("%s stored %q = %q; after uninstall deleting data and a reinstall it still reads %q", a, key, value, got)
-			}
-			if ks, ok := keys(s); ok && slices.Contains(ks, key) {
-				tc.Failf("lime.storage list of the reinstalled %s still names %q after uninstall deleting data: %v", a, key, ks)
-			}
+			tc.Install(dir, tc.ReleaseOf(dir))
+			exportThenDelete(tc, a)
 		})
+		var o protocol.ObserveResult
+		tc.MustCall(protocol.MethodObserve, protocol.ObserveParams{AppID: a}, &o)
+		var modes []string
+		for _, c := range o.Cleanup {
+			if c.AppID == a {
+				modes = append(modes, c.Mode)
+			}
+		}
+		slices.Sort(modes)
+		want := []string{protocol.ModeDeleteData, protocol.ModeExportThenDelete, protocol.ModeKeepData}
+		if !slices.Equal(modes, want) {
+			tc.Failf("after one uninstall of %s in each mode host/observe gives cleanup records with the modes %v, not one each of %v: %+v", a, modes, want, o.Cleanup)
+		}
+	})
+
+	It("finds what an app stored again after uninstall keeping data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		key, value := harness.Nonce("kept"), harness.Nonce("value")
+		store(tc.Launch(a, "main"), key, value)
+		tc.Uninstall(a, true)
+		tc.InstallProbe(tc.DefaultConfigure())
+		if got := read(tc.Launch(a, "main"), key); got != value {
+			tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
+		}
+	})
+
+	// A pair whose ids prefix each other, both holding the same key:
+	// uninstall deleting the data of either leaves the other's (a host
+	// that deletes by prefix shows on one side only).
+	DescribeTable("keeps what the other app stored when uninstalling one of a pair whose ids prefix each other, deleting its data or exporting then deleting it:",
+		func(export, onNeighbour bool) {
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			b := tc.InstallNeighbour()
+			if onNeighbour {
+				a, b = b, a
+			}
+			key, va, vb := harness.Nonce("shared"), harness.Nonce("value-a"), harness.Nonce("value-b")
+			tc.Precondition("both apps keep "+key+" through lime.storage (app/invoke)", func() {
+				expectStoredAsApp(tc, a, key, va)
+				expectStoredAsApp(tc, b, key, vb)
+			})
+			mode := "deleting data"
+			if export {
+				mode = "export then delete"
+				res, text := exportThenDelete(tc, a)
+				if !bytes.Contains(text, []byte(va)) {
+					tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, key, va)
+				}
+			} else {
+				tc.Uninstall(a, false)
+			}
+			if _, listed := tc.ListedApp(b); !listed {
+				tc.Failf("app/list no longer shows %s after uninstall of %s (%s)", b, a, mode)
+			}
+			if m := tc.StorageCall(b, "get", map[string]any{"key": key}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, vb) {
+				tc.Failf("%s stored %q = %q; after uninstall of %s (%s) it reads %s", b, key, vb, a, mode, harness.AnswerText(m, true))
+			}
+		},
+		Entry("bridge-probe uninstalled, bridge-probe-b judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, false),
+		Entry("bridge-probe-b uninstalled, bridge-probe judged", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), false, true),
+		Entry("bridge-probe exported then deleted, bridge-probe-b judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, false),
+		Entry("bridge-probe-b exported then deleted, bridge-probe judged", tc.Req("UNINSTALL-EXPORT", levels.ConfusableIdentity), true, true),
+	)
+
+	It("finds nothing an app stored after uninstall deleting data and a reinstall", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryMember), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		key, value := harness.Nonce("deleted"), harness.Nonce("value")
+		store(tc.Launch(a, "main"), key, value)
+		tc.Uninstall(a, false)
+		tc.InstallProbe(tc.DefaultConfigure())
+		s := tc.Launch(a, "main")
+		if got := read(s, key); got != "" {
+			tc.Failf("%s stored %q = %q; after uninstall deleting data and a reinstall it still reads %q", a, key, value, got)
+		}
+		if ks, ok := keys(s); ok && slices.Contains(ks, key) {
+			tc.Failf("lime.storage list of the reinstalled %s still names %q after uninstall deleting data: %v", a, key, ks)
+		}
 	})
 }
 

@@ -82,6 +82,20 @@ func expectNotStored(s *harness.Surface, key, requestID, how string) {
 // describeBridge checks Host Bridge v1 in a real browser against the probe
 // (spec 000 Host Bridge v1; 001 UI runtime; 002 Desktop P1 and P2).
 func describeBridge(tc *harness.TestContext) {
+	describeLaunchAndCenter(tc)
+	describeSnapshot(tc)
+	describeEnvelope(tc)
+	describeUntrustedMessages(tc)
+	describeFailClosed(tc)
+	describeFailClosedSpellings(tc)
+	describeNoLeak(tc)
+	describeContainment(tc)
+	describeControlledActions(tc)
+	describeThemeAndVisibility(tc)
+}
+
+// describeLaunchAndCenter declares the Desktop P1 specs of app/launch, activation consent and the app center.
+func describeLaunchAndCenter(tc *harness.TestContext) {
 	Describe("Desktop P1: launch and the app center", tc.BrowserRetry(), func() {
 		It("refuses to launch an entry that is not ready, with its readiness reasons, and launches a ready one", tc.Req("LAUNCH-GATED", levels.EveryMember), func() {
 			appID := tc.InstallProbe(tc.WithCapabilityDisabled("lime.agent"))
@@ -239,7 +253,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeSnapshot declares the specs of host:snapshot and the capabilities it offers.
+func describeSnapshot(tc *harness.TestContext) {
 	Describe("Desktop P2: the host snapshot", tc.BrowserRetry(), func() {
 		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
@@ -346,7 +363,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeEnvelope declares the specs of the envelope and request ids of every message.
+func describeEnvelope(tc *harness.TestContext) {
 	Describe("Desktop P2: the envelope", tc.BrowserRetry(), func() {
 		It("sends every message with protocol lime.agentApp.bridge and version 1", tc.Req("BRIDGE-ENVELOPE", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
@@ -457,7 +477,10 @@ func describeBridge(tc *harness.TestContext) {
 				map[string]any{"type": hostbridge.TypeInvoke, "protocol": "lime.other.bridge", "requestId": "p-1", "payload": map[string]any{"capability": "lime.ui", "method": "getLocale"}}, "p-1"),
 		)
 	})
+}
 
+// describeUntrustedMessages declares the specs of messages the host must never execute: another frame, origin, protocol, version or app.
+func describeUntrustedMessages(tc *harness.TestContext) {
 	Describe("Desktop P2: untrusted messages are never executed", tc.BrowserRetry(), func() {
 		spoof := func(key, requestID string) map[string]any {
 			return map[string]any{
@@ -532,7 +555,10 @@ func describeBridge(tc *harness.TestContext) {
 				"a capability:invoke from "+s.AppID+"'s frame carrying appId "+other+" (as "+other+"'s)")
 		})
 	})
+}
 
+// describeFailClosed declares the specs of blocked calls answered host:error, never a mock success.
+func describeFailClosed(tc *harness.TestContext) {
 	Describe("Desktop P2: blocked calls fail closed", tc.BrowserRetry(), func() {
 		DescribeTable("answers host:error with a stable code, never a mock success",
 			func(cfg func() protocol.ConfigureParams, capability, method, gate string) {
@@ -583,7 +609,10 @@ func describeBridge(tc *harness.TestContext) {
 				}, "lime.evidence", "record", protocol.GateApproval),
 		)
 	})
+}
 
+// describeFailClosedSpellings declares the specs of blocked calls under every spelling of a capability's name.
+func describeFailClosedSpellings(tc *harness.TestContext) {
 	Describe("Desktop P2: blocked calls fail closed under every spelling", tc.BrowserRetry(), func() {
 		// Policy names a capability once; a call that names it padded or in
 		// another case is the same capability or none the app declares:
@@ -635,7 +664,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeNoLeak declares the spec of what the app's frame must never hold.
+func describeNoLeak(tc *harness.TestContext) {
 	Describe("Desktop P2: nothing secret reaches the frame", tc.BrowserRetry(), func() {
 		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
 			s := tc.ProbeSurface(tc.WithSecret())
@@ -682,7 +714,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeContainment declares the spec of the frame's containment.
+func describeContainment(tc *harness.TestContext) {
 	Describe("Desktop P2: the frame is contained", tc.BrowserRetry(), func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
@@ -715,7 +750,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeControlledActions declares the specs of openExternal, navigate, download and toast.
+func describeControlledActions(tc *harness.TestContext) {
 	Describe("Desktop P2: controlled actions", tc.BrowserRetry(), func() {
 		DescribeTable("host:openExternal refuses what the app may not open",
 			func(target string) {
@@ -836,7 +874,10 @@ func describeBridge(tc *harness.TestContext) {
 			}
 		})
 	})
+}
 
+// describeThemeAndVisibility declares the specs of theme and visibility updates.
+func describeThemeAndVisibility(tc *harness.TestContext) {
 	Describe("Desktop P2: theme and visibility", tc.BrowserRetry(), func() {
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())

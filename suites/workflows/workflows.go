@@ -305,377 +305,13 @@ func expectNothingAfter(tc *harness.TestContext, app, run, key, mark, when strin
 
 func describeWorkflows(tc *harness.TestContext) {
 	Describe("Runtime: workflows", func() {
-		It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
-			tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
-				mark := harness.Nonce("draft")
-				tc.AppServer().SetScript(markedTurns(mark))
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				run := startRun(tc, app, reviewFlow)
-				v := settleRun(tc, app, run)
-				if v.Status != "waiting" || v.State != "review" {
-					tc.Failf("review_flow did not reach its human-review state: it is %s", v)
-				}
-				decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
-				if v = settleRun(tc, app, run); v.Status != "waiting" || v.State != "hold" {
-					tc.Failf("approved, review_flow did not go on to wait at its wait state: it is %s", v)
-				}
-				decide(tc, app, run, "signal", nil)
-				v = settleRun(tc, app, run)
-				if v.Status != "completed" {
-					tc.Failf("signalled at its wait state, review_flow did not complete: it is %s", v)
-				}
-				var listed []string
-				for _, s := range v.ran() {
-					if slices.Contains(reviewFlowStates, s) {
-						listed = append(listed, s)
-					}
-				}
-				if !slices.Equal(listed, reviewFlowStates) {
-					tc.Failf("the run went through %v, not %v once each in that order: %s", listed, reviewFlowStates, v)
-				}
-				if n := turnsStarted(tc); n != 1 {
-					tc.Failf("the run's one agent-task state became %d App Server turns, not one", n)
-				}
-				if got := readStored(tc, app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
-					tc.Failf("the storage-write state left %s = %s, not the agent task's output (%s)", storageKeyOf[reviewFlow], got, mark)
-				}
-			})
+		describeWorkflowRuns(tc)
 
-		It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
-			tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
-				approved, rejected := harness.Nonce("approved"), harness.Nonce("rejected")
-				tc.AppServer().SetScript(markedTurns(approved, rejected))
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				key := storageKeyOf[reviewFlow]
+		describeWorkflowRecovery(tc)
 
-				first := startRun(tc, app, reviewFlow)
-				expectHeldAtReview(tc, app, first)
-				expectNothingAfter(tc, app, first, key, approved, "while the run waits at its review")
-				tc.Precondition("an approved review lets the run write its result", func() {
-					decide(tc, app, first, "respond", map[string]any{"decision": "approve"})
-					expectRunAt(tc, app, first, "waiting", "hold")
-					if got := readStored(tc, app, key); !strings.Contains(got, approved) {
-						tc.Failf("after the approval the run is past its storage write, yet %s = %s", key, got)
-					}
-				})
+		describeWorkflowFailClosed(tc)
 
-				second := startRun(tc, app, reviewFlow)
-				expectHeldAtReview(tc, app, second)
-				expectNothingAfter(tc, app, second, key, rejected, "while the second run waits at its review")
-				// Who answers: an approval naming another run decides
-				// nothing of this one.
-				// An unknown run is refused; what a respond does to the first
-				// run, at no review, is not judged here, only that it leaves
-				// the second run waiting.
-				for _, w := range []struct {
-					what, run string
-					refused   bool
-				}{
-					{"a run id the app never started", second + "-other", true},
-					{"the app's first run, which waits at no review", first, false},
-				} {
-					if m := decide(tc, app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
-						tc.Failf("an approval naming %s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
-					}
-					if v := settleRun(tc, app, second); v.Status != "waiting" || v.State != "review" {
-						tc.Failf("after an approval naming %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
-					}
-				}
-				expectNothingAfter(tc, app, second, key, rejected, "after approvals naming other runs")
-				decide(tc, app, second, "respond", map[string]any{"decision": "reject"})
-				v := settleRun(tc, app, second)
-				if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
-					tc.Failf("after a rejected review the run is %s", v)
-				}
-				expectNothingAfter(tc, app, second, key, rejected, "after the review was rejected")
-			})
-
-		DescribeTable("stops an interrupted run where it was and resumes it from its checkpoint, running no finished state again",
-			func(whileTurnRuns bool) {
-				if whileTurnRuns {
-					sc := markedTurns()
-					sc.Turns = [][]appserver.Event{appserver.HangingTurn()}
-					tc.AppServer().SetScript(sc)
-				}
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				run := startRun(tc, app, reviewFlow)
-				at := "hold"
-				if whileTurnRuns {
-					at = "draft"
-					tc.Precondition("the run's agent task starts on the App Server", func() {
-						deadline := time.Now().Add(workflowSettle)
-						for turnsStarted(tc) == 0 && time.Now().Before(deadline) {
-							time.Sleep(turnPoll)
-						}
-						if turnsStarted(tc) == 0 {
-							tc.Failf("the run started no App Server turn within %s", workflowSettle)
-						}
-					})
-				} else {
-					expectRunAt(tc, app, run, "waiting", "review")
-					// Interrupted at the review, the run takes no decision
-					// until it is resumed.
-					if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow interrupt of a run at review got %s", harness.AnswerText(m, true))
-					}
-					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
-					if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
-						tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
-					}
-					if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-						tc.Failf("lime.workflow resume of the run interrupted at review got %s", harness.AnswerText(m, true))
-					}
-					expectRunAt(tc, app, run, "waiting", "review")
-					decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
-					expectRunAt(tc, app, run, "waiting", "hold")
-				}
-				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow interrupt of a run at %s got %s", at, harness.AnswerText(m, true))
-				}
-				// Meanwhile the wait's signal comes: an interrupted run must not take it.
-				if !whileTurnRuns {
-					decide(tc, app, run, "signal", nil)
-				}
-				v := settleRun(tc, app, run)
-				if v.Status != "interrupted" {
-					tc.Failf("interrupted at %s, the run is %s", at, v)
-				}
-				turns := turnsStarted(tc)
-				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.workflow resume of the interrupted run got %s", harness.AnswerText(m, true))
-				}
-				want := "hold"
-				if whileTurnRuns {
-					want = "review"
-				}
-				v = settleRun(tc, app, run)
-				if v.Status != "waiting" || v.State != want {
-					tc.Failf("resumed, the run is %s, not waiting at %s", v, want)
-				}
-				for _, s := range []string{"check", "route", "review", "save", "publish"} {
-					if n := v.times(s); n > 1 {
-						tc.Failf("resumed, the run went through %s %d times: %s", s, n, v)
-					}
-				}
-				if !whileTurnRuns && turnsStarted(tc) != turns {
-					tc.Failf("resumed at its wait, the run started %d more App Server turns: its finished agent task ran again", turnsStarted(tc)-turns)
-				}
-				if whileTurnRuns && v.times("draft") == 0 {
-					tc.Failf("resumed, the run went past its agent task without finishing it: %s", v)
-				}
-				if whileTurnRuns && turnsStarted(tc) == turns {
-					tc.Failf("resumed, the run started no new App Server turn for its agent task cut short: %s", v)
-				}
-			},
-			Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), false),
-			Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), true),
-		)
-
-		DescribeTable("tries a failing state again at most recovery.maxRetries times",
-			func(failures int, completes bool) {
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				key := storageKeyOf[retryFlow]
-				tc.Precondition("retry_flow completes when its agent task succeeds at once", func() {
-					run := startRun(tc, app, retryFlow)
-					if v := settleRun(tc, app, run); v.Status != "completed" {
-						tc.Failf("retry_flow is %s", v)
-					}
-				})
-				mark := harness.Nonce("retried")
-				sc := markedTurns()
-				for range failures {
-					sc.Turns = append(sc.Turns, appserver.FailedTurn())
-				}
-				sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
-				sc.EventGap = 5 * time.Millisecond
-				tc.AppServer().SetScript(sc)
-				before := turnsStarted(tc)
-				stored := readStored(tc, app, key)
-				run := startRun(tc, app, retryFlow)
-				v := settleRun(tc, app, run)
-				turns := turnsStarted(tc) - before
-				const allowed = 2 // retry_flow's recovery.maxRetries
-				if completes {
-					if v.Status != "completed" || turns != failures+1 {
-						tc.Failf("with %d failed attempts and %d retries allowed, the run is %s after %d App Server turns, not completed after %d",
-							failures, allowed, v, turns, failures+1)
-					}
-					if got := readStored(tc, app, key); !strings.Contains(got, mark) {
-						tc.Failf("the retried run completed but %s = %s, not the output of its successful attempt (%s)", key, got, mark)
-					}
-					return
-				}
-				if v.Status == "completed" || v.Status == "running" {
-					tc.Failf("with every one of its %d attempts failing, the run is %s", allowed+1, v)
-				}
-				if turns != allowed+1 {
-					tc.Failf("with %d retries allowed, the failing agent task was tried %d times, not %d", allowed, turns, allowed+1)
-				}
-				if !strings.Contains(v.Reason, "draft") {
-					tc.Failf("the run ended %s without naming its failed state draft", v)
-				}
-				expectNothingWritten(tc, app, run, retryFlow, stored, "after every attempt failed")
-			},
-			Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 2, true),
-			Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 3, false),
-		)
-
-		It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
-			tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), func() {
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
-					run := startRun(tc, app, timeoutFlow)
-					if v := settleRun(tc, app, run); v.Status != "completed" {
-						tc.Failf("timeout_flow is %s", v)
-					}
-				})
-				sc := markedTurns()
-				sc.Turn = appserver.HangingTurn()
-				tc.AppServer().SetScript(sc)
-				before := turnsStarted(tc)
-				stored := readStored(tc, app, storageKeyOf[timeoutFlow])
-				run := startRun(tc, app, timeoutFlow)
-				v := settleRun(tc, app, run)
-				if v.Status == "running" {
-					tc.Failf("%s after it started, the run whose agent task has a 1s timeout is still %s", workflowSettle, v)
-				}
-				if v.Status == "completed" || slices.Contains(v.ran(), "save") {
-					tc.Failf("the agent task never answered, yet the run is %s", v)
-				}
-				const attempts = 2 // timeout_flow's recovery.maxRetries is 1
-				if n := turnsStarted(tc) - before; n != attempts {
-					tc.Failf("the timed-out agent task was tried %d times, not %d (one retry on timeout)", n, attempts)
-				}
-				if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
-					tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
-				}
-				expectNothingWritten(tc, app, run, timeoutFlow, stored, "after the agent task timed out")
-			})
-
-		DescribeTable("fails a run closed at a state it cannot carry out, and runs nothing after it",
-			func(state string, cut func(app string)) {
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				tc.Precondition("review_flow gets past its agent task and its tool call to its review", func() {
-					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
-				})
-				cut(app)
-				stored := readStored(tc, app, storageKeyOf[reviewFlow])
-				run := startRun(tc, app, reviewFlow)
-				v := settleRun(tc, app, run)
-				if v.Status != "failed" || !strings.Contains(v.Reason, state) {
-					tc.Failf("the run that cannot carry out %s is %s, not failed naming %s", state, v, state)
-				}
-				for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, state)+1:] {
-					if slices.Contains(v.ran(), after) {
-						tc.Failf("the run went on to %s after %s could not be carried out: %s", after, state, v)
-					}
-				}
-				expectNothingWritten(tc, app, run, reviewFlow, stored, "after "+state+" could not be carried out")
-			},
-			Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "draft", func(string) {
-				tc.AppServer().SetMode(appserver.Refuse)
-				tc.AppServer().DropConnections()
-			}),
-			Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "check", func(string) {
-				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure())))
-			}),
-		)
-
-		// "tool-call needs every tool of uses": with two tools in uses, each
-		// missing in turn fails the state, not only the first.
-		DescribeTable("fails a tool call closed when any one of the tools it uses is not available",
-			func(missing string) {
-				uses := []string{toolOfReview, secondToolOfReview}
-				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), uses...))
-				dir := tc.Fixture(workflowFixture)
-				harness.ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
-				harness.ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
-				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
-				tc.Precondition("with both tools it uses, review_flow gets past its tool call check to its review", func() {
-					expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
-				})
-				kept := slices.DeleteFunc(slices.Clone(uses), func(u string) bool { return u == missing })
-				tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), kept...))
-				stored := readStored(tc, app, storageKeyOf[reviewFlow])
-				run := startRun(tc, app, reviewFlow)
-				v := settleRun(tc, app, run)
-				if v.Status != "failed" || !strings.Contains(v.Reason, "check") {
-					tc.Failf("the tool call check uses %s and the host has only %s; the run is %s, not failed naming check", strings.Join(uses, " and "), strings.Join(kept, ", "), v)
-				}
-				for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, "check")+1:] {
-					if slices.Contains(v.ran(), after) {
-						tc.Failf("the run went on to %s although %s, a tool check uses, is not available: %s", after, missing, v)
-					}
-				}
-				expectNothingWritten(tc, app, run, reviewFlow, stored, "after check could not be carried out")
-			},
-			Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), toolOfReview),
-			Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), secondToolOfReview),
-		)
-
-		It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",
-			tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				// The neighbour's id begins with the app's: confusable.
-				other := app + "-" + harness.Nonce("neighbour")
-				dir := tc.FixtureAs(workflowFixture, other)
-				harness.SetField(dir, "name", other)
-				tc.Install(dir, tc.ReleaseOf(dir))
-				idem := harness.Nonce("run")
-				run := startRunKeyed(tc, app, reviewFlow, idem)
-				expectRunAt(tc, app, run, "waiting", "review")
-				// The same idempotency key from another app names another
-				// request: it starts a run of its own, never hands over this one.
-				if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": harness.Nonce("topic")},
-					"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, run) {
-					tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
-				}
-				var own string
-				tc.Precondition(other+" reads a run of its own", func() {
-					own = startRun(tc, other, retryFlow)
-					if v := readRun(tc, other, own); v.RunID != own {
-						tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
-					}
-				})
-				if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, retryFlow) {
-					tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
-				}
-				if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, reviewFlow) {
-					tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
-				}
-				workflowCall(tc, other, "respond", map[string]any{"runId": run, "decision": "approve"})
-				if v := settleRun(tc, app, run); v.Status != "waiting" || v.State != "review" {
-					tc.Failf("after %s answered the review of %s's run, the run is %s", other, app, v)
-				}
-			})
-
-		It("records a completed run's artifact with its provenance, and evidence of each state that did something",
-			tc.Req("WORKFLOW-OUTPUTS-RECORDED", levels.EveryMember), func() {
-				app := installWorkflowApp(tc, tc.DefaultConfigure())
-				run := completedReviewRun(tc, app)
-				installed, _ := tc.ListedApp(app)
-				arts := runArtifacts(tc, app, run)
-				if len(arts) != 1 {
-					tc.Failf("host/observe records %d artifacts of run %s, not the one of its artifact-create state: %+v", len(arts), run, arts)
-				}
-				a := arts[0]
-				want := protocol.ArtifactRecord{ArtifactID: a.ArtifactID, AppID: app, Version: installed.Version, Type: a.Type,
-					Workflow: reviewFlow, RunID: run, State: "publish"}
-				if a != want {
-					tc.Failf("the run's artifact is recorded as %+v; its provenance is app %s, release %s, workflow %s, run %s, state publish",
-						a, app, installed.Version, reviewFlow, run)
-				}
-				var missing []string
-				ev := tc.Observe(app).Evidence
-				for _, s := range []string{"draft", "check", "review", "save", "publish"} {
-					if !slices.ContainsFunc(ev, func(e protocol.EvidenceRecord) bool { return e.RunID == run && e.State == s }) {
-						missing = append(missing, s)
-					}
-				}
-				if len(missing) > 0 {
-					tc.Failf("host/observe has no evidence of run %s at %v: %+v", run, missing, ev)
-				}
-			})
+		describeWorkflowIsolation(tc)
 	})
 
 	Describe("App lifecycle: what an app's runs made", func() {
@@ -758,6 +394,390 @@ func describeWorkflows(tc *harness.TestContext) {
 			Entry(workflowFixture+"-b uninstalled, "+workflowFixture+" judged", tc.Req("UNINSTALL-APP-OUTPUTS", levels.ConfusableIdentity), true),
 		)
 	})
+}
+
+// describeWorkflowRuns declares the specs of a run through its states and its human review.
+func describeWorkflowRuns(tc *harness.TestContext) {
+	It("runs a workflow through every state kind the standard lists, each state once, in the order its next members give",
+		tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
+			mark := harness.Nonce("draft")
+			tc.AppServer().SetScript(markedTurns(mark))
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			run := startRun(tc, app, reviewFlow)
+			v := settleRun(tc, app, run)
+			if v.Status != "waiting" || v.State != "review" {
+				tc.Failf("review_flow did not reach its human-review state: it is %s", v)
+			}
+			decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+			if v = settleRun(tc, app, run); v.Status != "waiting" || v.State != "hold" {
+				tc.Failf("approved, review_flow did not go on to wait at its wait state: it is %s", v)
+			}
+			decide(tc, app, run, "signal", nil)
+			v = settleRun(tc, app, run)
+			if v.Status != "completed" {
+				tc.Failf("signalled at its wait state, review_flow did not complete: it is %s", v)
+			}
+			var listed []string
+			for _, s := range v.ran() {
+				if slices.Contains(reviewFlowStates, s) {
+					listed = append(listed, s)
+				}
+			}
+			if !slices.Equal(listed, reviewFlowStates) {
+				tc.Failf("the run went through %v, not %v once each in that order: %s", listed, reviewFlowStates, v)
+			}
+			if n := turnsStarted(tc); n != 1 {
+				tc.Failf("the run's one agent-task state became %d App Server turns, not one", n)
+			}
+			if got := readStored(tc, app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
+				tc.Failf("the storage-write state left %s = %s, not the agent task's output (%s)", storageKeyOf[reviewFlow], got, mark)
+			}
+		})
+
+	It("holds a run at a human review until the app decides, and runs nothing after a rejected review",
+		tc.Req("WORKFLOW-HUMAN-REVIEW", levels.EveryMember, levels.WhoAnswers), func() {
+			approved, rejected := harness.Nonce("approved"), harness.Nonce("rejected")
+			tc.AppServer().SetScript(markedTurns(approved, rejected))
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			key := storageKeyOf[reviewFlow]
+
+			first := startRun(tc, app, reviewFlow)
+			expectHeldAtReview(tc, app, first)
+			expectNothingAfter(tc, app, first, key, approved, "while the run waits at its review")
+			tc.Precondition("an approved review lets the run write its result", func() {
+				decide(tc, app, first, "respond", map[string]any{"decision": "approve"})
+				expectRunAt(tc, app, first, "waiting", "hold")
+				if got := readStored(tc, app, key); !strings.Contains(got, approved) {
+					tc.Failf("after the approval the run is past its storage write, yet %s = %s", key, got)
+				}
+			})
+
+			second := startRun(tc, app, reviewFlow)
+			expectHeldAtReview(tc, app, second)
+			expectNothingAfter(tc, app, second, key, rejected, "while the second run waits at its review")
+			// Who answers: an approval naming another run decides
+			// nothing of this one.
+			// An unknown run is refused; what a respond does to the first
+			// run, at no review, is not judged here, only that it leaves
+			// the second run waiting.
+			for _, w := range []struct {
+				what, run string
+				refused   bool
+			}{
+				{"a run id the app never started", second + "-other", true},
+				{"the app's first run, which waits at no review", first, false},
+			} {
+				if m := decide(tc, app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
+					tc.Failf("an approval naming %s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
+				}
+				if v := settleRun(tc, app, second); v.Status != "waiting" || v.State != "review" {
+					tc.Failf("after an approval naming %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
+				}
+			}
+			expectNothingAfter(tc, app, second, key, rejected, "after approvals naming other runs")
+			decide(tc, app, second, "respond", map[string]any{"decision": "reject"})
+			v := settleRun(tc, app, second)
+			if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
+				tc.Failf("after a rejected review the run is %s", v)
+			}
+			expectNothingAfter(tc, app, second, key, rejected, "after the review was rejected")
+		})
+}
+
+// describeWorkflowRecovery declares the specs of interrupted runs, retries and timeouts.
+func describeWorkflowRecovery(tc *harness.TestContext) {
+	DescribeTable("stops an interrupted run where it was and resumes it from its checkpoint, running no finished state again",
+		func(whileTurnRuns bool) {
+			if whileTurnRuns {
+				sc := markedTurns()
+				sc.Turns = [][]appserver.Event{appserver.HangingTurn()}
+				tc.AppServer().SetScript(sc)
+			}
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			run := startRun(tc, app, reviewFlow)
+			at := "hold"
+			if whileTurnRuns {
+				at = "draft"
+				tc.Precondition("the run's agent task starts on the App Server", func() {
+					deadline := time.Now().Add(workflowSettle)
+					for turnsStarted(tc) == 0 && time.Now().Before(deadline) {
+						time.Sleep(turnPoll)
+					}
+					if turnsStarted(tc) == 0 {
+						tc.Failf("the run started no App Server turn within %s", workflowSettle)
+					}
+				})
+			} else {
+				expectRunAt(tc, app, run, "waiting", "review")
+				// Interrupted at the review, the run takes no decision
+				// until it is resumed.
+				if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.workflow interrupt of a run at review got %s", harness.AnswerText(m, true))
+				}
+				decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+				if v := settleRun(tc, app, run); v.Status != "interrupted" || v.times("hold") > 0 {
+					tc.Failf("interrupted at its review, the run took a respond: it is %s", v)
+				}
+				if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+					tc.Failf("lime.workflow resume of the run interrupted at review got %s", harness.AnswerText(m, true))
+				}
+				expectRunAt(tc, app, run, "waiting", "review")
+				decide(tc, app, run, "respond", map[string]any{"decision": "approve"})
+				expectRunAt(tc, app, run, "waiting", "hold")
+			}
+			if m := decide(tc, app, run, "interrupt", nil); m.Type != hostbridge.TypeResponse {
+				tc.Failf("lime.workflow interrupt of a run at %s got %s", at, harness.AnswerText(m, true))
+			}
+			// Meanwhile the wait's signal comes: an interrupted run must not take it.
+			if !whileTurnRuns {
+				decide(tc, app, run, "signal", nil)
+			}
+			v := settleRun(tc, app, run)
+			if v.Status != "interrupted" {
+				tc.Failf("interrupted at %s, the run is %s", at, v)
+			}
+			turns := turnsStarted(tc)
+			if m := decide(tc, app, run, "resume", nil); m.Type != hostbridge.TypeResponse {
+				tc.Failf("lime.workflow resume of the interrupted run got %s", harness.AnswerText(m, true))
+			}
+			want := "hold"
+			if whileTurnRuns {
+				want = "review"
+			}
+			v = settleRun(tc, app, run)
+			if v.Status != "waiting" || v.State != want {
+				tc.Failf("resumed, the run is %s, not waiting at %s", v, want)
+			}
+			for _, s := range []string{"check", "route", "review", "save", "publish"} {
+				if n := v.times(s); n > 1 {
+					tc.Failf("resumed, the run went through %s %d times: %s", s, n, v)
+				}
+			}
+			if !whileTurnRuns && turnsStarted(tc) != turns {
+				tc.Failf("resumed at its wait, the run started %d more App Server turns: its finished agent task ran again", turnsStarted(tc)-turns)
+			}
+			if whileTurnRuns && v.times("draft") == 0 {
+				tc.Failf("resumed, the run went past its agent task without finishing it: %s", v)
+			}
+			if whileTurnRuns && turnsStarted(tc) == turns {
+				tc.Failf("resumed, the run started no new App Server turn for its agent task cut short: %s", v)
+			}
+		},
+		Entry("interrupted while it waits", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), false),
+		Entry("interrupted while its agent task runs", tc.Req("WORKFLOW-INTERRUPT-RESUME", levels.EveryTransition), true),
+	)
+
+	DescribeTable("tries a failing state again at most recovery.maxRetries times",
+		func(failures int, completes bool) {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			key := storageKeyOf[retryFlow]
+			tc.Precondition("retry_flow completes when its agent task succeeds at once", func() {
+				run := startRun(tc, app, retryFlow)
+				if v := settleRun(tc, app, run); v.Status != "completed" {
+					tc.Failf("retry_flow is %s", v)
+				}
+			})
+			mark := harness.Nonce("retried")
+			sc := markedTurns()
+			for range failures {
+				sc.Turns = append(sc.Turns, appserver.FailedTurn())
+			}
+			sc.Turns = append(sc.Turns, markedTurns(mark).Turns...)
+			sc.EventGap = 5 * time.Millisecond
+			tc.AppServer().SetScript(sc)
+			before := turnsStarted(tc)
+			stored := readStored(tc, app, key)
+			run := startRun(tc, app, retryFlow)
+			v := settleRun(tc, app, run)
+			turns := turnsStarted(tc) - before
+			const allowed = 2 // retry_flow's recovery.maxRetries
+			if completes {
+				if v.Status != "completed" || turns != failures+1 {
+					tc.Failf("with %d failed attempts and %d retries allowed, the run is %s after %d App Server turns, not completed after %d",
+						failures, allowed, v, turns, failures+1)
+				}
+				if got := readStored(tc, app, key); !strings.Contains(got, mark) {
+					tc.Failf("the retried run completed but %s = %s, not the output of its successful attempt (%s)", key, got, mark)
+				}
+				return
+			}
+			if v.Status == "completed" || v.Status == "running" {
+				tc.Failf("with every one of its %d attempts failing, the run is %s", allowed+1, v)
+			}
+			if turns != allowed+1 {
+				tc.Failf("with %d retries allowed, the failing agent task was tried %d times, not %d", allowed, turns, allowed+1)
+			}
+			if !strings.Contains(v.Reason, "draft") {
+				tc.Failf("the run ended %s without naming its failed state draft", v)
+			}
+			expectNothingWritten(tc, app, run, retryFlow, stored, "after every attempt failed")
+		},
+		Entry("two failures, two retries allowed: completes on the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 2, true),
+		Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 3, false),
+	)
+
+	It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
+		tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), func() {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
+				run := startRun(tc, app, timeoutFlow)
+				if v := settleRun(tc, app, run); v.Status != "completed" {
+					tc.Failf("timeout_flow is %s", v)
+				}
+			})
+			sc := markedTurns()
+			sc.Turn = appserver.HangingTurn()
+			tc.AppServer().SetScript(sc)
+			before := turnsStarted(tc)
+			stored := readStored(tc, app, storageKeyOf[timeoutFlow])
+			run := startRun(tc, app, timeoutFlow)
+			v := settleRun(tc, app, run)
+			if v.Status == "running" {
+				tc.Failf("%s after it started, the run whose agent task has a 1s timeout is still %s", workflowSettle, v)
+			}
+			if v.Status == "completed" || slices.Contains(v.ran(), "save") {
+				tc.Failf("the agent task never answered, yet the run is %s", v)
+			}
+			const attempts = 2 // timeout_flow's recovery.maxRetries is 1
+			if n := turnsStarted(tc) - before; n != attempts {
+				tc.Failf("the timed-out agent task was tried %d times, not %d (one retry on timeout)", n, attempts)
+			}
+			if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
+				tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
+			}
+			expectNothingWritten(tc, app, run, timeoutFlow, stored, "after the agent task timed out")
+		})
+}
+
+// describeWorkflowFailClosed declares the specs of states a run cannot carry out.
+func describeWorkflowFailClosed(tc *harness.TestContext) {
+	DescribeTable("fails a run closed at a state it cannot carry out, and runs nothing after it",
+		func(state string, cut func(app string)) {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			tc.Precondition("review_flow gets past its agent task and its tool call to its review", func() {
+				expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
+			})
+			cut(app)
+			stored := readStored(tc, app, storageKeyOf[reviewFlow])
+			run := startRun(tc, app, reviewFlow)
+			v := settleRun(tc, app, run)
+			if v.Status != "failed" || !strings.Contains(v.Reason, state) {
+				tc.Failf("the run that cannot carry out %s is %s, not failed naming %s", state, v, state)
+			}
+			for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, state)+1:] {
+				if slices.Contains(v.ran(), after) {
+					tc.Failf("the run went on to %s after %s could not be carried out: %s", after, state, v)
+				}
+			}
+			expectNothingWritten(tc, app, run, reviewFlow, stored, "after "+state+" could not be carried out")
+		},
+		Entry("its App Server is down at the agent task", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "draft", func(string) {
+			tc.AppServer().SetMode(appserver.Refuse)
+			tc.AppServer().DropConnections()
+		}),
+		Entry("its tool is not available at the tool call", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), "check", func(string) {
+			tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure())))
+		}),
+	)
+
+	// "tool-call needs every tool of uses": with two tools in uses, each
+	// missing in turn fails the state, not only the first.
+	DescribeTable("fails a tool call closed when any one of the tools it uses is not available",
+		func(missing string) {
+			uses := []string{toolOfReview, secondToolOfReview}
+			tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), uses...))
+			dir := tc.Fixture(workflowFixture)
+			harness.ReplaceIn(dir, "APP.md", "uses: ["+toolOfReview+"]", "uses: ["+strings.Join(uses, ", ")+"]")
+			harness.ReplaceIn(dir, "APP.md", "toolRefs:\n", "toolRefs:\n  - key: "+secondToolOfReview+"\n    provider: host\n    required: false\n")
+			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			tc.Precondition("with both tools it uses, review_flow gets past its tool call check to its review", func() {
+				expectRunAt(tc, app, startRun(tc, app, reviewFlow), "waiting", "review")
+			})
+			kept := slices.DeleteFunc(slices.Clone(uses), func(u string) bool { return u == missing })
+			tc.Configure(withTools(tc.WithAppServer(tc.DefaultConfigure()), kept...))
+			stored := readStored(tc, app, storageKeyOf[reviewFlow])
+			run := startRun(tc, app, reviewFlow)
+			v := settleRun(tc, app, run)
+			if v.Status != "failed" || !strings.Contains(v.Reason, "check") {
+				tc.Failf("the tool call check uses %s and the host has only %s; the run is %s, not failed naming check", strings.Join(uses, " and "), strings.Join(kept, ", "), v)
+			}
+			for _, after := range reviewFlowStates[slices.Index(reviewFlowStates, "check")+1:] {
+				if slices.Contains(v.ran(), after) {
+					tc.Failf("the run went on to %s although %s, a tool check uses, is not available: %s", after, missing, v)
+				}
+			}
+			expectNothingWritten(tc, app, run, reviewFlow, stored, "after check could not be carried out")
+		},
+		Entry("the first of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), toolOfReview),
+		Entry("the second of its tools is not available", tc.Req("WORKFLOW-FAILS-CLOSED", levels.EveryMember), secondToolOfReview),
+	)
+}
+
+// describeWorkflowIsolation declares the specs of one app's runs kept from another's, and what a completed run records.
+func describeWorkflowIsolation(tc *harness.TestContext) {
+	It("keeps one app's workflow runs from another app: it can neither read a run nor answer its review",
+		tc.Req("WORKFLOW-RUNS-ISOLATED", levels.EveryEntryPoint, levels.WhoAnswers, levels.ConfusableIdentity), func() {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			// The neighbour's id begins with the app's: confusable.
+			other := app + "-" + harness.Nonce("neighbour")
+			dir := tc.FixtureAs(workflowFixture, other)
+			harness.SetField(dir, "name", other)
+			tc.Install(dir, tc.ReleaseOf(dir))
+			idem := harness.Nonce("run")
+			run := startRunKeyed(tc, app, reviewFlow, idem)
+			expectRunAt(tc, app, run, "waiting", "review")
+			// The same idempotency key from another app names another
+			// request: it starts a run of its own, never hands over this one.
+			if m := workflowCall(tc, other, "start", map[string]any{"workflowKey": reviewFlow, "input": map[string]any{"topic": harness.Nonce("topic")},
+				"idempotencyKey": idem}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, run) {
+				tc.Failf("lime.workflow start of %s by %s with the idempotency key %s used answered %s's run %s: %s", reviewFlow, other, app, app, run, m.Payload)
+			}
+			var own string
+			tc.Precondition(other+" reads a run of its own", func() {
+				own = startRun(tc, other, retryFlow)
+				if v := readRun(tc, other, own); v.RunID != own {
+					tc.Failf("lime.workflow read of its own run %s answers run %q", own, v.RunID)
+				}
+			})
+			if m := workflowCall(tc, app, "read", map[string]any{"runId": own}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, retryFlow) {
+				tc.Failf("%s read the run %s of %s, whose id begins with its own: %s", app, own, other, m.Payload)
+			}
+			if m := workflowCall(tc, other, "read", map[string]any{"runId": run}); m.Type == hostbridge.TypeResponse && harness.ContainsText(m.Payload, reviewFlow) {
+				tc.Failf("%s read %s's run %s: %s", other, app, run, m.Payload)
+			}
+			workflowCall(tc, other, "respond", map[string]any{"runId": run, "decision": "approve"})
+			if v := settleRun(tc, app, run); v.Status != "waiting" || v.State != "review" {
+				tc.Failf("after %s answered the review of %s's run, the run is %s", other, app, v)
+			}
+		})
+
+	It("records a completed run's artifact with its provenance, and evidence of each state that did something",
+		tc.Req("WORKFLOW-OUTPUTS-RECORDED", levels.EveryMember), func() {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			run := completedReviewRun(tc, app)
+			installed, _ := tc.ListedApp(app)
+			arts := runArtifacts(tc, app, run)
+			if len(arts) != 1 {
+				tc.Failf("host/observe records %d artifacts of run %s, not the one of its artifact-create state: %+v", len(arts), run, arts)
+			}
+			a := arts[0]
+			want := protocol.ArtifactRecord{ArtifactID: a.ArtifactID, AppID: app, Version: installed.Version, Type: a.Type,
+				Workflow: reviewFlow, RunID: run, State: "publish"}
+			if a != want {
+				tc.Failf("the run's artifact is recorded as %+v; its provenance is app %s, release %s, workflow %s, run %s, state publish",
+					a, app, installed.Version, reviewFlow, run)
+			}
+			var missing []string
+			ev := tc.Observe(app).Evidence
+			for _, s := range []string{"draft", "check", "review", "save", "publish"} {
+				if !slices.ContainsFunc(ev, func(e protocol.EvidenceRecord) bool { return e.RunID == run && e.State == s }) {
+					missing = append(missing, s)
+				}
+			}
+			if len(missing) > 0 {
+				tc.Failf("host/observe has no evidence of run %s at %v: %+v", run, missing, ev)
+			}
+		})
 }
 
 // How often the workflow specs poll a run's state and the App Server's
