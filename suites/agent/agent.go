@@ -237,13 +237,9 @@ func describeAgent(tc *harness.TestContext) {
 
 	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.BrowserRetry(), func() {
 		describeAgentSession(tc)
-
 		describeAgentTasks(tc)
-
 		describeAgentDecisions(tc)
-
 		describeAgentReads(tc)
-
 		describeAgentFailClosed(tc)
 	})
 }

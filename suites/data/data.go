@@ -209,11 +209,8 @@ func exportThenDelete(tc *harness.TestContext, appID string) (protocol.Uninstall
 func describeData(tc *harness.TestContext) {
 	Describe("Desktop P4: app storage and lifecycle", tc.BrowserRetry(), func() {
 		describeStorageAndState(tc)
-
 		describeUpdates(tc)
-
 		describeEvidenceAndExport(tc)
-
 		describeUninstall(tc)
 	})
 }

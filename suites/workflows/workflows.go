@@ -306,11 +306,8 @@ func expectNothingAfter(tc *harness.TestContext, app, run, key, mark, when strin
 func describeWorkflows(tc *harness.TestContext) {
 	Describe("Runtime: workflows", func() {
 		describeWorkflowRuns(tc)
-
 		describeWorkflowRecovery(tc)
-
 		describeWorkflowFailClosed(tc)
-
 		describeWorkflowIsolation(tc)
 	})
 
