@@ -148,8 +148,8 @@ func describeCatalog(tc *harness.TestContext) {
 
 		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED", levels.EveryMember), func() {
 			proj := harness.DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
-			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": mapOf(proj["app"])["publisher"]} {
-				Expect(mapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
+			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": harness.MapOf(proj["app"])["publisher"]} {
+				Expect(harness.MapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
 					"%s.verified is true though only the app declared it (no registry verified it)", where)
 			}
 		})

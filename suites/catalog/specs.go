@@ -1,8 +1,7 @@
 // Package catalog holds the specs of the Catalog level and of the control
 // protocol every other check stands on: discovery of APP.md, its
-// frontmatter and field constraints, layered files, locale, package
-// containment, projection and its provenance, and that no app code runs
-// while the host reads a package (levels/catalog.go).
+// frontmatter and field constraints, metadata and layered files
+// (levels/catalog.go).
 package catalog
 
 import "github.com/agentapp/conformance/suites/harness"
@@ -12,8 +11,4 @@ func Specs(tc *harness.TestContext) {
 	describeProtocol(tc)
 	describeCatalog(tc)
 	describeLayering(tc)
-	describeLocale(tc)
-	describeContainment(tc)
-	describeProjection(tc)
-	describeNoCodeExecution(tc)
 }

@@ -112,3 +112,9 @@ func ContainsAny(text string, needles ...string) bool {
 func EqualFold(want string) types.GomegaMatcher {
 	return WithTransform(strings.ToLower, Equal(strings.ToLower(want)))
 }
+
+// MapOf is v as an object, or nil when it is not one.
+func MapOf(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}

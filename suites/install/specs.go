@@ -1,9 +1,10 @@
-// Package install holds the specs of installing and keeping an app: verification
-// before any code runs (hashes, signatures, revocation, publisher, the
-// review), registry sources, install and uninstall, the installed copy's
-// integrity, readiness and its tiers, lifecycle dates, policy and
-// availability (levels/catalog.go: Verification, Install and uninstall,
-// Readiness).
+// Package install holds the specs of the Installable level and Desktop
+// P0: verification before any code runs (hashes, signatures, revocation,
+// publisher, the review), the catalog row in the host's locale, package
+// containment, registry sources, projection with provenance and no app code
+// run while the host reads a package, install and uninstall, the installed
+// copy's integrity, readiness and its tiers, lifecycle dates, policy and
+// availability (levels/install.go).
 package install
 
 import "github.com/agentapp/conformance/suites/harness"
@@ -13,8 +14,12 @@ func Specs(tc *harness.TestContext) {
 	describeVerification(tc)
 	describeSignature(tc)
 	describeInstallReview(tc)
+	describeLocale(tc)
 	describeRevocation(tc)
 	describeRegistry(tc)
+	describeContainment(tc)
+	describeProjection(tc)
+	describeNoCodeExecution(tc)
 	describeInstall(tc)
 	describeInstalledIntegrity(tc)
 	describeReadiness(tc)

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"github.com/agentapp/conformance/suites/harness"
@@ -15,7 +15,7 @@ func describeLocale(tc *harness.TestContext) {
 		DescribeTable("shows the displayName for the host's locale on the app's catalog row",
 			func(locale, want string) {
 				dir := tc.Fixture("full-app")
-				names := mapOf(tc.Oracle(dir).Manifest["displayNameI18n"])
+				names := harness.MapOf(tc.Oracle(dir).Manifest["displayNameI18n"])
 				if want == "" {
 					want = tc.Oracle(dir).Manifest["displayName"].(string)
 				} else {

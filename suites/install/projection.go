@@ -1,4 +1,4 @@
-package catalog
+package install
 
 import (
 	"bytes"
@@ -65,7 +65,7 @@ func describeProjection(tc *harness.TestContext) {
 				// PROTO-RESULT-SCHEMA's).
 				proj := harness.DecodeObject("projection", tc.Project(dir, append([]string{"app", "ui", "storage"}, provenanceSections()...)...))
 				expectProvenance("projection", proj["provenance"], want)
-				expectProvenance("app summary", mapOf(proj["app"])["provenance"], want)
+				expectProvenance("app summary", harness.MapOf(proj["app"])["provenance"], want)
 				for _, s := range provenanceSections() {
 					for i, o := range harness.Objects(proj, s) {
 						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, harness.Str(o, "key")), o["provenance"], want)
@@ -128,7 +128,3 @@ func expectProvenance(where string, got any, want map[string]any) {
 	}
 }
 
-func mapOf(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
