@@ -2,9 +2,12 @@
 // what a host must know about packages, true to the harness: every
 // requirement it names is in the catalog (levels), every bound, limit,
 // vocabulary, layered file and readiness tier it states is the one the
-// harness's oracle (drivers/agentpkg) applies, and every local link and
+// harness's oracle (drivers/agentpkg) applies, every field bound and
+// vocabulary the one the CAT-FIELD-CONSTRAINTS specs plant (judged_test.go,
+// from the names of the specs suites.Preview lists), and every local link and
 // anchor resolves. They live beside the page, read it by a relative path
-// and start nothing, so `go test ./docs` takes well under a second.
+// and start nothing (the suites are only listed, never run), so `go test
+// ./docs` takes about a second.
 package docs
 
 import (
