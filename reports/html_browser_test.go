@@ -186,7 +186,7 @@ func TestHTMLInChromium(t *testing.T) {
 		`section.group[data-group="desktop-p0"] .req`: inP0,
 		`section.group[data-group="other"] .req`:      len(r.Requirements) - inP0,
 		`section.group[data-group="other"] [data-requirement="INSTALL-PINNED"]`: 1,
-		"script": 0,
+		"script": 1,
 	} {
 		if got := count(sel); got != n {
 			t.Errorf("%d elements match %s, want %d", got, sel, n)
