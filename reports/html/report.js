@@ -28,16 +28,19 @@
     for (const g of groups) g.hidden = !g.querySelector("article.req:not([hidden])");
     shown.textContent = `${n} of ${cards.length} requirements shown`;
   };
-  // A link to a card the filters hide (#summary) clears the filters.
-  const reveal = () => {
-    const target = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  // A link to a card the filters hide (#summary) clears the filters first.
+  const reveal = (id) => {
+    const target = document.getElementById(id);
     if (target && target.matches("article.req") && target.hidden) {
       form.reset();
       apply();
-      target.scrollIntoView();
     }
   };
-  window.addEventListener("hashchange", reveal);
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest('a[href^="#"]');
+    if (a) reveal(decodeURIComponent(a.getAttribute("href").slice(1)));
+  });
+  window.addEventListener("hashchange", () => reveal(decodeURIComponent(location.hash.slice(1))));
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
   form.addEventListener("submit", (e) => e.preventDefault());

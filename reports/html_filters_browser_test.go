@@ -1,0 +1,228 @@
+package reports
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/agentapp/conformance/levels"
+)
+
+// filterReport is a report of two requested levels with a requirement of
+// every outcome that did not pass, written with its transcript to dir; it
+// returns report.html's bytes.
+func filterReport(t *testing.T, dir string) (*Report, []byte) {
+	t.Helper()
+	r := testReport(t, 0)
+	r.Requested = []string{"catalog", "desktop-p0"}
+	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
+	setSpec(t, r, "CAT-METADATA", Error, "timeout after 10s waiting for app/list")
+	setSpec(t, r, "BRIDGE-SNAPSHOT", Flaky, "the snapshot had no host field")
+	setSpec(t, r, "READY-SECRETS", Blocked, "positive control failed: the untouched package was not ready")
+	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
+	writeTranscript(t, dir, r)
+	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, page
+}
+
+// cardsMatching lists, in page order, the requirements of r whose card
+// keep says to show.
+func cardsMatching(r *Report, keep func(RequirementResult) bool) []string {
+	var ids []string
+	for _, rr := range r.Requirements {
+		if keep(rr) {
+			ids = append(ids, rr.ID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// searchText is what the search reads of a card, lower-cased: id, title,
+// clause, spec names, failure messages and the reason.
+func searchText(rr RequirementResult) string {
+	parts := []string{rr.ID, rr.Title, rr.Clause.Source, rr.Clause.File, rr.Clause.Section, rr.Clause.Quote, rr.Reason}
+	for _, s := range rr.Specs {
+		parts = append(parts, s.Name)
+		if s.Failure != nil && s.Outcome != Passed {
+			parts = append(parts, s.Failure.Message)
+		}
+	}
+	return strings.ToLower(strings.Join(parts, "\n"))
+}
+
+// report.html's filters in headless Chromium: passed cards start collapsed
+// and the others open; unticking an outcome hides exactly its cards, and
+// ticking it again shows them; the level filter shows exactly the
+// requirements that count for the level; the search finds a card by its id
+// and by words of its title, clause and failure message; a group left
+// empty hides; a summary link to a hidden card clears the filters; the page
+// fetches nothing but itself and logs no error. With JavaScript off the
+// filters stay hidden and every card shows.
+func TestHTMLFiltersInChromium(t *testing.T) {
+	exe := chromiumPath(t)
+	r, page := filterReport(t, t.TempDir())
+	base, served := servePage(t, page)
+	url := base + "/report.html"
+	actx := newReportBrowser(t, exe)
+	tctx, bl := openReportPage(t, actx, exe, url)
+
+	shown := func() []string {
+		t.Helper()
+		ids := evalJS[[]string](tctx, t, `Array.from(document.querySelectorAll('article.req')).filter(a => a.checkVisibility()).map(a => a.dataset.requirement)`)
+		slices.Sort(ids)
+		return ids
+	}
+	expect := func(what string, keep func(RequirementResult) bool) {
+		t.Helper()
+		want := cardsMatching(r, keep)
+		if got := shown(); !slices.Equal(got, want) {
+			t.Errorf("%s: %d cards show, want %d; showing %v, want %v", what, len(got), len(want), clip(got), clip(want))
+		}
+	}
+	click := func(sel string) {
+		t.Helper()
+		if err := chromedp.Do(tctx, chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)); err != nil {
+			t.Fatalf("clicking %s: %v", sel, err)
+		}
+	}
+	search := func(q string) {
+		t.Helper()
+		evalJS[bool](tctx, t, `(() => { document.querySelector('input[name=q]').value = ''; return true; })()`)
+		if err := chromedp.Do(tctx, chromedp.SendKeys(chromedp.CSS(`input[name=q]`), q)); err != nil {
+			t.Fatalf("searching %q: %v", q, err)
+		}
+	}
+	all := func(RequirementResult) bool { return true }
+
+	if evalJS[bool](tctx, t, `document.getElementById('filters').hidden`) {
+		t.Fatal("the filters are hidden with JavaScript on")
+	}
+	expect("at first", all)
+	open := evalJS[map[string]bool](tctx, t, `Object.fromEntries(Array.from(document.querySelectorAll('article.req')).map(a =>
+		[a.dataset.requirement, a.querySelector('details').open]))`)
+	for _, rr := range r.Requirements {
+		if open[rr.ID] != (rr.Outcome != Passed) {
+			t.Errorf("%s (%s) starts open=%v, want passed cards collapsed and the others open", rr.ID, rr.Outcome, open[rr.ID])
+		}
+	}
+	if evalJS[bool](tctx, t, `document.querySelector('article.req[data-outcome="passed"] .clause').checkVisibility()`) {
+		t.Error("a passed card's clause shows before the card is opened")
+	}
+
+	// Outcomes: untick passed, then failed; tick both again.
+	click(`input[name=outcome][value="passed"]`)
+	expect("passed unticked", func(rr RequirementResult) bool { return rr.Outcome != Passed })
+	click(`input[name=outcome][value="failed"]`)
+	expect("passed and failed unticked", func(rr RequirementResult) bool { return rr.Outcome != Passed && rr.Outcome != Failed })
+	if got := evalJS[string](tctx, t, `document.getElementById('filter-shown').textContent`); !strings.HasPrefix(got, "4 of ") {
+		t.Errorf("the filters say %q, want 4 shown", got)
+	}
+	click(`input[name=outcome][value="passed"]`)
+	click(`input[name=outcome][value="failed"]`)
+	expect("every outcome ticked again", all)
+
+	// Levels: catalog, then every level.
+	cat := levels.Default()
+	pickLevel := func(id string) {
+		t.Helper()
+		if err := chromedp.Do(tctx, chromedp.SetValue(chromedp.CSS(`select[name=level]`), id)); err != nil {
+			t.Fatalf("choosing level %q: %v", id, err)
+		}
+		// SetValue sets the value as a script would; a person's choice fires change.
+		evalJS[bool](tctx, t, `document.querySelector('select[name=level]').dispatchEvent(new Event('change', {bubbles: true}))`)
+	}
+	pickLevel("catalog")
+	expect("level catalog", func(rr RequirementResult) bool {
+		cr, ok := cat.Requirement(rr.ID)
+		return ok && cat.InLevel(cr, "catalog")
+	})
+	if n := evalJS[int](tctx, t, `document.querySelectorAll('section.group:not([hidden])').length`); n != 1 {
+		t.Errorf("%d groups show under level catalog, want 1 (the others are empty)", n)
+	}
+	pickLevel("")
+	expect("every level", all)
+
+	// Search: by id, by words of a title, a clause and a failure message.
+	var snap RequirementResult
+	for _, rr := range r.Requirements {
+		if rr.ID == "BRIDGE-SNAPSHOT" {
+			snap = rr
+		}
+	}
+	titleWords := strings.Join(strings.Fields(snap.Title)[1:4], " ")
+	quoteWords := strings.Join(strings.Fields(snap.Clause.Quote)[:3], " ")
+	for _, q := range []string{"bridge-snapshot", "Ready-Capabilities", titleWords, quoteWords, "accepted a changed", "waiting for app/list"} {
+		search(q)
+		terms := strings.Fields(strings.ToLower(q))
+		expect("search "+q, func(rr RequirementResult) bool {
+			for _, w := range terms {
+				if !strings.Contains(searchText(rr), w) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	search("accepted a changed")
+	if got := shown(); !slices.Equal(got, []string{"VERIFY-PACKAGE-HASH"}) {
+		t.Errorf("searching a failure message shows %v, want VERIFY-PACKAGE-HASH alone", got)
+	}
+	search("no-card-says-this")
+	expect("a search that matches nothing", func(RequirementResult) bool { return false })
+	click(`#summary a[href="#req-CAT-METADATA"]`)
+	if !evalJS[bool](tctx, t, `document.getElementById('req-CAT-METADATA').checkVisibility()`) {
+		t.Error("following a summary link to a card the search hid leaves it hidden")
+	}
+	expect("after the summary link cleared the filters", all)
+
+	bl.mu.Lock()
+	for _, p := range bl.problems {
+		t.Errorf("browser: %s", p)
+	}
+	for _, u := range bl.requests {
+		if u != url && !strings.HasPrefix(u, "data:") {
+			t.Errorf("the page fetched %s", u)
+		}
+	}
+	bl.mu.Unlock()
+	if got := served(); len(got) != 1 {
+		t.Errorf("server saw requests %v, want only /report.html", got)
+	}
+
+	// JavaScript off: no filters, every card, passed ones collapsed.
+	noScript := func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}
+	nctx, _ := openReportPage(t, newReportBrowser(t, exe), exe, url, noScript)
+	if !evalJS[bool](nctx, t, `document.getElementById('filters').checkVisibility() === false`) {
+		t.Error("without JavaScript the filters show, though they cannot work")
+	}
+	if n := evalJS[int](nctx, t, `Array.from(document.querySelectorAll('article.req')).filter(a => a.checkVisibility()).length`); n != len(r.Requirements) {
+		t.Errorf("without JavaScript %d cards show, want all %d", n, len(r.Requirements))
+	}
+	if !evalJS[bool](nctx, t, `document.querySelector('#req-VERIFY-PACKAGE-HASH pre.message').checkVisibility()`) {
+		t.Error("without JavaScript a failed card's message does not show")
+	}
+}
+
+// clip shortens a list of ids for a failure message.
+func clip(ids []string) []string {
+	if len(ids) > 8 {
+		return append(ids[:8:8], "…")
+	}
+	return ids
+}
