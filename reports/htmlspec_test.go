@@ -213,3 +213,24 @@ func TestArtifactAttemptLabels(t *testing.T) {
 		}
 	}
 }
+
+// The header names the browser as text and, when the report has them as
+// values, each engine with its version and protocol.
+func TestHTMLBrowserEngine(t *testing.T) {
+	r := testReport(t, 0)
+	r.Environment.Browser = "Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless (the harness's)"
+	r.Environment.Browsers = []BrowserEnv{{Engine: "chromium", EngineVersion: "156.0.8078.108", Product: "Chromium", Version: "156.0.8078.108", Protocol: "devtools", Reached: "launched headless"}}
+	page := writeHTMLPage(t, r, HTMLOptions{})
+	for _, want := range []string{
+		`<dd id="browser">Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless (the harness&#39;s)</dd>`,
+		`<dd id="browser-engine"><span data-engine="chromium">chromium 156.0.8078.108 over devtools</span></dd>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	r.Environment = Environment{OS: "linux"}
+	if page := writeHTMLPage(t, r, HTMLOptions{}); strings.Contains(page, `id="browser`) {
+		t.Error("a run without a browser names one")
+	}
+}
