@@ -143,7 +143,7 @@ type Environment struct {
 	// in, who chose it and where the evidence came from ("; "-separated).
 	Browser string `json:"browser,omitempty"`
 	// Browsers are the same browsers as values, in the same order: engine,
-	// versions, protocol (docs/report-format.md "Environment").
+	// versions, protocol (docs/report-format.md, environment.browsers[]).
 	Browsers []BrowserEnv `json:"browsers,omitempty"`
 }
 
