@@ -32,6 +32,7 @@ type htmlRequirement struct {
 	// space-separated: the card's data-levels, which the level filter reads.
 	InLevels string
 	Effect   string // what a failure does when it is not a level failure; what flaky does
+	Open     bool   // the card starts open (openByDefault)
 	Duration string // of its specs together
 	Specs    []htmlSpec
 }
@@ -199,7 +200,7 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 	}
 	other := htmlGroup{ID: "other", Name: "Other requirements"}
 	for _, rr := range orderRequirements(cat, r.Requirements) {
-		hr := htmlRequirement{RequirementResult: rr, Anchor: requirementAnchor(rr.ID), AllLevels: rr.Levels}
+		hr := htmlRequirement{RequirementResult: rr, Anchor: requirementAnchor(rr.ID), AllLevels: rr.Levels, Open: openByDefault(rr.Outcome)}
 		g := -1
 		if cr, ok := cat.Requirement(rr.ID); ok {
 			hr.AllLevels = cr.Levels
@@ -239,6 +240,14 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 		}
 	}
 	return out
+}
+
+// openByDefault reports whether a card of outcome o starts open: one that
+// something went wrong in (failed, error, flaky, blocked, interrupted).
+// Passed cards start collapsed, and so do skipped and not-run ones, whose
+// reason the summary gives: a focused run's not-run cards would bury the rest.
+func openByDefault(o Outcome) bool {
+	return o != Passed && o != Skipped && o != NotRun
 }
 
 // htmlCSP is the page's Content-Security-Policy: nothing may be fetched

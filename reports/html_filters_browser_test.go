@@ -57,8 +57,8 @@ func searchText(rr RequirementResult) string {
 	return strings.ToLower(strings.Join(parts, "\n"))
 }
 
-// report.html's filters in headless Chromium: passed cards start collapsed
-// and the others open; unticking an outcome hides exactly its cards, and
+// report.html's filters in headless Chromium: passed, skipped and not-run
+// cards start collapsed and the others open; unticking an outcome hides exactly its cards, and
 // ticking it again shows them; the level filter shows exactly the
 // requirements that count for the level; the search finds a card by its id
 // and by words of its title, clause and failure message; a group left
@@ -108,8 +108,8 @@ func TestHTMLFiltersInChromium(t *testing.T) {
 	open := evalJS[map[string]bool](tctx, t, `Object.fromEntries(Array.from(document.querySelectorAll('article.req')).map(a =>
 		[a.dataset.requirement, a.querySelector('details').open]))`)
 	for _, rr := range r.Requirements {
-		if open[rr.ID] != (rr.Outcome != Passed) {
-			t.Errorf("%s (%s) starts open=%v, want passed cards collapsed and the others open", rr.ID, rr.Outcome, open[rr.ID])
+		if want := rr.Outcome != Passed && rr.Outcome != Skipped && rr.Outcome != NotRun; open[rr.ID] != want {
+			t.Errorf("%s (%s) starts open=%v, want passed, skipped and not-run cards collapsed and the others open", rr.ID, rr.Outcome, open[rr.ID])
 		}
 	}
 	if evalJS[bool](tctx, t, `document.querySelector('article.req[data-outcome="passed"] .clause').checkVisibility()`) {
@@ -197,7 +197,7 @@ func TestHTMLFiltersInChromium(t *testing.T) {
 		t.Errorf("server saw requests %v, want only /report.html", got)
 	}
 
-	// JavaScript off: no filters, every card, passed ones collapsed.
+	// JavaScript off: no filters, every card.
 	noScript := func(ctx context.Context) error {
 		_, err := chromedp.Call(ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err

@@ -95,7 +95,8 @@ func TestExcerptKeepsHeadAndTail(t *testing.T) {
 	}
 }
 
-// A card in report.html: passed cards are collapsed and the others open;
+// A card in report.html: passed and skipped cards are collapsed, failed
+// ones open;
 // the card names the requested levels it counts for (the level filter);
 // each spec shows its duration; the clause comes before the transcript;
 // the exchange that failed is marked and the mark explained; the filters
@@ -103,6 +104,7 @@ func TestExcerptKeepsHeadAndTail(t *testing.T) {
 func TestHTMLCards(t *testing.T) {
 	r := testReport(t, 0)
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
+	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
 	var ex [2]int
 	for _, rr := range r.Requirements {
 		if rr.ID == "VERIFY-PACKAGE-HASH" {
@@ -123,8 +125,8 @@ func TestHTMLCards(t *testing.T) {
 		return c[:strings.Index(c, "</article>")]
 	}
 	failed, passed := card("VERIFY-PACKAGE-HASH"), card("PROTO-HELLO")
-	if !strings.Contains(failed, "<details open>") || !strings.Contains(passed, "<details>") {
-		t.Error("want the failed card open and the passed card collapsed")
+	if !strings.Contains(failed, "<details open>") || !strings.Contains(passed, "<details>") || !strings.Contains(card("PROJ-CONTENTS"), "<details>") {
+		t.Error("want the failed card open, the passed and skipped cards collapsed")
 	}
 	cat := levels.Default()
 	cr, _ := cat.Requirement("VERIFY-PACKAGE-HASH")
