@@ -20,6 +20,8 @@ import (
 func filterReport(t *testing.T, dir string) (*Report, []byte) {
 	t.Helper()
 	r, _ := latticeReport(t)
+	// A failed spec with a long excerpt, whose last exchange is marked.
+	r.Requirements[findReq(r, "READY-CAPABILITIES")].Specs[0].Exchanges = [2]int{5000, 5100}
 	writeTranscript(t, dir, r)
 	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
 		t.Fatal(err)
@@ -58,7 +60,8 @@ func searchText(rr RequirementResult) string {
 }
 
 // report.html's filters in headless Chromium: passed, skipped and not-run
-// cards start collapsed and the others open; unticking an outcome hides exactly its cards, and
+// cards start collapsed and the others open; a long transcript excerpt is
+// scrolled to the exchange that failed; unticking an outcome hides exactly its cards, and
 // ticking it again shows them; the level filter shows exactly the
 // requirements that count for the level; the search finds a card by its id
 // and by words of its title, clause and failure message; a group left
@@ -114,6 +117,14 @@ func TestHTMLFiltersInChromium(t *testing.T) {
 	}
 	if evalJS[bool](tctx, t, `document.querySelector('article.req[data-outcome="passed"] .clause').checkVisibility()`) {
 		t.Error("a passed card's clause shows before the card is opened")
+	}
+
+	// A long excerpt shows the exchange that failed, scrolled to it.
+	type box struct{ Overflows, MarkShown bool }
+	if b := evalJS[box](tctx, t, `(() => { const p = document.querySelector('#req-READY-CAPABILITIES pre.excerpt'), m = p.querySelector('mark'),
+		pr = p.getBoundingClientRect(), mr = m.getBoundingClientRect();
+		return {Overflows: p.scrollHeight > p.clientHeight, MarkShown: mr.top >= pr.top && mr.bottom <= pr.bottom}; })()`); !b.Overflows || !b.MarkShown {
+		t.Errorf("the long excerpt overflows: %v; its marked exchange shows: %v (want both)", b.Overflows, b.MarkShown)
 	}
 
 	// Outcomes: untick passed, then failed; tick both again.

@@ -41,6 +41,20 @@
     if (a) reveal(decodeURIComponent(a.getAttribute("href").slice(1)));
   });
   window.addEventListener("hashchange", () => reveal(decodeURIComponent(location.hash.slice(1))));
+  // Each excerpt scrolls to the exchange that failed (its first mark) when
+  // its card is open; a card opened later scrolls then.
+  const toMark = (root) => {
+    for (const pre of root.querySelectorAll("pre.excerpt")) {
+      const m = pre.querySelector("mark.failed-exchange");
+      if (m && pre.clientHeight > 0) {
+        pre.scrollTop += m.getBoundingClientRect().top - pre.getBoundingClientRect().top - pre.clientHeight / 3;
+      }
+    }
+  };
+  for (const d of document.querySelectorAll("article.req > details")) {
+    d.addEventListener("toggle", () => d.open && toMark(d));
+  }
+  toMark(document);
   form.addEventListener("input", apply);
   form.addEventListener("change", apply);
   form.addEventListener("submit", (e) => e.preventDefault());
