@@ -93,14 +93,7 @@ func TestHTMLInChromium(t *testing.T) {
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
 	setSpec(t, r, "UNINSTALL-KEEP-DATA", NotRun, "not selected by --focus")
-	writeTranscript(t, dir, r)
-	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := writeReportHTML(t, dir, r)
 
 	base, served := servePage(t, page)
 	url := base + "/report.html"
@@ -265,6 +258,21 @@ func TestHTMLInChromium(t *testing.T) {
 	if got := served(); len(got) != 1 || got[0] != "/report.html" {
 		t.Errorf("server saw requests %v, want only /report.html", got)
 	}
+}
+
+// writeReportHTML writes r with its transcript into dir (WriteAll) and
+// returns report.html's bytes.
+func writeReportHTML(t *testing.T, dir string, r *Report) []byte {
+	t.Helper()
+	writeTranscript(t, dir, r)
+	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
 }
 
 // servePage serves page as /report.html on a loopback port until the test

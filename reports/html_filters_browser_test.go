@@ -3,8 +3,6 @@ package reports
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,24 +12,6 @@ import (
 
 	"github.com/agentapp/conformance/levels"
 )
-
-// filterReport is latticeReport written with its transcript to dir; it
-// returns report.html's bytes.
-func filterReport(t *testing.T, dir string) (*Report, []byte) {
-	t.Helper()
-	r, _ := latticeReport(t)
-	// A failed spec with a long excerpt, whose last exchange is marked.
-	r.Requirements[findReq(r, "READY-CAPABILITIES")].Specs[0].Exchanges = [2]int{5000, 5100}
-	writeTranscript(t, dir, r)
-	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, page
-}
 
 // cardsMatching lists, in page order, the requirements of r whose card
 // keep says to show.
@@ -70,7 +50,10 @@ func searchText(rr RequirementResult) string {
 // filters stay hidden and every card shows.
 func TestHTMLFiltersInChromium(t *testing.T) {
 	exe := chromiumPath(t)
-	r, page := filterReport(t, t.TempDir())
+	r, _ := latticeReport(t)
+	// A failed spec with a long excerpt, whose last exchange is marked.
+	r.Requirements[findReq(r, "READY-CAPABILITIES")].Specs[0].Exchanges = [2]int{5000, 5100}
+	page := writeReportHTML(t, t.TempDir(), r)
 	base, served := servePage(t, page)
 	url := base + "/report.html"
 	actx := newReportBrowser(t, exe)
