@@ -25,6 +25,10 @@ type Artifact struct {
 	SHA256 string `json:"sha256"`
 	// Kind is ArtifactScreenshot for a .png file, ArtifactLog otherwise.
 	Kind string `json:"kind"`
+	// Attempt is the attempt of the spec that saved it (1, or 2 when a
+	// browser spec ran again), read from its name (ArtifactName); 0 when
+	// the name does not say.
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // ArtifactsDir is the report folder's subfolder of artifacts: the only
@@ -66,6 +70,35 @@ func CheckArtifactPath(p string) error {
 	return nil
 }
 
+// MaxArtifactAttempt is the highest attempt an artifact records.
+const MaxArtifactAttempt = 99
+
+// ArtifactName is the file name a spec gives what it saves on attempt
+// (1-based) of its run: base, "-attempt" and the attempt, "-" and n (which
+// of its browser surfaces), then ext (".png", ".log"). ArtifactsIn reads the
+// attempt back from it, so report.html can label the screenshots of a spec
+// that ran twice.
+func ArtifactName(base string, attempt, n int, ext string) string {
+	return fmt.Sprintf("%s-attempt%d-%d%s", base, attempt, n, ext)
+}
+
+// artifactAttempt matches ArtifactName's attempt in a file name.
+var artifactAttempt = regexp.MustCompile(`-attempt([1-9][0-9]?)-[0-9]+\.[A-Za-z0-9]+$`)
+
+// ArtifactAttempt is the attempt ArtifactName wrote into p's file name, 0
+// when it holds none.
+func ArtifactAttempt(p string) int {
+	m := artifactAttempt.FindStringSubmatch(path.Base(p))
+	if m == nil {
+		return 0
+	}
+	n := 0
+	for _, c := range m[1] {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
 // ArtifactKind is the kind of the file at p: a screenshot for .png, else a log.
 func ArtifactKind(p string) string {
 	if strings.EqualFold(path.Ext(p), ".png") {
@@ -103,7 +136,7 @@ func ArtifactsIn(dir string, paths []string) []Artifact {
 		if err != nil {
 			continue
 		}
-		out = append(out, Artifact{Path: p, SHA256: sum, Kind: ArtifactKind(p)})
+		out = append(out, Artifact{Path: p, SHA256: sum, Kind: ArtifactKind(p), Attempt: ArtifactAttempt(p)})
 	}
 	return out
 }

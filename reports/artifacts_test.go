@@ -321,7 +321,7 @@ func TestHTMLArtifacts(t *testing.T) {
 	card = card[:strings.Index(card, "</article>")]
 	for _, want := range []string{
 		`<ul class="artifacts">`,
-		`<li class="artifact" data-kind="screenshot"><a href="artifacts/012-BRIDGE-SNAPSHOT-1.png"><img src="artifacts/012-BRIDGE-SNAPSHOT-1.png" alt="screenshot artifacts/012-BRIDGE-SNAPSHOT-1.png" loading="lazy"></a></li>`,
+		`<li class="artifact" data-kind="screenshot"><figure><a href="artifacts/012-BRIDGE-SNAPSHOT-1.png"><img src="artifacts/012-BRIDGE-SNAPSHOT-1.png" alt="screenshot artifacts/012-BRIDGE-SNAPSHOT-1.png" loading="lazy"></a><figcaption>screenshot</figcaption></figure></li>`,
 		`<li class="artifact" data-kind="log"><a href="artifacts/012-BRIDGE-SNAPSHOT-1.log">artifacts/012-BRIDGE-SNAPSHOT-1.log</a> (log)</li>`,
 	} {
 		if !strings.Contains(card, want) {

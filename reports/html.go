@@ -20,25 +20,62 @@ var reportTemplate string
 //go:embed html/report.css
 var reportCSS string
 
+//go:embed html/report.js
+var reportJS string
+
 // htmlRequirement is one card of report.html.
 type htmlRequirement struct {
 	RequirementResult
 	Anchor    string   // the card's id: "req-" and the requirement id
 	AllLevels []string // the levels that introduce it, one per family
-	Effect    string   // what a failure does when it is not a level failure; what flaky does
-	Details   []htmlDetail
+	// InLevels are the requested levels it counts for (levels.Catalog.InLevel),
+	// space-separated: the card's data-levels, which the level filter reads.
+	InLevels string
+	Effect   string // what a failure does when it is not a level failure; what flaky does
+	Open     bool   // the card starts open (openByDefault)
+	Duration string // of its specs together
+	Specs    []htmlSpec
 }
 
-// htmlDetail is one spec that did not pass, with what it observed.
-type htmlDetail struct {
-	Spec     string
+// htmlSpec is one spec of a card, with its duration; one that did not pass
+// carries what it observed.
+type htmlSpec struct {
+	Name     string
 	Outcome  Outcome
+	Duration string
+	Detail   bool // it did not pass: the card shows what follows
 	Message  string
 	Location string
-	Excerpt  *Excerpt
+	Excerpt  *htmlExcerpt
 	// Artifacts are the files the spec saved beside the report: a
-	// screenshot shows as a thumbnail linking to it, a log as a link.
-	Artifacts []Artifact
+	// screenshot shows as a thumbnail linking to it, labelled with the
+	// attempt that took it; a log as a link.
+	Artifacts []htmlArtifact
+}
+
+// htmlArtifact is an artifact with the label report.html gives it.
+type htmlArtifact struct {
+	Artifact
+	Label string // "attempt 2, screenshot" or, when the attempt is unknown, "screenshot"
+}
+
+// htmlExcerpt is a spec's transcript excerpt with the exchange that failed
+// marked (failedExchange).
+type htmlExcerpt struct {
+	From, To int
+	Lines    []htmlLine
+	Omitted  int
+	OmitFrom int // the first seq left out
+	OmitTo   int // the last seq left out
+	Mark     string
+}
+
+// htmlLine is one excerpt line; Omit says the omitted lines come before it.
+type htmlLine struct {
+	Seq    int
+	Text   string
+	Marked bool
+	Omit   bool
 }
 
 type htmlGroup struct {
@@ -65,6 +102,7 @@ type htmlPage struct {
 	Total    int
 	Counts   []htmlCount // every outcome of the lattice, worst first
 	CSS      template.CSS
+	JS       template.JS
 	CSP      string
 	Signed   string
 }
@@ -78,13 +116,16 @@ type HTMLOptions struct {
 	Signed string
 }
 
-// WriteHTML renders report.html: one self-contained page, no script, no
-// external resource (its Content-Security-Policy forbids every fetch but the
-// screenshots a failing spec saved beside it, img-src 'self'), every
-// host-controlled string escaped by html/template. It renders r's settled
-// outcomes and verdicts (Settle) and decides none. The page opens with what
-// did not pass, worst first, each linking to its card; the cards follow,
-// grouped under the levels the run requested.
+// WriteHTML renders report.html: one self-contained page, no external
+// resource (its Content-Security-Policy forbids every fetch but the
+// screenshots a failing spec saved beside it, img-src 'self', and runs only
+// its own style and script, by their hashes), every host-controlled string
+// escaped by html/template. It renders r's settled outcomes and verdicts
+// (Settle) and decides none. The page opens with what did not pass, worst
+// first, each linking to its card; the cards follow, grouped under the
+// levels the run requested, passed ones collapsed. Its script only adds
+// filters (by outcome and level) and a search over what the page shows:
+// without it every card is there, the filters hidden.
 func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	cat := opts.Catalog
 	if cat == nil {
@@ -94,7 +135,7 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 	if err != nil {
 		return fmt.Errorf("report.html template: %w", err)
 	}
-	sum := sha256.Sum256([]byte(reportCSS))
+	css, js := sha256.Sum256([]byte(reportCSS)), sha256.Sum256([]byte(reportJS))
 	page := htmlPage{
 		R:        r,
 		Started:  r.StartedAt.UTC().Format(time.RFC3339),
@@ -102,10 +143,11 @@ func WriteHTML(w io.Writer, r *Report, opts HTMLOptions) error {
 		Stopped:  r.Run.Status != RunComplete,
 		Levels:   r.Levels,
 		CSS:      template.CSS(reportCSS),
+		JS:       template.JS(reportJS),
 		Signed:   opts.Signed,
 	}
 	page.Groups = groupByLevel(cat, r, opts.Excerpts)
-	page.CSP = htmlCSP(sum[:], page.Groups)
+	page.CSP = htmlCSP(css[:], js[:], page.Groups)
 	n := map[Outcome]int{}
 	for _, g := range page.Groups {
 		for _, rq := range g.Requirements {
@@ -158,7 +200,7 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 	}
 	other := htmlGroup{ID: "other", Name: "Other requirements"}
 	for _, rr := range orderRequirements(cat, r.Requirements) {
-		hr := htmlRequirement{RequirementResult: rr, Anchor: requirementAnchor(rr.ID), AllLevels: rr.Levels}
+		hr := htmlRequirement{RequirementResult: rr, Anchor: requirementAnchor(rr.ID), AllLevels: rr.Levels, Open: openByDefault(rr.Outcome)}
 		g := -1
 		if cr, ok := cat.Requirement(rr.ID); ok {
 			hr.AllLevels = cr.Levels
@@ -168,23 +210,23 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 			case Flaky:
 				hr.Effect = flakyNote(EffectOf(cr, rr.Outcome))
 			}
+			var in []string
 			for i, id := range ids {
 				if cat.InLevel(cr, id) {
-					g = i
-					break
+					in = append(in, id)
+					if g < 0 {
+						g = i
+					}
 				}
 			}
+			hr.InLevels = strings.Join(in, " ")
 		}
+		var total int64
 		for _, s := range rr.Specs {
-			if s.Outcome == Passed {
-				continue
-			}
-			d := htmlDetail{Spec: s.Name, Outcome: s.Outcome, Excerpt: ex[s.Exchanges], Artifacts: s.Artifacts}
-			if s.Failure != nil {
-				d.Message, d.Location = s.Failure.Message, s.Failure.Location
-			}
-			hr.Details = append(hr.Details, d)
+			total += s.DurationMs
+			hr.Specs = append(hr.Specs, specView(s, ex[s.Exchanges]))
 		}
+		hr.Duration = formatMs(total)
 		if g >= 0 {
 			groups[g].Requirements = append(groups[g].Requirements, hr)
 		} else {
@@ -200,27 +242,37 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 	return out
 }
 
+// openByDefault reports whether a card of outcome o starts open: one that
+// something went wrong in (failed, error, flaky, blocked, interrupted).
+// Passed cards start collapsed, and so do skipped and not-run ones, whose
+// reason the summary gives: a focused run's not-run cards would bury the rest.
+func openByDefault(o Outcome) bool {
+	return o != Passed && o != Skipped && o != NotRun
+}
+
 // htmlCSP is the page's Content-Security-Policy: nothing may be fetched
-// (default-src 'none'), the one inline style runs by its hash, images come
+// (default-src 'none'), the one inline style and the one inline script
+// run by their hashes, no form goes anywhere, images come
 // from data: URLs and, only when the page shows a screenshot, from the
 // page's own origin too ('self': the server that serves the report; for a
 // page opened from disk Chromium matches 'self' against file: URLs). The
 // only images are the artifacts' thumbnails, whose paths stay in the
 // report folder (CheckArtifactPath).
-func htmlCSP(cssSHA256 []byte, groups []htmlGroup) string {
+func htmlCSP(cssSHA256, jsSHA256 []byte, groups []htmlGroup) string {
 	img := "data:"
 	if showsScreenshot(groups) {
 		img = "'self' data:"
 	}
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(cssSHA256) + "'; img-src " + img
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(cssSHA256) +
+		"'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(jsSHA256) + "'; form-action 'none'; base-uri 'none'; img-src " + img
 }
 
 // showsScreenshot reports whether a card of the page shows a screenshot.
 func showsScreenshot(groups []htmlGroup) bool {
 	for _, g := range groups {
 		for _, rq := range g.Requirements {
-			for _, d := range rq.Details {
-				for _, a := range d.Artifacts {
+			for _, s := range rq.Specs {
+				for _, a := range s.Artifacts {
 					if a.Kind == ArtifactScreenshot {
 						return true
 					}

@@ -93,36 +93,10 @@ func TestHTMLInChromium(t *testing.T) {
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
 	setSpec(t, r, "UNINSTALL-KEEP-DATA", NotRun, "not selected by --focus")
-	writeTranscript(t, dir, r)
-	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := writeReportHTML(t, dir, r)
 
-	var served []string
-	var smu sync.Mutex
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		smu.Lock()
-		served = append(served, req.URL.Path)
-		smu.Unlock()
-		if req.URL.Path != "/report.html" {
-			http.NotFound(w, req)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write(page)
-	}))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Listener = ln
-	srv.Start()
-	defer srv.Close()
-	url := srv.URL + "/report.html"
+	base, served := servePage(t, page)
+	url := base + "/report.html"
 
 	actx := newReportBrowser(t, exe)
 	tctx, bl := openReportPage(t, actx, exe, url)
@@ -186,7 +160,7 @@ func TestHTMLInChromium(t *testing.T) {
 		`section.group[data-group="desktop-p0"] .req`: inP0,
 		`section.group[data-group="other"] .req`:      len(r.Requirements) - inP0,
 		`section.group[data-group="other"] [data-requirement="INSTALL-PINNED"]`: 1,
-		"script": 0,
+		"script": 1,
 	} {
 		if got := count(sel); got != n {
 			t.Errorf("%d elements match %s, want %d", got, sel, n)
@@ -281,10 +255,54 @@ func TestHTMLInChromium(t *testing.T) {
 			t.Errorf("the page fetched %s", u)
 		}
 	}
-	smu.Lock()
-	defer smu.Unlock()
-	if len(served) != 1 || served[0] != "/report.html" {
-		t.Errorf("server saw requests %v, want only /report.html", served)
+	if got := served(); len(got) != 1 || got[0] != "/report.html" {
+		t.Errorf("server saw requests %v, want only /report.html", got)
+	}
+}
+
+// writeReportHTML writes r with its transcript into dir (WriteAll) and
+// returns report.html's bytes.
+func writeReportHTML(t *testing.T, dir string, r *Report) []byte {
+	t.Helper()
+	writeTranscript(t, dir, r)
+	if _, err := WriteAll(dir, r, WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
+// servePage serves page as /report.html on a loopback port until the test
+// ends, and 404 for any other path; served lists the paths asked for.
+func servePage(t *testing.T, page []byte) (base string, served func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		mu.Lock()
+		paths = append(paths, req.URL.Path)
+		mu.Unlock()
+		if req.URL.Path != "/report.html" {
+			http.NotFound(w, req)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(page)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), paths...)
 	}
 }
 
@@ -320,8 +338,9 @@ func newReportBrowser(t *testing.T, exe string) context.Context {
 
 // openReportPage opens page in a new tab of the browser, logging console
 // problems and requests in the returned log, and waits for the report's
-// counts; the tab's context has a minute and ends with the test.
-func openReportPage(t *testing.T, actx context.Context, exe, page string) (context.Context, *browserLog) {
+// counts; the tab's context has a minute and ends with the test. before
+// runs in the tab before the page loads (emulation settings).
+func openReportPage(t *testing.T, actx context.Context, exe, page string, before ...func(context.Context) error) (context.Context, *browserLog) {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(cancel)
@@ -342,6 +361,11 @@ func openReportPage(t *testing.T, actx context.Context, exe, page string) (conte
 	}
 	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range before {
+		if err := f(tctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := chromedp.Do(tctx, chromedp.Navigate(page), chromedp.WaitReady(chromedp.CSS("#counts"))); err != nil {
 		t.Fatalf("loading %s: %v", page, err)

@@ -139,7 +139,30 @@ type Environment struct {
 	OS        string `json:"os"`
 	Arch      string `json:"arch"`
 	GoVersion string `json:"goVersion"`
-	Browser   string `json:"browser,omitempty"`
+	// Browser names, as text, each browser the run judged the app surface
+	// in, who chose it and where the evidence came from ("; "-separated).
+	Browser string `json:"browser,omitempty"`
+	// Browsers are the same browsers as values, in the same order: engine,
+	// versions, protocol (docs/report-format.md, environment.browsers[]).
+	Browsers []BrowserEnv `json:"browsers,omitempty"`
+}
+
+// BrowserEnv is one browser the run judged the app surface in.
+type BrowserEnv struct {
+	// Engine renders the surface: "chromium" (Blink, as in Chrome, Edge and
+	// Electron); another engine names itself ("webkit").
+	Engine        string `json:"engine"`
+	EngineVersion string `json:"engineVersion"`
+	// Product and Version name the browser as its maker does: "Chromium",
+	// "Chrome", "Electron" with Electron's version.
+	Product string `json:"product"`
+	Version string `json:"version"`
+	// Protocol is how the harness drives it: "devtools" (the Chrome
+	// DevTools Protocol); "webdriver" for a WebDriver engine.
+	Protocol string `json:"protocol"`
+	// Reached says how the harness reached it: "launched headless",
+	// "launched", "attached to ws://…".
+	Reached string `json:"reached"`
 }
 
 // LevelResult is the verdict on one level, derived from requirement outcomes.

@@ -17,10 +17,13 @@ import (
 const TranscriptFile = "transcript.jsonl"
 
 // Excerpt limits: report.html shows at most this much of a failed spec's
-// exchanges.
+// exchanges: its first excerptHeadBytes and, when there is more, its last
+// lines up to excerptTotalBytes, with what lies between left out (a spec
+// usually fails near its end, before its cleanup).
 const (
 	excerptLineBytes  = 1 << 10
 	excerptTotalBytes = 8 << 10
+	excerptHeadBytes  = excerptTotalBytes / 4
 )
 
 // transcriptLine is one line of transcript.jsonl (drivers/control).
@@ -30,6 +33,7 @@ type transcriptLine struct {
 	Spec    string          `json:"spec"`
 	Dir     string          `json:"dir"`
 	Method  string          `json:"method"`
+	ID      json.RawMessage `json:"id"`
 	Frame   json.RawMessage `json:"frame"`
 	Invalid bool            `json:"invalid"`
 	Text    string          `json:"text"`
@@ -37,9 +41,24 @@ type transcriptLine struct {
 
 // Excerpt is the part of the transcript a failed spec's exchanges cover.
 type Excerpt struct {
-	From, To  int
-	Lines     []string
-	Truncated bool
+	From, To int
+	// Lines are the excerpt's first lines and, when Omitted > 0, its last
+	// ones: Omitted lines between Lines[OmitAt-1] and Lines[OmitAt] are left out.
+	Lines   []ExcerptLine
+	OmitAt  int
+	Omitted int
+}
+
+// ExcerptLine is one transcript line of an excerpt: Text as shown, and what
+// report.html needs to tell its exchanges apart.
+type ExcerptLine struct {
+	Seq    int
+	Conn   int
+	ID     string // the JSON-RPC id as written; "" for a notification or an invalid frame
+	Dir    string // send | recv
+	Method string
+	Error  bool // a frame carrying an error: an answer that failed
+	Text   string
 }
 
 // TranscriptScan is what ScanTranscript read.
@@ -85,7 +104,7 @@ func ScanTranscript(path string, ranges [][2]int) (*TranscriptScan, error) {
 		ts.Frames++
 		for _, ex := range ts.Excerpts {
 			if tl.Seq >= ex.From && tl.Seq <= ex.To {
-				ex.add(formatLine(tl))
+				ex.add(excerptLine(tl))
 			}
 		}
 	}
@@ -109,6 +128,21 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
+// excerptLine is tl as an excerpt shows it.
+func excerptLine(tl transcriptLine) ExcerptLine {
+	l := ExcerptLine{Seq: tl.Seq, Conn: tl.Conn, Dir: tl.Dir, Method: TruncateUTF8(tl.Method, excerptLineBytes), Text: formatLine(tl)}
+	if id := strings.TrimSpace(string(tl.ID)); id != "" && id != "null" && !tl.Invalid {
+		l.ID = TruncateUTF8(id, excerptLineBytes)
+	}
+	if len(tl.Frame) > 0 && !tl.Invalid {
+		var f struct {
+			Error json.RawMessage `json:"error"`
+		}
+		l.Error = json.Unmarshal(tl.Frame, &f) == nil && len(f.Error) > 0 && string(f.Error) != "null"
+	}
+	return l
+}
+
 func formatLine(tl transcriptLine) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d conn %d %s", tl.Seq, tl.Conn, tl.Dir)
@@ -123,19 +157,29 @@ func formatLine(tl transcriptLine) string {
 	return TruncateUTF8(strings.ToValidUTF8(b.String(), "\uFFFD"), excerptLineBytes)
 }
 
-func (e *Excerpt) add(line string) {
-	if e.Truncated {
-		return
-	}
+// add keeps line: every line while the excerpt fits excerptTotalBytes;
+// past that, the first excerptHeadBytes of lines and as many of the last
+// as fit the rest, counting the lines left out between them.
+func (e *Excerpt) add(line ExcerptLine) {
+	e.Lines = append(e.Lines, line)
 	total := 0
 	for _, l := range e.Lines {
-		total += len(l)
+		total += len(l.Text)
 	}
-	if total+len(line) > excerptTotalBytes {
-		e.Truncated = true
+	if total <= excerptTotalBytes {
 		return
 	}
-	e.Lines = append(e.Lines, line)
+	if e.Omitted == 0 {
+		// First overflow: the head is the lines that fit excerptHeadBytes.
+		for n := 0; e.OmitAt < len(e.Lines) && n+len(e.Lines[e.OmitAt].Text) <= excerptHeadBytes; e.OmitAt++ {
+			n += len(e.Lines[e.OmitAt].Text)
+		}
+	}
+	for total > excerptTotalBytes && e.OmitAt < len(e.Lines) {
+		total -= len(e.Lines[e.OmitAt].Text)
+		e.Lines = append(e.Lines[:e.OmitAt], e.Lines[e.OmitAt+1:]...)
+		e.Omitted++
+	}
 }
 
 // MaxFailureText caps one failure message or reason, in bytes, wherever it

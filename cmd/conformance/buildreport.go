@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/protocol"
 	platformconformance "github.com/agentapp/conformance/fixtures/platform-conformance"
 	"github.com/agentapp/conformance/levels"
@@ -97,7 +98,8 @@ func buildReport(in reportInput) (*reports.Report, error) {
 			Name: h.Host.Name, Version: h.Host.Version, Kind: h.Host.Kind, ProtocolVersion: h.ProtocolVersion,
 			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults, Variants: in.variants,
 		},
-		Environment:  reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(), Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText)},
+		Environment: reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(),
+			Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText), Browsers: browserEnvs(in.result.Browsers)},
 		StartedAt:    in.started,
 		FinishedAt:   in.finished,
 		DurationMs:   in.finished.Sub(in.started).Milliseconds(),
@@ -246,6 +248,32 @@ func clipHello(h protocol.HelloResult) protocol.HelloResult {
 // maxBrowserText is the longest environment.browser the report schema
 // takes.
 const maxBrowserText = 256
+
+// Caps of environment.browsers[] (the report schema's).
+const (
+	maxBrowsers       = 16
+	maxBrowserField   = 64
+	maxBrowserReached = 256
+)
+
+// browserEnvs are the browsers the suites describe (suites.Result.Browsers,
+// each beginning with browser.Info's text), as report values. A
+// description that does not begin with one is left to environment.browser.
+func browserEnvs(descs []string) []reports.BrowserEnv {
+	var out []reports.BrowserEnv
+	for _, d := range descs {
+		i, ok := browser.ParseInfo(d)
+		if !ok || len(out) == maxBrowsers {
+			continue
+		}
+		out = append(out, reports.BrowserEnv{
+			Engine: string(i.Engine), EngineVersion: clipRunes(i.EngineVersion, maxBrowserField),
+			Product: clipRunes(i.Product, maxBrowserField), Version: clipRunes(i.Version, maxBrowserField),
+			Protocol: i.Protocol, Reached: clipRunes(i.Reached, maxBrowserReached),
+		})
+	}
+	return out
+}
 
 // clipRunes cuts s to at most n runes, marking the cut with an ellipsis.
 func clipRunes(s string, n int) string {

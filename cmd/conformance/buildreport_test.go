@@ -132,3 +132,26 @@ func TestBuildReportArtifactDigests(t *testing.T) {
 		}
 	}
 }
+
+// The browsers the suites describe become environment.browsers[]: engine,
+// versions, protocol and how the harness reached each, cut to the schema's
+// bounds; a description that names no browser the driver wrote is left to
+// environment.browser alone.
+func TestBrowserEnvs(t *testing.T) {
+	long := strings.Repeat("9", 100)
+	got := browserEnvs([]string{
+		"Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless (the harness's); evidence: the harness's probe",
+		"a browser of another driver",
+		"Electron " + long + " (Chrome 130.0.6723.191) over DevTools, attached to ws://127.0.0.1:9222/devtools/browser/x (the host's runtime, named by the operator); evidence: …",
+	})
+	want := []reports.BrowserEnv{
+		{Engine: "chromium", EngineVersion: "156.0.8078.108", Product: "Chromium", Version: "156.0.8078.108", Protocol: "devtools", Reached: "launched headless"},
+		{Engine: "chromium", EngineVersion: "130.0.6723.191", Product: "Electron", Version: clipRunes(long, maxBrowserField), Protocol: "devtools", Reached: "attached to ws://127.0.0.1:9222/devtools/browser/x"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("browserEnvs = %+v\nwant %+v", got, want)
+	}
+	if browserEnvs(nil) != nil {
+		t.Error("no browser gives environment.browsers")
+	}
+}

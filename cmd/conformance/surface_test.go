@@ -117,6 +117,10 @@ func TestDevToolsHostIsJudgedOnItsOwnPage(t *testing.T) {
 	if b := trusted.Environment.Browser; !strings.Contains(b, "trusted with --trust-host-browser") || !strings.Contains(b, "isolated world") {
 		t.Errorf("environment.browser %q does not say the verdicts rest on the host's own browser and where the evidence came from", b)
 	}
+	if bs := trusted.Environment.Browsers; len(bs) != 1 || bs[0].Engine != "chromium" || bs[0].Protocol != "devtools" || bs[0].EngineVersion == "" ||
+		!strings.HasPrefix(bs[0].Reached, "attached to ws://127.0.0.1:") || !strings.Contains(trusted.Environment.Browser, bs[0].EngineVersion) {
+		t.Errorf("environment.browsers %+v: want the host's Chromium, its engine version, over DevTools, attached on loopback", bs)
+	}
 	clean := outcomes(trusted)
 	for _, id := range []string{"LAUNCH-GATED", "CENTER-BLOCKERS", "BRIDGE-SNAPSHOT", "BRIDGE-ORIGIN", "BRIDGE-SOURCE", "BRIDGE-NO-LEAK", "BRIDGE-CONTAINMENT", "BRIDGE-FAIL-CLOSED"} {
 		if clean[id] != reports.Passed {

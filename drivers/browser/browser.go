@@ -23,7 +23,7 @@ import (
 // DevTools endpoint Attach connected to. Specs share it and each opens its
 // own [Session]. Its methods are safe for concurrent use.
 type Browser struct {
-	desc     string
+	info     Info
 	launched bool
 	pid      int    // the launched process; 0 when attached
 	profile  string // the launched profile directory; "" when attached
@@ -83,7 +83,7 @@ func LaunchChromium(ctx context.Context, o Options) (*Browser, error) {
 	}
 	how := "launched"
 	if !o.Visible {
-		how += ", headless"
+		how += " headless"
 	}
 	if err := b.describe(ctx, exe, how); err != nil {
 		return nil, errors.Join(err, b.Close())
@@ -147,34 +147,21 @@ func (b *Browser) connect(ctx context.Context) error {
 	return nil
 }
 
-// describe asks the browser for its version and sets Describe's text.
+// describe asks the browser for its version (Browser.getVersion) and
+// records it with how the harness reached it (Info).
 func (b *Browser) describe(ctx context.Context, exe, how string) error {
 	v, err := cdp.Call(ctx, b.cdp, cdpbrowser.GetVersion, cdp.Empty{})
 	if err != nil {
 		return fmt.Errorf("browser: asking the browser for its version: %w", err)
 	}
-	b.desc = fmt.Sprintf("%s (%s)", productName(v, exe), how)
+	b.info = versionInfo(v, exe, how)
 	return nil
 }
 
-// productName names a browser from its version answer: "Chromium
-// 156.0.8078.79", "Chrome 131.0.6778.33", "Electron 33.2.0 (Chrome 130…)".
-func productName(v cdpbrowser.GetVersionResult, exe string) string {
-	name, version, _ := strings.Cut(v.Product, "/")
-	name = strings.TrimPrefix(name, "Headless")
-	if name == "Chrome" && strings.Contains(strings.ToLower(filepath.Base(exe)), "chromium") {
-		name = "Chromium"
-	}
-	if _, rest, ok := strings.Cut(v.UserAgent, "Electron/"); ok {
-		ev, _, _ := strings.Cut(rest, " ")
-		return fmt.Sprintf("Electron %s (%s %s)", ev, name, version)
-	}
-	return strings.TrimSpace(name + " " + version)
-}
-
-// Describe names the browser and how the harness reached it, for reports:
-// "Chromium 156.0.8078.79 (launched, headless)".
-func (b *Browser) Describe() string { return b.desc }
+// Describe names the browser, its engine's version, the protocol and how
+// the harness reached it, for reports: "Chromium 156.0.8078.79
+// (HeadlessChrome) over DevTools, launched headless" (Info.String).
+func (b *Browser) Describe() string { return b.info.String() }
 
 // Close ends every session and the connection. A launched browser is
 // killed, its leftover helper processes too, and its profile directory

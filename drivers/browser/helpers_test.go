@@ -7,18 +7,44 @@ import (
 	cdpbrowser "github.com/chromedp/cdproto/browser"
 )
 
-func TestProductName(t *testing.T) {
+// Browser.getVersion's answer names the engine, its version and the
+// product; String says it in one line and ParseInfo reads that line back,
+// also with what the suites write after it.
+func TestVersionInfo(t *testing.T) {
+	const electronUA = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) host/1.0.0 Chrome/130.0.6723.191 Electron/33.2.1 Safari/537.36"
 	for _, c := range []struct {
-		v    cdpbrowser.GetVersionResult
-		exe  string
-		want string
+		v       cdpbrowser.GetVersionResult
+		exe     string
+		reached string
+		want    Info
+		text    string
 	}{
-		{cdpbrowser.GetVersionResult{Product: "HeadlessChrome/156.0.8078.79"}, "/usr/bin/chromium", "Chromium 156.0.8078.79"},
-		{cdpbrowser.GetVersionResult{Product: "Chrome/131.0.6778.33"}, "/usr/bin/google-chrome", "Chrome 131.0.6778.33"},
-		{cdpbrowser.GetVersionResult{Product: "Chrome/130.0.6723.191", UserAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) host/1.0.0 Chrome/130.0.6723.191 Electron/33.2.1 Safari/537.36"}, "", "Electron 33.2.1 (Chrome 130.0.6723.191)"},
+		{cdpbrowser.GetVersionResult{Product: "HeadlessChrome/156.0.8078.79"}, "/usr/bin/chromium", "launched headless",
+			Info{Engine: EngineChromium, EngineVersion: "156.0.8078.79", Product: "Chromium", Version: "156.0.8078.79", Build: "HeadlessChrome", Protocol: ProtocolDevTools, Reached: "launched headless"},
+			"Chromium 156.0.8078.79 (HeadlessChrome) over DevTools, launched headless"},
+		{cdpbrowser.GetVersionResult{Product: "Chrome/131.0.6778.33"}, "/usr/bin/google-chrome", "launched",
+			Info{Engine: EngineChromium, EngineVersion: "131.0.6778.33", Product: "Chrome", Version: "131.0.6778.33", Build: "Chrome", Protocol: ProtocolDevTools, Reached: "launched"},
+			"Chrome 131.0.6778.33 (Chrome) over DevTools, launched"},
+		{cdpbrowser.GetVersionResult{Product: "Chrome/130.0.6723.191", UserAgent: electronUA}, "", "attached to ws://127.0.0.1:9222/devtools/browser/ab-12",
+			Info{Engine: EngineChromium, EngineVersion: "130.0.6723.191", Product: "Electron", Version: "33.2.1", Build: "Chrome", Protocol: ProtocolDevTools, Reached: "attached to ws://127.0.0.1:9222/devtools/browser/ab-12"},
+			"Electron 33.2.1 (Chrome 130.0.6723.191) over DevTools, attached to ws://127.0.0.1:9222/devtools/browser/ab-12"},
 	} {
-		if got := productName(c.v, c.exe); got != c.want {
-			t.Errorf("productName(%+v, %q) = %q, want %q", c.v, c.exe, got, c.want)
+		got := versionInfo(c.v, c.exe, c.reached)
+		if got != c.want {
+			t.Errorf("versionInfo(%+v, %q) = %+v, want %+v", c.v, c.exe, got, c.want)
+		}
+		if got.String() != c.text {
+			t.Errorf("String() = %q, want %q", got.String(), c.text)
+		}
+		for _, desc := range []string{c.text, c.text + " (the harness's); evidence: the harness's probe"} {
+			if back, ok := ParseInfo(desc); !ok || back != c.want {
+				t.Errorf("ParseInfo(%q) = %+v, %v; want %+v", desc, back, ok, c.want)
+			}
+		}
+	}
+	for _, desc := range []string{"", "chromium (test)", "Chromium 156.0.8078.108 (launched, headless) (the harness's)", "Chromium over DevTools, launched"} {
+		if i, ok := ParseInfo(desc); ok {
+			t.Errorf("ParseInfo(%q) = %+v, want no browser read", desc, i)
 		}
 	}
 }

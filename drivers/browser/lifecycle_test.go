@@ -39,8 +39,10 @@ func gone(t *testing.T, pid int, profile string) {
 // Close kills the browser, its helpers and its profile directory.
 func TestCloseLeavesNothing(t *testing.T) {
 	b := launch(t)
-	if !strings.HasPrefix(b.Describe(), "Chromium ") || !strings.HasSuffix(b.Describe(), "(launched, headless)") {
-		t.Errorf("Describe() = %q", b.Describe())
+	if i := b.Info(); !strings.HasPrefix(b.Describe(), "Chromium ") || !strings.HasSuffix(b.Describe(), ") over DevTools, launched headless") || i.Build == "" ||
+		i.Engine != EngineChromium || i.Protocol != ProtocolDevTools || !regexp.MustCompile(`^\d+\.\d+\.\d+\.\d+$`).MatchString(i.EngineVersion) ||
+		!strings.Contains(b.Describe(), " "+i.EngineVersion+" ") {
+		t.Errorf("Describe() = %q, Info() = %#v: want the engine and its version the browser answered", b.Describe(), i)
 	}
 	pid, profile := b.pid, b.profile
 	if len(usingProfile(profile)) < 2 {
@@ -145,7 +147,7 @@ func TestAttach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := b.Describe(); !strings.Contains(d, "attached to "+endpoint) || b.pid != 0 || b.profile != "" {
+	if d := b.Describe(); !strings.HasSuffix(d, " over DevTools, attached to "+endpoint) || b.Info().Reached != "attached to "+endpoint || b.pid != 0 || b.profile != "" {
 		t.Errorf("Describe() = %q, pid %d, profile %q", d, b.pid, b.profile)
 	}
 	app := appSite(t)

@@ -1,0 +1,114 @@
+package browser
+
+import (
+	"path/filepath"
+	"strings"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+)
+
+// Engine is the browser engine that renders the app surface, as a value a
+// report names: this driver drives Chromium's (Blink, as in Chrome, Edge and
+// Electron) over DevTools; another driver (WebKit over WebDriver) names its own.
+type Engine string
+
+// EngineChromium is the engine of every browser this driver reaches.
+const EngineChromium Engine = "chromium"
+
+// ProtocolDevTools is the protocol this driver speaks: the Chrome DevTools
+// Protocol.
+const ProtocolDevTools = "devtools"
+
+// Info says which browser the harness judged in and how it reached it,
+// from the browser's own answer to Browser.getVersion.
+type Info struct {
+	Engine        Engine // EngineChromium
+	EngineVersion string // "156.0.8078.108": the engine's, from Browser.getVersion's product
+	// Product and Version name the browser as its maker does: "Chromium",
+	// "Chrome", "Electron 33.2.1" (whose engine version differs).
+	Product string
+	Version string
+	// Build is the product token the browser answered without its
+	// version: "HeadlessChrome", "Chrome".
+	Build    string
+	Protocol string // ProtocolDevTools
+	// Reached says how: "launched headless", "launched", "attached to ws://…".
+	Reached string
+}
+
+// String names the browser for people and report.json's environment.browser:
+// "Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless";
+// "Electron 33.2.1 (Chrome 130.0.6723.191) over DevTools, attached to ws://…".
+func (i Info) String() string {
+	engine := i.Build
+	if i.Version != i.EngineVersion {
+		engine = strings.TrimSpace(engine + " " + i.EngineVersion)
+	}
+	s := strings.TrimSpace(i.Product + " " + i.Version)
+	if engine != "" {
+		s += " (" + engine + ")"
+	}
+	return s + " over DevTools, " + i.Reached
+}
+
+// versionInfo reads Browser.getVersion's answer: its product token
+// ("HeadlessChrome/156.0.8078.79") gives the engine's version and build;
+// a user agent naming Electron makes the product Electron; a Chrome build
+// run from a chromium binary (exe) is Chromium.
+func versionInfo(v cdpbrowser.GetVersionResult, exe, reached string) Info {
+	build, version, _ := strings.Cut(v.Product, "/")
+	i := Info{Engine: EngineChromium, EngineVersion: version, Build: build, Protocol: ProtocolDevTools, Reached: reached,
+		Product: strings.TrimPrefix(build, "Headless"), Version: version}
+	if i.Product == "Chrome" && strings.Contains(strings.ToLower(filepath.Base(exe)), "chromium") {
+		i.Product = "Chromium"
+	}
+	if _, rest, ok := strings.Cut(v.UserAgent, "Electron/"); ok {
+		i.Product, _, _ = strings.Cut(rest, " ")
+		i.Product, i.Version = "Electron", i.Product
+	}
+	return i
+}
+
+// ParseInfo reads back the Info whose String begins desc, as a report's
+// environment.browser entries do (each is String and what the suites add
+// after it: who chose the browser, where the evidence came from). ok is
+// false when desc does not begin with one.
+func ParseInfo(desc string) (Info, bool) {
+	head, reached, ok := strings.Cut(desc, " over DevTools, ")
+	if !ok {
+		return Info{}, false
+	}
+	// What follows the way it was reached is not the driver's: the endpoint
+	// of an attached browser is one word, "launched" may be followed by
+	// "headless".
+	words := strings.Fields(reached)
+	switch {
+	case len(words) >= 3 && words[0] == "attached" && words[1] == "to":
+		reached = strings.Join(words[:3], " ")
+	case len(words) >= 2 && words[0] == "launched" && strings.TrimRight(words[1], ";,") == "headless":
+		reached = "launched headless"
+	case len(words) >= 1 && strings.TrimRight(words[0], ";,") == "launched":
+		reached = "launched"
+	default:
+		return Info{}, false
+	}
+	i := Info{Engine: EngineChromium, Protocol: ProtocolDevTools, Reached: strings.TrimRight(reached, ";,")}
+	product, engine, paren := strings.Cut(head, " (")
+	if paren {
+		engine = strings.TrimSuffix(engine, ")")
+	}
+	name, version, _ := strings.Cut(product, " ")
+	i.Product, i.Version, i.EngineVersion = name, version, version
+	if b, v, two := strings.Cut(engine, " "); two {
+		i.Build, i.EngineVersion = b, v
+	} else {
+		i.Build = engine
+	}
+	if i.Product == "" || i.Version == "" || i.EngineVersion == "" {
+		return Info{}, false
+	}
+	return i, true
+}
+
+// Info says which browser b is and how the harness reached it.
+func (b *Browser) Info() Info { return b.info }
