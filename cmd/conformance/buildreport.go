@@ -99,7 +99,7 @@ func buildReport(in reportInput) (*reports.Report, error) {
 			LevelsClaimed: h.Levels, Transport: in.transport, Faults: in.faults, Variants: in.variants,
 		},
 		Environment: reports.Environment{OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(),
-			Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText), Browsers: browserEnvs(in.result.Browsers)},
+			Browser: clipRunes(strings.Join(in.result.Browsers, "; "), maxBrowserText), Browsers: browserEnvs(in.result.BrowserInfos)},
 		StartedAt:    in.started,
 		FinishedAt:   in.finished,
 		DurationMs:   in.finished.Sub(in.started).Milliseconds(),
@@ -259,12 +259,11 @@ const (
 // browserEnvs are the browsers the suites describe (suites.Result.Browsers,
 // each beginning with browser.Info's text), as report values. A
 // description that does not begin with one is left to environment.browser.
-func browserEnvs(descs []string) []reports.BrowserEnv {
+func browserEnvs(infos []browser.Info) []reports.BrowserEnv {
 	var out []reports.BrowserEnv
-	for _, d := range descs {
-		i, ok := browser.ParseInfo(d)
-		if !ok || len(out) == maxBrowsers {
-			continue
+	for _, i := range infos {
+		if len(out) == maxBrowsers {
+			break
 		}
 		out = append(out, reports.BrowserEnv{
 			Engine: string(i.Engine), EngineVersion: clipRunes(i.EngineVersion, maxBrowserField),

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/reports"
@@ -133,16 +134,14 @@ func TestBuildReportArtifactDigests(t *testing.T) {
 	}
 }
 
-// The browsers the suites describe become environment.browsers[]: engine,
+// The browsers the run judged in become environment.browsers[]: engine,
 // versions, protocol and how the harness reached each, cut to the schema's
-// bounds; a description that names no browser the driver wrote is left to
-// environment.browser alone.
+// bounds.
 func TestBrowserEnvs(t *testing.T) {
 	long := strings.Repeat("9", 100)
-	got := browserEnvs([]string{
-		"Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless (the harness's); evidence: the harness's probe",
-		"a browser of another driver",
-		"Electron " + long + " (Chrome 130.0.6723.191) over DevTools, attached to ws://127.0.0.1:9222/devtools/browser/x (the host's runtime, named by the operator); evidence: …",
+	got := browserEnvs([]browser.Info{
+		{Engine: browser.EngineChromium, EngineVersion: "156.0.8078.108", Product: "Chromium", Version: "156.0.8078.108", Build: "HeadlessChrome", Protocol: browser.ProtocolDevTools, Reached: "launched headless"},
+		{Engine: browser.EngineChromium, EngineVersion: "130.0.6723.191", Product: "Electron", Version: long, Build: "Chrome", Protocol: browser.ProtocolDevTools, Reached: "attached to ws://127.0.0.1:9222/devtools/browser/x"},
 	})
 	want := []reports.BrowserEnv{
 		{Engine: "chromium", EngineVersion: "156.0.8078.108", Product: "Chromium", Version: "156.0.8078.108", Protocol: "devtools", Reached: "launched headless"},

@@ -69,46 +69,5 @@ func versionInfo(v cdpbrowser.GetVersionResult, exe, reached string) Info {
 	return i
 }
 
-// ParseInfo reads back the Info whose String begins desc, as a report's
-// environment.browser entries do (each is String and what the suites add
-// after it: who chose the browser, where the evidence came from). ok is
-// false when desc does not begin with one.
-func ParseInfo(desc string) (Info, bool) {
-	head, reached, ok := strings.Cut(desc, " over DevTools, ")
-	if !ok {
-		return Info{}, false
-	}
-	// What follows the way it was reached is not the driver's: the endpoint
-	// of an attached browser is one word, "launched" may be followed by
-	// "headless".
-	words := strings.Fields(reached)
-	switch {
-	case len(words) >= 3 && words[0] == "attached" && words[1] == "to":
-		reached = strings.Join(words[:3], " ")
-	case len(words) >= 2 && words[0] == "launched" && strings.TrimRight(words[1], ";,") == "headless":
-		reached = "launched headless"
-	case len(words) >= 1 && strings.TrimRight(words[0], ";,") == "launched":
-		reached = "launched"
-	default:
-		return Info{}, false
-	}
-	i := Info{Engine: EngineChromium, Protocol: ProtocolDevTools, Reached: strings.TrimRight(reached, ";,")}
-	product, engine, paren := strings.Cut(head, " (")
-	if paren {
-		engine = strings.TrimSuffix(engine, ")")
-	}
-	name, version, _ := strings.Cut(product, " ")
-	i.Product, i.Version, i.EngineVersion = name, version, version
-	if b, v, two := strings.Cut(engine, " "); two {
-		i.Build, i.EngineVersion = b, v
-	} else {
-		i.Build = engine
-	}
-	if i.Product == "" || i.Version == "" || i.EngineVersion == "" {
-		return Info{}, false
-	}
-	return i, true
-}
-
 // Info says which browser b is and how the harness reached it.
 func (b *Browser) Info() Info { return b.info }

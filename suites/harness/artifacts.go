@@ -35,11 +35,12 @@ func (tc *TestContext) saveArtifacts() {
 	}
 	base := unsafeName.ReplaceAllString(strings.Join(rep.Labels(), "-"), "_")
 	if len(base) > 60 {
-		base = base[:60]
+		base = strings.TrimRight(base[:60], "-_")
 	}
 	base = fmt.Sprintf("%03d-%s", rep.LeafNodeLocation.LineNumber%1000, base)
 	for i, s := range tc.surfaces {
-		name := fmt.Sprintf("%s-%d", base, i+1)
+		// Each attempt of a retried spec keeps its own files.
+		name := reports.ArtifactName(base, rep.NumAttempts, i+1, "")
 		// A page that stopped answering draws nothing more: its
 		// screenshot would only wait out the timeout.
 		if !tc.stuck[s] {

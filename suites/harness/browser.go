@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,13 +91,17 @@ func (tc *TestContext) browser() (*browser.Browser, error) {
 	return tc.browserOnce.get(tc.Config.Browser)
 }
 
-// browsersUsed describes the browsers the run judged in.
-func (tc *TestContext) browsersUsed() []string {
+// browsersUsed describes the browsers the run judged in, as text and as
+// the engine and version each named.
+func (tc *TestContext) browsersUsed() ([]string, []browser.Info) {
 	var out []string
+	var infos []browser.Info
 	if d := tc.browserOnce.text(tc.Config.Browser); d != "" {
 		out = append(out, d)
+		infos = append(infos, tc.browserOnce.b.Info())
 	}
-	return append(out, tc.runtimes.text(tc.Config.Browser)...)
+	texts, more := tc.runtimes.text(tc.Config.Browser)
+	return append(out, texts...), append(infos, more...)
 }
 
 // runtimeBrowsers are the browser runtimes hosts named in DevTools
@@ -118,20 +123,23 @@ func (cfg BrowserConfig) trusts(endpoint string) bool {
 	return cfg.TrustHostRuntime || (cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, endpoint))
 }
 
-// text lists the host runtimes the run judged in, for the report.
-func (r *runtimeBrowsers) text(cfg BrowserConfig) []string {
+// text lists the host runtimes the run judged in, for the report, by
+// endpoint.
+func (r *runtimeBrowsers) text(cfg BrowserConfig) ([]string, []browser.Info) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []string
-	for e, b := range r.m {
+	var infos []browser.Info
+	for _, e := range slices.Sorted(maps.Keys(r.m)) {
+		b := r.m[e]
+		infos = append(infos, b.Info())
 		who := "the host's own runtime, trusted with --trust-host-browser"
 		if cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, e) {
 			who = "the host's runtime, named by the operator"
 		}
 		out = append(out, fmt.Sprintf("%s (%s); %s", b.Describe(), who, probeEvidence))
 	}
-	sort.Strings(out)
-	return out
+	return out, infos
 }
 
 func (r *runtimeBrowsers) get(endpoint string) (*browser.Browser, error) {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentapp/conformance/drivers/appserver"
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
@@ -88,6 +89,8 @@ type Result struct {
 	// Browsers describes each browser the run judged the app surface in
 	// and where its evidence came from (report environment.browser).
 	Browsers []string
+	// BrowserInfos names the engine and version of each, in the same order.
+	BrowserInfos []browser.Info
 }
 
 // SpecInfo describes a declared spec (from a dry run).
@@ -172,7 +175,7 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	tc.thirdParty = third
 	tc.declare(areas)
 	defer tc.close()
-	defer func() { res.Browsers = tc.browsersUsed() }()
+	defer func() { res.Browsers, res.BrowserInfos = tc.browsersUsed() }()
 
 	// Ginkgo stops the run on SIGINT / SIGTERM (it aborts the running spec,
 	// cleans up and skips the rest); the run records that it happened.
