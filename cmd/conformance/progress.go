@@ -45,6 +45,10 @@ func (p *progress) settled(e suites.RequirementSettled) {
 	fmt.Fprintf(p.w, "%-7s %-24s %s\n", mark, e.ID, r.Title)
 	if e.Outcome != reports.Passed {
 		msg := e.Failure
+		if e.Spec != "" {
+			// Which spec, a table's case included: a requirement has many.
+			msg = "in: " + e.Spec + "\n" + msg
+		}
 		if p.red != nil {
 			msg = string(p.red.Redact([]byte(msg)))
 		}

@@ -121,3 +121,18 @@ func TestHostStderrReachesTheConsoleInert(t *testing.T) {
 		t.Errorf("console got %q, want %q", got, want)
 	}
 }
+
+// A requirement has many specs: the console names the one that decided its
+// outcome, a table's case included, above its message.
+func TestProgressNamesTheSpecThatFailed(t *testing.T) {
+	cat := levels.Default()
+	id := cat.Requirements()[0].ID
+	var buf bytes.Buffer
+	newProgress(&buf, cat, false, nil).settled(suites.RequirementSettled{ID: id, Outcome: reports.Failed,
+		Spec: "Desktop P2: controlled actions host:download refuses a file of another app", Failure: "host:download answered host:response"})
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	want := []string{"        in: Desktop P2: controlled actions host:download refuses a file of another app", "        host:download answered host:response"}
+	if len(lines) != 3 || lines[1] != want[0] || lines[2] != want[1] {
+		t.Errorf("printed:\n%s\nwant the requirement line, then:\n%s", buf.String(), strings.Join(want, "\n"))
+	}
+}

@@ -135,6 +135,10 @@ type TestContext struct {
 	nodeCtx context.Context
 }
 
+// suiteName is the suite's and its one top-level container's text: every
+// spec's full text begins with it.
+const suiteName = "Agent App host conformance"
+
 // Area declares the specs of one concern against tc.
 type Area func(tc *TestContext)
 
@@ -147,7 +151,7 @@ func newTestContext(cfg Config) *TestContext {
 // declare builds the spec tree: one top-level container so that specs run
 // in declaration order (Ginkgo shuffles top-level containers only).
 func (tc *TestContext) declare(areas []Area) {
-	ginkgo.Describe("Agent App host conformance", ginkgo.AroundNode(tc.withNodeContext), func() {
+	ginkgo.Describe(suiteName, ginkgo.AroundNode(tc.withNodeContext), func() {
 		ginkgo.BeforeEach(tc.beforeEach)
 		ginkgo.AfterEach(tc.afterEach)
 		for _, a := range areas {

@@ -73,6 +73,9 @@ type RequirementSettled struct {
 	// Failure is the whole message of the spec the reason comes from (the
 	// reason itself when no spec gave one).
 	Failure string
+	// Spec names that spec (a table's case included), below the suite's
+	// top container; "" when no spec gave the reason.
+	Spec string
 }
 
 // Result is what a run observed.
@@ -222,7 +225,7 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	format.MaxLength = 0
 	format.TruncatedDiff = false
 
-	ginkgo.RunSpecs(&failRecorder{}, "Agent App host conformance", suiteCfg, repCfg)
+	ginkgo.RunSpecs(&failRecorder{}, suiteName, suiteCfg, repCfg)
 	signal.Stop(sigs)
 	close(sigs)
 	sigMu.Lock()
@@ -251,7 +254,7 @@ func Preview(cfg Config, areas []Area) ([]SpecInfo, error) {
 	suiteCfg.RandomSeed = 1
 	repCfg.NoColor = true
 	formatter.ColorableStdOut = io.Discard
-	rep := ginkgo.PreviewSpecs("Agent App host conformance", suiteCfg, repCfg)
+	rep := ginkgo.PreviewSpecs(suiteName, suiteCfg, repCfg)
 	var out []SpecInfo
 	for _, s := range rep.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
@@ -269,7 +272,7 @@ func Preview(cfg Config, areas []Area) ([]SpecInfo, error) {
 // entries share one Req settle after its last entry, not its first.
 func specsPerRequirement(tc *TestContext, suiteCfg types.SuiteConfig, repCfg types.ReporterConfig) map[string]int {
 	formatter.ColorableStdOut = io.Discard
-	rep := ginkgo.PreviewSpecs("Agent App host conformance", suiteCfg, repCfg)
+	rep := ginkgo.PreviewSpecs(suiteName, suiteCfg, repCfg)
 	n := map[string]int{}
 	for _, s := range rep.SpecReports {
 		if s.LeafNodeType != types.NodeTypeIt {
@@ -385,6 +388,7 @@ func settledEvent(id string, specs []SpecOutcome) RequirementSettled {
 	e := RequirementSettled{ID: id, Outcome: rr.Outcome, Reason: rr.Reason, Failure: rr.Reason}
 	if i := reports.DecidingSpec(rr.Specs, rr.Outcome); i >= 0 {
 		e.Failure = rr.Specs[i].Failure.Message
+		e.Spec = strings.TrimPrefix(rr.Specs[i].Name, suiteName+" ")
 	}
 	return e
 }

@@ -13,7 +13,7 @@ func TestSettledEventIsTheReportsVerdict(t *testing.T) {
 	specs := []SpecOutcome{
 		{Name: "a passes", Outcome: reports.Passed},
 		{Name: "c fails", Outcome: reports.Failed, Failure: "c: the host refused it\nmore"},
-		{Name: "b fails", Outcome: reports.Failed, Failure: "b: the host accepted it\nmore"},
+		{Name: suiteName + " b fails", Outcome: reports.Failed, Failure: "b: the host accepted it\nmore"},
 		{Name: "d blocked", Outcome: reports.Blocked, Failure: "d: precondition"},
 	}
 	e := settledEvent("CAT-FIELD-CONSTRAINTS", specs)
@@ -31,6 +31,9 @@ func TestSettledEventIsTheReportsVerdict(t *testing.T) {
 	}
 	if e.Failure != "b: the host accepted it\nmore" {
 		t.Errorf("progress quotes %q, want the message of the spec the report's reason comes from", e.Failure)
+	}
+	if e.Spec != "b fails" {
+		t.Errorf("progress names spec %q, want that spec below the suite's container: %q", e.Spec, "b fails")
 	}
 	if none := settledEvent("CAT-METADATA", nil); none.Outcome != reports.NotRun || none.Failure != none.Reason || none.Reason == "" {
 		t.Errorf("no spec: %+v", none)
