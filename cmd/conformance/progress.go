@@ -45,7 +45,7 @@ func (p *progress) settled(e suites.RequirementSettled) {
 	fmt.Fprintf(p.w, "%-7s %-24s %s\n", mark, e.ID, r.Title)
 	if e.Outcome != reports.Passed {
 		msg := e.Failure
-		if e.Spec != "" {
+		if e.Spec != "" && e.Outcome != reports.NotRun {
 			// Which spec, a table's case included: a requirement has many.
 			msg = "in: " + e.Spec + "\n" + msg
 		}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
 )
 
@@ -24,9 +26,9 @@ func describeCatalog(tc *harness.TestContext) {
 		It("takes the app's identity from APP.md, not from the folder it sits in", tc.Req("CAT-DISCOVER-APPMD", levels.EveryEntryPoint), func() {
 			dir := tc.FixtureAs("minimal-app", "renamed-folder")
 			v := tc.Verify(dir, nil)
-			Expect(v.AppName).To(Equal("minimal-app"), "package/verify appName")
+			Expect(v.AppName).To(Equal("minimal-app"), harness.At(protocol.MethodVerify, []any{"appName"}))
 			app := harness.DecodeObject("projection", tc.Project(dir, "app"))["app"]
-			Expect(app).To(HaveKeyWithValue("name", "minimal-app"), "projected app summary")
+			Expect(harness.MapOf(app)["name"]).To(Equal("minimal-app"), harness.At(protocol.MethodProject, []any{"app", "name"}))
 		})
 
 		It("does not take a folder without APP.md for an app, and says APP.md is missing", tc.Req("CAT-DISCOVER-APPMD"), func() {
@@ -132,9 +134,9 @@ func describeCatalog(tc *harness.TestContext) {
 			want := tc.Oracle(dir).Manifest
 			proj := harness.DecodeObject("projection", tc.Project(dir, "app", "publisher"))
 			app, ok := proj["app"].(map[string]any)
-			Expect(ok).To(BeTrue(), "projection has no app summary object")
+			Expect(ok).To(BeTrue(), harness.At(protocol.MethodProject, []any{"app"}, "is no object"))
 			for _, k := range []string{"name", "version", "description", "displayName", "status", "appType"} {
-				Expect(app[k]).To(Equal(want[k]), "app summary %s", k)
+				Expect(app[k]).To(Equal(want[k]), harness.At(protocol.MethodProject, []any{"app", k}))
 			}
 			// The projection schema puts publisher beside the app summary; a
 			// host may also nest it in the summary.
@@ -143,14 +145,14 @@ func describeCatalog(tc *harness.TestContext) {
 				pub, _ = proj["publisher"].(map[string]any)
 			}
 			wantPub, _ := want["publisher"].(map[string]any)
-			Expect(pub["publisherId"]).To(Equal(wantPub["publisherId"]), "catalog card publisher.publisherId")
+			Expect(pub["publisherId"]).To(Equal(wantPub["publisherId"]), harness.At(protocol.MethodProject, []any{"publisher", "publisherId"}, "(or /app/publisher/publisherId)"))
 		})
 
 		It("never shows a publisher as verified on its own say-so", tc.Req("CAT-PUBLISHER-VERIFIED", levels.EveryMember), func() {
 			proj := harness.DecodeObject("projection", tc.Project(tc.Fixture("self-verified-publisher"), "app", "publisher"))
-			for where, pub := range map[string]any{"publisher": proj["publisher"], "app.publisher": harness.MapOf(proj["app"])["publisher"]} {
-				Expect(harness.MapOf(pub)).NotTo(HaveKeyWithValue("verified", true),
-					"%s.verified is true though only the app declared it (no registry verified it)", where)
+			for where, pub := range map[string]any{"publisher": proj["publisher"], "app/publisher": harness.MapOf(proj["app"])["publisher"]} {
+				Expect(harness.MapOf(pub)["verified"]).NotTo(Equal(true),
+					harness.At(protocol.MethodProject, []any{where, "verified"}, "though only the app declared it (no registry verified it)"))
 			}
 		})
 
@@ -180,18 +182,19 @@ func describeCatalog(tc *harness.TestContext) {
 				harness.Errorf("fixture sanity: %s declares no home or scene entry", filepath.Base(dir))
 			}
 			dropped := 0
-			projected := map[string]harness.Object{}
-			for _, e := range harness.Objects(harness.DecodeObject("projection", tc.Project(dir, "entries")), "entries") {
-				projected[harness.Str(e, "key")] = e
+			projected := map[string]int{} // entry key -> its index in /entries
+			entries := harness.Objects(harness.DecodeObject("projection", tc.Project(dir, "entries")), "entries")
+			for i, e := range entries {
+				projected[harness.Str(e, "key")] = i
 			}
 			for key := range legacy {
-				e, ok := projected[key]
+				i, ok := projected[key]
 				if !ok {
 					dropped++
 					continue
 				}
-				Expect(e).To(HaveKeyWithValue("legacy", true),
-					"legacy entry %q is projected as a current %q entry (no legacy marker)", key, harness.Str(e, "kind"))
+				Expect(entries[i]["legacy"]).To(Equal(true),
+					harness.At(protocol.MethodProject, []any{"entries", i, "legacy"}, fmt.Sprintf("of legacy entry %q, projected as a current %q entry", key, harness.Str(entries[i], "kind"))))
 			}
 			if dropped == len(legacy) {
 				tc.Reading("legacy entry kinds in a 0.10.0 manifest", "left out of the projection")
@@ -212,8 +215,8 @@ func describeLayering(tc *harness.TestContext) {
 				harness.Errorf("fixture sanity: the oracle takes the entries of %s from %q, not app.entries.yaml", filepath.Base(dir), want.Sources["entries"])
 			}
 			proj := harness.DecodeObject("projection", tc.Project(dir, "entries", "permissions"))
-			Expect(harness.Keys(harness.Objects(proj, "entries"))).To(ConsistOf(harness.ManifestKeys(want, "entries")), "projected entries")
-			Expect(harness.Keys(harness.Objects(proj, "permissions"))).To(ConsistOf(harness.ManifestKeys(want, "permissions")), "projected permissions")
+			Expect(harness.Keys(harness.Objects(proj, "entries"))).To(ConsistOf(harness.ManifestKeys(want, "entries")), harness.At(protocol.MethodProject, []any{"entries"}, "(their keys)"))
+			Expect(harness.Keys(harness.Objects(proj, "permissions"))).To(ConsistOf(harness.ManifestKeys(want, "permissions")), harness.At(protocol.MethodProject, []any{"permissions"}, "(their keys)"))
 		})
 
 		// Every other independent file whose section a projection shows,
@@ -253,8 +256,8 @@ func describeLayering(tc *harness.TestContext) {
 		It("lets app.entries.yaml win when frontmatter declares other entries", tc.Req("CAT-LAYERED-PRECEDENCE"), func() {
 			dir := tc.Fixture("layered-conflict-app")
 			keys := harness.Keys(harness.Objects(harness.DecodeObject("projection", tc.Project(dir, "entries")), "entries"))
-			Expect(keys).To(ContainElement("from_entries_file"), "the independent file's entry")
-			Expect(strings.Join(keys, ",")).NotTo(ContainSubstring("from_frontmatter"), "frontmatter entries must lose to app.entries.yaml")
+			Expect(keys).To(ContainElement("from_entries_file"), harness.At(protocol.MethodProject, []any{"entries"}, "(their keys: the entry of app.entries.yaml)"))
+			Expect(keys).NotTo(ContainElement(ContainSubstring("from_frontmatter")), harness.At(protocol.MethodProject, []any{"entries"}, "(their keys: frontmatter entries must lose to app.entries.yaml)"))
 		})
 
 		// Precedence for every layered file whose contents a projection

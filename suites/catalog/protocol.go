@@ -22,11 +22,11 @@ func describeProtocol(tc *harness.TestContext) {
 				tc.Failf("the hello answer must match its schema: %v", err)
 			}
 			h := tc.Host().Hello()
-			Expect(h.ProtocolVersion).To(Equal(protocol.Version), "protocol version")
-			Expect(h.Host.Kind).To(BeElementOf(protocol.HostKinds()), "host kind")
-			Expect(h.Host.Name).NotTo(BeEmpty(), "host name")
-			Expect(h.Host.Version).NotTo(BeEmpty(), "host version")
-			Expect(h.Capabilities).NotTo(BeEmpty(), "capability profile")
+			Expect(h.ProtocolVersion).To(Equal(protocol.Version), harness.At(protocol.MethodHello, []any{"protocolVersion"}))
+			Expect(h.Host.Kind).To(BeElementOf(protocol.HostKinds()), harness.At(protocol.MethodHello, []any{"host", "kind"}))
+			Expect(h.Host.Name).NotTo(BeEmpty(), harness.At(protocol.MethodHello, []any{"host", "name"}))
+			Expect(h.Host.Version).NotTo(BeEmpty(), harness.At(protocol.MethodHello, []any{"host", "version"}))
+			Expect(h.Capabilities).NotTo(BeEmpty(), harness.At(protocol.MethodHello, []any{"capabilities"}))
 		})
 
 		It("host/reset leaves a fresh host with no installed app and no retained data", tc.Req("PROTO-RESET", levels.EveryTransition), func() {
@@ -46,15 +46,15 @@ func describeProtocol(tc *harness.TestContext) {
 				dir := tc.Fixture("minimal-app")
 				tc.Install(dir, tc.ReleaseOf(dir))
 				before = tc.List()
-				Expect(before.Apps).NotTo(BeEmpty(), "app/list after an install")
+				Expect(before.Apps).NotTo(BeEmpty(), harness.At(protocol.MethodList, []any{"apps"}, "after an install"))
 			})
 			tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
 			l := tc.List()
-			Expect(l.Apps).To(BeEmpty(), "installed apps after host/reset")
+			Expect(harness.AppIDs(l.Apps)).To(BeEmpty(), harness.At(protocol.MethodList, []any{"apps"}, "(their ids) after host/reset"))
 			// Retained data is checked when the host kept some (keeping it
 			// is UNINSTALL-KEEP-DATA's business, not this spec's).
 			if len(before.Retained) > 0 {
-				Expect(l.Retained).To(BeEmpty(), "retained data after host/reset")
+				Expect(l.Retained).To(BeEmpty(), harness.At(protocol.MethodList, []any{"retained"}, "after host/reset"))
 			}
 			expectResetForgetsSecretBindings(tc)
 		})
@@ -62,8 +62,8 @@ func describeProtocol(tc *harness.TestContext) {
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
 			err := tc.Call("conformance/no-such-method", struct{}{}, &json.RawMessage{})
 			code, isHostErr := tc.HostErrorCode("conformance/no-such-method", err)
-			Expect(isHostErr).To(BeTrue(), "an unknown method must be answered with an error, not a result")
-			Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound))
+			Expect(isHostErr).To(BeTrue(), "conformance/no-such-method, an unknown method, must be answered with an error, not a result")
+			Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound), "conformance/no-such-method: the error code")
 		})
 
 		It("answers a reserved, not yet implemented method with -32601", tc.Req("PROTO-ERRORS", levels.EveryMember), func() {
@@ -74,7 +74,7 @@ func describeProtocol(tc *harness.TestContext) {
 				err := tc.Call(m, struct{}{}, &json.RawMessage{})
 				code, isHostErr := tc.HostErrorCode(m, err)
 				Expect(isHostErr).To(BeTrue(), "%s must be answered with an error until the host implements it", m)
-				Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound), m)
+				Expect(code).To(BeEquivalentTo(protocol.CodeMethodNotFound), "%s: the error code", m)
 			}
 		})
 
@@ -83,7 +83,7 @@ func describeProtocol(tc *harness.TestContext) {
 				err := tc.Call(method, params, &json.RawMessage{})
 				code, isHostErr := tc.HostErrorCode(method, err)
 				Expect(isHostErr).To(BeTrue(), "%s with params %v must be answered with an error", method, params)
-				Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams), "%s with params %v", method, params)
+				Expect(code).To(BeEquivalentTo(protocol.CodeInvalidParams), "%s with params %v: the error code", method, params)
 			},
 			Entry("package/verify without a path", tc.Req("PROTO-ERRORS", levels.EveryEntryPoint), protocol.MethodVerify, map[string]any{}),
 			Entry("app/install with consent as a string", tc.Req("PROTO-ERRORS", levels.EveryEntryPoint), protocol.MethodInstall,

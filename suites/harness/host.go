@@ -654,12 +654,21 @@ func (tc *TestContext) ExpectGone(appID string) {
 
 // FindApp returns the row of app/list for appID.
 func FindApp(l protocol.ListResult, appID string) (protocol.InstalledApp, bool) {
-	for _, a := range l.Apps {
-		if a.AppID == appID {
-			return a, true
-		}
+	if i := AppRow(l, appID); i >= 0 {
+		return l.Apps[i], true
 	}
 	return protocol.InstalledApp{}, false
+}
+
+// AppRow is the index of appID's row in app/list's apps (for a message's
+// JSON pointer), -1 when it has none.
+func AppRow(l protocol.ListResult, appID string) int {
+	for i, a := range l.Apps {
+		if a.AppID == appID {
+			return i
+		}
+	}
+	return -1
 }
 
 // FindRetained returns the retained-data row for appID.

@@ -163,7 +163,9 @@ func HostErrorText(he *control.HostError) string {
 // pass the host's value to Expect and the harness's expectation to the
 // matcher, so Gomega's "Expected <value> to <match> <value>" reads as what
 // the host answered and what the harness expected; the Go type annotations
-// and the booleans of BeTrue / BeFalse say nothing and go.
+// and the booleans of BeTrue / BeFalse say nothing and go. A value is
+// quoted as an excerpt (valueExcerpt): a message says which member was
+// wrong, it never dumps a whole answer.
 func cleanMessage(m string) string {
 	for _, noise := range []string{
 		"Expected\n    <bool>: false\nto be true",
@@ -185,7 +187,41 @@ func cleanMessage(m string) string {
 			}
 		}
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return strings.TrimSpace(strings.Join(valueExcerpts(lines), "\n"))
+}
+
+// maxValueLines is how many lines of one value a failure message quotes.
+const maxValueLines = 12
+
+// valueExcerpts cuts each quoted value (the indented lines after "the host
+// answered:" or "where the harness expected it ...:") to maxValueLines, and
+// says "nothing" for a member the host left out.
+func valueExcerpts(lines []string) []string {
+	var out []string
+	for i := 0; i < len(lines); {
+		out = append(out, lines[i])
+		quotes := lines[i] == "the host answered:" || strings.HasPrefix(lines[i], "where the harness expected it ")
+		i++
+		if !quotes {
+			continue
+		}
+		j := i
+		for j < len(lines) && strings.HasPrefix(lines[j], "    ") {
+			j++
+		}
+		value := lines[i:j]
+		switch {
+		case len(value) == 1 && strings.TrimSpace(value[0]) == "nil":
+			out = append(out, "    nothing (the member is absent or null)")
+		case len(value) > maxValueLines:
+			out = append(out, value[:maxValueLines-2]...)
+			out = append(out, fmt.Sprintf("    … (%d more lines)", len(value)-(maxValueLines-2)))
+		default:
+			out = append(out, value...)
+		}
+		i = j
+	}
+	return out
 }
 
 // typeAnnotation is Gomega's "<type>: " before a formatted value.

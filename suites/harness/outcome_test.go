@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -27,6 +28,27 @@ func TestCleanMessageNamesTheHostsValue(t *testing.T) {
 	list := cleanMessage("x\nExpected\n    <string>: blocked\nto be an element of\n    <[]string | len:2, cap:2>: [\"ready\", \"ready-degraded\"]")
 	if want := "x\nthe host answered:\n    blocked\nwhere the harness expected it to be an element of:\n    [\"ready\", \"ready-degraded\"]"; list != want {
 		t.Errorf("list value: got\n%s", list)
+	}
+}
+
+// A quoted value is an excerpt: a long answer keeps its first lines and
+// says how many it left out; a member the host left out reads "nothing".
+func TestCleanMessageQuotesExcerpts(t *testing.T) {
+	var long []string
+	for i := 0; i < 145; i++ {
+		long = append(long, fmt.Sprintf("        \"k%d\": %d,", i, i))
+	}
+	in := "package/project /app\nExpected\n    <map[string]interface {} | len:145>: {\n" + strings.Join(long, "\n") + "\n    }\nto have key\n    <string>: description"
+	got := strings.Split(cleanMessage(in), "\n")
+	if len(got) != 2+maxValueLines-1+2 {
+		t.Fatalf("%d lines:\n%s", len(got), strings.Join(got, "\n"))
+	}
+	if got[maxValueLines] != "    … (137 more lines)" || got[len(got)-1] != "    description" {
+		t.Errorf("excerpt:\n%s", strings.Join(got, "\n"))
+	}
+	absent := cleanMessage("package/project /app/description\nExpected\n    <nil>: nil\nto equal\n    <string>: A demo app")
+	if want := "package/project /app/description\nthe host answered:\n    nothing (the member is absent or null)\nwhere the harness expected it to equal:\n    A demo app"; absent != want {
+		t.Errorf("absent member: got\n%s", absent)
 	}
 }
 

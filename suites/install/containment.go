@@ -56,7 +56,9 @@ func describeContainment(tc *harness.TestContext) {
 				r := tc.VerifyRefusal(dir, nil)
 				tc.ExpectRefused(r, harness.Planted{What: path, File: path})
 				if secret != "" {
-					Expect(r.String()).NotTo(ContainSubstring(secret), "the host quoted the file outside the package")
+					if strings.Contains(r.String(), secret) {
+						tc.Failf("the refusal quotes the file outside the package: %s", harness.Truncate(r.String(), 300))
+					}
 					expectOutsideNotHashed(tc, dir)
 				}
 			},
@@ -93,7 +95,7 @@ func describeContainment(tc *harness.TestContext) {
 					derive(dir)
 				}
 				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "a hostile APP.md", File: "APP.md"})
-				Expect(tc.Verify(tc.Fixture("minimal-app"), nil).OK).To(BeTrue(), "the host must keep answering after a hostile manifest")
+				Expect(tc.Verify(tc.Fixture("minimal-app"), nil).OK).To(BeTrue(), harness.At(protocol.MethodVerify, []any{"ok"}, "of minimal-app after a hostile manifest: the host must keep answering"))
 			},
 			Entry("an alias bomb", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember), "alias-bomb", nil),
 			Entry("nesting 5000 levels deep", tc.Req("PKG-HOSTILE-YAML", levels.EveryMember, levels.RepresentationLimit), "deep-nesting", nil),

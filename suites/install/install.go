@@ -113,11 +113,15 @@ func describeInstall(tc *harness.TestContext) {
 			dir := tc.Fixture("full-app")
 			rel := tc.ReleaseOf(dir)
 			app := tc.Install(dir, rel)
-			row, listed := harness.FindApp(tc.List(), app.AppID)
-			Expect(listed).To(BeTrue(), "the installed app is not listed")
-			Expect(row.PackageHash).To(harness.EqualFold(rel.PackageHash), "installed packageHash")
-			Expect(row.ManifestHash).To(harness.EqualFold(rel.ManifestHash), "installed manifestHash")
-			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), "installed version")
+			l := tc.List()
+			row, listed := harness.FindApp(l, app.AppID)
+			at := func(member string) string {
+				return harness.At(protocol.MethodList, []any{"apps", harness.AppRow(l, app.AppID), member}, "the row of "+app.AppID)
+			}
+			Expect(listed).To(BeTrue(), harness.At(protocol.MethodList, []any{"apps"}, "has no row of the installed app "+app.AppID))
+			Expect(row.PackageHash).To(harness.EqualFold(rel.PackageHash), at("packageHash"))
+			Expect(row.ManifestHash).To(harness.EqualFold(rel.ManifestHash), at("manifestHash"))
+			Expect(row.Version).To(Equal(tc.Oracle(dir).Manifest["version"]), at("version"))
 		})
 
 		It("registers every projected object into the host's catalogs at install", tc.Req("INSTALL-REGISTERS", levels.EveryMember), func() {
@@ -130,14 +134,14 @@ func describeInstall(tc *harness.TestContext) {
 			dir := tc.Fixture("minimal-app")
 			app := tc.Install(dir, tc.ReleaseOf(dir))
 			res := tc.Uninstall(app.AppID, true)
-			Expect(res.DataRemoved).To(BeFalse(), "uninstall with keepData reports its data removed")
+			Expect(res.DataRemoved).To(BeFalse(), harness.At(protocol.MethodUninstall, []any{"dataRemoved"}, "with keepData"))
 			l := tc.List()
 			_, listed := harness.FindApp(l, app.AppID)
-			Expect(listed).To(BeFalse(), "the app is still installed after uninstall")
+			Expect(listed).To(BeFalse(), harness.At(protocol.MethodList, []any{"apps"}, "still has a row of "+app.AppID+" after app/uninstall"))
 			_, kept := harness.FindRetained(l, app.AppID)
-			Expect(kept).To(BeTrue(), "no retained data after uninstall with keepData")
+			Expect(kept).To(BeTrue(), harness.At(protocol.MethodList, []any{"retained"}, "has no data of "+app.AppID+" after app/uninstall with keepData"))
 			again := tc.Install(dir, tc.ReleaseOf(dir))
-			Expect(again.HasData).To(BeTrue(), "a reinstall does not find the data kept at uninstall")
+			Expect(again.HasData).To(BeTrue(), harness.At(protocol.MethodInstall, []any{"hasData"}, "of a reinstall after app/uninstall with keepData"))
 		})
 
 		It("deletes the app's data when uninstalling without keepData", tc.Req("UNINSTALL-DELETE-DATA", levels.EveryEntryPoint, levels.EveryTransition), func() {
@@ -151,12 +155,12 @@ func describeInstall(tc *harness.TestContext) {
 				}
 			})
 			res := tc.Uninstall(app.AppID, false)
-			Expect(res.DataRemoved).To(BeTrue(), "uninstall deleting data reports its data kept")
+			Expect(res.DataRemoved).To(BeTrue(), harness.At(protocol.MethodUninstall, []any{"dataRemoved"}, "without keepData"))
 			_, kept := harness.FindRetained(tc.List(), app.AppID)
-			Expect(kept).To(BeFalse(), "data is retained after uninstall deleting data")
+			Expect(kept).To(BeFalse(), harness.At(protocol.MethodList, []any{"retained"}, "still has data of "+app.AppID+" after app/uninstall without keepData"))
 			tc.ExpectGone(app.AppID)
 			again := tc.Install(dir, tc.ReleaseOf(dir))
-			Expect(again.HasData).To(BeFalse(), "a reinstall finds data that uninstall was asked to delete")
+			Expect(again.HasData).To(BeFalse(), harness.At(protocol.MethodInstall, []any{"hasData"}, "of a reinstall after app/uninstall without keepData"))
 		})
 
 		// The neighbours: another app, and one whose id begins with the

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -32,9 +33,11 @@ func describeLifecycleReadiness(tc *harness.TestContext) {
 			}
 			tc.Configure(withClock(tc, eol.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(BeElementOf(blockedStatuses()), "status a second past endOfLifeAt (clock %s)", eol.Add(time.Second).Format(time.RFC3339))
-			Expect(after.OK).To(BeFalse(), "ok past endOfLifeAt")
-			Expect(string(raw)).To(ContainSubstring("2.0.0"), "readiness must surface supersededBy 2.0.0")
+			Expect(after.Status).To(BeElementOf(blockedStatuses()), harness.At(protocol.MethodReadiness, []any{"status"}, "a second past endOfLifeAt (clock "+eol.Add(time.Second).Format(time.RFC3339)+")"))
+			Expect(after.OK).To(BeFalse(), harness.At(protocol.MethodReadiness, []any{"ok"}, "past endOfLifeAt"))
+			if !strings.Contains(string(raw), "2.0.0") {
+				tc.Failf("%s names no supersededBy 2.0.0 past endOfLifeAt; the answer: %s", harness.At(protocol.MethodReadiness, nil), harness.Excerpt(raw))
+			}
 		})
 
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
@@ -43,11 +46,11 @@ func describeLifecycleReadiness(tc *harness.TestContext) {
 			dep := lifecycleDate(tc, dir, "deprecatedAt")
 			tc.Configure(withClock(tc, dep.Add(-time.Second).Format(time.RFC3339)))
 			before, raw := tc.Readiness(dir, "")
-			Expect(mentionsDeprecation(before)).To(BeFalse(), "a deprecation warning a second before deprecatedAt %s: %s", dep.Format(time.RFC3339), raw)
+			Expect(mentionsDeprecation(before)).To(BeFalse(), harness.At(protocol.MethodReadiness, []any{"checks"}, "warn of deprecation a second before deprecatedAt "+dep.Format(time.RFC3339)+"; the answer: "+harness.Excerpt(raw)))
 			tc.Configure(withClock(tc, dep.Add(time.Second).Format(time.RFC3339)))
 			after, raw := tc.Readiness(dir, "")
-			Expect(after.Status).To(BeElementOf(harness.Launchable()), "a deprecated app must not be blocked: %s", raw)
-			Expect(mentionsDeprecation(after)).To(BeTrue(), "no deprecation warning a second past deprecatedAt: %s", raw)
+			Expect(after.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("a deprecated app must not be blocked; the answer: %s", harness.Excerpt(raw))))
+			Expect(mentionsDeprecation(after)).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"checks"}, "warn of no deprecation a second past deprecatedAt; the answer: "+harness.Excerpt(raw)))
 		})
 	})
 }

@@ -1,6 +1,7 @@
 package install
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -60,12 +61,12 @@ func describePolicy(tc *harness.TestContext) {
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(harness.NotReady()), "entry chat, which tenant policy denies: %s", raw)
+			Expect(chat.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry chat, which tenant policy denies; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(chat, "chat") {
 				tc.Failf("entry chat is %s but its readiness names no failing check for the policy on it: %s", chat.Status, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
-			Expect(page.Status).To(BeElementOf(harness.Launchable()), "entry home_page, which the policy does not name: %s", raw)
+			Expect(page.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry home_page, which the policy does not name; the answer: %s", harness.Excerpt(raw))))
 			expectEntriesByAppID(tc, dir, tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
 		})
 
@@ -78,10 +79,10 @@ func describePolicy(tc *harness.TestContext) {
 			tc.ExpectReady("the app is ready with both permissions granted", dir, "")
 			tc.Configure(withGrants(tc, "minimal-app", "files_rw"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.Launchable()), "the optional permission net_fetch is not granted; the app must stay launchable: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("the optional permission net_fetch is not granted; the app must stay launchable; the answer: %s", harness.Excerpt(raw))))
 			tc.Configure(withGrants(tc, "minimal-app", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required permission files_rw: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required permission files_rw; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "files_rw") {
 				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
 			}
@@ -115,10 +116,10 @@ func describeAvailability(tc *harness.TestContext) {
 				tc.ExpectReady("the app is ready with both available", dir, "")
 				tc.Configure(withAvailable(tc, kind, "needed_one"))
 				r, raw := tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(harness.Launchable()), "%s optional_one, which is optional, is not available; the app must stay launchable: %s", list, raw)
+				Expect(r.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("%s optional_one, which is optional, is not available; the app must stay launchable; the answer: %s", list, harness.Excerpt(raw))))
 				tc.Configure(withAvailable(tc, kind, "optional_one"))
 				r, raw = tc.Readiness(dir, "")
-				Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required %s needed_one: %s", list, raw)
+				Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required %s needed_one; the answer: %s", list, harness.Excerpt(raw))))
 				if !harness.NamesFailingCheck(r, "needed_one") {
 					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
 				}

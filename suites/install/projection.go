@@ -3,7 +3,8 @@ package install
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/agentapp/conformance/suites/harness"
@@ -64,16 +65,16 @@ func describeProjection(tc *harness.TestContext) {
 				// without it fails here (its schema violation is
 				// PROTO-RESULT-SCHEMA's).
 				proj := harness.DecodeObject("projection", tc.Project(dir, append([]string{"app", "ui", "storage"}, provenanceSections()...)...))
-				expectProvenance("projection", proj["provenance"], want)
-				expectProvenance("app summary", harness.MapOf(proj["app"])["provenance"], want)
+				expectProvenance([]any{"provenance"}, proj["provenance"], want)
+				expectProvenance([]any{"app", "provenance"}, harness.MapOf(proj["app"])["provenance"], want)
 				for _, s := range provenanceSections() {
 					for i, o := range harness.Objects(proj, s) {
-						expectProvenance(fmt.Sprintf("%s[%d] (%s)", s, i, harness.Str(o, "key")), o["provenance"], want)
+						expectProvenance([]any{s, i, "provenance"}, o["provenance"], want)
 					}
 				}
 				for _, s := range []string{"ui", "storage"} {
 					if o, ok := proj[s].(map[string]any); ok {
-						expectProvenance(s, o["provenance"], want)
+						expectProvenance([]any{s, "provenance"}, o["provenance"], want)
 					}
 				}
 			},
@@ -95,8 +96,10 @@ func describeProjection(tc *harness.TestContext) {
 				"knowledgeTemplates", "toolRequirements", "artifactTypes", "evals", "permissions"}
 			proj := harness.DecodeObject("projection", tc.Project(tc.Fixture("full-app"), sections...))
 			for _, k := range sections {
-				Expect(proj).To(HaveKey(k), "projection section %s", k)
-				Expect(proj[k]).NotTo(BeEmpty(), "projection section %s is empty though the manifest declares it", k)
+				if _, ok := proj[k]; !ok {
+					tc.Failf("%s: missing; the host answered the sections %v", harness.At(protocol.MethodProject, []any{k}), slices.Sorted(maps.Keys(proj)))
+				}
+				Expect(proj[k]).NotTo(BeEmpty(), harness.At(protocol.MethodProject, []any{k}, "though the manifest declares it"))
 			}
 		})
 	})
@@ -119,12 +122,13 @@ func expectSameBytes(tc *harness.TestContext, what string, want, got []byte) {
 	tc.Failf("%s differs from the first projection (-first +now):\n%s", what, harness.Truncate(diff, 4000))
 }
 
-func expectProvenance(where string, got any, want map[string]any) {
+// expectProvenance judges the provenance object at path of
+// package/project's result against the members want.
+func expectProvenance(path []any, got any, want map[string]any) {
 	GinkgoHelper()
 	p, ok := got.(map[string]any)
-	Expect(ok).To(BeTrue(), "%s carries no provenance object", where)
+	Expect(ok).To(BeTrue(), harness.At(protocol.MethodProject, path, "is no provenance object"))
 	for k, v := range want {
-		Expect(p[k]).To(Equal(v), "%s provenance.%s", where, k)
+		Expect(p[k]).To(Equal(v), harness.At(protocol.MethodProject, append(slices.Clone(path), k)))
 	}
 }
-

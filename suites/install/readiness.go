@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -27,8 +28,8 @@ func describeReadiness(tc *harness.TestContext) {
 		It("reports a package with every check satisfied as ready, by path and, installed, by appId", tc.Req("READY-STATUS", levels.EveryEntryPoint), func() {
 			dir := tc.Fixture(harness.ControlFixture)
 			r, _ := tc.Readiness(dir, "")
-			Expect(r.Status).To(Equal(protocol.StatusReady), "status")
-			Expect(r.OK).To(BeTrue(), "ok")
+			Expect(r.Status).To(Equal(protocol.StatusReady), harness.At(protocol.MethodReadiness, []any{"status"}))
+			Expect(r.OK).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"ok"}))
 			app, r, raw := installedReadiness(tc, dir)
 			if r.Status != protocol.StatusReady || !r.OK {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v); its package folder is ready: %s", app, r.Status, r.OK, raw)
@@ -41,8 +42,8 @@ func describeReadiness(tc *harness.TestContext) {
 			harness.DropReadinessCheck(twin, "brand_guidelines")
 			tc.ExpectReady("the same package without the failing required check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status with a failing required check: %s", raw)
-			Expect(r.OK).To(BeFalse(), "ok with a failing required check")
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with a failing required check; the answer: %s", harness.Excerpt(raw))))
+			Expect(r.OK).To(BeFalse(), harness.At(protocol.MethodReadiness, []any{"ok"}, "with a failing required check"))
 			if !harness.NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
 			}
@@ -59,9 +60,9 @@ func describeReadiness(tc *harness.TestContext) {
 			harness.DropReadinessCheck(twin, "product_catalog")
 			tc.ExpectReady("the same package without the failing recommended check is ready", twin, "")
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), "status with a failing recommended check: %s", raw)
-			Expect(r.OK).To(BeTrue(), "ok with a failing recommended check")
-			Expect(hasWarning(r)).To(BeTrue(), "no warning for the failing recommended check: %s", raw)
+			Expect(r.Status).To(Equal(protocol.StatusReadyDegraded), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with a failing recommended check; the answer: %s", harness.Excerpt(raw))))
+			Expect(r.OK).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"ok"}, "with a failing recommended check"))
+			Expect(hasWarning(r)).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"checks"}, "has no warning for the failing recommended check; the answer: "+harness.Excerpt(raw)))
 			app, r, raw := installedReadiness(tc, dir)
 			if r.Status != protocol.StatusReadyDegraded || !r.OK || !hasWarning(r) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v, warning %v); its package folder, failing a recommended check, is ready-degraded with a warning: %s",
@@ -75,7 +76,7 @@ func describeReadiness(tc *harness.TestContext) {
 			harness.DropReadinessCheck(twin, "usage_history")
 			tc.ExpectReady("the same package without the failing performance check is launchable", twin, "", harness.Launchable()...)
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.Launchable()), "status with a failing performance check: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with a failing performance check; the answer: %s", harness.Excerpt(raw))))
 			app, r, raw := installedReadiness(tc, dir)
 			if !harness.IsLaunchable(r.Status) {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
@@ -99,9 +100,9 @@ func describeReadiness(tc *harness.TestContext) {
 						tc.Failf("readiness of %s is %q and names no failing check for %s: %s", fixture, r.Status, target, raw)
 					}
 				})
-				Expect(r.SetupActions).NotTo(BeEmpty(), "no setupActions: %s", raw)
+				Expect(r.SetupActions).NotTo(BeEmpty(), harness.At(protocol.MethodReadiness, []any{"setupActions"}, "; the answer: "+harness.Excerpt(raw)))
 				b, _ := json.Marshal(r.SetupActions)
-				Expect(string(b)).To(ContainSubstring(target), "no setup action names %s", target)
+				Expect(string(b)).To(ContainSubstring(target), harness.At(protocol.MethodReadiness, []any{"setupActions"}, "name no action for "+target))
 			},
 			// Each kind of failure the host has a fix flow for, not one
 			// representative.
@@ -116,7 +117,7 @@ func describeReadiness(tc *harness.TestContext) {
 			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
 			tc.Configure(tc.DefaultConfigure())
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status without the required secret: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required secret; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "provider_api_key") {
 				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
 			}
@@ -131,7 +132,7 @@ func describeReadiness(tc *harness.TestContext) {
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
 			tc.Configure(tc.WithCapabilityDisabled("lime.ui"))
 			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.NotReady()), "status with lime.ui disabled: %s", raw)
+			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with lime.ui disabled; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "lime.ui") {
 				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
 			}
@@ -150,13 +151,13 @@ func describeReadiness(tc *harness.TestContext) {
 			tc.ExpectReady("entry chat is ready with every capability enabled", dir, "chat")
 			tc.Configure(tc.WithCapabilityDisabled(entryCap))
 			chat, raw := tc.Readiness(dir, "chat")
-			Expect(chat.Status).To(BeElementOf(harness.NotReady()), "entry chat needs %s, which is disabled: %s", entryCap, raw)
+			Expect(chat.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry chat needs %s, which is disabled; the answer: %s", entryCap, harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(chat, entryCap) {
 				tc.Failf("entry chat is %s but its readiness names no failing check for %s: %s", chat.Status, entryCap, raw)
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(harness.Launchable()),
-				"entry home_page needs only lime.ui and must stay launchable: %s", raw)
+				harness.At(protocol.MethodReadiness, []any{"status"}, "of entry home_page, which needs only lime.ui and must stay launchable; the answer: "+harness.Excerpt(raw)))
 			expectEntriesByAppID(tc, dir, tc.WithCapabilityDisabled(entryCap), "chat", entryCap)
 		})
 

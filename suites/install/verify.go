@@ -67,8 +67,8 @@ func describeVerification(tc *harness.TestContext) {
 			for _, dir := range []string{tc.Fixture("minimal-app"), tc.Fixture("full-app"), tricky} {
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
-				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), "packageHash of %s", filepath.Base(dir))
-				Expect(got.ManifestHash).To(harness.EqualFold(want.ManifestHash), "manifestHash of %s", filepath.Base(dir))
+				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), harness.At(protocol.MethodVerify, []any{"packageHash"}, "of "+filepath.Base(dir)))
+				Expect(got.ManifestHash).To(harness.EqualFold(want.ManifestHash), harness.At(protocol.MethodVerify, []any{"manifestHash"}, "of "+filepath.Base(dir)))
 			}
 		})
 
@@ -80,7 +80,7 @@ func describeVerification(tc *harness.TestContext) {
 				harness.PlantGeneratedFiles(dir, seed, 12)
 				want := tc.ReleaseOf(dir)
 				got := tc.Verify(dir, nil)
-				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), "packageHash of minimal-app with the files of generated tree %d", seed)
+				Expect(got.PackageHash).To(harness.EqualFold(want.PackageHash), harness.At(protocol.MethodVerify, []any{"packageHash"}, fmt.Sprintf("of minimal-app with the files of generated tree %d", seed)))
 			}
 		})
 
