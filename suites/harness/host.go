@@ -288,7 +288,7 @@ func (tc *TestContext) ExpectHoldsSecret() {
 	ginkgo.GinkgoHelper()
 	tc.Precondition("the host holds the configured secret provider_api_key (secret-required-app is launchable with it)", func() {
 		if r, raw := tc.Readiness(tc.Fixture("secret-required-app"), ""); !IsLaunchable(r.Status) {
-			tc.Failf("readiness of secret-required-app is %q with provider_api_key configured: %s", r.Status, raw)
+			tc.Failf("app/readiness of secret-required-app is %q with provider_api_key configured; the answer: %s", r.Status, Excerpt(raw))
 		}
 	})
 }
@@ -643,7 +643,7 @@ func (tc *TestContext) ExpectGone(appID string) {
 		var raw json.RawMessage
 		code, isHostErr := tc.HostErrorCode(c.method, tc.Call(c.method, c.params, &raw))
 		if !isHostErr {
-			tc.Failf("%s of %s, uninstalled, was answered as if the app were installed: %s", c.method, appID, raw)
+			tc.Failf("%s of %s, uninstalled, was answered as if the app were installed; the answer: %s", c.method, appID, Excerpt(raw))
 		}
 		if code != protocol.CodeAppNotFound {
 			tc.Failf("%s of %s, uninstalled, was answered with error %d; the protocol names %d (app not found)",

@@ -63,7 +63,7 @@ func describePolicy(tc *harness.TestContext) {
 			chat, raw := tc.Readiness(dir, "chat")
 			Expect(chat.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry chat, which tenant policy denies; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(chat, "chat") {
-				tc.Failf("entry chat is %s but its readiness names no failing check for the policy on it: %s", chat.Status, raw)
+				tc.Failf("entry chat is %s but its app/readiness names no failing check for the policy on it; the answer: %s", chat.Status, harness.Excerpt(raw))
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry home_page, which the policy does not name; the answer: %s", harness.Excerpt(raw))))
@@ -84,7 +84,7 @@ func describePolicy(tc *harness.TestContext) {
 			r, raw = tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required permission files_rw; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "files_rw") {
-				tc.Failf("readiness is %s but names no failing check for the required permission files_rw: %s", r.Status, raw)
+				tc.Failf("app/readiness is %s but names no failing check for the required permission files_rw; the answer: %s", r.Status, harness.Excerpt(raw))
 			}
 			// Grants stated for another app only: this app is not named, so
 			// it has none (not "grants unstated"), whoever's name its own
@@ -92,7 +92,7 @@ func describePolicy(tc *harness.TestContext) {
 			tc.Configure(withGrants(tc, "minimal-app-b", "files_rw", "net_fetch"))
 			r, raw = tc.Readiness(dir, "")
 			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "files_rw") {
-				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none): %s", r.Status, raw)
+				tc.Failf("with grants stated only for minimal-app-b, readiness of minimal-app is %q, not a not-ready status naming its required permission files_rw (an app the grants do not name has none); the answer: %s", r.Status, harness.Excerpt(raw))
 			}
 		})
 	})
@@ -121,14 +121,14 @@ func describeAvailability(tc *harness.TestContext) {
 				r, raw = tc.Readiness(dir, "")
 				Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required %s needed_one; the answer: %s", list, harness.Excerpt(raw))))
 				if !harness.NamesFailingCheck(r, "needed_one") {
-					tc.Failf("readiness is %s but names no failing check for the required %s needed_one: %s", r.Status, list, raw)
+					tc.Failf("app/readiness is %s but names no failing check for the required %s needed_one; the answer: %s", r.Status, list, harness.Excerpt(raw))
 				}
 				// An empty list is a host that has none of the kind, not
 				// one that leaves the kind unstated.
 				tc.Configure(withAvailable(tc, kind))
 				r, raw = tc.Readiness(dir, "")
 				if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "needed_one") {
-					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one: %s", kind, r.Status, list, raw)
+					tc.Failf("with available.%s empty (the host has none), readiness is %s, not a not-ready status naming the required %s needed_one; the answer: %s", kind, r.Status, list, harness.Excerpt(raw))
 				}
 				tc.Configure(withAvailable(tc, kind, "needed_one", "optional_one"))
 				tc.ExpectReady("the app is ready again once both are available", dir, "")

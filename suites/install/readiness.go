@@ -32,7 +32,7 @@ func describeReadiness(tc *harness.TestContext) {
 			Expect(r.OK).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"ok"}))
 			app, r, raw := installedReadiness(tc, dir)
 			if r.Status != protocol.StatusReady || !r.OK {
-				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v); its package folder is ready: %s", app, r.Status, r.OK, raw)
+				tc.Failf("app/readiness of the installed %s (by appId) is %q (ok %v); its package folder is ready; the answer: %s", app, r.Status, r.OK, harness.Excerpt(raw))
 			}
 		})
 
@@ -45,12 +45,12 @@ func describeReadiness(tc *harness.TestContext) {
 			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with a failing required check; the answer: %s", harness.Excerpt(raw))))
 			Expect(r.OK).To(BeFalse(), harness.At(protocol.MethodReadiness, []any{"ok"}, "with a failing required check"))
 			if !harness.NamesFailingCheck(r, "brand_guidelines") {
-				tc.Failf("readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted: %s", r.Status, raw)
+				tc.Failf("app/readiness is %s but names no failing check for the unbound knowledge template brand_guidelines, which the spec planted; the answer: %s", r.Status, harness.Excerpt(raw))
 			}
 			tc.Reading("failing required readiness check", r.Status)
 			app, r, raw := installedReadiness(tc, dir)
 			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "brand_guidelines") {
-				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 		})
 
@@ -79,7 +79,7 @@ func describeReadiness(tc *harness.TestContext) {
 			Expect(r.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with a failing performance check; the answer: %s", harness.Excerpt(raw))))
 			app, r, raw := installedReadiness(tc, dir)
 			if !harness.IsLaunchable(r.Status) {
-				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of the installed %s (by appId) is %q; a failing performance check only informs; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 		})
 
@@ -97,7 +97,7 @@ func describeReadiness(tc *harness.TestContext) {
 				tc.Precondition("readiness reports the planted failure ("+target+")", func() {
 					b, _ := json.Marshal(r.SetupActions)
 					if harness.IsLaunchable(r.Status) || !harness.NamesFailingCheck(r, target) && !strings.Contains(string(b), target) {
-						tc.Failf("readiness of %s is %q and names no failing check for %s: %s", fixture, r.Status, target, raw)
+						tc.Failf("app/readiness of %s is %q and names no failing check for %s; the answer: %s", fixture, r.Status, target, harness.Excerpt(raw))
 					}
 				})
 				Expect(r.SetupActions).NotTo(BeEmpty(), harness.At(protocol.MethodReadiness, []any{"setupActions"}, "; the answer: "+harness.Excerpt(raw)))
@@ -119,11 +119,11 @@ func describeReadiness(tc *harness.TestContext) {
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required secret; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "provider_api_key") {
-				tc.Failf("readiness is %s but names no failing check for the missing secret provider_api_key: %s", r.Status, raw)
+				tc.Failf("app/readiness is %s but names no failing check for the missing secret provider_api_key; the answer: %s", r.Status, harness.Excerpt(raw))
 			}
 			app, r, raw := installedReadiness(tc, dir)
 			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
-				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for the missing secret provider_api_key; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 		})
 
@@ -134,7 +134,7 @@ func describeReadiness(tc *harness.TestContext) {
 			r, raw := tc.Readiness(dir, "")
 			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("with lime.ui disabled; the answer: %s", harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(r, "lime.ui") {
-				tc.Failf("readiness is %s but names no failing check for the disabled capability lime.ui: %s", r.Status, raw)
+				tc.Failf("app/readiness is %s but names no failing check for the disabled capability lime.ui; the answer: %s", r.Status, harness.Excerpt(raw))
 			}
 			// host/configure replaces the earlier configuration (no
 			// merge): a later one that does not disable lime.ui offers it
@@ -142,7 +142,7 @@ func describeReadiness(tc *harness.TestContext) {
 			tc.Configure(tc.DefaultConfigure())
 			again, raw := tc.Readiness(dir, "")
 			if !harness.ReadyStatus(again.Status) {
-				tc.Failf("after a later host/configure that no longer disables lime.ui the app is %s: the earlier configuration still counts: %s", again.Status, raw)
+				tc.Failf("after a later host/configure that no longer disables lime.ui the app is %s: the earlier configuration still counts; the answer: %s", again.Status, harness.Excerpt(raw))
 			}
 		})
 
@@ -153,7 +153,7 @@ func describeReadiness(tc *harness.TestContext) {
 			chat, raw := tc.Readiness(dir, "chat")
 			Expect(chat.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry chat needs %s, which is disabled; the answer: %s", entryCap, harness.Excerpt(raw))))
 			if !harness.NamesFailingCheck(chat, entryCap) {
-				tc.Failf("entry chat is %s but its readiness names no failing check for %s: %s", chat.Status, entryCap, raw)
+				tc.Failf("entry chat is %s but its app/readiness names no failing check for %s; the answer: %s", chat.Status, entryCap, harness.Excerpt(raw))
 			}
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(harness.Launchable()),
@@ -196,11 +196,11 @@ func expectEntriesByAppID(tc *harness.TestContext, dir string, p protocol.Config
 	tc.Configure(p)
 	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: blocked})
 	if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, named) {
-		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does: %s", app, blocked, r.Status, named, raw)
+		tc.Failf("app/readiness of the installed %s (by appId), entry %s, is %q and names no failing check for %s, as its package folder's does; the answer: %s", app, blocked, r.Status, named, harness.Excerpt(raw))
 	}
 	page, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "home_page"})
 	if !harness.IsLaunchable(page.Status) {
-		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable: %s", app, page.Status, raw)
+		tc.Failf("app/readiness of the installed %s (by appId), entry home_page, is %q; it needs only lime.ui and must stay launchable; the answer: %s", app, page.Status, harness.Excerpt(raw))
 	}
 }
 

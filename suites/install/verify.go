@@ -151,10 +151,10 @@ func describeVerification(tc *harness.TestContext) {
 				r, raw := tc.Readiness(dir, "")
 				// failed is blocked's older spelling (SPEC-NOTES; docs/decisions.md).
 				if !slices.Contains(blockedStatuses(), r.Status) {
-					tc.Failf("an app requiring appRuntime %s verified and readiness is %q, not blocked (or its older spelling failed): %s", planted, r.Status, raw)
+					tc.Failf("an app requiring appRuntime %s verified and readiness is %q, not blocked (or its older spelling failed); the answer: %s", planted, r.Status, harness.Excerpt(raw))
 				}
 				if !harness.NamesFailingCheck(r, "appRuntime") {
-					tc.Failf("readiness is blocked but names no failing check for requires.lime.appRuntime: %s", raw)
+					tc.Failf("app/readiness is blocked but names no failing check for requires.lime.appRuntime; the answer: %s", harness.Excerpt(raw))
 				}
 				tc.Reading("incompatible host version", "verified, blocked in readiness")
 			},

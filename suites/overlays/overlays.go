@@ -144,7 +144,7 @@ func describeOverlays(tc *harness.TestContext) {
 				tc.Reading("Overlays", "the host names no installedPath: judged by app/list and readiness only")
 			}
 			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app}); r.Status != protocol.StatusReady {
-				tc.Failf("app/readiness of %s is %q after its overlays were set; it was ready before: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of %s is %q after its overlays were set; it was ready before; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 		})
 

@@ -158,23 +158,23 @@ func describePlatform(tc *harness.TestContext) {
 			app := installPlatformProbe(tc, cfg)
 			tc.Precondition("with the quota ok, the entry paid (it needs lime.billing) is ready", func() {
 				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !harness.IsLaunchable(r.Status) {
-					tc.Failf("app/readiness of %s/paid is %q with billing in order: %s", app, r.Status, raw)
+					tc.Failf("app/readiness of %s/paid is %q with billing in order; the answer: %s", app, r.Status, harness.Excerpt(raw))
 				}
 			})
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaExhausted, BlockedReason: "the monthly quota is used up"}
 			tc.Configure(cfg)
 			r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"})
 			if harness.IsLaunchable(r.Status) || r.OK {
-				tc.Failf("app/readiness of %s/paid is %q (ok %v) while the tenant's quota is exhausted: %s", app, r.Status, r.OK, raw)
+				tc.Failf("app/readiness of %s/paid is %q (ok %v) while the tenant's quota is exhausted; the answer: %s", app, r.Status, r.OK, harness.Excerpt(raw))
 			}
 			if !namesBilling(r) {
-				tc.Failf("app/readiness of %s/paid is %q but no check or blocker names billing, which the spec made fail: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of %s/paid is %q but no check or blocker names billing, which the spec made fail; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 			tc.Reading("Billing in readiness", r.Status)
 			cfg.Billing.Quota, cfg.Billing.BlockedReason = protocol.QuotaOK, ""
 			tc.Configure(cfg)
 			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !harness.IsLaunchable(r.Status) {
-				tc.Failf("app/readiness of %s/paid stays %q after the quota was restored: %s", app, r.Status, raw)
+				tc.Failf("app/readiness of %s/paid stays %q after the quota was restored; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 		})
 

@@ -415,7 +415,7 @@ func describeEnvelope(tc *harness.TestContext) {
 			}
 			if e := hostbridge.ErrorOf(m); e.Code == "" || e.Message == "" {
 				raw, _ := json.Marshal(m)
-				tc.Failf("host:error lacks a stable code or a user-readable message: %s", raw)
+				tc.Failf("host:error lacks a stable code or a user-readable message; the answer: %s", harness.Excerpt(raw))
 			}
 			// Request ids that extend, prefix or case-fold onto the ones
 			// answered above are other requests: each answer carries its
