@@ -136,7 +136,7 @@ func installRequirements() []Requirement {
 			Title:  "No answer of the host (results, errors and their data, findings, app/list) carries a secret or session-token value it holds",
 			Clause: spec(SpecMain, "Shared host model", "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets, ... to apps.")},
 		{ID: "PROJ-CONTENTS", BugFamilies: []BugFamily{EveryMember}, Strength: Should, Levels: installP0,
-			Title:  "Projection includes app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions",
+			Title:  "Projection has a non-empty section for each of app summary, capability requirements, entries, storage, services, knowledge templates, tools, artifact types, evals and permissions",
 			Clause: spec(SpecMain, "Projection contract", "Projection output should include: app summary, capability requirements, projected entries, ... permissions and policy prompts, provenance")},
 		{ID: "P0-NO-APP-CODE", BugFamilies: []BugFamily{EveryMember, EveryEntryPoint}, Strength: MustNot, Levels: installP0,
 			Title:  "Verification, projection and readiness never execute package code: the worker does not run and the UI page is not loaded (workflows run only through a runtime, which P0 does not have)",
