@@ -17,7 +17,7 @@ func migrationRequirements() []Requirement {
 		{ID: "MIGRATION-IRREVERSIBLE-RISK", BugFamilies: []BugFamily{EveryMember}, Reading: "Storage migrations", Strength: Should, Levels: []string{"product", "desktop-p4"},
 			Title:  "Before an irreversible migration an update brings is approved, the host shows the risk its release declares (in the install review or in readiness while it waits)",
 			Clause: spec(SpecRelease, "Migration notes", "reversible: false risk: requires user confirmation before deleting old indexes Hosts should dry-run migrations when possible and show irreversible risks.")},
-		{ID: "UNINSTALL-APP-DATABASE", BugFamilies: []BugFamily{EveryMember, EveryTransition}, Reading: "Storage migrations", Strength: Must, Levels: []string{"desktop-p4"},
+		{ID: "UNINSTALL-APP-DATABASE", BugFamilies: []BugFamily{EveryMember, EveryTransition}, Reading: "Storage migrations", Strength: Must, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "What an app's migrations made in its namespace is there again after uninstall keeping data and a reinstall, and gone after uninstall deleting data and a reinstall, whose migrations wait to run again",
 			Clause: spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")},
 		{ID: "MIGRATION-NO-HOST-WRITE", BugFamilies: []BugFamily{EveryMember}, Reading: "Storage migrations", Strength: MustNot, Levels: []string{"runtime", "desktop-p4"},

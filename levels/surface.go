@@ -6,10 +6,10 @@ package levels
 func surfaceRequirements() []Requirement {
 	bridge := []string{"capability", "desktop-p2"}
 	return []Requirement{
-		{ID: "LAUNCH-GATED", BugFamilies: []BugFamily{EveryMember}, Strength: Must, Levels: []string{"desktop-p1"},
+		{ID: "LAUNCH-GATED", BugFamilies: []BugFamily{EveryMember}, Strength: Must, Levels: []string{"runtime", "desktop-p1"},
 			Title:  "An entry that is not ready does not launch: app/launch refuses it with its readiness reasons (-32009), while a ready entry of the same app launches",
 			Clause: spec(SpecDesktop, "Readiness state rules", "blocked: The current environment cannot run the app or is incompatible. Show reasons and block launch.")},
-		{ID: "ACTIVATE-CONSENT", BugFamilies: []BugFamily{ChangeBetweenReads}, Reading: "Consent at activation", Strength: Must, Levels: []string{"desktop-p1"},
+		{ID: "ACTIVATE-CONSENT", BugFamilies: []BugFamily{ChangeBetweenReads}, Reading: "Consent at activation", Strength: Must, Levels: []string{"runtime", "desktop-p1"},
 			Title:  "An app is activated only while its tenant consents: after the tenant policy withdrew an installed app, app/launch refuses it",
 			Clause: spec(SpecMain, "Runtime contract", "Install or activate an app only after user, tenant, or workspace consent.")},
 		{ID: "CENTER-BLOCKERS", BugFamilies: []BugFamily{EveryMember}, Strength: Must, Levels: []string{"desktop-p1"},
