@@ -10,7 +10,10 @@ package levels
 // payloads").
 func workflowRequirements() []Requirement {
 	const reading = "Workflow runtime"
-	rt := []string{"runtime"}
+	// 002's App Server bridge row: the host "projects lime.agent /
+	// lime.workflow" through the App Server; on the desktop ladder the
+	// workflows count where the App Server bridge does (Desktop P5).
+	rt := []string{"runtime", "desktop-p5"}
 	return []Requirement{
 		{ID: "WORKFLOW-STATE-KINDS", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Should, Levels: rt,
 			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give",
