@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -123,8 +124,24 @@ func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
 		if strings.HasPrefix(b, "policy:") && h.faults.Has("center-hides-policy-blockers") {
 			continue
 		}
-		ce.Blockers = append(ce.Blockers, centerBlocker{Ref: b, Message: blockerMessage(r, b)})
+		msg := blockerMessage(r, b)
+		// variant: center-own-words — the app center says each reason in its own words, naming the failing check's kind and key, not readiness's message.
+		if h.variants.Has("center-own-words") {
+			msg = blockerInOwnWords(r, b)
+		}
+		ce.Blockers = append(ce.Blockers, centerBlocker{Ref: b, Message: msg})
 	}
 	ce.Actions = r.SetupActions
 	return ce
+}
+
+// blockerInOwnWords names the check behind blocker by its kind and key, as
+// a host that words its app center itself does.
+func blockerInOwnWords(r protocol.ReadinessResult, blocker string) string {
+	for _, c := range r.Checks {
+		if ref(c) == blocker && c.Severity != agentpkg.SeverityInfo {
+			return "Needs attention: " + c.Kind + " " + c.Key
+		}
+	}
+	return blocker
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +56,7 @@ func variantProbes() map[string]probe {
 		"no-agent-runtime-no-registry": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
 		"activation-asks-consent":      faults["launch-keeps-install-consent"],
 		"visibility-as-word":           visibilityProbe,
+		"center-own-words":             centerReasonsProbe,
 		EveryReading:                   visibilityProbe,
 		"visibility-as-state":          visibilityProbe,
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
@@ -117,6 +120,19 @@ func visibilityProbe(t *testing.T, x *harness) string {
 // TestEveryVariantChangesTheAnswer runs each variant's probe on a default
 // host and on a host taking only that variant's reading: the observations
 // must differ, or the variant proves nothing.
+// centerReasonsProbe is the text of the reasons the app center shows for
+// an app whose agent capability is off.
+func centerReasonsProbe(t *testing.T, x *harness) string {
+	x.configure(nil, agentOff(), "")
+	if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+		t.Fatal(err)
+	}
+	var r protocol.CenterResult
+	x.must(protocol.MethodCenter, nil, &r)
+	_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+	return fmt.Sprint(regexp.MustCompile(`data-blocker="[^"]*">([^<]*)<`).FindAllStringSubmatch(body, -1))
+}
+
 func TestEveryVariantChangesTheAnswer(t *testing.T) {
 	probes := variantProbes()
 	for _, v := range Variants() {

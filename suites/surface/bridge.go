@@ -236,14 +236,17 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 			if !explainsFailure(text, denied, "policy") {
 				missing = append(missing, "the reason entry main is blocked (the tenant policy denies it)")
 			}
-			// Each cause the host's own readiness gives, in its own words.
+			// Each cause the host's own readiness gives, in readiness's words
+			// or the center's own naming the check (its kind and key): the
+			// texts name no wording (docs/decisions.md, The app center's
+			// reasons).
 			for _, r := range []struct {
 				where string
 				r     protocol.ReadinessResult
 			}{{appID + "/tasks", tasks}, {appID + "/main", denied}, {secretApp, secret}} {
 				for _, c := range r.r.Checks {
-					if (c.Blocking || c.Severity == "error") && c.Message != "" && !strings.Contains(text, c.Message) {
-						missing = append(missing, fmt.Sprintf("the reason %q that readiness gives for %s", c.Message, r.where))
+					if (c.Blocking || c.Severity == "error") && c.Message != "" && !showsCheck(text, c) {
+						missing = append(missing, fmt.Sprintf("the reason %q (check %s %s) that readiness gives for %s", c.Message, c.Kind, c.Key, r.where))
 					}
 				}
 			}

@@ -399,6 +399,25 @@ func explainsFailure(text string, r protocol.ReadinessResult, word string) bool 
 	return false
 }
 
+// showsCheck reports whether text a user sees shows the failing check c:
+// readiness's message, or a line naming the check's kind and key both (a
+// center that words its reasons itself still names what failed, where it
+// failed).
+func showsCheck(text string, c protocol.ReadinessCheck) bool {
+	if strings.Contains(text, c.Message) {
+		return true
+	}
+	if c.Kind == "" || c.Key == "" {
+		return false
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, c.Kind) && strings.Contains(line, c.Key) {
+			return true
+		}
+	}
+	return false
+}
+
 // portOf is the port of u, or its scheme's default.
 func portOf(u *url.URL) int {
 	if p, err := strconv.Atoi(u.Port()); err == nil {
