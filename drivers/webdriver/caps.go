@@ -6,6 +6,7 @@ package webdriver
 func WebKitCapabilities(binary string) Capabilities {
 	return Capabilities{
 		"webkitgtk:browserOptions": map[string]any{"binary": binary, "args": []string{"--automation"}},
+		"unhandledPromptBehavior":  "dismiss",
 	}
 }
 
@@ -13,6 +14,7 @@ func WebKitCapabilities(binary string) Capabilities {
 // (Debian's chromium) with the fresh profile folder userDataDir.
 func ChromeCapabilities(binary, userDataDir string) Capabilities {
 	return Capabilities{
+		"unhandledPromptBehavior": "dismiss",
 		"goog:chromeOptions": map[string]any{
 			"binary": binary,
 			"args":   []string{"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--user-data-dir=" + userDataDir},
