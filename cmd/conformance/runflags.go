@@ -58,9 +58,13 @@ func checkRunOptions(o *runOptions) error {
 	if o.browserWS != "" && !strings.HasPrefix(o.browserWS, "ws://") && !strings.HasPrefix(o.browserWS, "wss://") {
 		return fmt.Errorf("--browser-endpoint %q: want a DevTools ws:// or wss:// URL", o.browserWS)
 	}
-	engine, ok := browser.ParseEngine(o.browserEngine)
-	if !ok {
-		return fmt.Errorf("--browser-engine %q: want chromium or webkit", o.browserEngine)
+	engine := browser.EngineChromium
+	if o.browserEngine != "" {
+		e, ok := browser.ParseEngine(o.browserEngine)
+		if !ok {
+			return fmt.Errorf("--browser-engine %q: want chromium or webkit", o.browserEngine)
+		}
+		engine = e
 	}
 	if o.webdriverURL != "" && !strings.HasPrefix(o.webdriverURL, "http://") && !strings.HasPrefix(o.webdriverURL, "https://") {
 		return fmt.Errorf("--webdriver %q: want the remote end's http:// URL", o.webdriverURL)

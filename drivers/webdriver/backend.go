@@ -79,6 +79,11 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 	b.mu.Lock()
 	b.info.Product, b.info.Version = capString(p.s.Caps, "browserName"), capString(p.s.Caps, "browserVersion")
 	b.info.EngineVersion = b.info.Version
+	if o.Engine == browser.EngineWebKit {
+		// WebKitGTK's browsers (MiniBrowser, a Tauri app) give the
+		// engine's version as theirs.
+		b.info.Build = "WebKitGTK"
+	}
 	b.mu.Unlock()
 	if err := p.Close(); err != nil {
 		return nil, errors.Join(err, b.Close())

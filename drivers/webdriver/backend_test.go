@@ -26,7 +26,7 @@ func TestBackendServesTheHarnessesPageOnBothEngines(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer b.Close()
-			if i := b.Info(); i.Engine != engine || i.Protocol != browser.ProtocolWebDriver || i.Version == "" || !strings.Contains(b.Describe(), "over WebDriver") {
+			if i := b.Info(); i.Engine != engine || i.Protocol != browser.ProtocolWebDriver || i.Version == "" || !strings.Contains(b.Describe(), " over WebDriver, launched by ") {
 				t.Fatalf("info %+v (%s): want engine %s over WebDriver with a version", i, b.Describe(), engine)
 			}
 			p, err := b.NewPage(ctx)
