@@ -79,7 +79,7 @@ func startSession(t *testing.T, re remoteEnd) *Session {
 
 // crossSitePage serves a page on 127.0.0.1 that mounts a frame from
 // localhost, as a host mounts an app, and returns the page's address.
-func crossSitePage(t *testing.T) string {
+func crossSitePage(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
