@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"fmt"
+	"time"
 )
 
 // Driver is a browser the harness judges the app surface in, whatever its
@@ -56,3 +58,21 @@ var (
 	_ Driver = (*Browser)(nil)
 	_ Page   = (*Session)(nil)
 )
+
+// AwaitComplete waits, within ctx, until the top document of p has loaded
+// (readyState complete), polling it with Eval: Page.AwaitLoaded of every
+// backend.
+func AwaitComplete(ctx context.Context, p interface {
+	Eval(ctx context.Context, frameURLPrefix, script string, out any) error
+}) error {
+	for {
+		var state string
+		err := p.Eval(ctx, "", "document.readyState", &state)
+		if err == nil && state == "complete" {
+			return nil
+		}
+		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
+			return fmt.Errorf("browser: the page did not load in time (readyState %q, %v): %w", state, err, werr)
+		}
+	}
+}

@@ -95,18 +95,7 @@ func (p *Page) Open(ctx context.Context, url string) error {
 }
 
 // AwaitLoaded waits, within ctx, until the top document has loaded.
-func (p *Page) AwaitLoaded(ctx context.Context) error {
-	for {
-		var state string
-		err := p.Eval(ctx, "", "document.readyState", &state)
-		if err == nil && state == "complete" {
-			return nil
-		}
-		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
-			return fmt.Errorf("webdriver: the page did not load in time (readyState %q, %v): %w", state, err, werr)
-		}
-	}
-}
+func (p *Page) AwaitLoaded(ctx context.Context) error { return browser.AwaitComplete(ctx, p) }
 
 func sleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
