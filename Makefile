@@ -15,7 +15,7 @@ LDFLAGS   := -X main.harnessCommit=$(COMMIT)
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
-.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick selftest selftest-full lint deps chromium clean mutation soak bench-certify example-host
+.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick suites-webkit selftest selftest-full lint deps chromium webdrivers clean mutation soak bench-certify example-host
 
 all: build
 
@@ -35,7 +35,7 @@ certify: deps build
 ## over stdio as selftest's baseline, over TCP in TestRunOverTCP; `make
 ## suites` runs the first two again on their own. Each stage prints how
 ## long it took (README, "Test budget").
-test: deps build example-host unit lint selftest
+test: deps build example-host unit lint selftest suites-webkit
 
 ## test-quick: the edit loop, under 5 minutes on 2 cores: vet, gofmt,
 ## staticcheck, the unit tests that start no browser and no harness child
@@ -132,8 +132,26 @@ example-host: build
 	  echo "example-host: exit $$rc, $$(( $$(date +%s) - start )) s"; \
 	  test $$rc -eq 0
 
-## deps: Debian's chromium for the report page test (never a downloaded browser).
-deps: chromium
+## suites-webkit: every level mockhost claims, judged in WebKitGTK over
+## WebDriver (WebKitWebDriver under xvfb-run): the browser specs on the
+## second engine; anything but exit 0 fails.
+suites-webkit: build
+	@start=$$(date +%s); \
+	  ./$(BIN) run --quiet --browser-engine webkit --out $(TESTOUT)/webkit $(SURFACE_LEVELS) && \
+	  echo "suites-webkit: $$(( $$(date +%s) - start )) s"
+	rm -rf $(TESTOUT)
+
+## deps: Debian's chromium for the report page test, and the WebDriver
+## remote ends (chromium-driver, webkit2gtk-driver, xvfb) for the browser
+## specs on WebKit (never a downloaded browser).
+deps: chromium webdrivers
+
+webdrivers:
+	@{ command -v chromedriver && command -v WebKitWebDriver && command -v xvfb-run; } >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium-driver webkit2gtk-driver xvfb >/dev/null; }
+	@chromedriver --version && command -v WebKitWebDriver && command -v xvfb-run && test -x /usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser
 
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \

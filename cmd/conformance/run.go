@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/procs"
 	"github.com/agentapp/conformance/levels"
@@ -33,6 +34,9 @@ type runOptions struct {
 	hostArtifact string
 	browser      string
 	browserWS    string
+	// browserEngine is --browser-engine; webdriverURL is --webdriver.
+	browserEngine string
+	webdriverURL  string
 	// trustHostBrowser: judge the surface in a browser the host names.
 	trustHostBrowser bool
 	backendProbe     string
@@ -59,6 +63,8 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
 	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
+	fs.StringVar(&o.browserEngine, "browser-engine", "chromium", "the browser `ENGINE` the app surface specs judge in: chromium (over DevTools, or over WebDriver with --webdriver) or webkit (WebKitGTK over WebDriver: WebKitWebDriver under xvfb-run, or --webdriver)")
+	fs.StringVar(&o.webdriverURL, "webdriver", "", "judge the app surface through a running W3C WebDriver remote end at `URL` (http://127.0.0.1:4444: tauri-driver, WebKitWebDriver) instead of starting one")
 	fs.BoolVar(&o.trustHostBrowser, "trust-host-browser", false, "judge the app surface in a browser runtime the host names (DevTools) that --browser-endpoint does not: its verdicts then rest on a browser the host controls, and the report says so")
 	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
 	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
@@ -248,7 +254,8 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.BrowserAttempts = o.browserAttempts
-	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, TrustHostRuntime: o.trustHostBrowser}
+	engine, _ := browser.ParseEngine(o.browserEngine) // checked by checkRunOptions
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: engine, WebDriver: o.webdriverURL, TrustHostRuntime: o.trustHostBrowser}
 	if self, err := os.Executable(); err == nil {
 		cfg.Relay = []string{self, "appserver-relay"}
 	}

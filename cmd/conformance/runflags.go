@@ -11,6 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/reports"
 )
 
@@ -56,6 +57,20 @@ func checkRunOptions(o *runOptions) error {
 	}
 	if o.browserWS != "" && !strings.HasPrefix(o.browserWS, "ws://") && !strings.HasPrefix(o.browserWS, "wss://") {
 		return fmt.Errorf("--browser-endpoint %q: want a DevTools ws:// or wss:// URL", o.browserWS)
+	}
+	engine := browser.EngineChromium
+	if o.browserEngine != "" {
+		e, ok := browser.ParseEngine(o.browserEngine)
+		if !ok {
+			return fmt.Errorf("--browser-engine %q: want chromium or webkit", o.browserEngine)
+		}
+		engine = e
+	}
+	if o.webdriverURL != "" && !strings.HasPrefix(o.webdriverURL, "http://") && !strings.HasPrefix(o.webdriverURL, "https://") {
+		return fmt.Errorf("--webdriver %q: want the remote end's http:// URL", o.webdriverURL)
+	}
+	if o.browserWS != "" && (o.webdriverURL != "" || engine != browser.EngineChromium) {
+		return errors.New("--browser-endpoint (DevTools) excludes --webdriver and --browser-engine webkit")
 	}
 	for _, f := range o.focus {
 		if _, err := regexp.Compile(f); err != nil {

@@ -15,3 +15,8 @@ func KillProfile(dir string) int { return reap(dir) }
 // with its profile directory (NAME=DIR), so that KillProfile finds the
 // helpers that do not name it on their command line.
 const ProfileEnv = profileEnv
+
+// ReadResultScript is the expression AwaitResult evaluates to read the
+// result blob: {state: "absent" | "pending" | "too large" | "done", text,
+// size}. Another backend reads the blob with it.
+func ReadResultScript() string { return readResultJS() }

@@ -12,17 +12,34 @@ import (
 // Electron) over DevTools; another driver (WebKit over WebDriver) names its own.
 type Engine string
 
-// EngineChromium is the engine of every browser this driver reaches.
-const EngineChromium Engine = "chromium"
+// The engines the harness judges in: Chromium's (Blink, as in Chrome,
+// Edge and Electron), every browser this package reaches, and WebKit's
+// (WebKitGTK, the web view of Tauri on Linux), reached over WebDriver.
+const (
+	EngineChromium Engine = "chromium"
+	EngineWebKit   Engine = "webkit"
+)
 
-// ProtocolDevTools is the protocol this driver speaks: the Chrome DevTools
-// Protocol.
-const ProtocolDevTools = "devtools"
+// ParseEngine reads an engine's name as --browser-engine gives it.
+func ParseEngine(name string) (Engine, bool) {
+	switch e := Engine(strings.ToLower(strings.TrimSpace(name))); e {
+	case EngineChromium, EngineWebKit:
+		return e, true
+	}
+	return "", false
+}
+
+// The protocols: this package speaks the Chrome DevTools Protocol;
+// drivers/webdriver speaks W3C WebDriver (classic).
+const (
+	ProtocolDevTools  = "devtools"
+	ProtocolWebDriver = "webdriver"
+)
 
 // Info says which browser the harness judged in and how it reached it,
 // from the browser's own answer to Browser.getVersion.
 type Info struct {
-	Engine        Engine // EngineChromium
+	Engine        Engine // EngineChromium, EngineWebKit
 	EngineVersion string // "156.0.8078.108": the engine's, from Browser.getVersion's product
 	// Product and Version name the browser as its maker does: "Chromium",
 	// "Chrome", "Electron 33.2.1" (whose engine version differs).
@@ -31,14 +48,15 @@ type Info struct {
 	// Build is the product token the browser answered without its
 	// version: "HeadlessChrome", "Chrome".
 	Build    string
-	Protocol string // ProtocolDevTools
+	Protocol string // ProtocolDevTools, ProtocolWebDriver
 	// Reached says how: "launched headless", "launched", "attached to ws://…".
 	Reached string
 }
 
 // String names the browser for people and report.json's environment.browser:
 // "Chromium 156.0.8078.108 (HeadlessChrome) over DevTools, launched headless";
-// "Electron 33.2.1 (Chrome 130.0.6723.191) over DevTools, attached to ws://…".
+// "Electron 33.2.1 (Chrome 130.0.6723.191) over DevTools, attached to ws://…";
+// "MiniBrowser 2.50.6 (WebKit) over WebDriver, launched by WebKitWebDriver under xvfb-run".
 func (i Info) String() string {
 	engine := i.Build
 	if i.Version != i.EngineVersion {
@@ -48,7 +66,11 @@ func (i Info) String() string {
 	if engine != "" {
 		s += " (" + engine + ")"
 	}
-	return s + " over DevTools, " + i.Reached
+	over := "DevTools"
+	if i.Protocol == ProtocolWebDriver {
+		over = "WebDriver"
+	}
+	return s + " over " + over + ", " + i.Reached
 }
 
 // versionInfo reads Browser.getVersion's answer: its product token

@@ -141,18 +141,7 @@ func (s *Session) Open(ctx context.Context, url string) error {
 // AwaitLoaded waits, within ctx, until the page's document has loaded
 // (readyState complete): for a page the browser's owner opened
 // (AttachPage), which the session did not navigate itself.
-func (s *Session) AwaitLoaded(ctx context.Context) error {
-	for {
-		var state string
-		err := s.Eval(ctx, "", "document.readyState", &state)
-		if err == nil && state == "complete" {
-			return nil
-		}
-		if werr := sleep(ctx, 50*time.Millisecond); werr != nil {
-			return fmt.Errorf("browser: the page did not load in time (readyState %q, %v): %w", state, err, werr)
-		}
-	}
-}
+func (s *Session) AwaitLoaded(ctx context.Context) error { return AwaitComplete(ctx, s) }
 
 // Screenshot returns a PNG of the page's viewport.
 func (s *Session) Screenshot(ctx context.Context) ([]byte, error) {

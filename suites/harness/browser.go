@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentapp/conformance/drivers/browser"
+	"github.com/agentapp/conformance/drivers/webdriver"
 )
 
 // BrowserConfig says which browser the surface specs use: Debian's
@@ -22,6 +23,14 @@ import (
 type BrowserConfig struct {
 	Binary   string
 	Endpoint string
+	// Engine is the engine the surface specs judge in: "" or chromium is
+	// Chromium over DevTools (Binary or Endpoint), or over WebDriver when
+	// WebDriver is set; webkit is WebKitGTK over WebDriver (the harness
+	// starts WebKitWebDriver under xvfb-run, or attaches to WebDriver).
+	Engine browser.Engine
+	// WebDriver is the address of a running W3C WebDriver remote end
+	// (tauri-driver, WebKitWebDriver, chromedriver) to judge in.
+	WebDriver string
 	// TrustHostRuntime lets the harness judge the app surface in a
 	// browser runtime the host names in app/launch or app/center that is
 	// not Endpoint (--trust-host-browser). A browser the host controls can
@@ -37,21 +46,50 @@ const browserStartTimeout = 30 * time.Second
 // outcome: a run without a browser tries once.
 type browserStarter struct {
 	once sync.Once
-	b    *browser.Browser
+	b    browser.Driver
 	err  error
 }
 
-func (s *browserStarter) get(cfg BrowserConfig) (*browser.Browser, error) {
+func (s *browserStarter) get(cfg BrowserConfig) (browser.Driver, error) {
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), browserStartTimeout)
 		defer cancel()
-		if cfg.Endpoint != "" {
-			s.b, s.err = browser.Attach(ctx, cfg.Endpoint)
-			return
+		// Each branch keeps a nil Driver on error, never a nil pointer in one.
+		switch {
+		case cfg.overWebDriver():
+			if b, err := webdriver.Launch(ctx, webdriver.Options{Engine: cfg.engine(), URL: cfg.WebDriver, Binary: cfg.Binary}); err != nil {
+				s.err = err
+			} else {
+				s.b = b
+			}
+		case cfg.Endpoint != "":
+			if b, err := browser.Attach(ctx, cfg.Endpoint); err != nil {
+				s.err = err
+			} else {
+				s.b = b
+			}
+		default:
+			if b, err := browser.LaunchChromium(ctx, browser.Options{Binary: cfg.Binary}); err != nil {
+				s.err = err
+			} else {
+				s.b = b
+			}
 		}
-		s.b, s.err = browser.LaunchChromium(ctx, browser.Options{Binary: cfg.Binary})
 	})
 	return s.b, s.err
+}
+
+// engine is the engine the run judges in.
+func (cfg BrowserConfig) engine() browser.Engine {
+	if cfg.Engine == "" {
+		return browser.EngineChromium
+	}
+	return cfg.Engine
+}
+
+// overWebDriver says the run reaches its browser over W3C WebDriver.
+func (cfg BrowserConfig) overWebDriver() bool {
+	return cfg.WebDriver != "" || cfg.engine() != browser.EngineChromium
 }
 
 // text says which browser the run judged in, for the report, or ""
@@ -61,14 +99,21 @@ func (s *browserStarter) text(cfg BrowserConfig) string {
 		return ""
 	}
 	who := "the harness's"
-	if cfg.Endpoint != "" {
+	if cfg.Endpoint != "" || cfg.WebDriver != "" {
 		who = "named by the operator"
 	}
-	return fmt.Sprintf("%s (%s); %s", s.b.Describe(), who, probeEvidence)
+	return fmt.Sprintf("%s (%s); %s", s.b.Describe(), who, probeEvidence(s.b.Info().Protocol))
 }
 
-// probeEvidence says where the Host Bridge verdicts come from.
-const probeEvidence = "evidence: the harness's probe in an isolated world, over DevTools"
+// probeEvidence says where the Host Bridge verdicts come from: an isolated
+// world over DevTools; over WebDriver, which has none, the app frame's own
+// world (docs/decisions.md, "Host Bridge evidence on WebKit").
+func probeEvidence(protocol string) string {
+	if protocol == browser.ProtocolWebDriver {
+		return "evidence: the harness's probe in the page's world of the app's frame, injected after the page's scripts, over WebDriver"
+	}
+	return "evidence: the harness's probe in an isolated world, over DevTools"
+}
 
 // sameEndpoint reports whether two DevTools addresses name the same
 // browser: the same host and port (one may be the ws:// address that
@@ -87,7 +132,7 @@ func (s *browserStarter) close() {
 }
 
 // browser returns the run's browser, starting it on first use.
-func (tc *TestContext) browser() (*browser.Browser, error) {
+func (tc *TestContext) browser() (browser.Driver, error) {
 	return tc.browserOnce.get(tc.Config.Browser)
 }
 
@@ -137,7 +182,7 @@ func (r *runtimeBrowsers) text(cfg BrowserConfig) ([]string, []browser.Info) {
 		if cfg.Endpoint != "" && sameEndpoint(cfg.Endpoint, e) {
 			who = "the host's runtime, named by the operator"
 		}
-		out = append(out, fmt.Sprintf("%s (%s); %s", b.Describe(), who, probeEvidence))
+		out = append(out, fmt.Sprintf("%s (%s); %s", b.Describe(), who, probeEvidence(browser.ProtocolDevTools)))
 	}
 	return out, infos
 }

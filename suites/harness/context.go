@@ -109,10 +109,10 @@ type TestContext struct {
 	// surfaces are the sessions the current spec opened.
 	browserOnce browserStarter
 	runtimes    runtimeBrowsers
-	surfaces    []*browser.Session
+	surfaces    []browser.Page
 	// stuck are the current spec's sessions whose page stopped answering
 	// (its script never yields): no screenshot is waited for from them.
-	stuck map[*browser.Session]bool
+	stuck map[browser.Page]bool
 	// probe is the run's one build of the backend-app fixture's service.
 	probe probeBuild
 	// lastProbe is the probe's last report in the current spec.
@@ -281,9 +281,9 @@ func (tc *TestContext) afterEach() {
 }
 
 // markStuck records that sess's page stopped answering.
-func (tc *TestContext) markStuck(sess *browser.Session) {
+func (tc *TestContext) markStuck(sess browser.Page) {
 	if tc.stuck == nil {
-		tc.stuck = map[*browser.Session]bool{}
+		tc.stuck = map[browser.Page]bool{}
 	}
 	tc.stuck[sess] = true
 }

@@ -33,7 +33,7 @@ type Surface struct {
 	AppID  string
 	Entry  string
 	Launch protocol.LaunchResult
-	sess   *browser.Session
+	sess   browser.Page
 	// HostURL is the address of the host page that mounts the entry: the
 	// launch's url, or where the host's DevTools target is.
 	HostURL string
@@ -90,7 +90,7 @@ func (s *Surface) HostOrigin() string {
 // browserSession opens a fresh browser context for the spec, closed when
 // the spec ends. With no browser on the machine the spec is skipped with
 // that reason: the levels that need it are then not passed.
-func (tc *TestContext) browserSession() *browser.Session {
+func (tc *TestContext) browserSession() browser.Page {
 	ginkgo.GinkgoHelper()
 	b, err := tc.browser()
 	if errors.Is(err, browser.ErrNoBrowser) {
@@ -101,7 +101,7 @@ func (tc *TestContext) browserSession() *browser.Session {
 	}
 	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
-	s, err := b.NewSession(ctx)
+	s, err := b.NewPage(ctx)
 	if err != nil {
 		tc.Errorf("the harness could not open a browser session: %v", err)
 	}
@@ -167,7 +167,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 // runtime such as Electron), that target in the host's own browser. A page
 // that does not load ends the spec as an error (what names it, e.g. "the
 // host page", leads the message).
-func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) *browser.Session {
+func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) browser.Page {
 	ginkgo.GinkgoHelper()
 	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
@@ -666,7 +666,7 @@ func PageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) stri
 func (s *Surface) TC() *TestContext { return s.tc }
 
 // Session is the browser session the surface is open in.
-func (s *Surface) Session() *browser.Session { return s.sess }
+func (s *Surface) Session() browser.Page { return s.sess }
 
 // pageAnswerTimeout is how long a loaded page may take to answer one read:
 // milliseconds on a page that yields, for ever on one that spins.

@@ -1,0 +1,274 @@
+package webdriver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/browser"
+)
+
+// Options say which browser a [Browser] drives over WebDriver.
+type Options struct {
+	// Engine is the engine judged: browser.EngineWebKit (WebKitWebDriver
+	// and MiniBrowser, or tauri-driver) or browser.EngineChromium
+	// (chromedriver and Debian's chromium).
+	Engine browser.Engine
+	// URL attaches to a remote end somebody else runs (tauri-driver, a
+	// WebKitWebDriver of the host under test); "" starts one per page as
+	// needed.
+	URL string
+	// Driver is the driver binary to start (default WebKitWebDriver or
+	// chromedriver); Binary the browser it drives (default MiniBrowser or
+	// chromium).
+	Driver, Binary string
+	// Capabilities, when set, are what each new session asks for instead
+	// of the engine's defaults (tauri-driver's tauri:options).
+	Capabilities Capabilities
+	// Log receives the drivers' output; nil discards it.
+	Log io.Writer
+}
+
+// Browser is a browser reached over W3C WebDriver: one remote end the
+// operator named, or remote ends the harness starts (WebKitWebDriver under
+// xvfb-run) and keeps while idle, one per open page since WebKitWebDriver
+// serves one session at a time. Each [Page] is a session: a fresh browser
+// process, so a fresh profile.
+type Browser struct {
+	o Options
+
+	mu     sync.Mutex
+	idle   []*Server
+	pages  map[*Page]struct{}
+	closed bool
+	info   browser.Info
+}
+
+// startTimeout bounds starting a remote end and a session in it.
+const startTimeout = 30 * time.Second
+
+// Launch readies a browser over WebDriver and opens (and closes) one
+// session to learn the browser's name and version. An error wraps
+// browser.ErrNoBrowser when the driver or the browser is not installed.
+func Launch(ctx context.Context, o Options) (*Browser, error) {
+	switch o.Engine {
+	case browser.EngineWebKit:
+		o.Driver, o.Binary = or(o.Driver, "WebKitWebDriver"), or(o.Binary, MiniBrowser)
+	case browser.EngineChromium:
+		o.Driver, o.Binary = or(o.Driver, "chromedriver"), or(o.Binary, "chromium")
+	default:
+		return nil, fmt.Errorf("webdriver: no engine %q (want %s or %s)", o.Engine, browser.EngineChromium, browser.EngineWebKit)
+	}
+	if o.URL == "" && o.Capabilities == nil {
+		if _, err := exec.LookPath(o.Binary); err != nil {
+			return nil, fmt.Errorf("webdriver: %w: %v", browser.ErrNoBrowser, err)
+		}
+	}
+	b := &Browser{o: o, pages: map[*Page]struct{}{}}
+	b.info = browser.Info{Engine: o.Engine, Protocol: browser.ProtocolWebDriver, Reached: b.reached()}
+	p, err := b.newPage(ctx)
+	if err != nil {
+		return nil, errors.Join(err, b.Close())
+	}
+	b.mu.Lock()
+	b.info.Product, b.info.Version = capString(p.s.Caps, "browserName"), capString(p.s.Caps, "browserVersion")
+	b.info.EngineVersion = b.info.Version
+	if o.Engine == browser.EngineWebKit {
+		// WebKitGTK's browsers (MiniBrowser, a Tauri app) give the
+		// engine's version as theirs.
+		b.info.Build = "WebKitGTK"
+	}
+	b.mu.Unlock()
+	if err := p.Close(); err != nil {
+		return nil, errors.Join(err, b.Close())
+	}
+	return b, nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func capString(c Capabilities, name string) string {
+	s, _ := c[name].(string)
+	return s
+}
+
+// reached says how the harness reaches the remote end.
+func (b *Browser) reached() string {
+	if b.o.URL != "" {
+		return "attached to " + b.o.URL
+	}
+	how := "launched by " + filepath.Base(b.o.Driver)
+	if b.o.Engine == browser.EngineWebKit {
+		how += " under xvfb-run"
+	}
+	return how
+}
+
+// Info says which browser b is and how the harness reached it.
+func (b *Browser) Info() browser.Info {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.info
+}
+
+// Describe names the browser for reports (browser.Info.String).
+func (b *Browser) Describe() string { return b.Info().String() }
+
+// NewPage opens a session as a page.
+func (b *Browser) NewPage(ctx context.Context) (browser.Page, error) {
+	p, err := b.newPage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// newPage takes an idle remote end (or starts one) and opens a session.
+func (b *Browser) newPage(ctx context.Context) (*Page, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, startTimeout)
+		defer cancel()
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil, errors.New("webdriver: the browser is closed")
+	}
+	var srv *Server
+	if n := len(b.idle); n > 0 {
+		srv, b.idle = b.idle[n-1], b.idle[:n-1]
+	}
+	b.mu.Unlock()
+	url := b.o.URL
+	if url == "" && srv == nil {
+		var err error
+		srv, err = StartServer(ctx, ServerOptions{Binary: b.o.Driver, Xvfb: b.o.Engine == browser.EngineWebKit, Log: b.o.Log})
+		if err != nil {
+			if errors.Is(err, ErrNoDriver) {
+				err = fmt.Errorf("%w: %w", browser.ErrNoBrowser, err)
+			}
+			return nil, err
+		}
+	}
+	if srv != nil {
+		url = srv.URL
+	}
+	caps, profile, err := b.capabilities(srv)
+	if err != nil {
+		b.release(srv, false)
+		return nil, err
+	}
+	s, err := NewClient(url).NewSession(ctx, caps)
+	if err != nil {
+		b.release(srv, false)
+		return nil, fmt.Errorf("webdriver: a new %s session at %s: %w", b.o.Engine, url, err)
+	}
+	p := newPage(b, srv, s, profile)
+	if err := s.Timeouts(ctx, scriptTimeout, pageLoadTimeout); err != nil {
+		_ = p.Close()
+		return nil, fmt.Errorf("webdriver: setting the session's timeouts: %w", err)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		go p.Close()
+		return nil, errors.New("webdriver: the browser is closed")
+	}
+	b.pages[p] = struct{}{}
+	return p, nil
+}
+
+// Timeouts every session gets; each call is bounded by its context too.
+const (
+	scriptTimeout   = 60 * time.Second
+	pageLoadTimeout = 30 * time.Second
+)
+
+// capabilities are what a new session asks for, and the fresh profile
+// folder a Chromium session gets (removed with the page).
+func (b *Browser) capabilities(srv *Server) (Capabilities, string, error) {
+	switch {
+	case b.o.Capabilities != nil:
+		return b.o.Capabilities, "", nil
+	case b.o.Engine == browser.EngineWebKit:
+		return WebKitCapabilities(b.o.Binary), "", nil
+	}
+	parent := ""
+	if srv != nil {
+		parent = srv.dir.Path
+	}
+	dir, err := os.MkdirTemp(parent, "profile-")
+	if err != nil {
+		return nil, "", fmt.Errorf("webdriver: a profile folder: %w", err)
+	}
+	bin, err := exec.LookPath(b.o.Binary)
+	if err != nil {
+		bin = b.o.Binary
+	}
+	return ChromeCapabilities(bin, dir), dir, nil
+}
+
+// release hands back a page's remote end: kept for the next page when its
+// session ended cleanly, else killed.
+func (b *Browser) release(srv *Server, clean bool) {
+	if srv == nil {
+		return
+	}
+	b.mu.Lock()
+	if clean && !b.closed {
+		b.idle = append(b.idle, srv)
+		b.mu.Unlock()
+		return
+	}
+	b.mu.Unlock()
+	srv.Close()
+}
+
+// forget unregisters a closed page.
+func (b *Browser) forget(p *Page) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.pages, p)
+}
+
+// Close ends every page and kills every remote end the harness started;
+// a remote end the operator named keeps running. It is idempotent.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	pages := make([]*Page, 0, len(b.pages))
+	for p := range b.pages {
+		pages = append(pages, p)
+	}
+	idle := b.idle
+	b.idle = nil
+	b.mu.Unlock()
+	var errs []error
+	for _, p := range pages {
+		if err := p.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, s := range idle {
+		s.Close()
+	}
+	return errors.Join(errs...)
+}
+
+var _ browser.Driver = (*Browser)(nil)

@@ -1,0 +1,520 @@
+package webdriver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentapp/conformance/drivers/browser"
+)
+
+// Page is one WebDriver session as a browser.Page.
+//
+// WebDriver classic has no isolated worlds: every script runs in the main
+// world of its frame, the page's own, after the page's scripts ran. A
+// "world" here is an object the harness keeps under a property of the
+// frame's window whose name is random per page (and so unknown to the
+// page when its scripts run first), with the world's globals: Install
+// runs a script with globalThis bound to it, and EvalIn evaluates there.
+// A document that replaced the world's (a reload) gets the installed
+// script again on the next EvalIn. The page's scripts still share the
+// realm: they can replace the built-ins a script of the harness calls, so
+// what is read here is evidence in the page's world (docs/decisions.md,
+// "Host Bridge evidence on WebKit"). Inspect runs in the main world too.
+type Page struct {
+	b       *Browser
+	srv     *Server // nil when attached to the operator's remote end
+	s       *Session
+	profile string
+	key     string // the window property holding the worlds
+
+	mu       sync.Mutex
+	installs map[string]string // world -> source
+	closed   bool
+}
+
+func newPage(b *Browser, srv *Server, s *Session, profile string) *Page {
+	var r [8]byte
+	_, _ = rand.Read(r[:])
+	return &Page{b: b, srv: srv, s: s, profile: profile, key: "__agentapp_" + hex.EncodeToString(r[:]), installs: map[string]string{}}
+}
+
+// Session is the WebDriver session the page is.
+func (p *Page) Session() *Session { return p.s }
+
+// How often a call looks again for its frame, or for the blob.
+const (
+	evalPoll   = 25 * time.Millisecond
+	resultPoll = 50 * time.Millisecond
+)
+
+func (p *Page) usable() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("webdriver: the page is closed")
+	}
+	return nil
+}
+
+// where describes the frame a prefix selects, for errors.
+func where(prefix string) string {
+	if prefix == "" {
+		return "the top page"
+	}
+	return fmt.Sprintf("the frame at %q", prefix)
+}
+
+// Open navigates to url and waits, within ctx, until it has loaded. An
+// answer of HTTP 400 or more is an error too, where the browser tells
+// (Navigation Timing's responseStatus).
+func (p *Page) Open(ctx context.Context, url string) error {
+	if err := p.usable(); err != nil {
+		return err
+	}
+	if err := p.s.Navigate(ctx, url); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("webdriver: open %s: the page did not load in time: %w", url, errors.Join(err, ctx.Err()))
+		}
+		return fmt.Errorf("webdriver: open %s: %w", url, err)
+	}
+	var status int
+	if err := p.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
+		return fmt.Errorf("webdriver: open %s: HTTP %d", url, status)
+	}
+	return nil
+}
+
+// AwaitLoaded waits, within ctx, until the top document has loaded.
+func (p *Page) AwaitLoaded(ctx context.Context) error { return browser.AwaitComplete(ctx, p) }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// frameInfoJS is what the walk asks each frame.
+const frameInfoJS = `return {url: location.href, name: String(window.name), n: window.frames.length};`
+
+// walk visits the frames in tree order (the top page, then depth first,
+// siblings in document order), switching into each. With stop it stops
+// in the first frame whose URL starts with prefix, which stays current,
+// and reports it found; else it lists them all and leaves the current
+// context anywhere.
+func (p *Page) walk(ctx context.Context, prefix string, stop bool) ([]browser.Frame, bool, error) {
+	if err := p.s.SwitchToTop(ctx); err != nil {
+		return nil, false, err
+	}
+	var out []browser.Frame
+	var visit func(id, parent string) (bool, error)
+	visit = func(id, parent string) (bool, error) {
+		var info struct {
+			URL  string `json:"url"`
+			Name string `json:"name"`
+			N    int    `json:"n"`
+		}
+		if err := p.s.ExecuteSync(ctx, frameInfoJS, nil, &info); err != nil {
+			return false, err
+		}
+		out = append(out, browser.Frame{ID: id, ParentID: parent, URL: info.URL, Name: info.Name})
+		if stop && strings.HasPrefix(info.URL, prefix) {
+			return true, nil
+		}
+		for i := range info.N {
+			if err := p.s.SwitchToFrame(ctx, i); err != nil {
+				if IsCode(err, CodeNoSuchFrame) {
+					continue // it went away meanwhile
+				}
+				return false, err
+			}
+			found, err := visit(id+"."+strconv.Itoa(i), id)
+			if err != nil || found {
+				return found, err
+			}
+			if err := p.s.SwitchToParent(ctx); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	found, err := visit("frame", "")
+	return out, found, err
+}
+
+// selectFrame makes the first frame whose URL starts with prefix current,
+// or says why it could not (yet).
+func (p *Page) selectFrame(ctx context.Context, prefix string) (string, error) {
+	frames, found, err := p.walk(ctx, prefix, true)
+	if err != nil {
+		return "", err
+	}
+	if found {
+		return "", nil
+	}
+	urls := make([]string, 0, len(frames))
+	for _, f := range frames {
+		urls = append(urls, strconv.Quote(f.URL))
+	}
+	return fmt.Sprintf("no frame's URL starts with %q (frames: %s)", prefix, strings.Join(urls, ", ")), nil
+}
+
+// Frames lists the page's frames in tree order, the top page first.
+func (p *Page) Frames(ctx context.Context) ([]browser.Frame, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	frames, _, err := p.walk(ctx, "", false)
+	if err != nil {
+		return nil, fmt.Errorf("webdriver: listing frames: %w", err)
+	}
+	return frames, nil
+}
+
+// evalJS runs body (a function body returning the value) with globalThis
+// bound to the world arguments[1] of the root arguments[0] (the window
+// when no world is named), awaits a promise, and answers {state, value,
+// error}; "absent" when the frame's document has no such world.
+const evalJS = `const cb = arguments[arguments.length - 1];
+const key = arguments[0], world = arguments[1];
+let g = window;
+if (world) {
+  const d = Object.getOwnPropertyDescriptor(window, key);
+  g = d && d.value[world];
+  if (!g) { cb({state: "absent"}); return; }
+}
+const fail = (e) => cb({state: "error", error: String(e && e.stack ? (e.name + ": " + e.message) : e)});
+let v;
+try { v = (function (globalThis) { %s
+}).call(g, g); } catch (e) { fail(e); return; }
+Promise.resolve(v).then((v) => cb({state: "done", value: v === undefined ? null : v}), fail);`
+
+// expressionBody turns an expression into a function body that returns
+// it; asStatements takes the last statement of a script of several
+// ("location.href = x; true") as its value, as Runtime.evaluate would, and
+// runs a single statement ("throw x") for no value.
+func expressionBody(script string, asStatements bool) string {
+	if !asStatements {
+		return "return (\n" + script + "\n);"
+	}
+	t := strings.TrimRight(strings.TrimSpace(script), ";")
+	i := strings.LastIndex(t, ";")
+	if i < 0 {
+		return t + ";\nreturn undefined;"
+	}
+	return t[:i+1] + "\nreturn (\n" + t[i+1:] + "\n);"
+}
+
+// evalAnswer is what evalJS calls back with.
+type evalAnswer struct {
+	State string          `json:"state"`
+	Value json.RawMessage `json:"value"`
+	Error string          `json:"error"`
+}
+
+// runIn evaluates script in the current frame's world ("" the main world).
+func (p *Page) runIn(ctx context.Context, world, script string) (evalAnswer, error) {
+	var a evalAnswer
+	err := p.s.ExecuteAsync(ctx, fmt.Sprintf(evalJS, expressionBody(script, false)), []any{p.key, world}, &a)
+	if IsCode(err, CodeJavaScript) {
+		// The script did not compile as an expression: statements.
+		a = evalAnswer{}
+		err = p.s.ExecuteAsync(ctx, fmt.Sprintf(evalJS, expressionBody(script, true)), []any{p.key, world}, &a)
+	}
+	return a, err
+}
+
+// Eval evaluates the expression script in the main world of the first
+// frame whose URL starts with frameURLPrefix, awaiting a promise, and
+// JSON-decodes its value into out (nil drops it). It waits, within ctx,
+// for such a frame.
+func (p *Page) Eval(ctx context.Context, frameURLPrefix, script string, out any) error {
+	return p.eval(ctx, frameURLPrefix, "", script, out)
+}
+
+// Inspect is Eval: WebDriver classic has no world out of the page's reach.
+func (p *Page) Inspect(ctx context.Context, frameURLPrefix, script string, out any) error {
+	return p.eval(ctx, frameURLPrefix, "", script, out)
+}
+
+// EvalIn evaluates script as Eval does in the world named world that
+// Install made in the frame, installing it again in a document that lacks
+// it.
+func (p *Page) EvalIn(ctx context.Context, frameURLPrefix, world, script string, out any) error {
+	if world == "" {
+		return errors.New("webdriver: EvalIn needs the name of a world Install made")
+	}
+	return p.eval(ctx, frameURLPrefix, world, script, out)
+}
+
+func (p *Page) eval(ctx context.Context, prefix, world, script string, out any) error {
+	at := where(prefix)
+	if world != "" {
+		at += fmt.Sprintf(" (world %q)", world)
+	}
+	why := "nothing yet"
+	for {
+		if err := p.usable(); err != nil {
+			return err
+		}
+		missing, err := p.selectFrame(ctx, prefix)
+		if missing != "" {
+			why = missing
+		}
+		if err == nil && missing == "" {
+			var a evalAnswer
+			a, err = p.runIn(ctx, world, script)
+			if err == nil && a.State == "absent" {
+				why = "the frame has no world " + strconv.Quote(world) + " yet"
+				err = p.reinstall(ctx, world)
+			}
+			if err == nil && a.State != "absent" {
+				return decode(a, out, at)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("webdriver: eval in %s: %w (no answer: the script did not finish, or the frame is busy; last seen: %s)", at, ctx.Err(), why)
+			}
+			if !retryable(err) {
+				return fmt.Errorf("webdriver: eval in %s: %w", at, err)
+			}
+			why = err.Error()
+		}
+		if err := sleep(ctx, evalPoll); err != nil {
+			return fmt.Errorf("webdriver: eval in %s: %w (%s)", at, err, why)
+		}
+	}
+}
+
+// retryable tells the errors of a frame that moved on under a call (it
+// navigated, went away, or showed a dialog the session dismissed) from
+// the others.
+func retryable(err error) bool {
+	return IsCode(err, CodeNoSuchFrame) || IsCode(err, CodeNoSuchWindow) || IsCode(err, CodeUnexpectedAlt) || IsCode(err, "stale element reference")
+}
+
+// decode turns an answer into out.
+func decode(a evalAnswer, out any, at string) error {
+	switch a.State {
+	case "done":
+	case "error":
+		return fmt.Errorf("webdriver: eval in %s: %s", at, a.Error)
+	default:
+		return fmt.Errorf("webdriver: eval in %s: the harness's wrapper answered %q", at, a.State)
+	}
+	if out == nil {
+		return nil
+	}
+	v := a.Value
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	if err := json.Unmarshal(v, out); err != nil {
+		return fmt.Errorf("webdriver: eval in %s: decoding %.200s: %w", at, v, err)
+	}
+	return nil
+}
+
+// installJS makes world (arguments[1]) under the root arguments[0] of the
+// current frame's window, once per document, and runs the source there.
+const installJS = `const key = arguments[0], world = arguments[1];
+let d = Object.getOwnPropertyDescriptor(window, key);
+if (!d) { Object.defineProperty(window, key, {value: Object.create(null)}); d = Object.getOwnPropertyDescriptor(window, key); }
+if (d.value[world]) return false;
+const g = Object.create(null);
+d.value[world] = g;
+(function (globalThis) { %s
+}).call(g, g);
+return true;`
+
+// Install runs source in the world named world of the frame prefix
+// selects, now, and again in a later document of a frame that lacks the
+// world when EvalIn looks there. It runs after the document's own
+// scripts: WebDriver classic cannot run a script earlier.
+func (p *Page) Install(ctx context.Context, frameURLPrefix, world, source string) error {
+	if world == "" {
+		return errors.New("webdriver: Install needs a world name of its own")
+	}
+	p.mu.Lock()
+	p.installs[world] = source
+	p.mu.Unlock()
+	at := where(frameURLPrefix)
+	why := "nothing yet"
+	for {
+		if err := p.usable(); err != nil {
+			return err
+		}
+		missing, err := p.selectFrame(ctx, frameURLPrefix)
+		if missing != "" {
+			why = missing
+		}
+		if err == nil && missing == "" {
+			if err = p.install(ctx, world, source); err == nil {
+				return nil
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("webdriver: installing world %q in %s: %w (last seen: %s)", world, at, ctx.Err(), why)
+			}
+			if !retryable(err) {
+				return fmt.Errorf("webdriver: installing world %q in %s: %w", world, at, err)
+			}
+			why = err.Error()
+		}
+		if err := sleep(ctx, evalPoll); err != nil {
+			return fmt.Errorf("webdriver: installing world %q in %s: %w (%s)", world, at, err, why)
+		}
+	}
+}
+
+// install runs the installer in the current frame.
+func (p *Page) install(ctx context.Context, world, source string) error {
+	return p.s.ExecuteSync(ctx, fmt.Sprintf(installJS, source), []any{p.key, world}, nil)
+}
+
+// reinstall puts an installed world in the current frame's new document.
+func (p *Page) reinstall(ctx context.Context, world string) error {
+	p.mu.Lock()
+	source, ok := p.installs[world]
+	p.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("webdriver: no world %q was installed", world)
+	}
+	return p.install(ctx, world, source)
+}
+
+// identifier is a name Globals can put in a script.
+var identifier = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*$`)
+
+// Globals reports which of names the main world of the frame holds:
+// properties of its window (own or inherited, read from their property
+// descriptors, so no getter of the page's runs) and its script-level
+// bindings (typeof NAME).
+func (p *Page) Globals(ctx context.Context, frameURLPrefix string, names []string) (map[string]browser.Global, error) {
+	var js strings.Builder
+	js.WriteString(`(() => { const out = {};
+const own = (n) => { for (let o = window; o; o = Object.getPrototypeOf(o)) { const d = Object.getOwnPropertyDescriptor(o, n);
+  if (d) { out[n] = ("value" in d) ? {type: typeof d.value, null: d.value === null} : {type: "accessor"}; return true; } } return false; };
+`)
+	for _, n := range names {
+		if !identifier.MatchString(n) {
+			return nil, fmt.Errorf("webdriver: globals: %q is not a name", n)
+		}
+		fmt.Fprintf(&js, "if (!own(%q)) { try { if (typeof %s !== \"undefined\") out[%q] = {type: \"binding\"}; } catch (e) { out[%q] = {type: \"binding\"}; } }\n", n, n, n, n)
+	}
+	js.WriteString("return out; })()")
+	var raw map[string]struct {
+		Type string `json:"type"`
+		Null bool   `json:"null"`
+	}
+	if err := p.Eval(ctx, frameURLPrefix, js.String(), &raw); err != nil {
+		return nil, fmt.Errorf("webdriver: globals of %s: %w", where(frameURLPrefix), err)
+	}
+	out := make(map[string]browser.Global, len(raw))
+	for n, g := range raw {
+		out[n] = browser.Global{Type: g.Type, Null: g.Null}
+	}
+	return out, nil
+}
+
+// AwaitResult waits, within ctx, until the first frame whose URL starts
+// with frameURLPrefix has #probe-result[data-done], and JSON-decodes its
+// text into out (nil only checks it is JSON). It is read in the page's
+// world.
+func (p *Page) AwaitResult(ctx context.Context, frameURLPrefix string, out any) error {
+	at := where(frameURLPrefix)
+	last := "nothing yet"
+	for {
+		var blob struct {
+			State string `json:"state"`
+			Text  string `json:"text"`
+			Size  int    `json:"size"`
+		}
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		err := p.Eval(pctx, frameURLPrefix, browser.ReadResultScript(), &blob)
+		cancel()
+		switch {
+		case err != nil:
+			last = err.Error()
+		case blob.State == "done":
+			if out == nil {
+				if !json.Valid([]byte(blob.Text)) {
+					return fmt.Errorf("webdriver: the probe result in %s is not JSON: %.200q", at, blob.Text)
+				}
+				return nil
+			}
+			if err := json.Unmarshal([]byte(blob.Text), out); err != nil {
+				return fmt.Errorf("webdriver: the probe result in %s: %w (%.200q)", at, err, blob.Text)
+			}
+			return nil
+		case blob.State == "too large":
+			return fmt.Errorf("webdriver: the probe result in %s is %d characters, too many", at, blob.Size)
+		default:
+			last = "#probe-result is " + blob.State
+		}
+		if err := sleep(ctx, resultPoll); err != nil {
+			return fmt.Errorf("webdriver: awaiting #probe-result[data-done] in %s: %w (last seen: %s)", at, err, last)
+		}
+	}
+}
+
+// Screenshot returns a PNG of the top-level page's viewport.
+func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
+	if err := p.usable(); err != nil {
+		return nil, err
+	}
+	png, err := p.s.Screenshot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("webdriver: screenshot: %w", err)
+	}
+	return png, nil
+}
+
+// Console is empty: WebDriver classic gives no console.
+func (p *Page) Console() []browser.ConsoleLine { return nil }
+
+// ConsoleDropped is 0: nothing is kept (Console).
+func (p *Page) ConsoleDropped() int { return 0 }
+
+// Close deletes the session, which ends its browser; its remote end
+// serves the next page, or is killed when the session would not end (a
+// page that spins). It is idempotent.
+func (p *Page) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	defer p.b.forget(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := p.s.Delete(ctx)
+	p.b.release(p.srv, err == nil)
+	if p.profile != "" {
+		_ = os.RemoveAll(p.profile)
+	}
+	if err != nil && p.srv == nil {
+		return fmt.Errorf("webdriver: closing the session: %w", err)
+	}
+	return nil
+}
+
+var _ browser.Page = (*Page)(nil)
