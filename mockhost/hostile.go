@@ -90,3 +90,56 @@ func (s *session) garbage() {
 		s.kill()
 	}
 }
+
+// hostileFaults are the faults of hostile hosts (the sites above; page.go
+// for the spinning pages and the forgers): the harness must fail the check
+// at hand, record it and go on.
+func hostileFaults() []Fault {
+	return []Fault{
+		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
+			Description: "the host's pages loop for ever: a surface's host page never finishes loading, and the app center stops answering once it has loaded"},
+		// Forgers: a host that has no Host Bridge and writes what the
+		// probe would report gains no pass (the probe is the harness's,
+		// in a world the page cannot reach).
+		{Name: "forge-probe", Hostile: true, Breaks: bridgeRequirements(),
+			Description: "no Host Bridge at all: the app frame runs a forger that writes a conforming host's findings where the probe's report used to be read and dispatches made-up host messages"},
+		{Name: "forge-probe-devtools", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS",
+			// Every requirement judged on a surface: none can be judged
+			// in a browser the operator did not name or trust.
+			"AGENT-PROJECTIONS", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-EVENTS-PROJECTED", "AGENT-FAIL-CLOSED", "AGENT-NO-LEAK", "AGENT-RESUME-CONFIRMED",
+			"AGENT-STRUCTURED-OUTPUT", "AGENT-TASK-MAPPED", "APPSERVER-HANDSHAKE", "APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED",
+			"ROLLBACK-KEEPS-DATA", "STORAGE-NAMESPACED", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-VERIFIED"),
+			Description: "forge-probe in a browser of the host's own: app/launch and app/center name the DevTools endpoint of a Chromium the host started"},
+		{Name: "hang-on-readiness", Hostile: true,
+			Breaks: []string{"PROJ-NO-SECRETS", "APP-DISABLE", "BILLING-BLOCKS", "LIFECYCLE-ISOLATED", "OVERLAY-KEEPS-PACKAGE-HASH", "UNINSTALL-SECRET-BINDINGS", "UPDATE-KEEPS-SECRET-BINDINGS", "UPDATE-VERIFIED", "READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
+				"READY-SETUP-ACTIONS", "READY-END-OF-LIFE", "READY-DEPRECATED", "READY-SECRETS", "READY-CAPABILITIES",
+				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE", "VERIFY-HOST-VERSION", "HOST-NO-SECRET-LEAK", "UNINSTALL-DELETE-DATA", "READY-PERMISSIONS", "READY-POLICY", "READY-AVAILABILITY", "REGISTRY-OUTAGE", "CENTER-BLOCKERS", "READY-INSTALLED-HASH", "READY-MIGRATIONS", "MIGRATION-IRREVERSIBLE-RISK", "MIGRATION-NO-HOST-WRITE", "BACKEND-SUPERVISED", "BACKEND-NO-HOST-ACCESS", "PROTO-RESET", "UNINSTALL-ISOLATED"},
+			Description: "app/readiness never answers"},
+		{Name: "crash-mid-uninstall", Hostile: true,
+			Breaks: []string{"UNINSTALL-APP-OUTPUTS", "UNINSTALL-SECRET-BINDINGS", "PROTO-RESET", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED",
+				"INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "HOST-NO-SECRET-LEAK", "POLICY-INSTALL", "REGISTRY-VERIFIED", "STORAGE-NAMESPACED", "UNINSTALL-EXPORT", "UNINSTALL-CLEANUP-RECORD", "UNINSTALL-APP-STORAGE", "UNINSTALL-APP-DATABASE", "BACKEND-SUPERVISED"},
+			Description: "the host writes half an answer to app/uninstall and dies"},
+		{Name: "garbage-on-list", Hostile: true,
+			Breaks:      []string{"APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED", "ROLLBACK-KEEPS-DATA", "UPDATE-KEEPS-ARTIFACTS", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-KEEPS-SECRET-BINDINGS", "UPDATE-VERIFIED", "WORKFLOW-OUTPUTS-RECORDED", "PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED", "HOST-NO-SECRET-LEAK", "POLICY-INSTALL", "INSTALL-REGISTERS", "REGISTRY-OUTAGE", "REGISTRY-PINNED-CHANNEL", "REGISTRY-TENANT-ENABLED", "REGISTRY-WITHDRAWN", "CAT-DISPLAYNAME-I18N", "INSTALL-REVIEW", "CENTER-BLOCKERS", "MIGRATION-NO-HOST-WRITE", "OVERLAY-KEEPS-PACKAGE-HASH", "UPDATE-KEEPS-OVERLAYS", "BACKEND-NO-HOST-ACCESS"},
+			Description: "app/list is answered with bytes that are not JSON"},
+		{Name: "leave-setsid-child", Hostile: true, Escapes: true,
+			Description: "at start the host forks `sleep 300` into a session of its own (setsid) and never stops it, so it would outlive the run"},
+		{Name: "flood-on-project", Hostile: true,
+			Breaks: []string{"CAT-DISCOVER-APPMD", "CAT-METADATA", "CAT-PUBLISHER-VERIFIED", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE",
+				"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE", "HOST-NO-SECRET-LEAK"},
+			Description: "package/project is answered with 100 MB"},
+	}
+}
+
+// bridgeRequirements lists the requirements of the bridge levels
+// (capability, desktop-p2) judged on what a launched app surface's Host
+// Bridge does (what a host with no bridge cannot pass), and more. The
+// levels a fault's requirements count in are the levels its child runs
+// (selftest --scope levels): a surface fault that named a requirement of a
+// higher level would run, and fail, every surface spec there too.
+func bridgeRequirements(more ...string) []string {
+	return append([]string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",
+		"BRIDGE-INVALID-ANSWERED", "BRIDGE-SOURCE", "BRIDGE-ORIGIN", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-APPID", "BRIDGE-FAIL-CLOSED",
+		"BRIDGE-NO-LEAK", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-DOWNLOAD", "BRIDGE-TOAST-TEXT", "BRIDGE-THEME-UPDATE",
+		"BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE"}, more...)
+}
