@@ -4,15 +4,15 @@ package mockhost
 // (agent.go, runtime.go, redact.go, output.go).
 func agentFaults() []Fault {
 	return []Fault{
-		{Name: "appserver-no-clientinfo", Breaks: []string{"APPSERVER-HANDSHAKE", "AGENT-TASK-MAPPED"},
+		{Name: "appserver-no-clientinfo", Breaks: []string{"APPSERVER-HANDSHAKE"},
 			Description: "the App Server client's initialize carries no clientInfo"},
-		{Name: "appserver-skips-initialized", Breaks: []string{"AGENT-NO-LEAK", "UNINSTALL-APP-OUTPUTS", "UPDATE-KEEPS-ARTIFACTS", "WORKFLOW-FAILS-CLOSED", "WORKFLOW-HUMAN-REVIEW", "WORKFLOW-INTERRUPT-RESUME", "WORKFLOW-OUTPUTS-RECORDED", "WORKFLOW-RETRY-POLICY", "WORKFLOW-RUNS-ISOLATED", "WORKFLOW-STATE-KINDS", "WORKFLOW-TIMEOUT", "APPSERVER-HANDSHAKE", "AGENT-TASK-MAPPED", "AGENT-EVENTS-PROJECTED", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-FAIL-CLOSED", "AGENT-RESUME-CONFIRMED", "AGENT-STRUCTURED-OUTPUT", "AGENT-PROJECTIONS"},
+		{Name: "appserver-skips-initialized", Breaks: []string{"APPSERVER-HANDSHAKE"},
 			Description: "the App Server client never sends initialized and goes straight to business methods"},
-		{Name: "agent-session-unbound", Breaks: []string{"AGENT-TASK-MAPPED", "AGENT-RESUME-CONFIRMED"},
+		{Name: "agent-session-unbound", Breaks: []string{"AGENT-TASK-MAPPED"},
 			Description: "agentSession/start binds the app but no workspace"},
 		{Name: "agent-turn-drops-idempotency-key", Breaks: []string{"AGENT-TASK-MAPPED"},
 			Description: "agentSession/turn/start carries no idempotency key"},
-		{Name: "agent-events-raw", Breaks: []string{"AGENT-EVENTS-PROJECTED", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-STRUCTURED-OUTPUT"},
+		{Name: "agent-events-raw", Breaks: []string{"AGENT-EVENTS-PROJECTED"},
 			Description: "the app gets the App Server's agentSession/event params as they are, not the task event envelope"},
 		{Name: "events-dropped-under-burst", Breaks: []string{"AGENT-EVENTS-PROJECTED"},
 			Description: "the app's event stream holds 16 messages: task facts that come faster than the page takes them are lost"},

@@ -10,12 +10,19 @@ import (
 )
 
 // Fault is a switch that makes mockhost break one requirement the way a real
-// host would get it wrong. Breaks lists the requirement ids whose specs must
-// fail under the fault (and only those: selftest checks both ways).
+// host would get it wrong. Breaks lists the requirement ids it is meant to
+// break (what its Description violates); Collateral, filled in by Faults
+// from collateral.json, those selftest observed failing beside them. The
+// specs of both must fail under the fault, and no other (selftest checks
+// both ways); whether the fault is killed is decided on Breaks.
 type Fault struct {
 	Name        string
 	Description string
 	Breaks      []string
+	// Collateral is what selftest wrote to collateral.json for the fault:
+	// requirements outside Breaks that fail under it (a refusal of every
+	// package leaves the specs that need an installed app nothing to judge).
+	Collateral []string
 	// Hostile faults attack the harness itself (hang, crash, garbage, flood).
 	Hostile bool
 	// Escapes faults leave a process outside the host's process group, in
@@ -36,13 +43,19 @@ func Faults() []Fault {
 	fs := slices.Concat(protocolFaults(), catalogFaults(), verifyFaults(), installFaults(), registryFaults(),
 		projectFaults(), readinessFaults(), refusalFaults(), surfaceFaults(), agentFaults(), workflowFaults(),
 		dataFaults(), lifecycleFaults(), overlayFaults(), migrationFaults(), backendFaults(), hostileFaults())
-	fs = withPlatform(fs)
-	fs = append(fs, heldOutFamilyFaults()...)
-	fs = withIdentityCollateral(fs)
-	fs = append(fs, familyAuditFaults()...)
-	fs = withAuditCollateral(fs)
+	fs = slices.Concat(fs, platformFaults(), heldOutFamilyFaults(), familyAuditFaults())
+	collateral := recordedCollateral()
+	for i := range fs {
+		fs[i].Collateral = collateral[fs[i].Name]
+	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
 	return fs
+}
+
+// Fails lists every requirement whose specs must fail under the fault:
+// Breaks, then Collateral.
+func (f Fault) Fails() []string {
+	return slices.Concat(f.Breaks, f.Collateral)
 }
 
 // FaultSet is the set of faults a mockhost runs with.

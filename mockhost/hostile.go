@@ -96,6 +96,8 @@ func (s *session) garbage() {
 // at hand, record it and go on.
 func hostileFaults() []Fault {
 	return []Fault{
+		// Meant, as for the forgers below, every requirement judged on the
+		// page it spoils: nothing narrower is honest when no page loads.
 		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
 			Description: "the host's pages loop for ever: a surface's host page never finishes loading, and the app center stops answering once it has loaded"},
 		// Forgers: a host that has no Host Bridge and writes what the
@@ -110,23 +112,27 @@ func hostileFaults() []Fault {
 			"AGENT-STRUCTURED-OUTPUT", "AGENT-TASK-MAPPED", "APPSERVER-HANDSHAKE", "APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED",
 			"ROLLBACK-KEEPS-DATA", "STORAGE-NAMESPACED", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-VERIFIED"),
 			Description: "forge-probe in a browser of the host's own: app/launch and app/center name the DevTools endpoint of a Chromium the host started"},
+		// Meant: READY-STATUS, the plainest answer app/readiness owes;
+		// whatever else is judged through readiness is collateral.
 		{Name: "hang-on-readiness", Hostile: true,
-			Breaks: []string{"PROJ-NO-SECRETS", "APP-DISABLE", "BILLING-BLOCKS", "LIFECYCLE-ISOLATED", "OVERLAY-KEEPS-PACKAGE-HASH", "UNINSTALL-SECRET-BINDINGS", "UPDATE-KEEPS-SECRET-BINDINGS", "UPDATE-VERIFIED", "READY-STATUS", "READY-REQUIRED-TIER", "READY-RECOMMENDED-TIER", "READY-PERFORMANCE-TIER",
-				"READY-SETUP-ACTIONS", "READY-END-OF-LIFE", "READY-DEPRECATED", "READY-SECRETS", "READY-CAPABILITIES",
-				"READY-PER-ENTRY", "READY-NO-SECRET-LEAK", "P0-NO-APP-CODE", "VERIFY-HOST-VERSION", "HOST-NO-SECRET-LEAK", "UNINSTALL-DELETE-DATA", "READY-PERMISSIONS", "READY-POLICY", "READY-AVAILABILITY", "REGISTRY-OUTAGE", "CENTER-BLOCKERS", "READY-INSTALLED-HASH", "READY-MIGRATIONS", "MIGRATION-IRREVERSIBLE-RISK", "MIGRATION-NO-HOST-WRITE", "BACKEND-SUPERVISED", "BACKEND-NO-HOST-ACCESS", "PROTO-RESET", "UNINSTALL-ISOLATED"},
+			Breaks:      []string{"READY-STATUS"},
 			Description: "app/readiness never answers"},
+		// Meant: the two answers app/uninstall owes (keeping and deleting
+		// data); what later specs cannot do on a dead host is collateral.
 		{Name: "crash-mid-uninstall", Hostile: true,
-			Breaks: []string{"UNINSTALL-APP-OUTPUTS", "UNINSTALL-SECRET-BINDINGS", "PROTO-RESET", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED",
-				"INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "HOST-NO-SECRET-LEAK", "POLICY-INSTALL", "REGISTRY-VERIFIED", "STORAGE-NAMESPACED", "UNINSTALL-EXPORT", "UNINSTALL-CLEANUP-RECORD", "UNINSTALL-APP-STORAGE", "UNINSTALL-APP-DATABASE", "BACKEND-SUPERVISED"},
+			Breaks:      []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA"},
 			Description: "the host writes half an answer to app/uninstall and dies"},
+		// Meant: INSTALL-PINNED, judged on app/list's answer alone; the
+		// specs that only read app/list on the way are collateral.
 		{Name: "garbage-on-list", Hostile: true,
-			Breaks:      []string{"APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED", "ROLLBACK-KEEPS-DATA", "UPDATE-KEEPS-ARTIFACTS", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-KEEPS-SECRET-BINDINGS", "UPDATE-VERIFIED", "WORKFLOW-OUTPUTS-RECORDED", "PROTO-RESET", "INSTALL-CONSENT", "INSTALL-VERIFY-FIRST", "INSTALL-PINNED", "UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA", "UNINSTALL-ISOLATED", "HOST-NO-SECRET-LEAK", "POLICY-INSTALL", "INSTALL-REGISTERS", "REGISTRY-OUTAGE", "REGISTRY-PINNED-CHANNEL", "REGISTRY-TENANT-ENABLED", "REGISTRY-WITHDRAWN", "CAT-DISPLAYNAME-I18N", "INSTALL-REVIEW", "CENTER-BLOCKERS", "MIGRATION-NO-HOST-WRITE", "OVERLAY-KEEPS-PACKAGE-HASH", "UPDATE-KEEPS-OVERLAYS", "BACKEND-NO-HOST-ACCESS"},
+			Breaks:      []string{"INSTALL-PINNED"},
 			Description: "app/list is answered with bytes that are not JSON"},
 		{Name: "leave-setsid-child", Hostile: true, Escapes: true,
 			Description: "at start the host forks `sleep 300` into a session of its own (setsid) and never stops it, so it would outlive the run"},
+		// Meant: PROJ-CONTENTS, what package/project owes; the specs that
+		// read a projection on the way are collateral.
 		{Name: "flood-on-project", Hostile: true,
-			Breaks: []string{"CAT-DISCOVER-APPMD", "CAT-METADATA", "CAT-PUBLISHER-VERIFIED", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE",
-				"PROJ-DETERMINISTIC", "PROJ-PROVENANCE", "PROJ-NO-SECRETS", "PROJ-CONTENTS", "P0-NO-APP-CODE", "HOST-NO-SECRET-LEAK"},
+			Breaks:      []string{"PROJ-CONTENTS"},
 			Description: "package/project is answered with 100 MB"},
 	}
 }

@@ -5,11 +5,11 @@ package mockhost
 // uninstall deletes.
 func installFaults() []Fault {
 	return []Fault{
-		{Name: "install-skips-verification", Breaks: []string{"INSTALL-VERIFY-FIRST", "VERIFY-REVOCATION", "REGISTRY-VERIFIED", "VERIFY-PUBLISHER", "VERIFY-SIGSTORE", "INSTALL-REVIEW"},
+		{Name: "install-skips-verification", Breaks: []string{"INSTALL-VERIFY-FIRST"},
 			Description: "app/install installs without checking the expected hashes"},
 		{Name: "install-without-consent", Breaks: []string{"INSTALL-CONSENT"},
 			Description: "app/install ignores a missing consent"},
-		{Name: "list-drops-hash", Breaks: []string{"INSTALL-PINNED", "REGISTRY-OUTAGE", "REGISTRY-PINNED-CHANNEL"},
+		{Name: "list-drops-hash", Breaks: []string{"INSTALL-PINNED"},
 			Description: "app/list reports installed apps without the package hash they were installed from"},
 		{Name: "uninstall-always-deletes", Breaks: []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-APP-STORAGE", "UNINSTALL-APP-DATABASE", "UNINSTALL-APP-OUTPUTS", "UNINSTALL-SECRET-BINDINGS"},
 			Description: "uninstall deletes app data even when asked to keep it"},

@@ -21,7 +21,7 @@ func projectFaults() []Fault {
 			Description: "projected secret slots carry the configured secret values"},
 		{Name: "projection-cache-by-path", Breaks: []string{"PROJ-PROVENANCE"},
 			Description: "projections are kept by package path, so a package changed in place is projected with its old hashes"},
-		{Name: "projection-drops-permissions", Breaks: []string{"PROJ-CONTENTS", "CAT-LAYERED-LOAD", "CAT-LAYERED-PRECEDENCE"},
+		{Name: "projection-drops-permissions", Breaks: []string{"PROJ-CONTENTS"},
 			Description: "projection omits permissions and policy prompts"},
 		{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "projection runs the package's worker to discover its routes"},

@@ -5,9 +5,9 @@ package mockhost
 // archives.
 func registryFaults() []Fault {
 	return []Fault{
-		{Name: "registry-ignores-tenant", Breaks: []string{"REGISTRY-TENANT-ENABLED", "REGISTRY-WITHDRAWN", "REGISTRY-PINNED-CHANNEL", "REGISTRY-METADATA-FIRST", "REGISTRY-OUTAGE", "REGISTRY-VERIFIED"},
+		{Name: "registry-ignores-tenant", Breaks: []string{"REGISTRY-TENANT-ENABLED"},
 			Description: "the bootstrap is asked for the registry's default tenant, not the configured one"},
-		{Name: "bootstrap-cached-across-tenants", Breaks: []string{"REGISTRY-TENANT-ENABLED", "REGISTRY-METADATA-FIRST", "REGISTRY-WITHDRAWN", "REGISTRY-VERIFIED"},
+		{Name: "bootstrap-cached-across-tenants", Breaks: []string{"REGISTRY-TENANT-ENABLED"},
 			Description: "the first bootstrap of a registry is kept, whatever tenant is configured later"},
 		{Name: "install-not-enabled", Breaks: []string{"REGISTRY-TENANT-ENABLED"},
 			Description: "a release the tenant did not enable is installed from the registry's public catalogue"},

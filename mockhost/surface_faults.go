@@ -6,7 +6,7 @@ func surfaceFaults() []Fault {
 	return []Fault{
 		{Name: "launch-keeps-install-consent", Breaks: []string{"ACTIVATE-CONSENT"},
 			Description: "app/launch trusts the consent of install time: an app the tenant policy withdrew since still mounts"},
-		{Name: "launch-ignores-readiness", Breaks: []string{"LAUNCH-GATED", "ACTIVATE-CONSENT", "BACKEND-SUPERVISED"},
+		{Name: "launch-ignores-readiness", Breaks: []string{"LAUNCH-GATED"},
 			Description: "app/launch mounts an entry that is not ready"},
 		{Name: "no-snapshot-on-get", Breaks: []string{"BRIDGE-SNAPSHOT"},
 			Description: "host:getSnapshot is ignored (only app:ready is answered)"},
@@ -30,7 +30,7 @@ func surfaceFaults() []Fault {
 			Description: "a capability:invoke naming another installed app's appId is run as that app's (its storage, its record): the host routes by the message, not by the frame"},
 		{Name: "push-without-version", Breaks: []string{"BRIDGE-ENVELOPE"},
 			Description: "the messages host/set pushes (theme:update, host:visibility) carry no version: the push path builds its own envelope"},
-		{Name: "response-without-requestid", Breaks: []string{"BRIDGE-NO-LEAK", "BRIDGE-REQUESTID", "BRIDGE-APPID", "BRIDGE-DOWNLOAD", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-FAIL-CLOSED", "BRIDGE-INVALID-ANSWERED", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-ORIGIN", "BRIDGE-SOURCE", "BRIDGE-NAVIGATE"},
+		{Name: "response-without-requestid", Breaks: []string{"BRIDGE-REQUESTID"},
 			Description: "host:response and host:error omit requestId"},
 		{Name: "silent-on-invalid", Breaks: []string{"BRIDGE-INVALID-ANSWERED"},
 			Description: "invalid requests from the app frame are rejected silently (no host:error)"},

@@ -32,7 +32,7 @@ func cmdMockhost(c *cli, args []string) int {
 	}
 	if *list {
 		for _, f := range mockhost.Faults() {
-			fmt.Fprintf(c.stdout, "%s %s # %s\n", f.Name, strings.Join(f.Breaks, " "), f.Description)
+			fmt.Fprintf(c.stdout, "%s %s # %s\n", f.Name, strings.Join(f.Fails(), " "), f.Description)
 		}
 		return exitOK
 	}
