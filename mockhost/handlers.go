@@ -50,10 +50,7 @@ func (s *session) onProject(_ context.Context, req *jsonrpc2.Request, p protocol
 		return answeredOnStream{}, nil
 	}
 	r, e := h.project(p)
-	if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
-		return nil, u
-	}
-	return r, e
+	return h.unlessUntranslatable(p.Path, r, e)
 }
 
 func (s *session) onInstall(_ context.Context, req *jsonrpc2.Request, p protocol.InstallParams) (any, *jsonrpc2.Error) {
@@ -68,10 +65,7 @@ func (s *session) onInstall(_ context.Context, req *jsonrpc2.Request, p protocol
 		return nil, e
 	}
 	r, e := h.install(p)
-	if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
-		return nil, u
-	}
-	return r, e
+	return h.unlessUntranslatable(p.Path, r, e)
 }
 
 func (s *session) onUninstall(_ context.Context, req *jsonrpc2.Request, p protocol.UninstallParams) (any, *jsonrpc2.Error) {
@@ -226,4 +220,13 @@ func (s *session) onSet(_ context.Context, _ *jsonrpc2.Request, p protocol.SetPa
 
 func (s *session) onShutdownHint(context.Context, *jsonrpc2.Request, struct{}) (any, *jsonrpc2.Error) {
 	return protocol.OK{OK: true}, nil
+}
+
+// unlessUntranslatable answers r and e, unless e refuses a package the host
+// cannot take in its intake form (untranslatable): then -32006.
+func (h *Host) unlessUntranslatable(path string, r any, e *jsonrpc2.Error) (any, *jsonrpc2.Error) {
+	if u := h.untranslatable(path, refusedWith(e)); u != nil {
+		return nil, u
+	}
+	return r, e
 }
