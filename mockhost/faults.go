@@ -42,8 +42,8 @@ type Fault struct {
 func Faults() []Fault {
 	fs := slices.Concat(protocolFaults(), catalogFaults(), verifyFaults(), installFaults(), registryFaults(),
 		projectFaults(), readinessFaults(), refusalFaults(), surfaceFaults(), agentFaults(), workflowFaults(),
-		dataFaults(), lifecycleFaults(), overlayFaults(), migrationFaults(), backendFaults(), hostileFaults())
-	fs = slices.Concat(fs, platformFaults(), heldOutFamilyFaults(), familyAuditFaults())
+		dataFaults(), lifecycleFaults(), overlayFaults(), migrationFaults(), backendFaults(), platformFaults(),
+		hostileFaults(), heldOutFamilyFaults(), familyAuditFaults())
 	collateral := recordedCollateral()
 	for i := range fs {
 		fs[i].Collateral = collateral[fs[i].Name]
