@@ -2,7 +2,6 @@ package mockhost
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,16 +10,103 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 )
 
-// methods lists the methods a v1 host implements, for hello.
-func methods() []string {
-	return []string{
-		protocol.MethodHello, protocol.MethodReset, protocol.MethodConfigure, protocol.MethodVerify,
-		protocol.MethodProject, protocol.MethodInstall, protocol.MethodUninstall, protocol.MethodDisable, protocol.MethodEnable, protocol.MethodUpdate, protocol.MethodRollback,
-		protocol.MethodMigrate, protocol.MethodOverlay, protocol.MethodSecret, protocol.MethodReadiness,
-		protocol.MethodList, protocol.MethodRegistryList, protocol.MethodReview, protocol.MethodShutdownHint,
-		protocol.MethodLaunch, protocol.MethodCenter, protocol.MethodObserve, protocol.MethodSet, protocol.MethodInvoke, protocol.MethodBackend,
+// handler answers one request of its method.
+type handler func(s *session, ctx context.Context, req *jsonrpc2.Request) (any, *jsonrpc2.Error)
+
+// route is a method a v1 host implements and its handler.
+type route struct {
+	method string
+	handle handler
+}
+
+// answeredOnStream is the result of a handler that dealt with the request
+// on the raw stream (hostile faults): jsonrpc2 must not reply.
+type answeredOnStream struct{}
+
+// member is a required string member of a method's params (requireString).
+type member struct{ name, value string }
+
+// Whether a method's params may be absent or null (decodeParams).
+const (
+	paramsOptional = true
+	paramsRequired = false
+)
+
+// handle is the handler that decodes the params of its method into P
+// (decodeParams: -32602 naming the member on bad params), checks the
+// string members required names (nil: none), then calls fn.
+func handle[P any](optional bool, required func(P) []member, fn func(*session, context.Context, *jsonrpc2.Request, P) (any, *jsonrpc2.Error)) handler {
+	return func(s *session, ctx context.Context, req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
+		var p P
+		if e := s.host.decodeParams(req.Method, req.Params, &p, optional); e != nil {
+			return nil, e
+		}
+		if required != nil {
+			if e := s.host.requireMembers(req.Method, required(p)...); e != nil {
+				return nil, e
+			}
+		}
+		return fn(s, ctx, req, p)
 	}
 }
+
+// routes are the methods a v1 host implements, in the order hello lists
+// them, each with its handler.
+func routes() []route {
+	appID := func(id string) []member { return []member{{"appId", id}} }
+	return []route{
+		{protocol.MethodHello, handle(paramsOptional, nil, (*session).onHello)},
+		{protocol.MethodReset, handle(paramsOptional, nil, (*session).onReset)},
+		{protocol.MethodConfigure, handle(paramsRequired, nil, (*session).onConfigure)},
+		{protocol.MethodVerify, handle(paramsRequired, pathMember, (*session).onVerify)},
+		{protocol.MethodProject, handle(paramsRequired, pathMember, (*session).onProject)},
+		{protocol.MethodInstall, handle(paramsRequired, nil, (*session).onInstall)},
+		{protocol.MethodUninstall, handle(paramsRequired, func(p protocol.UninstallParams) []member { return appID(p.AppID) }, (*session).onUninstall)},
+		{protocol.MethodDisable, handle(paramsRequired, appIDMember, (*session).onSetState)},
+		{protocol.MethodEnable, handle(paramsRequired, appIDMember, (*session).onSetState)},
+		{protocol.MethodUpdate, handle(paramsRequired, func(p protocol.UpdateParams) []member { return []member{{"appId", p.AppID}, {"path", p.Path}} }, (*session).onUpdate)},
+		{protocol.MethodRollback, handle(paramsRequired, appIDMember, (*session).onRollback)},
+		{protocol.MethodMigrate, handle(paramsRequired, func(p protocol.MigrateParams) []member { return appID(p.AppID) }, (*session).onMigrate)},
+		{protocol.MethodOverlay, handle(paramsRequired, func(p protocol.OverlayParams) []member {
+			return []member{{"appId", p.AppID}, {"key", p.Key}, {"scope", p.Scope}}
+		}, (*session).onOverlay)},
+		{protocol.MethodSecret, handle(paramsRequired, func(p protocol.SecretParams) []member {
+			return []member{{"appId", p.AppID}, {"key", p.Key}, {"value", p.Value}}
+		}, (*session).onSecret)},
+		{protocol.MethodReadiness, handle(paramsRequired, nil, (*session).onReadiness)},
+		{protocol.MethodList, handle(paramsOptional, nil, (*session).onList)},
+		{protocol.MethodRegistryList, handle(paramsOptional, nil, (*session).onRegistryList)},
+		{protocol.MethodReview, handle(paramsRequired, nil, (*session).onReview)},
+		{protocol.MethodShutdownHint, handle(paramsOptional, nil, (*session).onShutdownHint)},
+		{protocol.MethodLaunch, handle(paramsRequired, func(p protocol.LaunchParams) []member {
+			return []member{{"appId", p.AppID}, {"entryKey", p.EntryKey}}
+		}, (*session).onLaunch)},
+		{protocol.MethodCenter, handle(paramsOptional, nil, (*session).onCenter)},
+		{protocol.MethodObserve, handle(paramsRequired, func(p protocol.ObserveParams) []member { return appID(p.AppID) }, (*session).onObserve)},
+		{protocol.MethodSet, handle(paramsRequired, nil, (*session).onSet)},
+		{protocol.MethodInvoke, handle(paramsRequired, func(p protocol.InvokeParams) []member {
+			return []member{{"appId", p.AppID}, {"entryKey", p.EntryKey}, {"requestId", p.RequestID}, {"capability", p.Capability}, {"method", p.Method}}
+		}, (*session).onInvoke)},
+		{protocol.MethodBackend, handle(paramsRequired, func(p protocol.BackendParams) []member {
+			return []member{{"appId", p.AppID}, {"service", p.Service}, {"method", p.Method}}
+		}, (*session).onBackend)},
+	}
+}
+
+// methods lists the methods a v1 host implements, for hello: the table's
+// methods, in its order.
+func methods() []string {
+	rs := routes()
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.method
+	}
+	return out
+}
+
+func pathMember(p protocol.PackageParams) []member { return []member{{"path", p.Path}} }
+
+func appIDMember(p protocol.AppIDParams) []member { return []member{{"appId", p.AppID}} }
 
 // dispatch answers one request. answered is true when the request was dealt
 // with on the raw stream (hostile faults) and jsonrpc2 must not reply.
@@ -29,346 +115,14 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 	if e := h.intakeRefusal(req); e != nil {
 		return nil, e, false
 	}
-	switch req.Method {
-	case protocol.MethodHello:
-		var p protocol.HelloParams
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		return h.hello(), nil, false
-
-	case protocol.MethodReset:
-		var p struct{}
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		if err := h.reset(); err != nil {
-			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
-		}
-		return protocol.OK{OK: true}, nil, false
-
-	case protocol.MethodConfigure:
-		var p protocol.ConfigureParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.configure(p); e != nil {
-			return nil, e, false
-		}
-		return protocol.OK{OK: true}, nil, false
-
-	case protocol.MethodVerify:
-		var p protocol.PackageParams
-		if e := h.decodePackageParams(req.Method, req.Params, &p); e != nil {
-			return nil, e, false
-		}
-		r, e := h.verify(p)
-		if u := h.untranslatable(p.Path, e == nil && !r.OK); u != nil {
-			return nil, u, false
-		}
-		if e == nil {
-			if ve := h.verdictAsError(p.Path, r); ve != nil {
-				return nil, ve, false
-			}
-		}
-		return r, e, false
-
-	case protocol.MethodProject:
-		var p protocol.PackageParams
-		if e := h.decodePackageParams(req.Method, req.Params, &p); e != nil {
-			return nil, e, false
-		}
-		// fault: flood-on-project — the answer is a 100 MiB frame streamed until the peer gives up.
-		if h.faults.Has("flood-on-project") {
-			s.flood(req.ID)
+	rs := routes()
+	if i := slices.IndexFunc(rs, func(r route) bool { return r.method == req.Method }); i >= 0 {
+		result, rpcErr = rs[i].handle(s, ctx, req)
+		if _, ok := result.(answeredOnStream); ok {
 			return nil, nil, true
 		}
-		r, e := h.project(p)
-		if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
-			return nil, u, false
-		}
-		return r, e, false
-
-	case protocol.MethodInstall:
-		var p protocol.InstallParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if p.Source != nil {
-			if e := h.requireString(req.Method, "source.appId", p.Source.AppID); e != nil {
-				return nil, e, false
-			}
-			r, e := h.installFromRegistry(p)
-			return r, e, false
-		}
-		if e := h.requireString(req.Method, "path", p.Path); e != nil {
-			return nil, e, false
-		}
-		r, e := h.install(p)
-		if u := h.untranslatable(p.Path, refusedWith(e)); u != nil {
-			return nil, u, false
-		}
-		return r, e, false
-
-	case protocol.MethodUninstall:
-		var p protocol.UninstallParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		r, e := h.uninstall(p)
-		// fault: backend-survives-uninstall — an uninstalled app's backends keep running (until host/reset).
-		if e == nil && !h.faults.Has("backend-survives-uninstall") {
-			h.stopOrphanBackends()
-		}
-		// fault: crash-mid-uninstall — half of the answer is written, then the host dies.
-		if e == nil && h.faults.Has("crash-mid-uninstall") {
-			s.crash(req.ID, r)
-			return nil, nil, true
-		}
-		return r, e, false
-
-	case protocol.MethodDisable, protocol.MethodEnable:
-		var p protocol.AppIDParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		r, e := h.setState(p.AppID, req.Method == protocol.MethodDisable)
-		// fault: backend-survives-disable — a disabled app's backends keep running.
-		if e == nil && req.Method == protocol.MethodDisable && !h.faults.Has("backend-survives-disable") {
-			h.backends.stopApp(p.AppID)
-		}
-		return r, e, false
-
-	case protocol.MethodUpdate:
-		var p protocol.UpdateParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "path", p.Path); e != nil {
-			return nil, e, false
-		}
-		r, e := h.update(p)
-		if e == nil {
-			h.backends.stopApp(p.AppID) // they start again, from the new release, at the next launch
-		}
-		return r, e, false
-
-	case protocol.MethodRollback:
-		var p protocol.AppIDParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		r, e := h.rollback(p.AppID)
-		if e == nil {
-			h.backends.stopApp(p.AppID)
-		}
-		return r, e, false
-
-	case protocol.MethodMigrate:
-		var p protocol.MigrateParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		r, e := h.migrate(p)
-		return r, e, false
-
-	case protocol.MethodSecret:
-		var p protocol.SecretParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"key", p.Key}, {"value", p.Value}} {
-			if e := h.requireString(req.Method, f.name, f.v); e != nil {
-				return nil, e, false
-			}
-		}
-		r, e := h.bindSecret(p)
-		return r, e, false
-
-	case protocol.MethodOverlay:
-		var p protocol.OverlayParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"key", p.Key}, {"scope", p.Scope}} {
-			if e := h.requireString(req.Method, f.name, f.v); e != nil {
-				return nil, e, false
-			}
-		}
-		if p.Values == nil {
-			return nil, invalidParams(req.Method, "values", "is missing: an object of the overlay's values"), false
-		}
-		r, e := h.setOverlay(p)
-		return r, e, false
-
-	case protocol.MethodReadiness:
-		var p protocol.ReadinessParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if p.AppID == "" && p.Path == "" {
-			return nil, invalidParams(req.Method, "appId", "or params.path is required"), false
-		}
-		if p.AppID != "" && p.Path != "" {
-			return nil, invalidParams(req.Method, "path", "cannot be given together with params.appId"), false
-		}
-		// fault: hang-on-readiness — app/readiness is never answered; the worker waits for the connection to end.
-		if h.faults.Has("hang-on-readiness") {
-			<-ctx.Done()
-			return nil, nil, true
-		}
-		r, e := h.readiness(p)
-		return r, e, false
-
-	case protocol.MethodList:
-		var p struct{}
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		// fault: garbage-on-list — app/list is answered with a well-framed body that is not JSON.
-		if h.faults.Has("garbage-on-list") {
-			s.garbage()
-			return nil, nil, true
-		}
-		// fault: list-needs-registry — app/list syncs with the registry first and fails when it cannot.
-		if cfg, _ := h.config(); h.faults.Has("list-needs-registry") && cfg.RegistryURL != "" {
-			if _, e := h.bootstrap(); e != nil {
-				return nil, e, false
-			}
-		}
-		return h.list(), nil, false
-
-	case protocol.MethodReview:
-		var p protocol.ReviewParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if p.Source != nil {
-			if e := h.requireString(req.Method, "source.appId", p.Source.AppID); e != nil {
-				return nil, e, false
-			}
-		} else if e := h.requireString(req.Method, "path", p.Path); e != nil {
-			return nil, e, false
-		}
-		r, e := h.review(p)
-		return r, e, false
-
-	case protocol.MethodRegistryList:
-		var p struct{}
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		r, e := h.registryList()
-		return r, e, false
-
-	case protocol.MethodInvoke:
-		var p protocol.InvokeParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		for _, f := range []struct{ name, v string }{{"appId", p.AppID}, {"entryKey", p.EntryKey}, {"requestId", p.RequestID}, {"capability", p.Capability}, {"method", p.Method}} {
-			if e := h.requireString(req.Method, f.name, f.v); e != nil {
-				return nil, e, false
-			}
-		}
-		r, e := h.invokeAsApp(p)
-		return r, e, false
-
-	case protocol.MethodLaunch:
-		var p protocol.LaunchParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "entryKey", p.EntryKey); e != nil {
-			return nil, e, false
-		}
-		r, e := h.launch(p)
-		return r, e, false
-
-	case protocol.MethodCenter:
-		var p struct{}
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		r, e := h.center()
-		return r, e, false
-
-	case protocol.MethodObserve:
-		var p protocol.ObserveParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.requireString(req.Method, "appId", p.AppID); e != nil {
-			return nil, e, false
-		}
-		r := h.observe(p.AppID)
-		r.Overlay = h.effectiveOverlay(p.AppID)
-		r.Backends = h.backends.observe(p.AppID)
-		r.Artifacts = h.workflows.observe(p.AppID)
-		// fault: artifacts-stamped-current — every artifact record names the release installed now, not the one that made it.
-		if h.faults.Has("artifacts-stamped-current") {
-			h.mu.Lock()
-			if a, ok := h.apps[p.AppID]; ok {
-				for i := range r.Artifacts {
-					r.Artifacts[i].Version = a.row.Version
-				}
-			}
-			h.mu.Unlock()
-		}
-		if err := h.observeStorage(p.AppID, &r); err != nil {
-			return nil, rpcError(protocol.CodeInternalError, err.Error(), nil), false
-		}
-		return r, nil, false
-
-	case protocol.MethodBackend:
-		var p protocol.BackendParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		for _, f := range [][2]string{{"appId", p.AppID}, {"service", p.Service}, {"method", p.Method}} {
-			if e := h.requireString(req.Method, f[0], f[1]); e != nil {
-				return nil, e, false
-			}
-		}
-		r, e := h.backendCall(p)
-		return r, e, false
-
-	case protocol.MethodSet:
-		var p protocol.SetParams
-		if e := h.decodeParams(req.Method, req.Params, &p, false); e != nil {
-			return nil, e, false
-		}
-		if e := h.set(p); e != nil {
-			return nil, e, false
-		}
-		return protocol.OK{OK: true}, nil, false
-
-	case protocol.MethodShutdownHint:
-		var p struct{}
-		if e := h.decodeParams(req.Method, req.Params, &p, true); e != nil {
-			return nil, e, false
-		}
-		return protocol.OK{OK: true}, nil, false
+		return result, rpcErr, false
 	}
-
 	// fault: unknown-method-null — unknown and reserved methods get a null result instead of -32601.
 	if h.faults.Has("unknown-method-null") {
 		return nil, nil, false
@@ -378,14 +132,6 @@ func (s *session) dispatch(ctx context.Context, req *jsonrpc2.Request) (result a
 			fmt.Sprintf("method %s is reserved for a later protocol version and not implemented", req.Method), nil), false
 	}
 	return nil, rpcError(protocol.CodeMethodNotFound, fmt.Sprintf("method %q not found", req.Method), nil), false
-}
-
-// decodePackageParams decodes package/verify and package/project params.
-func (h *Host) decodePackageParams(method string, raw *json.RawMessage, p *protocol.PackageParams) *jsonrpc2.Error {
-	if e := h.decodeParams(method, raw, p, false); e != nil {
-		return e
-	}
-	return h.requireString(method, "path", p.Path)
 }
 
 // hello is the host's self-description.

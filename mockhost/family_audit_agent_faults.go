@@ -22,9 +22,3 @@ func agentAuditFaults() []Fault {
 			Description: "only a backend's first process has its stderr captured: started again after app/disable and app/enable, what it writes is lost (every transition)"},
 	}
 }
-
-// agentAuditCollateral lists, per existing fault, the requirements of the
-// agent area that the audit's new spec rows show it breaking too.
-func agentAuditCollateral() map[string][]string {
-	return nil
-}

@@ -22,16 +22,3 @@ func dataAuditFaults() []Fault {
 			Description: "lime.branding get projects the OEM name and tokens but not the OEM shell copy"},
 	}
 }
-
-// dataAuditCollateral lists, per existing fault, the requirements of the
-// data area that the audit's new spec rows show it breaking too.
-//
-// A host that deletes by prefix deletes the storage of the longer id of a
-// pair; one that removes every app leaves the shorter id's data, secrets and
-// outputs nothing to be judged on.
-func dataAuditCollateral() map[string][]string {
-	return map[string][]string{
-		"uninstall-by-prefix":   {"UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT"},
-		"uninstall-removes-all": {"UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UNINSTALL-SECRET-BINDINGS", "UNINSTALL-APP-OUTPUTS"},
-	}
-}

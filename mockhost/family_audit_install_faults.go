@@ -16,9 +16,3 @@ func installAuditFaults() []Fault {
 			Description: "each projected service carries the host's cloud session token as the bearer it would be called with: the secret slots stay clean (every member of the projection)"},
 	}
 }
-
-// installAuditCollateral lists, per existing fault, the requirements of the
-// install area that the audit's new spec rows show it breaking too.
-func installAuditCollateral() map[string][]string {
-	return nil
-}

@@ -22,16 +22,3 @@ func surfaceAuditFaults() []Fault {
 			Description: "an error-level host:toast is shown as markup (innerHTML); the other levels stay text (every member: each toast level)"},
 	}
 }
-
-// surfaceAuditCollateral lists, per existing fault, the requirements of the
-// surface area that the audit's new spec rows show it breaking too: the app
-// center's policy member first needs readiness to name the policy denying
-// an entry, which a host that ignores tenant policy, or answers readiness
-// vaguely, does not give (CENTER-BLOCKERS is then blocked).
-func surfaceAuditCollateral() map[string][]string {
-	return map[string][]string{
-		"ignore-tenant-policy":         {"CENTER-BLOCKERS", "LAUNCH-GATED"},
-		"launch-keeps-install-consent": {"LAUNCH-GATED"},
-		"vague-readiness":              {"CENTER-BLOCKERS"},
-	}
-}

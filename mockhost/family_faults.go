@@ -17,15 +17,3 @@ func familyAuditFaults() []Fault {
 	return slices.Concat(catalogAuditFaults(), installAuditFaults(), readinessAuditFaults(),
 		dataAuditFaults(), surfaceAuditFaults(), agentAuditFaults())
 }
-
-// withAuditCollateral adds each area's audit collateral to the Breaks of
-// the faults it names.
-func withAuditCollateral(fs []Fault) []Fault {
-	for _, more := range []map[string][]string{catalogAuditCollateral(), installAuditCollateral(),
-		readinessAuditCollateral(), dataAuditCollateral(), surfaceAuditCollateral(), agentAuditCollateral(), heldOutBCollateral()} {
-		for i := range fs {
-			fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
-		}
-	}
-	return fs
-}

@@ -5,15 +5,6 @@ package mockhost
 // their families were fixed (its RESULTS.md lists which spec row judges
 // each): a second subject for a rule that held for the first, whether a
 // second package, app, rollback, route, blocker or transition.
-// heldOutBCollateral lists, per existing fault, the requirements the specs
-// fixed for this batch show it breaking too: a host refusing for unrelated
-// findings leaves the update of UPDATE-REGISTERS nothing to judge.
-func heldOutBCollateral() map[string][]string {
-	return map[string][]string{
-		"refuse-unrelated-finding": {"UPDATE-REGISTERS"},
-	}
-}
-
 func heldOutBFaults() []Fault {
 	return []Fault{
 		{Name: "revocation-cache-by-url", Breaks: []string{"VERIFY-REVOCATION-CACHE"},

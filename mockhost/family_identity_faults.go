@@ -15,27 +15,3 @@ func identityAndEntryPointFaults() []Fault {
 			Description: "host:openExternal takes any host that ends with a declared one, no dot boundary: https://evilprobe.example.org for https://probe.example.org (held-out 05)"},
 	}
 }
-
-// identityAndEntryPointCollateral lists, per existing fault, the
-// requirements of this family it breaks too: a host that installs without
-// consent updates without it; one whose app/list, app/readiness or install
-// cannot be used leaves the update and app/secret specs nothing to judge.
-func identityAndEntryPointCollateral() map[string][]string {
-	return map[string][]string{
-		"accept-everything":            {"UPDATE-CONSENT"},
-		"garbage-on-list":              {"UPDATE-CONSENT"},
-		"hang-on-readiness":            {"UPDATE-CONSENT"},
-		"readiness-nonstandard-status": {"UPDATE-CONSENT"},
-		"refuse-unrelated-finding":     {"UPDATE-CONSENT", "SECRET-BIND-NO-ECHO"},
-	}
-}
-
-// withIdentityCollateral adds identityAndEntryPointCollateral to the
-// Breaks of the faults it names.
-func withIdentityCollateral(fs []Fault) []Fault {
-	more := identityAndEntryPointCollateral()
-	for i := range fs {
-		fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
-	}
-	return fs
-}

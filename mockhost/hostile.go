@@ -90,3 +90,62 @@ func (s *session) garbage() {
 		s.kill()
 	}
 }
+
+// hostileFaults are the faults of hostile hosts (the sites above; page.go
+// for the spinning pages and the forgers): the harness must fail the check
+// at hand, record it and go on.
+func hostileFaults() []Fault {
+	return []Fault{
+		// Meant, as for the forgers below, every requirement judged on the
+		// page it spoils: nothing narrower is honest when no page loads.
+		{Name: "host-page-spins", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS"),
+			Description: "the host's pages loop for ever: a surface's host page never finishes loading, and the app center stops answering once it has loaded"},
+		// Forgers: a host that has no Host Bridge and writes what the
+		// probe would report gains no pass (the probe is the harness's,
+		// in a world the page cannot reach).
+		{Name: "forge-probe", Hostile: true, Breaks: bridgeRequirements(),
+			Description: "no Host Bridge at all: the app frame runs a forger that writes a conforming host's findings where the probe's report used to be read and dispatches made-up host messages"},
+		{Name: "forge-probe-devtools", Hostile: true, Breaks: bridgeRequirements("BRIDGE-CONTAINMENT", "CENTER-BLOCKERS",
+			// Every requirement judged on a surface: none can be judged
+			// in a browser the operator did not name or trust.
+			"AGENT-PROJECTIONS", "AGENT-APPROVAL", "AGENT-CANCEL-MAPPED", "AGENT-EVENTS-PROJECTED", "AGENT-FAIL-CLOSED", "AGENT-NO-LEAK", "AGENT-RESUME-CONFIRMED",
+			"AGENT-STRUCTURED-OUTPUT", "AGENT-TASK-MAPPED", "APPSERVER-HANDSHAKE", "APP-DISABLE", "EVIDENCE-RELEASE-PROVENANCE", "LIFECYCLE-ISOLATED",
+			"ROLLBACK-KEEPS-DATA", "STORAGE-NAMESPACED", "UNINSTALL-APP-STORAGE", "UNINSTALL-EXPORT", "UPDATE-KEEPS-DATA", "UPDATE-KEEPS-EVIDENCE", "UPDATE-VERIFIED"),
+			Description: "forge-probe in a browser of the host's own: app/launch and app/center name the DevTools endpoint of a Chromium the host started"},
+		// Meant: READY-STATUS, the plainest answer app/readiness owes;
+		// whatever else is judged through readiness is collateral.
+		{Name: "hang-on-readiness", Hostile: true,
+			Breaks:      []string{"READY-STATUS"},
+			Description: "app/readiness never answers"},
+		// Meant: the two answers app/uninstall owes (keeping and deleting
+		// data); what later specs cannot do on a dead host is collateral.
+		{Name: "crash-mid-uninstall", Hostile: true,
+			Breaks:      []string{"UNINSTALL-KEEP-DATA", "UNINSTALL-DELETE-DATA"},
+			Description: "the host writes half an answer to app/uninstall and dies"},
+		// Meant: INSTALL-PINNED, judged on app/list's answer alone; the
+		// specs that only read app/list on the way are collateral.
+		{Name: "garbage-on-list", Hostile: true,
+			Breaks:      []string{"INSTALL-PINNED"},
+			Description: "app/list is answered with bytes that are not JSON"},
+		{Name: "leave-setsid-child", Hostile: true, Escapes: true,
+			Description: "at start the host forks `sleep 300` into a session of its own (setsid) and never stops it, so it would outlive the run"},
+		// Meant: PROJ-CONTENTS, what package/project owes; the specs that
+		// read a projection on the way are collateral.
+		{Name: "flood-on-project", Hostile: true,
+			Breaks:      []string{"PROJ-CONTENTS"},
+			Description: "package/project is answered with 100 MB"},
+	}
+}
+
+// bridgeRequirements lists the requirements of the bridge levels
+// (capability, desktop-p2) judged on what a launched app surface's Host
+// Bridge does (what a host with no bridge cannot pass), and more. The
+// levels a fault's requirements count in are the levels its child runs
+// (selftest --scope levels): a surface fault that named a requirement of a
+// higher level would run, and fail, every surface spec there too.
+func bridgeRequirements(more ...string) []string {
+	return append([]string{"BRIDGE-SNAPSHOT", "BRIDGE-SNAPSHOT-FIELDS", "BRIDGE-CAPS-DECLARED", "BRIDGE-ENVELOPE", "BRIDGE-REQUESTID",
+		"BRIDGE-INVALID-ANSWERED", "BRIDGE-SOURCE", "BRIDGE-ORIGIN", "BRIDGE-ENVELOPE-CHECKED", "BRIDGE-APPID", "BRIDGE-FAIL-CLOSED",
+		"BRIDGE-NO-LEAK", "BRIDGE-OPEN-EXTERNAL", "BRIDGE-DOWNLOAD", "BRIDGE-TOAST-TEXT", "BRIDGE-THEME-UPDATE",
+		"BRIDGE-VISIBILITY", "BRIDGE-NAVIGATE"}, more...)
+}

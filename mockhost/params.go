@@ -134,3 +134,14 @@ func parseClock(method, s string) (time.Time, *jsonrpc2.Error) {
 	}
 	return t, nil
 }
+
+// requireMembers is requireString of each member in turn: -32602 naming
+// the first that is empty.
+func (h *Host) requireMembers(method string, ms ...member) *jsonrpc2.Error {
+	for _, m := range ms {
+		if e := h.requireString(method, m.name, m.value); e != nil {
+			return e
+		}
+	}
+	return nil
+}

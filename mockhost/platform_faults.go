@@ -25,29 +25,3 @@ func platformFaults() []Fault {
 			Description: "lime.evidence record is answered ok, but the host keeps no evidence record of it"},
 	}
 }
-
-// platformCollateral lists, per existing fault, the Desktop P3
-// requirements it breaks too (kept here so the P3 additions stay in one
-// place): a fault that refuses every package blocks every P3 spec, one
-// that makes every entry ready, or demotes required checks, defeats the
-// billing gate, and so on.
-func platformCollateral() map[string][]string {
-	return map[string][]string{
-		"refuse-unrelated-finding": {"MODEL-SETTINGS-NO-KEY", "MODEL-SETTINGS-HOST-OWNED", "CLOUD-SESSION-NO-TOKEN",
-			"BRANDING-HOST-PROJECTED", "BILLING-NO-LEDGER", "BILLING-BLOCKS", "APP-UPDATES-CHECK", "EVIDENCE-LOCAL-RECORD"},
-		"accept-everything":              {"BILLING-BLOCKS"},
-		"required-tier-ignored":          {"BILLING-BLOCKS"},
-		"snapshot-carries-session-token": {"CLOUD-SESSION-NO-TOKEN"},
-		"registry-ignores-tenant":        {"APP-UPDATES-CHECK"},
-	}
-}
-
-// withPlatform adds the platform faults to fs and the P3 requirements the
-// existing faults break too.
-func withPlatform(fs []Fault) []Fault {
-	more := platformCollateral()
-	for i := range fs {
-		fs[i].Breaks = append(fs[i].Breaks, more[fs[i].Name]...)
-	}
-	return append(fs, platformFaults()...)
-}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -130,4 +131,64 @@ func (h *Host) untranslatable(path string, refused bool) *jsonrpc2.Error {
 // refusedWith reports whether e refuses a package (-32001 or -32002).
 func refusedWith(e *jsonrpc2.Error) bool {
 	return e != nil && (e.Code == protocol.CodePackageInvalid || e.Code == protocol.CodeVerificationFailed)
+}
+
+// refusalFaults are the faults that refuse or accept for the wrong reason
+// (judged above): the positive controls and the rule that a refusal names
+// what was planted must catch these.
+//
+// Each is meant to break the requirements whose check rests on a refusal
+// (levels.Requirement.Refusal) of the kind it spoils: an indiscriminate
+// one every such requirement (restingOn, so a new one joins by itself),
+// the others those their refusals reach; what cannot be judged once every
+// package is refused, or none is, is collateral (collateral.json).
+func refusalFaults() []Fault {
+	cat := levels.Default()
+	return []Fault{
+		{Name: "refusals-as-unsupported", Breaks: []string{
+			"CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LEGACY-KINDS", "CAT-MANIFEST-VERSION", "INSTALL-VERIFY-FIRST",
+			"PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "VERIFY-COMPATIBILITY", "VERIFY-HOST-VERSION",
+			"VERIFY-MANIFEST-HASH", "VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE", "CAT-FIELD-CONSTRAINTS", "CAT-NO-BYPASS-PERMISSIONS",
+			"VERIFY-ORDER", "VERIFY-REVOCATION", "VERIFY-REVOCATION-CACHE", "VERIFY-REVOCATION-FAIL-CLOSED", "VERIFY-PUBLISHER",
+			"VERIFY-SIGSTORE"},
+			Description: "a package the host would refuse is answered -32006 (cannot take it in its intake form) instead of being refused"},
+		{Name: "refuse-without-entries", Breaks: []string{
+			"REGISTRY-VERIFIED", "CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-MANIFEST-VERSION", "INSTALL-CONSENT",
+			"PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "VERIFY-MANIFEST-HASH", "INSTALL-VERIFY-FIRST", "VERIFY-PACKAGE-HASH",
+			"CAT-FIELD-CONSTRAINTS", "CAT-NO-BYPASS-PERMISSIONS"},
+			Description: "a package that declares no entries is refused (finding no-entries), whatever else is wrong with it"},
+		{Name: "refuse-unrelated-finding", Indiscriminate: everyRefusal(), Breaks: restingOn(cat, everyRefusal()),
+			Description: "every package is refused, and every readiness blocked, always for the same unrelated reason (an unsupported license)"},
+		{Name: "accept-everything", Indiscriminate: everyRefusal(), Breaks: restingOn(cat, everyRefusal()),
+			Description: "nothing is checked: every package verifies, installs (with or without consent) and projects as it comes, and is always ready"},
+		{Name: "vague-refusals", Breaks: []string{
+			"REGISTRY-VERIFIED", "CAT-DISCOVER-APPMD", "CAT-FRONTMATTER-REQUIRED", "CAT-LEGACY-KINDS", "CAT-MANIFEST-VERSION",
+			"INSTALL-VERIFY-FIRST", "PKG-HOSTILE-YAML", "PKG-NO-ESCAPING-LINKS", "PKG-NO-PARENT-REFS", "VERIFY-COMPATIBILITY",
+			"VERIFY-HOST-VERSION", "VERIFY-MANIFEST-HASH", "VERIFY-PACKAGE-HASH", "VERIFY-SIGNATURE-FILE", "CAT-FIELD-CONSTRAINTS",
+			"CAT-NO-BYPASS-PERMISSIONS", "VERIFY-ORDER", "VERIFY-REVOCATION", "VERIFY-REVOCATION-CACHE", "VERIFY-REVOCATION-FAIL-CLOSED",
+			"VERIFY-PUBLISHER", "VERIFY-SIGSTORE"},
+			Description: "every refusal says only \"the package failed verification\": no finding code, file or field names the cause"},
+		{Name: "vague-readiness", Breaks: []string{
+			"READY-CAPABILITIES", "READY-PER-ENTRY", "READY-REQUIRED-TIER", "READY-SECRETS", "READY-PERMISSIONS",
+			"READY-POLICY", "READY-AVAILABILITY", "READY-INSTALLED-HASH", "READY-MIGRATIONS"},
+			Description: "a not-ready answer names no failing check: a single blocker says setup is incomplete"},
+		{Name: "not-installed-not-ready", Indiscriminate: []levels.RefusalKind{levels.NotReady}, Breaks: restingOn(cat, []levels.RefusalKind{levels.NotReady}),
+			Description: "readiness of a package that is not installed is needs-setup \"not installed\", whatever its own checks say"},
+	}
+}
+
+func everyRefusal() []levels.RefusalKind {
+	return []levels.RefusalKind{levels.RefusesPackage, levels.NotReady, levels.NotReadyInstalled}
+}
+
+// restingOn lists, in catalog order, the requirements whose check rests on
+// a refusal of these kinds (levels.Requirement.Refusal).
+func restingOn(cat *levels.Catalog, kinds []levels.RefusalKind) []string {
+	var ids []string
+	for _, r := range cat.Requirements() {
+		if slices.ContainsFunc(r.Refusal, func(k levels.RefusalKind) bool { return slices.Contains(kinds, k) }) {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
 )
 
@@ -143,20 +144,23 @@ func unkilledSpecs(cases []*selftestCase) []string {
 	return idle
 }
 
-// judge compares a case's failed requirements with what its fault breaks.
+// failedIn reports whether a requirement failed in a run: judged and not
+// passed.
+func failedIn(r reports.RequirementResult) bool {
+	return r.Outcome != reports.Passed && r.Outcome != reports.NotRun
+}
+
+// judge compares a case's failed requirements with what its fault is meant
+// to break (the kill verdict) and what its collateral file records.
 func judge(k *selftestCase) killVerdict {
 	if k.err != nil {
 		return killVerdict{status: "ERROR"}
 	}
 	failed := map[string]bool{}
 	for _, r := range k.report.Requirements {
-		if r.Outcome != reports.Passed && r.Outcome != reports.NotRun {
+		if failedIn(r) {
 			failed[r.ID] = true
 		}
-	}
-	breaks := map[string]bool{}
-	for _, id := range k.breaks() {
-		breaks[id] = true
 	}
 	v := killVerdict{}
 	for _, id := range k.breaks() {
@@ -164,8 +168,14 @@ func judge(k *selftestCase) killVerdict {
 			v.survivors = append(v.survivors, id)
 		}
 	}
+	for _, id := range k.collateral() {
+		if !failed[id] {
+			v.stale = append(v.stale, id)
+		}
+	}
+	expected := slices.Concat(k.breaks(), k.collateral())
 	for id := range failed {
-		if !breaks[id] {
+		if !slices.Contains(expected, id) {
 			v.collateral = append(v.collateral, id)
 		}
 	}
@@ -186,6 +196,8 @@ func judge(k *selftestCase) killVerdict {
 		v.status = "SURVIVED"
 	case len(v.collateral) > 0 || len(v.strays) > 0:
 		v.status = "COLLATERAL"
+	case len(v.stale) > 0:
+		v.status = "STALE"
 	default:
 		v.status = "KILLED"
 	}
@@ -202,7 +214,10 @@ func printKillMatrix(w io.Writer, cases []*selftestCase) int {
 		if name == "" {
 			name = "(no fault)"
 		}
-		what := k.breaks()
+		what := slices.Clone(k.breaks())
+		if n := len(k.collateral()); n > 0 {
+			what = append(what, fmt.Sprintf("(+%d recorded collateral)", n))
+		}
 		if k.fault.Escapes {
 			what = append(what, "(leaves a process: run.escapedProcesses)")
 		}
@@ -230,6 +245,13 @@ func printKillMatrix(w io.Writer, cases []*selftestCase) int {
 					fmt.Fprintf(w, "              %s: %s\n", id, reports.ForTerminal(reports.TruncateUTF8(firstLine(msg), 240)))
 				}
 			}
+			if k.fault.Name != "" {
+				fmt.Fprintf(w, "            new collateral: record it with %s\n", refreshCollateral(k.fault.Name))
+			}
+		}
+		if len(v.stale) > 0 {
+			fmt.Fprintf(w, "            stale %s: recorded as its collateral but did not fail: %s; refresh with %s\n",
+				mockhost.CollateralFile, strings.Join(v.stale, " "), refreshCollateral(k.fault.Name))
 		}
 		if k.err != nil {
 			fmt.Fprintf(w, "            %v\n%s\n", k.err, indent(lastLines(k.output, 20), "            | "))

@@ -33,7 +33,7 @@ func loadCoverage(cat *levels.Catalog) (*coverage, error) {
 		}
 	}
 	for _, f := range mockhost.Faults() {
-		for _, id := range f.Breaks {
+		for _, id := range f.Fails() {
 			cov.faults[id] = append(cov.faults[id], f.Name)
 		}
 	}

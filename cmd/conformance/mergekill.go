@@ -32,7 +32,7 @@ func mergeKillMatrix(c *cli, dirs []string) int {
 	}
 	all := mockhost.Faults()
 	if restricted {
-		all = slices.DeleteFunc(all, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 && !f.Escapes })
+		all = slices.DeleteFunc(all, func(f mockhost.Fault) bool { return len(scoped(f.Fails(), judged)) == 0 && !f.Escapes })
 	}
 	if cases[0].report.Host.Transport == "in-process" {
 		// selftest runs no fault that needs a host process in-process.

@@ -17,7 +17,7 @@ func cmdMockhost(c *cli, args []string) int {
 	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
 	devtools := fl.Bool("devtools", false, "be a browser runtime as an Electron host is: open surfaces in a Chromium of its own and answer app/launch with its DevTools endpoint and target")
 	browserBin := fl.String("browser", "", "Chromium `BINARY` for --devtools (default: chromium on PATH)")
-	list := fl.Bool("list-faults", false, "list the faults: name, requirement ids it breaks, # description")
+	list := fl.Bool("list-faults", false, "list the faults: name, the requirement ids that fail under it (what it breaks, then its recorded collateral), # description")
 	listVariants := fl.Bool("list-variants", false, "list the variants: name, requirement ids it touches, # description (clause)")
 	var faults, variants multiFlag
 	fl.Var(&faults, "fault", "switch a fault `NAME` on (repeatable)")
@@ -32,7 +32,7 @@ func cmdMockhost(c *cli, args []string) int {
 	}
 	if *list {
 		for _, f := range mockhost.Faults() {
-			fmt.Fprintf(c.stdout, "%s %s # %s\n", f.Name, strings.Join(f.Breaks, " "), f.Description)
+			fmt.Fprintf(c.stdout, "%s %s # %s\n", f.Name, strings.Join(f.Fails(), " "), f.Description)
 		}
 		return exitOK
 	}

@@ -34,14 +34,20 @@ type selftestCase struct {
 	judged map[string]bool
 }
 
-// breaks are the requirements the case's fault breaks that are judged.
-func (k *selftestCase) breaks() []string { return scopedBreaks(k.fault, k.judged) }
+// breaks are the judged requirements the case's fault is meant to break:
+// its kill verdict rests on them.
+func (k *selftestCase) breaks() []string { return scoped(k.fault.Breaks, k.judged) }
+
+// collateral are the judged requirements mockhost's collateral file
+// records for the case's fault: they must fail too, or the file is stale.
+func (k *selftestCase) collateral() []string { return scoped(k.fault.Collateral, k.judged) }
 
 // killVerdict is a case's line in the kill matrix.
 type killVerdict struct {
-	status     string   // PASSED (baseline) | KILLED | SURVIVED | COLLATERAL | FALSE-FAIL | ERROR
-	survivors  []string // requirements the fault breaks that passed
-	collateral []string // requirements that failed though the fault does not break them
+	status     string   // PASSED (baseline) | KILLED | SURVIVED | COLLATERAL | STALE | FALSE-FAIL | ERROR
+	survivors  []string // requirements the fault is meant to break that passed
+	collateral []string // requirements that failed though the fault neither breaks them nor records them as collateral
+	stale      []string // requirements recorded as the fault's collateral that did not fail
 	// unreported: the fault leaves a process behind (Escapes) and the
 	// report names none; strays: the report names escaped processes though
 	// the fault leaves none.
@@ -62,6 +68,7 @@ func cmdSelftest(c *cli, args []string) int {
 	fs.Var(&onlyLevels, "level", "restrict every child to this `LEVEL` (repeatable): only faults breaking a requirement of these levels run, judged on those requirements alone (a cheap selftest for the edit loop)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
 	scope := fs.String("scope", scopeLevels, "what a fault's child runs: levels (every spec of the levels its requirements count in, so collateral failures anywhere there show) or breaks (the levels without a browser in full, elsewhere only the specs of the requirements it breaks)")
+	writeCollateral := fs.Bool("write-collateral", false, "rewrite the entries of the faults run in "+mockhost.CollateralFile+" (run from the checkout's root) to the requirements that failed outside their Breaks, then judge on them")
 	keep := fs.String("keep", "", "keep the children's reports in this `DIR` (DIR/baseline, DIR/FAULT; merge --kill-matrix reads them)")
 	shardSpec := fs.String("shard", "", "run only shard `I/N` of the faults (the k-th, 0-based, is in shard (k mod N)+1) and the baseline, which every shard runs; merge --kill-matrix joins the shards' --keep folders")
 	if _, code := parseArgs(c, fs, args); code >= 0 {
@@ -116,7 +123,7 @@ func cmdSelftest(c *cli, args []string) int {
 	if judged != nil {
 		// Only the faults with something to break in the levels run, and
 		// those that leave a process behind (their child runs one spec).
-		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return len(scopedBreaks(f, judged)) == 0 && !f.Escapes })
+		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool { return len(scoped(f.Fails(), judged)) == 0 && !f.Escapes })
 	}
 	if *transport == "in-process" {
 		faults = slices.DeleteFunc(faults, func(f mockhost.Fault) bool {
@@ -185,6 +192,14 @@ func cmdSelftest(c *cli, args []string) int {
 		opts.backendProbe = probeBin
 	}
 	runCases(c, cases, root, opts, *jobs)
+	if *writeCollateral {
+		n, err := rewriteCollateral(mockhost.CollateralFile, cases)
+		if err != nil {
+			fmt.Fprintf(c.stderr, "conformance selftest: --write-collateral: %v\n", err)
+			return exitHarness
+		}
+		fmt.Fprintf(c.stdout, "selftest: rewrote the collateral of %d faults in %s (rebuild conformance to embed it)\n", n, mockhost.CollateralFile)
+	}
 	ks := killMatrixScope{everyFault: len(only) == 0 && !variantsOnly && sh == nil && judged == nil}
 	switch {
 	case sh != nil:
@@ -222,13 +237,13 @@ func judgedRequirements(cat *levels.Catalog, lv []string) map[string]bool {
 	return ids
 }
 
-// scopedBreaks are the requirements a fault breaks that are judged.
-func scopedBreaks(f mockhost.Fault, judged map[string]bool) []string {
+// scoped are the requirements of ids that are judged.
+func scoped(ids []string, judged map[string]bool) []string {
 	if judged == nil {
-		return f.Breaks
+		return ids
 	}
 	var out []string
-	for _, id := range f.Breaks {
+	for _, id := range ids {
 		if judged[id] {
 			out = append(out, id)
 		}
@@ -267,7 +282,7 @@ func runCases(c *cli, cases []*selftestCase, root string, o childOptions, jobs i
 // requirements (more specs to run) first.
 func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 	cost := func(k *selftestCase) int {
-		if k.fault.Escapes && len(k.fault.Breaks) == 0 {
+		if escapesOnly(k.fault) {
 			return 0 // one spec (escapeChildFilter)
 		}
 		lv := childLevels(cat, k.fault)
@@ -289,7 +304,7 @@ func longestFirst(cat *levels.Catalog, cases []*selftestCase) []*selftestCase {
 		if c := cost(b) - cost(a); c != 0 {
 			return c
 		}
-		return len(b.fault.Breaks) + len(b.variant.Touches) - len(a.fault.Breaks) - len(a.variant.Touches)
+		return len(b.fault.Fails()) + len(b.variant.Touches) - len(a.fault.Fails()) - len(a.variant.Touches)
 	})
 	return out
 }
@@ -397,7 +412,7 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 		args = append(args, "--backend-probe", o.backendProbe)
 	}
 	lv := childLevels(levels.Default(), f)
-	if f.Escapes && len(f.Breaks) == 0 {
+	if escapesOnly(f) {
 		// It breaks nothing and leaves a process as the host starts: one
 		// spec starts the host, which is all it needs.
 		lv = []string{escapeChildLevel}
@@ -412,7 +427,7 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 		args = append(args, "--level", l)
 	}
 	switch {
-	case f.Escapes && len(f.Breaks) == 0:
+	case escapesOnly(f):
 		args = append(args, "--label-filter", escapeChildFilter)
 	case o.scope == scopeBreaks:
 		if filter := breaksFilter(levels.Default(), f); filter != "" {
@@ -510,9 +525,10 @@ func judgedExit(code int) bool {
 
 // childLevels are the levels a selftest child certifies: every level the
 // harness judges without a browser, and the levels mockhost claims for the
-// baseline or, for a fault, the levels of the requirements it breaks. A
-// fault of the browser-free levels does not pay for the browser specs
-// (their collateral is still seen by the baseline and the faults there).
+// baseline or, for a fault, the levels of the requirements that must fail
+// under it (Fault.Fails). A fault of the browser-free levels does not pay
+// for the browser specs (their collateral is still seen by the baseline and
+// the faults there).
 func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 	var want []string
 	for _, id := range cat.JudgedLevels() {
@@ -533,7 +549,7 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 		// something in (a fault's requirement must pass without it).
 		add(mockhost.ClaimedLevels()...)
 		for _, g := range mockhost.Faults() {
-			for _, id := range g.Breaks {
+			for _, id := range g.Fails() {
 				if r, ok := cat.Requirement(id); ok {
 					add(r.Levels...)
 				}
@@ -541,7 +557,7 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 		}
 		return want
 	}
-	for _, id := range f.Breaks {
+	for _, id := range f.Fails() {
 		if r, ok := cat.Requirement(id); ok {
 			add(r.Levels...)
 		}
@@ -549,8 +565,13 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 	return want
 }
 
+// escapesOnly reports whether a fault breaks nothing and only leaves a
+// process behind (mockhost.Fault.Escapes).
+func escapesOnly(f mockhost.Fault) bool { return f.Escapes && len(f.Fails()) == 0 }
+
 // breaksFilter is the label filter of a fault's child in the breaks scope:
-// the specs of the requirements the fault breaks and, when one of them
+// the specs of the requirements that must fail under the fault (its Breaks
+// and its recorded collateral, Fault.Fails) and, when one of them
 // counts in a level that needs no browser, every spec of those levels. A
 // fault there lives in the package pipeline every level shares (verify,
 // project, install, readiness), where collateral failures show; a fault
@@ -568,10 +589,11 @@ func breaksFilter(cat *levels.Catalog, f mockhost.Fault) string {
 			plain = append(plain, id)
 		}
 	}
-	for _, id := range f.Breaks {
+	fails := f.Fails()
+	for _, id := range fails {
 		if r, ok := cat.Requirement(id); ok && slices.ContainsFunc(r.Levels, func(l string) bool { return slices.Contains(plain, l) }) {
-			return strings.Join(append(plain, f.Breaks...), " || ")
+			return strings.Join(append(plain, fails...), " || ")
 		}
 	}
-	return strings.Join(f.Breaks, " || ")
+	return strings.Join(fails, " || ")
 }

@@ -1,0 +1,45 @@
+package mockhost
+
+// dataFaults are the faults of what an app keeps (cleanup.go, secrets.go,
+// surface_http.go): its storage, outputs and secret bindings across update
+// and uninstall, export, the cleanup record.
+func dataFaults() []Fault {
+	return []Fault{
+		{Name: "secret-answers-echo-value", Breaks: []string{"SECRET-BIND-NO-ECHO"},
+			Description: "every answer to app/secret, a result or an error, repeats the binding, value included"},
+		{Name: "update-drops-artifacts", Breaks: []string{"UPDATE-KEEPS-ARTIFACTS"},
+			Description: "the artifacts the app's workflow runs made before an update are gone after it"},
+		{Name: "artifacts-stamped-current", Breaks: []string{"UPDATE-KEEPS-ARTIFACTS"},
+			Description: "every artifact record names the release installed now, not the one that made it"},
+		{Name: "delete-data-keeps-outputs", Breaks: []string{"UNINSTALL-APP-OUTPUTS"},
+			Description: "uninstall deleting data leaves the app's artifacts and workflow runs for the next install"},
+		{Name: "keep-data-drops-outputs", Breaks: []string{"UNINSTALL-APP-OUTPUTS"},
+			Description: "uninstall keeping data keeps the app's storage but throws away its artifacts and workflow runs"},
+		{Name: "update-drops-secret-bindings", Breaks: []string{"UPDATE-KEEPS-SECRET-BINDINGS"},
+			Description: "an update forgets the secrets the user bound to the app: it needs setup again"},
+		{Name: "delete-data-keeps-secret-bindings", Breaks: []string{"UNINSTALL-SECRET-BINDINGS"},
+			Description: "uninstall deleting data leaves the app's bound secrets for the next install"},
+		{Name: "keep-data-drops-secret-bindings", Breaks: []string{"UNINSTALL-SECRET-BINDINGS"},
+			Description: "uninstall keeping data forgets the secrets the user bound to the app"},
+		{Name: "storage-shared-namespace", Breaks: []string{"STORAGE-NAMESPACED"},
+			Description: "every app's lime.storage keys live in one namespace, so two apps with the same key read each other's value"},
+		{Name: "storage-list-every-app", Breaks: []string{"STORAGE-NAMESPACED"},
+			Description: "lime.storage list names the keys of every app, not only the caller's"},
+		{Name: "uninstall-keep-drops-storage", Breaks: []string{"UNINSTALL-APP-STORAGE"},
+			Description: "uninstall keeping data keeps the app's data folder and reports it retained, but drops what the app stored"},
+		{Name: "uninstall-delete-keeps-storage", Breaks: []string{"UNINSTALL-APP-STORAGE"},
+			Description: "uninstall deleting data removes the data folder and reports it removed, but what the app stored is there for the next install"},
+		{Name: "export-keeps-data", Breaks: []string{"UNINSTALL-EXPORT"},
+			Description: "export then delete writes the export but keeps the app's data for the next install"},
+		{Name: "export-without-storage", Breaks: []string{"UNINSTALL-EXPORT"},
+			Description: "export then delete exports the app's files but not what it stored through lime.storage"},
+		{Name: "storage-ignores-workspace", Breaks: []string{"STORAGE-SCOPED"},
+			Description: "an app's lime.storage keys are the same in every workspace and tenant: what it stored for one workspace another reads"},
+		{Name: "export-every-app", Breaks: []string{"STORAGE-NAMESPACED"},
+			Description: "the export of one app holds what every installed app stored"},
+		{Name: "no-cleanup-record", Breaks: []string{"UNINSTALL-CLEANUP-RECORD"},
+			Description: "uninstalls leave no cleanup record"},
+		{Name: "cleanup-record-says-deleted", Breaks: []string{"UNINSTALL-CLEANUP-RECORD"},
+			Description: "every cleanup record says the data was deleted, whatever the uninstall mode"},
+	}
+}

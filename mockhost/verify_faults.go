@@ -1,0 +1,62 @@
+package mockhost
+
+// verifyFaults are the faults of verification and containment (verify.go,
+// hash.go, pkg.go, signature.go, revocation.go): the hashes, the signature
+// file, sigstore, revocation, the publisher, links and references that leave
+// the package, hostile YAML.
+func verifyFaults() []Fault {
+	return []Fault{
+		{Name: "skip-package-hash", Breaks: []string{"VERIFY-PACKAGE-HASH"},
+			Description: "the expected packageHash is not compared (a tampered package verifies)"},
+		{Name: "skip-manifest-hash", Breaks: []string{"VERIFY-MANIFEST-HASH"},
+			Description: "the expected manifestHash is not compared"},
+		{Name: "hash-full-path-sort", Breaks: []string{"VERIFY-HASH-ALGORITHM"},
+			Description: "packageHash sorts files by full path instead of per directory"},
+		{Name: "hash-skips-dotfiles", Breaks: []string{"VERIFY-HASH-ALGORITHM", "VERIFY-PACKAGE-HASH"},
+			Description: "hidden files and folders are left out of packageHash, as a glob leaves them out"},
+		{Name: "hash-skips-empty-files", Breaks: []string{"VERIFY-HASH-ALGORITHM", "VERIFY-PACKAGE-HASH"},
+			Description: "files with no bytes are left out of packageHash"},
+		{Name: "hash-normalises-newlines", Breaks: []string{"VERIFY-HASH-ALGORITHM", "VERIFY-PACKAGE-HASH"},
+			Description: "CRLF line ends are hashed as LF, as a checkout with autocrlf would"},
+		// Its hashes differ from every release the harness computes, so
+		// whatever installs a released package is blocked too: collateral.
+		{Name: "hash-content-only", Breaks: []string{"VERIFY-HASH-ALGORITHM", "VERIFY-PACKAGE-HASH"},
+			Description: "packageHash covers the files' bytes but not their names"},
+		{Name: "ignore-signature-file", Breaks: []string{"VERIFY-SIGNATURE-FILE"},
+			Description: "app.signature.yaml's manifest hash is not checked"},
+		{Name: "exec-worker-on-verify", Breaks: []string{"P0-NO-APP-CODE"},
+			Description: "verification runs the package's worker as an install self-test"},
+		{Name: "line-subset-yaml", Breaks: []string{"PKG-HOSTILE-YAML"},
+			Description: "a frontmatter that YAML cannot parse is re-read line by line, as the reference CLI's home-made reader does, and accepted"},
+		{Name: "hash-through-links", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
+			Description: "the package is hashed, links followed outside it, before the containment check refuses it"},
+		{Name: "skip-unreadable-files", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
+			Description: "dangling links, link cycles and special files are left out of the package silently instead of refusing it"},
+		{Name: "ignore-version-ranges", Breaks: []string{"VERIFY-COMPATIBILITY"},
+			Description: "requires.capabilities version ranges are not checked against the host profile"},
+		{Name: "allow-parent-refs", Breaks: []string{"PKG-NO-PARENT-REFS"},
+			Description: "references that climb out of the package (../) are accepted"},
+		{Name: "follow-escaping-links", Breaks: []string{"PKG-NO-ESCAPING-LINKS"},
+			Description: "symlinks are followed wherever they point, as the reference CLI does"},
+		{Name: "no-yaml-limits", Breaks: []string{"PKG-HOSTILE-YAML"},
+			Description: "YAML is parsed with no depth, size or UTF-8 checks"},
+		{Name: "escape-refusal-quotes-target", Breaks: []string{"PKG-NO-PARENT-REFS"},
+			Description: "a reference that climbs out of the package is refused, but the refusal quotes the first line of what it points to: the host followed it"},
+		{Name: "ignore-revocation", Breaks: []string{"VERIFY-REVOCATION"},
+			Description: "revocation.checkUrl is never called"},
+		{Name: "revocation-before-hash", Breaks: []string{"VERIFY-ORDER"},
+			Description: "the revocation service is asked before, and whatever, the hashes say"},
+		{Name: "revocation-cache-forever", Breaks: []string{"VERIFY-REVOCATION-CACHE"},
+			Description: "a cached revocation answer is used whatever its age"},
+		{Name: "revocation-fail-open", Breaks: []string{"VERIFY-REVOCATION-FAIL-CLOSED"},
+			Description: "an unreachable revocation service lets the package through"},
+		{Name: "skip-sigstore", Breaks: []string{"VERIFY-SIGSTORE"},
+			Description: "sigstore signatures are never verified"},
+		{Name: "sigstore-any-signer", Breaks: []string{"VERIFY-SIGSTORE"},
+			Description: "a sigstore signature is checked, but not who made it (identity and issuer)"},
+		{Name: "revocation-before-signature", Breaks: []string{"VERIFY-ORDER"},
+			Description: "the revocation service is asked whatever the signature step found"},
+		{Name: "ignore-publisher", Breaks: []string{"VERIFY-PUBLISHER"},
+			Description: "publisher and verifiedDomain are never compared with the registry's release"},
+	}
+}

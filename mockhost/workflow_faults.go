@@ -1,0 +1,35 @@
+package mockhost
+
+// workflowFaults are the faults of the workflow runtime (workflows.go).
+func workflowFaults() []Fault {
+	return []Fault{
+		{Name: "workflow-branch-unsupported", Breaks: []string{"WORKFLOW-STATE-KINDS"},
+			Description: "a branch state is not understood: a run fails when it reaches one"},
+		{Name: "workflow-review-auto-approved", Breaks: []string{"WORKFLOW-HUMAN-REVIEW"},
+			Description: "a human-review state passes at once: the storage write and the artifact after it happen before anybody decided"},
+		{Name: "workflow-reject-continues", Breaks: []string{"WORKFLOW-HUMAN-REVIEW"},
+			Description: "a rejection at a human review is taken as an approval: what comes after the review happens anyway"},
+		{Name: "workflow-interrupt-ignored", Breaks: []string{"WORKFLOW-INTERRUPT-RESUME"},
+			Description: "interrupt is answered as done, but the run goes on: a signal meanwhile still ends it"},
+		{Name: "workflow-resume-from-start", Breaks: []string{"WORKFLOW-INTERRUPT-RESUME"},
+			Description: "resume starts the run again from its first state: its agent task runs twice and its review is asked again"},
+		{Name: "workflow-retry-ignored", Breaks: []string{"WORKFLOW-RETRY-POLICY"},
+			Description: "a failed state is never tried again: a run whose agent task fails once fails, whatever recovery.maxRetries allows"},
+		{Name: "workflow-retry-unbounded", Breaks: []string{"WORKFLOW-RETRY-POLICY"},
+			Description: "a failed state is tried once more than recovery.maxRetries allows"},
+		{Name: "workflow-timeout-ignored", Breaks: []string{"WORKFLOW-TIMEOUT"},
+			Description: "a state's timeout is not applied: the run waits for a hanging agent task for minutes"},
+		{Name: "workflow-mock-success-when-down", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
+			Description: "an agent-task state whose App Server is down counts as done, and the run goes on to write and publish"},
+		{Name: "workflow-failure-saves-result", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
+			Description: "a run that ends failed still saves a partial result under its storage-write state's key, though that state never ran (its history says failed)"},
+		{Name: "workflow-missing-tool-skipped", Breaks: []string{"WORKFLOW-FAILS-CLOSED"},
+			Description: "a tool-call state whose tool the host does not have counts as done"},
+		{Name: "workflow-runs-shared", Breaks: []string{"WORKFLOW-RUNS-ISOLATED"},
+			Description: "a workflow run is found by its id alone: another app reads it, and could answer its review"},
+		{Name: "workflow-artifact-no-provenance", Breaks: []string{"WORKFLOW-OUTPUTS-RECORDED"},
+			Description: "a workflow's artifact is recorded without the release, workflow, run and state that made it"},
+		{Name: "workflow-no-evidence", Breaks: []string{"WORKFLOW-OUTPUTS-RECORDED"},
+			Description: "the states of a workflow run leave no evidence"},
+	}
+}
