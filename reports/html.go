@@ -41,6 +41,7 @@ type htmlRequirement struct {
 // carries what it observed.
 type htmlSpec struct {
 	Name     string
+	Engine   string // a browser spec's engine ("" for a browser-free spec)
 	Outcome  Outcome
 	Duration string
 	Detail   bool // it did not pass: the card shows what follows

@@ -8,7 +8,7 @@ import (
 // specView is how a card shows spec s; ex is its transcript excerpt (nil
 // when none was read).
 func specView(s SpecResult, ex *Excerpt) htmlSpec {
-	v := htmlSpec{Name: s.Name, Outcome: s.Outcome, Duration: formatMs(s.DurationMs)}
+	v := htmlSpec{Name: s.Name, Engine: s.Engine, Outcome: s.Outcome, Duration: formatMs(s.DurationMs)}
 	if s.Outcome == Passed {
 		return v
 	}

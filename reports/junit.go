@@ -142,10 +142,12 @@ func WriteJUnit(w io.Writer, r *Report, cat *levels.Catalog) error {
 			cases = append(cases, junitRequirementCase(r, cat, rr, listed))
 		}
 		for _, s := range rr.Specs {
-			js := specs[s.Name]
+			// A browser spec of a run over several engines is one case per engine.
+			key := s.Name + "\x00" + s.Engine
+			js := specs[key]
 			if js == nil {
 				js = &junitSpec{spec: s}
-				specs[s.Name] = js
+				specs[key] = js
 			}
 			js.reqs = append(js.reqs, rr)
 		}
@@ -231,7 +233,7 @@ func junitSpecCase(r *Report, cat *levels.Catalog, js *junitSpec, listed map[str
 	for i, rr := range js.reqs {
 		ids[i] = rr.ID
 	}
-	c := junitCase{Name: s.Name, Classname: strings.Join(ids, ","), Time: seconds(s.DurationMs),
+	c := junitCase{Name: junitCaseName(s), Classname: strings.Join(ids, ","), Time: seconds(s.DurationMs),
 		SystemOut: junitSystemOut(r, cat, js.reqs, listed)}
 	for _, a := range s.Artifacts {
 		c.SystemOut.Text += xmlText(junitAttachment(a.Path)) + "\n"
@@ -249,6 +251,15 @@ func junitSpecCase(r *Report, cat *levels.Catalog, js *junitSpec, listed map[str
 	}
 	setOutcome(&c, s.Outcome, junitRoleOf(cat, js.reqs, s.Outcome, listed), msg, body)
 	return c
+}
+
+// junitCaseName is a spec's testcase name: a browser spec's ends with the
+// engine it judged in ("... [webkit]"), so each engine's case is its own.
+func junitCaseName(s SpecResult) string {
+	if s.Engine == "" {
+		return s.Name
+	}
+	return s.Name + " [" + s.Engine + "]"
 }
 
 // junitRequirementCase renders a requirement no spec reported for, so CI

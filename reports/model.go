@@ -223,6 +223,10 @@ type SpecResult struct {
 	// Artifacts are the files the spec saved into the report folder when
 	// it did not pass (artifacts.go), with their digests.
 	Artifacts []Artifact `json:"artifacts,omitempty"`
+	// Engine is the browser engine a browser spec judged in ("chromium",
+	// "webkit"); absent for a browser-free spec. A run over several engines
+	// (--browser-engine chromium,webkit) lists a browser spec once per engine.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Failure says what a spec observed.

@@ -309,3 +309,29 @@ func TestTestResultFlaky(t *testing.T) {
 		t.Errorf("result %s, want %s", tr.Result, ResultFailed)
 	}
 }
+
+// TestSettleNamesEachEngineOutcome: a requirement whose browser spec
+// passes on one engine and fails on the other fails, and its reason gives
+// both outcomes (issue 26, Parity); a failing browser-free spec leads it.
+func TestSettleNamesEachEngineOutcome(t *testing.T) {
+	rr := RequirementResult{ID: "BRIDGE-ENVELOPE", Specs: []SpecResult{
+		{Name: "envelope", Outcome: Failed, Engine: "webkit", Failure: &Failure{Message: "version 2 on host:snapshot\nat ..."}},
+		{Name: "envelope", Outcome: Passed, Engine: "chromium"},
+	}}
+	SettleRequirement(&rr)
+	if want := "chromium: passed; webkit: failed: version 2 on host:snapshot"; rr.Outcome != Failed || rr.Reason != want {
+		t.Errorf("settled %s %q, want failed %q", rr.Outcome, rr.Reason, want)
+	}
+	rr.Outcome, rr.Reason = "", ""
+	rr.Specs = append(rr.Specs, SpecResult{Name: "catalog", Outcome: Error, Failure: &Failure{Message: "timeout"}})
+	SettleRequirement(&rr)
+	if want := "without a browser: error: timeout; chromium: passed; webkit: failed: version 2 on host:snapshot"; rr.Outcome != Failed || rr.Reason != want {
+		t.Errorf("settled %s %q, want failed %q", rr.Outcome, rr.Reason, want)
+	}
+	// One engine: the reason is the deciding spec's, as before.
+	one := RequirementResult{Specs: []SpecResult{{Name: "x", Outcome: Failed, Engine: "webkit", Failure: &Failure{Message: "m"}}}}
+	SettleRequirement(&one)
+	if one.Reason != "m" {
+		t.Errorf("one engine: reason %q, want m", one.Reason)
+	}
+}

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -68,11 +69,22 @@ func SettleRequirement(rr *RequirementResult) {
 }
 
 // requirementReason says why a requirement did not pass: the first line of
-// the message of its first spec with the requirement's outcome.
+// the message of its first spec with the requirement's outcome. When its
+// browser specs ran on several engines it names each engine's outcome
+// (engineReason): Desktop P5's "same contract" fails on either engine.
 func requirementReason(r RequirementResult) string {
 	if r.Outcome == Passed {
 		return ""
 	}
+	if len(SpecEngines(r.Specs)) > 1 {
+		return engineReason(r.Specs)
+	}
+	return specsReason(r.Specs, r.Outcome)
+}
+
+// specsReason is the reason specs with outcome o give (requirementReason).
+func specsReason(specs []SpecResult, o Outcome) string {
+	r := RequirementResult{Specs: specs, Outcome: o}
 	if i := DecidingSpec(r.Specs, r.Outcome); i >= 0 {
 		return firstLine(strings.TrimSpace(r.Specs[i].Failure.Message))
 	}
@@ -80,6 +92,53 @@ func requirementReason(r RequirementResult) string {
 		return "no spec of this requirement ran"
 	}
 	return string(r.Outcome) + " (the spec gave no reason)"
+}
+
+// SpecEngines are the engines specs judged in, sorted; browser-free specs
+// (no engine) add none.
+func SpecEngines(specs []SpecResult) []string {
+	var es []string
+	for _, s := range specs {
+		if s.Engine != "" && !slices.Contains(es, s.Engine) {
+			es = append(es, s.Engine)
+		}
+	}
+	sort.Strings(es)
+	return es
+}
+
+// engineReason gives each engine's outcome, with the reason of one that did
+// not pass ("chromium: passed; webkit: failed: ..."), after the reason of
+// the browser-free specs when they did not pass.
+func engineReason(specs []SpecResult) string {
+	var parts []string
+	part := func(name string, of []SpecResult) {
+		o := RequirementOutcome(of)
+		if o == Passed {
+			parts = append(parts, name+": passed")
+			return
+		}
+		parts = append(parts, name+": "+string(o)+": "+specsReason(of, o))
+	}
+	var free []SpecResult
+	for _, s := range specs {
+		if s.Engine == "" {
+			free = append(free, s)
+		}
+	}
+	if len(free) > 0 && RequirementOutcome(free) != Passed {
+		part("without a browser", free)
+	}
+	for _, e := range SpecEngines(specs) {
+		var of []SpecResult
+		for _, s := range specs {
+			if s.Engine == e {
+				of = append(of, s)
+			}
+		}
+		part(e, of)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DecidingSpec is the index of the spec whose message explains the

@@ -247,7 +247,7 @@ func clipHello(h protocol.HelloResult) protocol.HelloResult {
 
 // maxBrowserText is the longest environment.browser the report schema
 // takes.
-const maxBrowserText = 256
+const maxBrowserText = 1024
 
 // Caps of environment.browsers[] (the report schema's).
 const (

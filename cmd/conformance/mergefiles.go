@@ -109,7 +109,7 @@ func joinLogs(dst string, shards []*shardReport) error {
 func copyArtifacts(dst string, shards []*shardReport, rep *reports.Report, from map[string]int) error {
 	for _, rr := range rep.Requirements {
 		for _, sp := range rr.Specs {
-			i, ok := from[specKey(rr.ID, sp.Name)]
+			i, ok := from[specKey(rr.ID, specName(sp))]
 			if !ok {
 				continue
 			}

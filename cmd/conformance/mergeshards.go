@@ -159,7 +159,7 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 	for _, tmpl := range first.Requirements {
 		rr := tmpl
 		rr.Specs = []reports.SpecResult{}
-		chosen := map[string]int{} // spec name -> index in rr.Specs
+		chosen := map[string]int{} // specName -> index in rr.Specs
 		var spare *reports.RequirementResult
 		for i, s := range shards {
 			other := requirementOf(s.rep, tmpl.ID)
@@ -171,17 +171,17 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 			}
 			for _, sp := range other.Specs {
 				sp.Exchanges = moveExchanges(sp.Exchanges, offsets[i])
-				j, ok := chosen[sp.Name]
+				j, ok := chosen[specName(sp)]
 				switch {
 				case !ok:
-					chosen[sp.Name] = len(rr.Specs)
+					chosen[specName(sp)] = len(rr.Specs)
 					rr.Specs = append(rr.Specs, sp)
 				case takes(rr.Specs[j].Outcome, sp.Outcome):
 					rr.Specs[j] = sp
 				default:
 					continue
 				}
-				from[specKey(tmpl.ID, sp.Name)] = i
+				from[specKey(tmpl.ID, specName(sp))] = i
 			}
 		}
 		sort.SliceStable(rr.Specs, func(i, j int) bool { return rr.Specs[i].Name < rr.Specs[j].Name })
@@ -241,3 +241,7 @@ func moveExchanges(e [2]int, offset int) [2]int {
 }
 
 func specKey(req, spec string) string { return req + "\x00" + spec }
+
+// specName names a spec within its requirement: its name and, for a
+// browser spec of a run over several engines, its engine.
+func specName(sp reports.SpecResult) string { return sp.Name + "\x00" + sp.Engine }

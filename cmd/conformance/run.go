@@ -47,6 +47,9 @@ type runOptions struct {
 	expected         string
 	shardSpec        string
 	shard            *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
+	// engines are parsed from browserEngine by checkRunOptions: more than
+	// one runs a child per engine (engines.go).
+	engines []browser.Engine
 }
 
 func parseRunFlags(c *cli, args []string) (*runOptions, error) {
@@ -63,7 +66,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
 	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
-	fs.StringVar(&o.browserEngine, "browser-engine", "chromium", "the browser `ENGINE` the app surface specs judge in: chromium (over DevTools, or over WebDriver with --webdriver) or webkit (WebKitGTK over WebDriver: WebKitWebDriver under xvfb-run, or --webdriver)")
+	fs.StringVar(&o.browserEngine, "browser-engine", "chromium", "the browser `ENGINE` the app surface specs judge in: chromium (over DevTools, or over WebDriver with --webdriver), webkit (WebKitGTK over WebDriver: WebKitWebDriver under xvfb-run, or --webdriver), or both, chromium,webkit: the browser specs run on each, and a requirement fails if it fails on either")
 	fs.StringVar(&o.webdriverURL, "webdriver", "", "judge the app surface through a running W3C WebDriver remote end at `URL` (http://127.0.0.1:4444: tauri-driver, WebKitWebDriver) instead of starting one")
 	fs.BoolVar(&o.trustHostBrowser, "trust-host-browser", false, "judge the app surface in a browser runtime the host names (DevTools) that --browser-endpoint does not: its verdicts then rest on a browser the host controls, and the report says so")
 	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
@@ -136,7 +139,12 @@ func cmdRun(c *cli, args []string) int {
 			return exitUsage
 		}
 	}
-	rep, err := certify(c, o, cat, want, embedded{faults, variants}, expected)
+	var rep *reports.Report
+	if len(o.engines) > 1 {
+		rep, err = certifyEngines(c, o, cat, o.engines)
+	} else {
+		rep, err = certify(c, o, cat, want, embedded{faults, variants}, expected)
+	}
 	if err != nil {
 		fmt.Fprintf(c.stderr, "conformance run: %v\n", err)
 		return exitHarness
@@ -254,8 +262,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.BrowserAttempts = o.browserAttempts
-	engine, _ := browser.ParseEngine(o.browserEngine) // checked by checkRunOptions
-	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: engine, WebDriver: o.webdriverURL, TrustHostRuntime: o.trustHostBrowser}
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: o.engine(), WebDriver: o.webdriverURL, TrustHostRuntime: o.trustHostBrowser}
 	if self, err := os.Executable(); err == nil {
 		cfg.Relay = []string{self, "appserver-relay"}
 	}
@@ -314,6 +321,14 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	}
 	printSummary(c.stdout, rep, o.out, written)
 	return rep, nil
+}
+
+// engine is the one engine a single-engine run judges in.
+func (o *runOptions) engine() browser.Engine {
+	if len(o.engines) == 0 {
+		return browser.EngineChromium
+	}
+	return o.engines[0]
 }
 
 // connectorFor picks how to reach the host: a command, an address, or the

@@ -58,13 +58,18 @@ func checkRunOptions(o *runOptions) error {
 	if o.browserWS != "" && !strings.HasPrefix(o.browserWS, "ws://") && !strings.HasPrefix(o.browserWS, "wss://") {
 		return fmt.Errorf("--browser-endpoint %q: want a DevTools ws:// or wss:// URL", o.browserWS)
 	}
-	engine := browser.EngineChromium
+	o.engines = []browser.Engine{browser.EngineChromium}
 	if o.browserEngine != "" {
-		e, ok := browser.ParseEngine(o.browserEngine)
-		if !ok {
-			return fmt.Errorf("--browser-engine %q: want chromium or webkit", o.browserEngine)
+		es, err := parseEngines(o.browserEngine)
+		if err != nil {
+			return err
 		}
-		engine = e
+		o.engines = es
+	}
+	engine := o.engines[0]
+	if len(o.engines) > 1 && (o.browser != "" || o.webdriverURL != "" || o.browserWS != "") {
+		// Each names one engine's browser or remote end.
+		return fmt.Errorf("--browser-engine %s judges in each engine's own browser: drop --browser, --webdriver and --browser-endpoint, which name one", o.browserEngine)
 	}
 	if o.webdriverURL != "" && !strings.HasPrefix(o.webdriverURL, "http://") && !strings.HasPrefix(o.webdriverURL, "https://") {
 		return fmt.Errorf("--webdriver %q: want the remote end's http:// URL", o.webdriverURL)

@@ -110,6 +110,9 @@ type TestContext struct {
 	browserOnce browserStarter
 	runtimes    runtimeBrowsers
 	surfaces    []browser.Page
+	// usedBrowser says the current spec set out to open the app surface:
+	// a browser spec, judged on each engine of a parity run (SpecOutcome.Engine).
+	usedBrowser bool
 	// stuck are the current spec's sessions whose page stopped answering
 	// (its script never yields): no screenshot is waited for from them.
 	stuck map[browser.Page]bool
@@ -218,6 +221,7 @@ func (tc *TestContext) withNodeContext(ctx context.Context, body func(context.Co
 // that cannot be reached twice in a row is not tried again.
 func (tc *TestContext) beforeEach() {
 	tc.phase, tc.phaseWhat = judging, ""
+	tc.usedBrowser = false
 	tc.resources = newResources(tc)
 	if tc.revocation != nil {
 		tc.revocation.Reset()

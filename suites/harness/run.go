@@ -49,13 +49,16 @@ type SpecOutcome struct {
 	// (screenshots of the surface, the probe's log), by path relative to
 	// the report folder.
 	Artifacts []string
+	// Engine is the browser engine a browser spec (one that opened, or set
+	// out to open, the app surface) judged in; "" for a browser-free spec.
+	Engine browser.Engine
 }
 
 // Result is the spec's entry in the report, as the report and the
 // console's progress both take it (the artifacts aside, which only the
 // report lists).
 func (s SpecOutcome) Result() reports.SpecResult {
-	sr := reports.SpecResult{Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges}
+	sr := reports.SpecResult{Name: s.Name, Outcome: s.Outcome, DurationMs: s.Duration.Milliseconds(), Exchanges: s.Exchanges, Engine: string(s.Engine)}
 	if s.Outcome != reports.Passed && s.Failure != "" {
 		sr.Failure = &reports.Failure{Message: s.Failure, Location: s.Location}
 	}
@@ -331,6 +334,10 @@ func (c *collector) afterEach(r types.SpecReport) {
 	ids := c.requirementIDs(r.Labels())
 	o := SpecOutcome{Name: r.FullText(), Requirements: ids, Duration: r.RunTime}
 	o.Outcome, o.Failure = specOutcome(r)
+	if c.tc.usedBrowser {
+		o.Engine = c.tc.Config.Browser.engine()
+	}
+	c.tc.usedBrowser = false // a spec the filter skips runs no beforeEach
 	// Ginkgo's own messages (a panic, a timeout) and a flake's prefix did
 	// not pass through publishable.
 	o.Failure = c.tc.publishable(o.Failure)

@@ -92,6 +92,7 @@ func (s *Surface) HostOrigin() string {
 // that reason: the levels that need it are then not passed.
 func (tc *TestContext) browserSession() browser.Page {
 	ginkgo.GinkgoHelper()
+	tc.usedBrowser = true
 	b, err := tc.browser()
 	if errors.Is(err, browser.ErrNoBrowser) {
 		tc.Skippedf("no browser to open the app surface in (install Debian's chromium, or give --browser-endpoint): %v", err)
@@ -137,6 +138,7 @@ func (tc *TestContext) TryLaunch(appID, entry string) (protocol.LaunchResult, er
 // a host that cannot mount a ready entry judges nothing about its bridge.
 func (tc *TestContext) Launch(appID, entry string) *Surface {
 	ginkgo.GinkgoHelper()
+	tc.usedBrowser = true // a browser spec, even if the launch fails before a page opens
 	s := &Surface{tc: tc, AppID: appID, Entry: entry}
 	tc.Precondition("the ready entry "+entry+" of "+appID+" launches", func() {
 		lr, err := tc.TryLaunch(appID, entry)
@@ -169,6 +171,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 // host page", leads the message).
 func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) browser.Page {
 	ginkgo.GinkgoHelper()
+	tc.usedBrowser = true
 	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
 	if address != "" {

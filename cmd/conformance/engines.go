@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/browser"
+	"github.com/agentapp/conformance/drivers/procs"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/reports"
+)
+
+// A run over several engines (--browser-engine chromium,webkit) judges the
+// browser specs once per engine, as issue 26's Parity asks (Desktop P5:
+// "Reuse the same contract in Tauri or runtime-backed shells"). Ginkgo
+// runs its specs once per process, so the run re-executes itself once per
+// engine: the first engine's child runs every selected spec, each later
+// engine's child only the requirements whose specs opened the app surface
+// in the first; the reports are merged as shards are, and reports.Settle
+// decides every outcome (a requirement that fails on one engine fails).
+
+// parseEngines reads --browser-engine: one engine or a comma-separated
+// list of distinct ones, in the order the children run.
+func parseEngines(s string) ([]browser.Engine, error) {
+	var es []browser.Engine
+	for _, name := range strings.Split(s, ",") {
+		e, ok := browser.ParseEngine(name)
+		if !ok {
+			return nil, fmt.Errorf("--browser-engine %q: want chromium, webkit or both (chromium,webkit)", s)
+		}
+		if slices.Contains(es, e) {
+			return nil, fmt.Errorf("--browser-engine %q: %s is named twice", s, e)
+		}
+		es = append(es, e)
+	}
+	return es, nil
+}
+
+// engineChildArgs are the arguments of the `conformance run` child that
+// judges in engine, writing to out, with label filter filter: the parent's
+// selection, host and faults, and neither signing nor --host-artifact
+// (the parent signs the merged report).
+func engineChildArgs(o *runOptions, engine browser.Engine, out, filter string) []string {
+	args := []string{"run", "--browser-engine", string(engine), "--out", out,
+		"--call-timeout", o.callTimeout.String()}
+	add := func(flag string, vals ...string) {
+		for _, v := range vals {
+			if v != "" {
+				args = append(args, flag, v)
+			}
+		}
+	}
+	add("--host-cmd", o.hostCmd)
+	add("--host-addr", o.hostAddr)
+	add("--level", o.levels...)
+	add("--label-filter", filter)
+	add("--focus", o.focus...)
+	add("--backend-probe", o.backendProbe)
+	add("--fault", o.faults...)
+	add("--variant", o.variants...)
+	add("--expected-failures", o.expected)
+	add("--shard", o.shardSpec)
+	if o.browserAttempts > 0 {
+		args = append(args, "--browser-attempts", fmt.Sprint(o.browserAttempts))
+	}
+	if o.trustHostBrowser {
+		args = append(args, "--trust-host-browser")
+	}
+	if o.quiet {
+		args = append(args, "--quiet")
+	}
+	return args
+}
+
+// browserRequirements are the ids of the requirements of rep with a
+// browser spec (one that carries its engine), in report order.
+func browserRequirements(rep *reports.Report) []string {
+	var ids []string
+	for _, rr := range rep.Requirements {
+		for _, s := range rr.Specs {
+			if s.Engine != "" {
+				ids = append(ids, rr.ID)
+				break
+			}
+		}
+	}
+	return ids
+}
+
+// laterEngineFilter is the label filter of a later engine's child: the
+// user's filter restricted to the requirements with browser specs.
+func laterEngineFilter(user string, ids []string) string {
+	mine := "(" + strings.Join(ids, " || ") + ")"
+	if strings.TrimSpace(user) == "" {
+		return mine
+	}
+	return "(" + user + ") && " + mine
+}
+
+// certifyEngines runs one child per engine and writes the merged report.
+func certifyEngines(c *cli, o *runOptions, cat *levels.Catalog, engines []browser.Engine) (*reports.Report, error) {
+	rd, err := openReportDir(o.out)
+	if err != nil {
+		return nil, err
+	}
+	defer rd.abort() // a run that fails leaves the previous report as it was
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the conformance binary to run per engine: %w", err)
+	}
+	workDir, err := procs.MkdirTemp("agentapp-conformance-engines-")
+	if err != nil {
+		return nil, fmt.Errorf("making work folder: %w", err)
+	}
+	defer workDir.Remove()
+
+	var children []*shardReport
+	filter := o.labelFilter
+	for i, e := range engines {
+		if i > 0 {
+			ids := browserRequirements(children[0].rep)
+			if len(ids) == 0 {
+				fmt.Fprintf(c.stdout, "engine %s: no browser spec ran on %s: nothing to judge again\n", e, engines[0])
+				break
+			}
+			filter = laterEngineFilter(o.labelFilter, ids)
+		}
+		out := filepath.Join(workDir.Path, "engine-"+string(e))
+		if !o.quiet {
+			fmt.Fprintf(c.stdout, "=== engine %s\n", e)
+		}
+		rep, err := runEngineChild(c, self, engineChildArgs(o, e, out, filter), string(e))
+		if err != nil {
+			return nil, err
+		}
+		children = append(children, &shardReport{dir: out, file: filepath.Join(out, reports.ReportFile), rep: rep})
+	}
+
+	offsets, err := joinTranscripts(filepath.Join(rd.dir(), reports.TranscriptFile), children)
+	if err != nil {
+		return nil, err
+	}
+	rep := mergeEngines(children, offsets)
+	if err := reports.Settle(&rep.Results, cat); err != nil {
+		return nil, fmt.Errorf("settling outcomes: %w", err)
+	}
+	if err := joinEngineLogs(filepath.Join(rd.dir(), "ginkgo.log"), children); err != nil {
+		return nil, err
+	}
+	for i, ch := range children {
+		dst := filepath.Join(rd.dir(), reports.ArtifactsDir, engineArtifactDir(i, ch.rep))
+		if err := copyTree(filepath.Join(ch.dir, reports.ArtifactsDir), dst); err != nil {
+			return nil, err
+		}
+	}
+	written, err := reports.WriteAll(rd.dir(), rep, reports.WriteOptions{
+		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing report: %w", err)
+	}
+	if err := rd.commit(); err != nil {
+		return nil, fmt.Errorf("writing report: %w", err)
+	}
+	printSummary(c.stdout, rep, o.out, written)
+	return rep, nil
+}
+
+// runEngineChild runs one engine's `conformance run` with its console
+// passed through, and loads its report. A child dies with the parent.
+func runEngineChild(c *cli, self string, args []string, engine string) (*reports.Report, error) {
+	cmd := exec.Command(self, args...)
+	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
+	cmd.SysProcAttr = procs.ChildAttr()
+	waited, err := procs.StartLocked(cmd)
+	if err == nil {
+		err = <-waited
+	}
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && (judgedExit(ee.ExitCode()) || ee.ExitCode() == exitInterrupted)) {
+		return nil, fmt.Errorf("the run on %s: %w", engine, err)
+	}
+	rep, err := reports.Load(filepath.Join(args[slices.Index(args, "--out")+1], reports.ReportFile))
+	if err != nil {
+		return nil, fmt.Errorf("the run on %s: %w", engine, err)
+	}
+	return rep, nil
+}
+
+// engineArtifactDir is where child i's artifacts go under artifacts/: the
+// first child's stay where they are, a later one's go under its engine's
+// name, so two engines' screenshots of one spec never share a path.
+func engineArtifactDir(i int, rep *reports.Report) string {
+	if i == 0 {
+		return ""
+	}
+	return childEngine(rep)
+}
+
+// childEngine is the engine a child judged in (its one browser's).
+func childEngine(rep *reports.Report) string {
+	if len(rep.Environment.Browsers) > 0 {
+		return rep.Environment.Browsers[0].Engine
+	}
+	for _, rr := range rep.Requirements {
+		for _, s := range rr.Specs {
+			if s.Engine != "" {
+				return s.Engine
+			}
+		}
+	}
+	return "engine"
+}
+
+// mergeEngines joins the engines' reports into one, unsettled: every spec
+// of the first child, and each later child's browser specs (those carrying
+// their engine; its browser-free specs ran on the first already), with
+// their exchanges moved by the child's offset in the joined transcript and
+// their artifacts by engineArtifactDir. Outcomes and reasons are left to
+// reports.Settle, which names each engine's outcome (issue 26, Parity).
+func mergeEngines(children []*shardReport, offsets []int) *reports.Report {
+	first := children[0].rep
+	rep := &reports.Report{Format: reports.FormatVersion, Results: first.Results}
+	rep.Requirements = nil
+	rep.Levels, rep.LevelsPassed = nil, nil
+	rep.Environment.Browser, rep.Environment.Browsers = "", nil
+	rep.Readings = nil
+	seenReading := map[reports.Reading]bool{}
+	var texts []string
+	var escaped [][]reports.EscapedProcess
+	for _, ch := range children {
+		r := ch.rep
+		if r.StartedAt.Before(rep.StartedAt) {
+			rep.StartedAt = r.StartedAt
+		}
+		if r.FinishedAt.After(rep.FinishedAt) {
+			rep.FinishedAt = r.FinishedAt
+		}
+		if runRank(r.Run.Status) > runRank(rep.Run.Status) {
+			rep.Run.Status, rep.Run.Reason = r.Run.Status, r.Run.Reason
+		}
+		escaped = append(escaped, r.Run.EscapedProcesses)
+		if r.Environment.Browser != "" {
+			texts = append(texts, r.Environment.Browser)
+		}
+		rep.Environment.Browsers = append(rep.Environment.Browsers, r.Environment.Browsers...)
+		for _, rd := range r.Readings {
+			if !seenReading[rd] {
+				seenReading[rd] = true
+				rep.Readings = append(rep.Readings, rd)
+			}
+		}
+	}
+	rep.Environment.Browser = clipRunes(strings.Join(texts, "; "), maxBrowserText)
+	rep.Run.EscapedProcesses = joinEscapes(escaped...)
+	rep.DurationMs = rep.FinishedAt.Sub(rep.StartedAt).Milliseconds()
+	for _, tmpl := range first.Requirements {
+		rr := tmpl
+		rr.Specs = nil
+		for i, ch := range children {
+			other := requirementOf(ch.rep, tmpl.ID)
+			if other == nil {
+				continue
+			}
+			for _, sp := range other.Specs {
+				if i > 0 && sp.Engine == "" {
+					continue
+				}
+				sp.Exchanges = moveExchanges(sp.Exchanges, offsets[i])
+				sp.Artifacts = moveArtifacts(sp.Artifacts, engineArtifactDir(i, ch.rep))
+				rr.Specs = append(rr.Specs, sp)
+			}
+		}
+		if rr.Specs == nil {
+			rr.Specs = []reports.SpecResult{}
+		} else {
+			rr.Outcome, rr.Reason = "", ""
+		}
+		rep.Requirements = append(rep.Requirements, rr)
+	}
+	return rep
+}
+
+// moveArtifacts puts artifact paths under artifacts/<sub>/ ("" moves none).
+func moveArtifacts(as []reports.Artifact, sub string) []reports.Artifact {
+	if sub == "" || len(as) == 0 {
+		return as
+	}
+	out := make([]reports.Artifact, len(as))
+	for i, a := range as {
+		a.Path = reports.ArtifactsDir + "/" + sub + "/" + strings.TrimPrefix(a.Path, reports.ArtifactsDir+"/")
+		out[i] = a
+	}
+	return out
+}
+
+// joinEngineLogs concatenates the children's ginkgo.log files, each under a
+// line naming its engine.
+func joinEngineLogs(dst string, children []*shardReport) error {
+	var buf bytes.Buffer
+	for _, ch := range children {
+		b, err := os.ReadFile(filepath.Join(ch.dir, "ginkgo.log"))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("reading ginkgo.log: %w", err)
+		}
+		fmt.Fprintf(&buf, "=== engine %s\n", childEngine(ch.rep))
+		buf.Write(b)
+	}
+	return os.WriteFile(dst, buf.Bytes(), 0o644)
+}
+
+// copyTree copies the regular files under src to dst (a missing src copies
+// nothing).
+func copyTree(src, dst string) error {
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		return copyFile(p, filepath.Join(dst, rel))
+	})
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("copying %s: %w", src, err)
+	}
+	return nil
+}
