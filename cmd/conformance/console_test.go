@@ -109,10 +109,19 @@ func compareConsole(t *testing.T, stdout string, rep *reports.Report) {
 		if want := markOf(cat, r); p.mark != want {
 			t.Errorf("the console printed %s %s, report.json says %s", p.mark, r.ID, want)
 		}
+		msg := p.message
+		if len(msg) > 0 && strings.HasPrefix(msg[0], "in: ") {
+			// The spec that decided the outcome, as report.json names it.
+			i := reports.DecidingSpec(r.Specs, r.Outcome)
+			if i < 0 || !strings.HasSuffix(r.Specs[i].Name, strings.TrimPrefix(msg[0], "in: ")) {
+				t.Errorf("the console names spec %q for %s; report.json decides it by %+v", msg[0], r.ID, r.Specs)
+			}
+			msg = msg[1:]
+		}
 		switch {
 		case r.Outcome == reports.Passed && len(p.message) > 0:
 			t.Errorf("the console printed a message under passed %s: %q", r.ID, p.message)
-		case r.Outcome != reports.Passed && (len(p.message) == 0 || p.message[0] != reports.ForTerminalLines(r.Reason)):
+		case r.Outcome != reports.Passed && (len(msg) == 0 || msg[0] != reports.ForTerminalLines(r.Reason)):
 			t.Errorf("the console's reason for %s is %q, report.json's %q", r.ID, p.message, r.Reason)
 		}
 	}
