@@ -160,16 +160,9 @@ func certifyEngines(c *cli, o *runOptions, cat *levels.Catalog, engines []browse
 			return nil, err
 		}
 	}
-	written, err := reports.WriteAll(rd.dir(), rep, reports.WriteOptions{
-		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("writing report: %w", err)
+	if err := publishReport(c, o, rd, rep, cat); err != nil {
+		return nil, err
 	}
-	if err := rd.commit(); err != nil {
-		return nil, fmt.Errorf("writing report: %w", err)
-	}
-	printSummary(c.stdout, rep, o.out, written)
 	return rep, nil
 }
 
@@ -232,35 +225,18 @@ func mergeEngines(children []*shardReport, offsets []int) *reports.Report {
 	rep.Levels, rep.LevelsPassed = nil, nil
 	rep.Environment.Browser, rep.Environment.Browsers = "", nil
 	rep.Readings = nil
-	seenReading := map[reports.Reading]bool{}
 	var texts []string
-	var escaped [][]reports.EscapedProcess
+	var parts []*reports.Report
 	for _, ch := range children {
 		r := ch.rep
-		if r.StartedAt.Before(rep.StartedAt) {
-			rep.StartedAt = r.StartedAt
-		}
-		if r.FinishedAt.After(rep.FinishedAt) {
-			rep.FinishedAt = r.FinishedAt
-		}
-		if runRank(r.Run.Status) > runRank(rep.Run.Status) {
-			rep.Run.Status, rep.Run.Reason = r.Run.Status, r.Run.Reason
-		}
-		escaped = append(escaped, r.Run.EscapedProcesses)
+		parts = append(parts, r)
 		if r.Environment.Browser != "" {
 			texts = append(texts, r.Environment.Browser)
 		}
 		rep.Environment.Browsers = append(rep.Environment.Browsers, r.Environment.Browsers...)
-		for _, rd := range r.Readings {
-			if !seenReading[rd] {
-				seenReading[rd] = true
-				rep.Readings = append(rep.Readings, rd)
-			}
-		}
 	}
+	mergeRunFacts(rep, parts)
 	rep.Environment.Browser = clipRunes(strings.Join(texts, "; "), maxBrowserText)
-	rep.Run.EscapedProcesses = joinEscapes(escaped...)
-	rep.DurationMs = rep.FinishedAt.Sub(rep.StartedAt).Milliseconds()
 	for _, tmpl := range first.Requirements {
 		rr := tmpl
 		rr.Specs = nil

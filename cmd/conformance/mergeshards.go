@@ -133,29 +133,11 @@ func mergeResults(shards []*shardReport, offsets []int) (*reports.Report, map[st
 	rep.Levels, rep.LevelsPassed = nil, nil
 	// from says which shard each chosen spec came from (its artifacts).
 	from := map[string]int{}
-	seenReading := map[reports.Reading]bool{}
-	var escaped [][]reports.EscapedProcess
+	var parts []*reports.Report
 	for _, s := range shards {
-		r := s.rep
-		if r.StartedAt.Before(rep.StartedAt) {
-			rep.StartedAt = r.StartedAt
-		}
-		if r.FinishedAt.After(rep.FinishedAt) {
-			rep.FinishedAt = r.FinishedAt
-		}
-		if runRank(r.Run.Status) > runRank(rep.Run.Status) {
-			rep.Run.Status, rep.Run.Reason = r.Run.Status, r.Run.Reason
-		}
-		escaped = append(escaped, r.Run.EscapedProcesses)
-		for _, rd := range r.Readings {
-			if !seenReading[rd] {
-				seenReading[rd] = true
-				rep.Readings = append(rep.Readings, rd)
-			}
-		}
+		parts = append(parts, s.rep)
 	}
-	rep.Run.EscapedProcesses = joinEscapes(escaped...)
-	rep.DurationMs = rep.FinishedAt.Sub(rep.StartedAt).Milliseconds()
+	mergeRunFacts(rep, parts)
 	for _, tmpl := range first.Requirements {
 		rr := tmpl
 		rr.Specs = []reports.SpecResult{}
@@ -245,3 +227,32 @@ func specKey(req, spec string) string { return req + "\x00" + spec }
 // specName names a spec within its requirement: its name and, for a
 // browser spec of a run over several engines, its engine.
 func specName(sp reports.SpecResult) string { return sp.Name + "\x00" + sp.Engine }
+
+// mergeRunFacts folds the run-wide facts of the reports parts (shards, or
+// one child per browser engine) into rep: the earliest start and latest
+// finish, the worst run status, every escaped process and every reading
+// once, and the duration they span.
+func mergeRunFacts(rep *reports.Report, parts []*reports.Report) {
+	seenReading := map[reports.Reading]bool{}
+	var escaped [][]reports.EscapedProcess
+	for _, r := range parts {
+		if r.StartedAt.Before(rep.StartedAt) {
+			rep.StartedAt = r.StartedAt
+		}
+		if r.FinishedAt.After(rep.FinishedAt) {
+			rep.FinishedAt = r.FinishedAt
+		}
+		if runRank(r.Run.Status) > runRank(rep.Run.Status) {
+			rep.Run.Status, rep.Run.Reason = r.Run.Status, r.Run.Reason
+		}
+		escaped = append(escaped, r.Run.EscapedProcesses)
+		for _, rd := range r.Readings {
+			if !seenReading[rd] {
+				seenReading[rd] = true
+				rep.Readings = append(rep.Readings, rd)
+			}
+		}
+	}
+	rep.Run.EscapedProcesses = joinEscapes(escaped...)
+	rep.DurationMs = rep.FinishedAt.Sub(rep.StartedAt).Milliseconds()
+}

@@ -310,20 +310,29 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	if err != nil {
 		return nil, err
 	}
-	written, err := reports.WriteAll(rd.dir(), rep, reports.WriteOptions{
-		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("writing report: %w", err)
+	if err := publishReport(c, o, rd, rep, cat); err != nil {
+		return nil, err
 	}
-	if err := rd.commit(); err != nil {
-		return nil, fmt.Errorf("writing report: %w", err)
-	}
-	printSummary(c.stdout, rep, o.out, written)
 	return rep, nil
 }
 
 // engine is the one engine a single-engine run judges in.
+// publishReport writes rep into the report folder (signed when asked),
+// swaps the folder in and prints the run's summary.
+func publishReport(c *cli, o *runOptions, rd *reportDir, rep *reports.Report, cat *levels.Catalog) error {
+	written, err := reports.WriteAll(rd.dir(), rep, reports.WriteOptions{
+		SignKeyPath: o.signKey, HostArtifact: o.hostArtifact, Catalog: cat,
+	})
+	if err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := rd.commit(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	printSummary(c.stdout, rep, o.out, written)
+	return nil
+}
+
 func (o *runOptions) engine() browser.Engine {
 	if len(o.engines) == 0 {
 		return browser.EngineChromium
