@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -138,10 +137,8 @@ func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
 // blockerInOwnWords names the check behind blocker by its kind and key, as
 // a host that words its app center itself does.
 func blockerInOwnWords(r protocol.ReadinessResult, blocker string) string {
-	for _, c := range r.Checks {
-		if ref(c) == blocker && c.Severity != agentpkg.SeverityInfo {
-			return "Needs attention: " + c.Kind + " " + c.Key
-		}
+	if c, ok := blockerCheck(r, blocker); ok {
+		return "Needs attention: " + c.Kind + " " + c.Key
 	}
 	return blocker
 }

@@ -205,12 +205,20 @@ func blockerReasons(r protocol.ReadinessResult) []string {
 
 // blockerMessage is the message of the check blocker ("kind:key") names.
 func blockerMessage(r protocol.ReadinessResult, blocker string) string {
-	for _, c := range r.Checks {
-		if ref(c) == blocker && c.Severity != agentpkg.SeverityInfo {
-			return c.Message
-		}
+	if c, ok := blockerCheck(r, blocker); ok {
+		return c.Message
 	}
 	return blocker
+}
+
+// blockerCheck is the check of r behind blocker, if r has one.
+func blockerCheck(r protocol.ReadinessResult, blocker string) (protocol.ReadinessCheck, bool) {
+	for _, c := range r.Checks {
+		if ref(c) == blocker && c.Severity != agentpkg.SeverityInfo {
+			return c, true
+		}
+	}
+	return protocol.ReadinessCheck{}, false
 }
 
 // center answers app/center with the URL of a fresh app center page.

@@ -184,13 +184,7 @@ func surfaceProbes() map[string]probe {
 			return fmt.Sprint(strings.Count(body, "data-app-id="))
 		},
 		"center-hides-blockers": func(t *testing.T, x *harness) string {
-			x.configure(nil, agentOff(), "")
-			if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
-				t.Fatal(err)
-			}
-			var r protocol.CenterResult
-			x.must(protocol.MethodCenter, nil, &r)
-			_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+			body := blockedAppCenter(t, x)
 			return fmt.Sprint(strings.Count(body, "data-blocker="), strings.Count(body, "data-setup-action="))
 		},
 	}
@@ -221,4 +215,17 @@ func TestHostPageSpinsSpinsTheAppCenterOnceLoaded(t *testing.T) {
 			t.Errorf("the app center spins before it has loaded:\n%s", body)
 		}
 	}
+}
+
+// blockedAppCenter is the app center page of a host whose one app, tiny-app,
+// needs lime.agent, switched off.
+func blockedAppCenter(t *testing.T, x *harness) string {
+	x.configure(nil, agentOff(), "")
+	if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
+		t.Fatal(err)
+	}
+	var r protocol.CenterResult
+	x.must(protocol.MethodCenter, nil, &r)
+	_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+	return body
 }

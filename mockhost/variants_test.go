@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -123,13 +122,7 @@ func visibilityProbe(t *testing.T, x *harness) string {
 // centerReasonsProbe is the text of the reasons the app center shows for
 // an app whose agent capability is off.
 func centerReasonsProbe(t *testing.T, x *harness) string {
-	x.configure(nil, agentOff(), "")
-	if _, err := x.install(surfaceApp(t, "tiny-app"), nil, true); err != nil {
-		t.Fatal(err)
-	}
-	var r protocol.CenterResult
-	x.must(protocol.MethodCenter, nil, &r)
-	_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
+	body := blockedAppCenter(t, x)
 	return fmt.Sprint(regexp.MustCompile(`data-blocker="[^"]*">([^<]*)<`).FindAllStringSubmatch(body, -1))
 }
 
