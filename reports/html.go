@@ -248,7 +248,7 @@ func groupByLevel(cat *levels.Catalog, r *Report, ex map[[2]int]*Excerpt) []html
 // Passed cards start collapsed, and so do skipped and not-run ones, whose
 // reason the summary gives: a focused run's not-run cards would bury the rest.
 func openByDefault(o Outcome) bool {
-	return o != Passed && o != Skipped && o != NotRun
+	return o != Passed && o != Skipped && o != NotRun && o != NotApplicable
 }
 
 // htmlCSP is the page's Content-Security-Policy: nothing may be fetched

@@ -92,6 +92,7 @@ func TestHTMLInChromium(t *testing.T) {
 	setSpec(t, r, "READY-SECRETS", Blocked, "positive control failed: the untouched package was not ready")
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
+	setSpec(t, r, "READY-PER-ENTRY", NotApplicable, "the host takes no runtime-backed release: the control install was refused naming runtime_backed")
 	setSpec(t, r, "UNINSTALL-KEEP-DATA", NotRun, "not selected by --focus")
 	page := writeReportHTML(t, dir, r)
 

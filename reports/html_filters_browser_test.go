@@ -94,8 +94,8 @@ func TestHTMLFiltersInChromium(t *testing.T) {
 	open := evalJS[map[string]bool](tctx, t, `Object.fromEntries(Array.from(document.querySelectorAll('article.req')).map(a =>
 		[a.dataset.requirement, a.querySelector('details').open]))`)
 	for _, rr := range r.Requirements {
-		if want := rr.Outcome != Passed && rr.Outcome != Skipped && rr.Outcome != NotRun; open[rr.ID] != want {
-			t.Errorf("%s (%s) starts open=%v, want passed, skipped and not-run cards collapsed and the others open", rr.ID, rr.Outcome, open[rr.ID])
+		if want := openByDefault(rr.Outcome); open[rr.ID] != want {
+			t.Errorf("%s (%s) starts open=%v, want passed, skipped, not-run and not-applicable cards collapsed and the others open", rr.ID, rr.Outcome, open[rr.ID])
 		}
 	}
 	if evalJS[bool](tctx, t, `document.querySelector('article.req[data-outcome="passed"] .clause').checkVisibility()`) {

@@ -105,6 +105,7 @@ func TestHTMLCards(t *testing.T) {
 	r := testReport(t, 0)
 	setSpec(t, r, "VERIFY-PACKAGE-HASH", Failed, "package/verify accepted a changed file")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "the host projects no services")
+	setSpec(t, r, "READY-PER-ENTRY", NotApplicable, "the host takes no runtime-backed release: the control install was refused naming runtime_backed")
 	var ex [2]int
 	for _, rr := range r.Requirements {
 		if rr.ID == "VERIFY-PACKAGE-HASH" {

@@ -25,7 +25,7 @@ import (
 //
 //	failed                              <failure type="failed|precondition">
 //	error, flaky, blocked, interrupted  <error type="error|flaky|blocked|interrupted">
-//	skipped, not-run                    <skipped message="...">
+//	skipped, not-run, not-applicable    <skipped message="...">
 //	passed                              nothing
 //
 // so CI shows "the host broke the clause" apart from "could not judge".
@@ -357,7 +357,7 @@ func setOutcome(c *junitCase, o Outcome, role junitRole, msg, body string) {
 	switch o {
 	case Passed:
 		return
-	case Skipped, NotRun:
+	case Skipped, NotRun, NotApplicable:
 		c.Skipped = &junitSkipped{Message: string(o) + ": " + head}
 		if head == string(o) {
 			c.Skipped.Message = head

@@ -21,6 +21,7 @@ func latticeReport(t *testing.T) (r *Report, shared string) {
 	setSpec(t, r, "CAT-METADATA", Blocked, "positive control failed: the host could not list the untouched package")
 	setSpec(t, r, "READY-STATUS", Interrupted, "interrupted by interrupt")
 	setSpec(t, r, "PROJ-CONTENTS", Skipped, "host has no projection of services")
+	setSpec(t, r, "READY-PER-ENTRY", NotApplicable, "the host takes no runtime-backed release: the control install was refused naming runtime_backed")
 	setSpec(t, r, "UNINSTALL-KEEP-DATA", NotRun, "not selected by --focus")
 	for _, id := range []string{"READY-END-OF-LIFE", "READY-DEPRECATED"} {
 		rr := &r.Requirements[findReq(r, id)]
@@ -161,7 +162,7 @@ func TestJUnitSchema(t *testing.T) {
 			if typ := c.child("error").Attrs["type"]; typ != string(w.outcome) {
 				t.Errorf("%s testcase %q: error type %q, want %q", w.outcome, name, typ, w.outcome)
 			}
-		case Skipped, NotRun:
+		case Skipped, NotRun, NotApplicable:
 			if got != "skipped" {
 				t.Errorf("%s testcase %q has [%s], want skipped", w.outcome, name, got)
 				continue

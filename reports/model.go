@@ -185,6 +185,10 @@ type LevelResult struct {
 	Interrupted int     `json:"interrupted"`
 	Skipped     int     `json:"skipped"`
 	NotRun      int     `json:"notRun"`
+	// NotApplicable counts requirements whose clause binds nothing on
+	// this host (outcome not-applicable); they neither pass nor hold back
+	// the level.
+	NotApplicable int `json:"notApplicable,omitempty"`
 }
 
 // Clause is the text a requirement cites.

@@ -19,6 +19,10 @@ import "github.com/agentapp/conformance/levels"
 //	skipped      the spec could not apply here, with a reason
 //	not-run      the spec was not selected (--focus, --label-filter) or
 //	             the run ended before it
+//	not-applicable  the clause binds only a host that does something (takes
+//	             runtime-backed releases, offers a capability) and the spec
+//	             saw, with a named reason, that this host does not: the
+//	             clause has nothing to bind here
 //	passed       the spec saw the behaviour it names
 //
 // Only failed says the host broke the standard. flaky does for its
@@ -37,12 +41,16 @@ const (
 	Interrupted Outcome = "interrupted"
 	Skipped     Outcome = "skipped"
 	NotRun      Outcome = "not-run"
-	Passed      Outcome = "passed"
+	// NotApplicable always carries the evidence that the host does not do
+	// what the clause is conditioned on (docs/decisions.md, "Clauses that
+	// bind only some hosts").
+	NotApplicable Outcome = "not-applicable"
+	Passed        Outcome = "passed"
 )
 
 // Outcomes lists every outcome, worst first.
 func Outcomes() []Outcome {
-	return []Outcome{Failed, Error, Flaky, Blocked, Interrupted, Skipped, NotRun, Passed}
+	return []Outcome{Failed, Error, Flaky, Blocked, Interrupted, Skipped, NotRun, NotApplicable, Passed}
 }
 
 // severity ranks an outcome: higher is worse; -1 for unknown words.
@@ -96,7 +104,7 @@ const (
 	EffectUnjudged Effect = "unjudged" // not judged (error, flaky, blocked, a broken protocol precondition, ...)
 	EffectMissing  Effect = "missing"  // skipped or not run: the level is incomplete
 	EffectStopped  Effect = "stopped"  // interrupted
-	EffectNone     Effect = "none"     // a should or may that was not judged: no effect
+	EffectNone     Effect = "none"     // a should or may that was not judged, or a clause that binds nothing here: no effect
 )
 
 // EffectOf decides what requirement r's outcome o does to a level. A failed
@@ -108,6 +116,8 @@ func EffectOf(r levels.Requirement, o Outcome) Effect {
 	switch {
 	case o == Passed:
 		return EffectPass
+	case o == NotApplicable:
+		return EffectNone
 	case o == Failed && r.IsPrecondition():
 		return EffectUnjudged
 	case o == Failed && binding:

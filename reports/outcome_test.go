@@ -12,7 +12,7 @@ import (
 
 // The lattice, worst first, with flaky just below error.
 func TestOutcomeLatticeOrder(t *testing.T) {
-	want := []Outcome{Failed, Error, Flaky, Blocked, Interrupted, Skipped, NotRun, Passed}
+	want := []Outcome{Failed, Error, Flaky, Blocked, Interrupted, Skipped, NotRun, NotApplicable, Passed}
 	if got := Outcomes(); !slices.Equal(got, want) {
 		t.Fatalf("Outcomes() = %v, want %v", got, want)
 	}

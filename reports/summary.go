@@ -14,7 +14,7 @@ import (
 // levels, once each) by the outcome Settle gave them, and decides nothing:
 // failed counts every failed requirement whatever its strength (a failed
 // should / may is one, though it fails no level); the other outcomes
-// (flaky, interrupted, skipped, not-run), which are in none of the four
+// (flaky, interrupted, skipped, not-run, not-applicable), which are in none of the four
 // fixed fields, follow the parenthesis when any requirement has them,
 // "; 1 flaky, 3 not-run", so that the four fields and the parenthesis keep
 // their place. The parenthesis lists the levels certified (levelsPassed),
@@ -31,7 +31,7 @@ func SummaryLine(r *Results) string {
 	line := fmt.Sprintf("conformance: %d passed, %d failed, %d error, %d blocked (levels: %s)",
 		n[Passed], n[Failed], n[Error], n[Blocked], certified)
 	var rest []string
-	for _, o := range []Outcome{Flaky, Interrupted, Skipped, NotRun} {
+	for _, o := range []Outcome{Flaky, Interrupted, Skipped, NotRun, NotApplicable} {
 		if n[o] > 0 {
 			rest = append(rest, fmt.Sprintf("%d %s", n[o], o))
 		}

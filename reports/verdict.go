@@ -224,6 +224,8 @@ func (lr *LevelResult) count(o Outcome, binding bool) {
 		lr.Interrupted++
 	case Skipped:
 		lr.Skipped++
+	case NotApplicable:
+		lr.NotApplicable++
 	default:
 		lr.NotRun++
 	}

@@ -91,10 +91,10 @@ func printSummary(w io.Writer, rep *reports.Report, out string, written reports.
 			e.Count, how, e.Command)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tFLAKY\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN")
+	fmt.Fprintln(tw, "LEVEL\tVERDICT\tPASSED\tFAILED\tERRORS\tFLAKY\tBLOCKED\tINTERRUPTED\tWARNINGS\tSKIPPED\tNOT RUN\tNOT APPLICABLE")
 	for _, l := range rep.Levels {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict,
-			l.Passed, l.Failed, l.Errors, l.Flaky, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", l.ID, l.Verdict,
+			l.Passed, l.Failed, l.Errors, l.Flaky, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun, l.NotApplicable)
 	}
 	_ = tw.Flush()
 	how := rep.Host.Transport

@@ -105,7 +105,7 @@ func judgeVariant(k *selftestCase, cat *levels.Catalog) variantVerdict {
 	for _, r := range k.report.Requirements {
 		seen[r.ID] = r.Outcome
 		switch r.Outcome {
-		case reports.Passed, reports.NotRun:
+		case reports.Passed, reports.NotRun, reports.NotApplicable:
 			continue
 		case reports.Blocked, reports.Error:
 			if k.variant.OptedOut(r.ID) || unclaimed(cat, k.variant, r.ID) {

@@ -114,6 +114,15 @@ func (tc *TestContext) Skippedf(format string, args ...any) {
 	tc.fail(reports.Skipped, fmt.Sprintf(format, args...))
 }
 
+// NotApplicablef ends the spec as not-applicable: the clause binds only a
+// host that does what this one was seen not to do, and the message says
+// what the harness saw. Only after the evidence: a host that could not be
+// asked is blocked or error, never not-applicable.
+func (tc *TestContext) NotApplicablef(format string, args ...any) {
+	ginkgo.GinkgoHelper()
+	tc.fail(reports.NotApplicable, fmt.Sprintf(format, args...))
+}
+
 // Errorf ends the spec as error: the harness got no usable answer.
 func (tc *TestContext) Errorf(format string, args ...any) {
 	ginkgo.GinkgoHelper()
