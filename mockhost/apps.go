@@ -41,6 +41,9 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s cannot be read: %s", params.Path, firstError(loadFindings)), protocol.ErrorData{Findings: loadFindings})
 	}
+	if e := h.runtimeBackedRefusal(p); e != nil {
+		return protocol.InstallResult{}, e
+	}
 	findings := h.installFindings(p, params.Release)
 	if agentpkg.HasErrors(findings) {
 		code := int64(protocol.CodeVerificationFailed)

@@ -201,6 +201,7 @@ func faultProbes() map[string]probe {
 			return verdict(x.verify(dir, nil))
 		},
 		"ignore-signature-file": verifyProbe(map[string]string{"app.signature.yaml": "signature:\n  manifest:\n    hash: sha256:" + strings.Repeat("1", 64) + "\n"}, nil),
+		"ignore-runtime-range":  runtimeBackedProbe,
 		"ignore-host-version":   verifyProbe(map[string]string{"APP.md": manifest(withDefaults("requires:\n  lime:\n    appRuntime: \">=2.0.0\"\n"))}, nil),
 		"trust-self-declared-verified": func(t *testing.T, x *harness) string {
 			p, err := x.project(app(t, ""))
@@ -504,4 +505,15 @@ func appWithOutsideLink(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// runtimeBackedProbe installs a release offered only runtime-backed that
+// needs lime-runtime 2.0.0 on a system that has 1.10.0, and reports the
+// answer's code and findings.
+func runtimeBackedProbe(t *testing.T, x *harness) string {
+	x.configureWith(protocol.ConfigureParams{SystemRuntime: &protocol.SystemRuntime{Version: "1.10.0"}})
+	dir := pkg(t, "tiny-app", map[string]string{"app.install.yaml": "install:\n  modes: [runtime_backed]\n  runtimeBacked:\n    requires: lime-runtime\n    minVersion: 2.0.0\n"})
+	_, err := x.install(dir, nil, true)
+	c, _, data := hostErrorData(err)
+	return fmt.Sprint(c, data)
 }

@@ -87,6 +87,9 @@ func Variants() []Variant {
 		{Name: "setup-action-host-kinds", Touches: []string{"READY-SETUP-ACTIONS", "READY-SECRETS", "READY-END-OF-LIFE"},
 			Clause:      "spec 000, app.integrations.yaml example (setupAction: open_host_connector); docs/decisions.md, Setup action kinds: an open list",
 			Description: "setup actions carry the host's own kebab-case kinds (open-host-settings), outside the standard schema's list"},
+		{Name: "no-runtime-backed", Touches: []string{"INSTALL-RUNTIME-RANGE"},
+			Clause:      "spec 000, Install modes (in_lime, standalone, runtime_backed, web_host); spec 003, Distribution flow: the range check binds runtime-backed releases; docs/decisions.md, Clauses that bind only some hosts",
+			Description: "an in-Lime host with no system lime-runtime: a release offered only runtime_backed is refused with -32006 naming the mode, so the runtime range binds nothing on it (not-applicable)"},
 		{Name: "no-agent-runtime-no-registry", Alone: true, Claims: []string{"catalog", "desktop-p0"},
 			// Every requirement of the levels it claims: such a host is
 			// judgeable at each, and what it lacks is refused, not mocked.

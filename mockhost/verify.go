@@ -57,6 +57,7 @@ func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []pro
 func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
 	fs := agentpkg.Verify(p, rel, h.profile())
 	fs = append(fs, h.switchedOffFindings(p)...)
+	fs = append(fs, h.runtimeFindings(p)...)
 	fs = append(fs, h.signatureFindings(p, rel, fs)...)
 	// fault: revocation-before-signature — revocation is asked whatever the signature step found.
 	if h.faults.Has("revocation-before-signature") {

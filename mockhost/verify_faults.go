@@ -6,6 +6,8 @@ package mockhost
 // the package, hostile YAML.
 func verifyFaults() []Fault {
 	return []Fault{
+		{Name: "ignore-runtime-range", Breaks: []string{"INSTALL-RUNTIME-RANGE"},
+			Description: "a runtime-backed release is verified and installed whatever version of lime-runtime the system has"},
 		{Name: "skip-package-hash", Breaks: []string{"VERIFY-PACKAGE-HASH"},
 			Description: "the expected packageHash is not compared (a tampered package verifies)"},
 		{Name: "skip-manifest-hash", Breaks: []string{"VERIFY-MANIFEST-HASH"},

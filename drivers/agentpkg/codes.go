@@ -37,6 +37,6 @@ func Codes() []string {
 		CodeSymlinkEscapesPackage, CodeDanglingSymlink, CodeSymlinkCycle, CodeSpecialFile,
 		CodeTooManyFiles, CodeFileTooLarge, CodePackageHashMismatch, CodeManifestHashMismatch,
 		CodeSignatureManifestHashMismatch, CodeIncompatibleCapability, CodeIncompatibleHostVersion,
-		CodeBypassPermissions,
+		CodeBypassPermissions, CodeIncompatibleRuntime,
 	}
 }

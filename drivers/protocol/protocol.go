@@ -152,6 +152,15 @@ type ConfigureParams struct {
 	// judged on what it does once it gives up (docs/host-control-protocol.md,
 	// "Peer timeouts"). Absent: the host's own.
 	Timeouts *PeerTimeouts `json:"timeouts,omitempty"`
+	// SystemRuntime is the lime-runtime installed on the system, which a
+	// runtime-backed host runs releases on (spec 003, Distribution flow).
+	// Absent: the host's own (not judged).
+	SystemRuntime *SystemRuntime `json:"systemRuntime,omitempty"`
+}
+
+// SystemRuntime is the system lime-runtime a runtime-backed host finds.
+type SystemRuntime struct {
+	Version string `json:"version"`
 }
 
 // PeerTimeouts are the waits a host may take from host/configure, in

@@ -12,6 +12,7 @@ import "github.com/agentapp/conformance/suites/harness"
 // Specs declares the area's specs, in the order they run.
 func Specs(tc *harness.TestContext) {
 	describeVerification(tc)
+	describeRuntimeBacked(tc)
 	describeSignature(tc)
 	describeInstallReview(tc)
 	describeLocale(tc)
