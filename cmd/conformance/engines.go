@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/agentapp/conformance/drivers/browser"
 	"github.com/agentapp/conformance/drivers/procs"
@@ -121,6 +123,13 @@ func certifyEngines(c *cli, o *runOptions, cat *levels.Catalog, engines []browse
 	}
 	defer workDir.Remove()
 
+	// Ctrl-C reaches this process only (each child has a process group of
+	// its own): it is passed to the running child, which writes its report
+	// as interrupted; no later engine starts, and what ran is merged.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
 	var children []*shardReport
 	filter := o.labelFilter
 	for i, e := range engines {
@@ -136,11 +145,17 @@ func certifyEngines(c *cli, o *runOptions, cat *levels.Catalog, engines []browse
 		if !o.quiet {
 			fmt.Fprintf(c.stdout, "=== engine %s\n", e)
 		}
-		rep, err := runEngineChild(c, self, engineChildArgs(o, e, out, filter), string(e))
+		rep, err := runEngineChild(c, self, engineChildArgs(o, e, out, filter), string(e), sigs)
 		if err != nil {
 			return nil, err
 		}
 		children = append(children, &shardReport{dir: out, file: filepath.Join(out, reports.ReportFile), rep: rep})
+		if rep.Run.Status == reports.RunInterrupted {
+			if later := engines[i+1:]; len(later) > 0 {
+				fmt.Fprintf(c.stdout, "engine %s: interrupted; %v not started\n", e, later)
+			}
+			break
+		}
 	}
 
 	offsets, err := joinTranscripts(filepath.Join(rd.dir(), reports.TranscriptFile), children)
@@ -167,19 +182,46 @@ func certifyEngines(c *cli, o *runOptions, cat *levels.Catalog, engines []browse
 }
 
 // runEngineChild runs one engine's `conformance run` with its console
-// passed through, and loads its report. A child dies with the parent.
-func runEngineChild(c *cli, self string, args []string, engine string) (*reports.Report, error) {
+// passed through, and loads its report. A signal on sigs is passed to the
+// child, which ends as an interrupted run with its report written; a
+// second one kills it. A child dies with the parent.
+func runEngineChild(c *cli, self string, args []string, engine string, sigs <-chan os.Signal) (*reports.Report, error) {
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = c.stdout, c.stderr
 	cmd.SysProcAttr = procs.ChildAttr()
 	waited, err := procs.StartLocked(cmd)
-	if err == nil {
-		err = <-waited
+	if err != nil {
+		return nil, fmt.Errorf("starting the run on %s: %w", engine, err)
 	}
+	err = waitForwarding(cmd, waited, sigs)
 	var ee *exec.ExitError
 	if err != nil && !(errors.As(err, &ee) && (judgedExit(ee.ExitCode()) || ee.ExitCode() == exitInterrupted)) {
 		return nil, fmt.Errorf("the run on %s: %w", engine, err)
 	}
+	return loadEngineReport(args, engine)
+}
+
+// waitForwarding waits for a started child, passing it the first signal
+// on sigs and killing it on the second.
+func waitForwarding(cmd *exec.Cmd, waited <-chan error, sigs <-chan os.Signal) error {
+	signalled := false
+	for {
+		select {
+		case err := <-waited:
+			return err
+		case sig := <-sigs:
+			if signalled {
+				_ = cmd.Process.Kill()
+			} else {
+				_ = cmd.Process.Signal(sig)
+			}
+			signalled = true
+		}
+	}
+}
+
+// loadEngineReport loads the report of the child run with args.
+func loadEngineReport(args []string, engine string) (*reports.Report, error) {
 	rep, err := reports.Load(filepath.Join(args[slices.Index(args, "--out")+1], reports.ReportFile))
 	if err != nil {
 		return nil, fmt.Errorf("the run on %s: %w", engine, err)

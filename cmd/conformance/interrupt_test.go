@@ -30,36 +30,10 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	// (PROTO-RESET's reset of a secret binding among the first), so half a
 	// second after the first requirement settles the signal meets a spec
 	// in the middle, whichever spec the suites put there.
-	cmd := exec.Command(bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s", "--sign-key", priv,
+	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s", "--sign-key", priv,
 		"--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var console strings.Builder
-	lines := bufio.NewScanner(stdout)
-	for lines.Scan() {
-		console.WriteString(lines.Text() + "\n")
-		if strings.HasPrefix(lines.Text(), "PASSED") {
-			break
-		}
-	}
-	time.Sleep(500 * time.Millisecond)
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	rest, _ := io.ReadAll(stdout)
-	console.Write(rest)
-	err = cmd.Wait()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-		t.Fatalf("want exit %d (interrupted), got %v\n%s", exitInterrupted, err, console.String())
-	}
-	if !strings.Contains(console.String(), "interrupted") {
-		t.Errorf("the console does not say the run was interrupted:\n%s", console.String())
+	if !strings.Contains(console, "interrupted") {
+		t.Errorf("the console does not say the run was interrupted:\n%s", console)
 	}
 	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
 	if err != nil {
@@ -91,4 +65,70 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	if code, _, errs := cliRun(t, "verify", "--key", pub, env); code != exitOK {
 		t.Errorf("verify of the interrupted run's signature alone: exit %d, %s", code, errs)
 	}
+}
+
+// TestAnInterruptedTwoEngineRunWritesItsReport stops a run over two
+// engines while its first engine's child hangs on a spec: the signal
+// reaches the child (in a process group of its own), which writes its
+// report as interrupted; the second engine never starts, and the parent
+// writes the merged report and exits as interrupted.
+func TestAnInterruptedTwoEngineRunWritesItsReport(t *testing.T) {
+	bin := buildBinary(t)
+	out := filepath.Join(t.TempDir(), "report")
+	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s",
+		"--browser-engine", "chromium,webkit", "--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
+	if !strings.Contains(console, "webkit] not started") {
+		t.Errorf("the console does not say the second engine was not started:\n%s", console)
+	}
+	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
+	if err != nil {
+		t.Fatalf("the interrupted two-engine run wrote no report: %v\n%s", err, console)
+	}
+	if rep.Run.Status != reports.RunInterrupted {
+		t.Errorf("run = %+v, want interrupted", rep.Run)
+	}
+	interrupted := 0
+	for _, r := range rep.Requirements {
+		if r.Outcome == reports.Interrupted {
+			interrupted++
+		}
+	}
+	if interrupted == 0 {
+		t.Error("no requirement is interrupted: the spec the signal met must be")
+	}
+}
+
+// interruptRun starts the CLI with args, sends SIGINT half a second after
+// the first requirement passed, and returns the console once the run
+// ended with the interrupted exit code.
+func interruptRun(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var console strings.Builder
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		console.WriteString(lines.Text() + "\n")
+		if strings.HasPrefix(lines.Text(), "PASSED") {
+			break
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stdout)
+	console.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+		t.Fatalf("want exit %d (interrupted), got %v\n%s", exitInterrupted, err, console.String())
+	}
+	return console.String()
 }
