@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentapp/conformance/reports"
+)
+
+// TestARealNavigationIsJudgedOnWebKit: a host that really navigates the
+// app's frame must be judgeable on both engines, the probe's report
+// surviving the reload (issue 26; Desktop P5 "Reuse the same contract in
+// Tauri or runtime-backed shells"). mockhost's navigate-reloads-frame
+// variant loads the frame anew on navigate; BRIDGE-NAVIGATE must pass in
+// WebKit over WebDriver as it does in Chromium.
+func TestARealNavigationIsJudgedOnWebKit(t *testing.T) {
+	bin := buildBinary(t)
+	for _, tool := range []string{"WebKitWebDriver", "xvfb-run"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("CI=true but %s is not installed (run `make deps`): %v", tool, err)
+			}
+			t.Skipf("%s is not installed (make deps installs it): %v", tool, err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	cmd := exec.Command(bin, "run", "--quiet", "--browser-engine", "webkit", "--variant", "navigate-reloads-frame",
+		"--level", "desktop-p2", "--label-filter", "BRIDGE-NAVIGATE", "--out", out)
+	console, err := cmd.CombinedOutput()
+	// One requirement of the level selected: the level is incomplete.
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
+		t.Fatalf("want exit %d (incomplete: one requirement selected), got %v\n%s", exitIncomplete, err, console)
+	}
+	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Requirements {
+		if r.ID != "BRIDGE-NAVIGATE" {
+			continue
+		}
+		if r.Outcome != reports.Passed || len(r.Specs) == 0 {
+			t.Fatalf("BRIDGE-NAVIGATE is %s on WebKit under a real navigation: %s", r.Outcome, r.Reason)
+		}
+		for _, s := range r.Specs {
+			if s.Engine != "webkit" {
+				t.Errorf("spec %q ran in %q, want webkit", s.Name, s.Engine)
+			}
+		}
+		return
+	}
+	t.Fatal("the report has no BRIDGE-NAVIGATE")
+}
