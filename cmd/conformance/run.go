@@ -37,6 +37,9 @@ type runOptions struct {
 	// browserEngine is --browser-engine; webdriverURL is --webdriver.
 	browserEngine string
 	webdriverURL  string
+	// webdriverCaps is --webdriver-capabilities, parsed into webdriverCapsObj.
+	webdriverCaps    string
+	webdriverCapsObj map[string]any
 	// trustHostBrowser: judge the surface in a browser the host names.
 	trustHostBrowser bool
 	backendProbe     string
@@ -68,6 +71,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.browserWS, "browser-endpoint", "", "attach to a running browser runtime's DevTools `URL` (ws://...) instead of launching Chromium")
 	fs.StringVar(&o.browserEngine, "browser-engine", "chromium", "the browser `ENGINE` the app surface specs judge in: chromium (over DevTools, or over WebDriver with --webdriver), webkit (WebKitGTK over WebDriver: WebKitWebDriver under xvfb-run, or --webdriver), or both, chromium,webkit: the browser specs run on each, and a requirement fails if it fails on either")
 	fs.StringVar(&o.webdriverURL, "webdriver", "", "judge the app surface through a running W3C WebDriver remote end at `URL` (http://127.0.0.1:4444: tauri-driver, WebKitWebDriver) instead of starting one")
+	fs.StringVar(&o.webdriverCaps, "webdriver-capabilities", "", "the `JSON` object of capabilities each WebDriver session asks for instead of the engine's defaults, e.g. {\"tauri:options\":{\"application\":\"/path/to/app\"}} for tauri-driver")
 	fs.BoolVar(&o.trustHostBrowser, "trust-host-browser", false, "judge the app surface in a browser runtime the host names (DevTools) that --browser-endpoint does not: its verdicts then rest on a browser the host controls, and the report says so")
 	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
 	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
@@ -262,7 +266,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.BrowserAttempts = o.browserAttempts
-	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: o.engine(), WebDriver: o.webdriverURL, TrustHostRuntime: o.trustHostBrowser}
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: o.engine(), WebDriver: o.webdriverURL, WebDriverCapabilities: o.webdriverCapsObj, TrustHostRuntime: o.trustHostBrowser}
 	if self, err := os.Executable(); err == nil {
 		cfg.Relay = []string{self, "appserver-relay"}
 	}

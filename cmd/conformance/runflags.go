@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -73,6 +74,17 @@ func checkRunOptions(o *runOptions) error {
 	}
 	if o.webdriverURL != "" && !strings.HasPrefix(o.webdriverURL, "http://") && !strings.HasPrefix(o.webdriverURL, "https://") {
 		return fmt.Errorf("--webdriver %q: want the remote end's http:// URL", o.webdriverURL)
+	}
+	if o.webdriverCaps != "" {
+		if err := json.Unmarshal([]byte(o.webdriverCaps), &o.webdriverCapsObj); err != nil {
+			return fmt.Errorf("--webdriver-capabilities: want a JSON object of capabilities: %s", oneLine(err))
+		}
+		if o.webdriverCapsObj == nil {
+			return errors.New("--webdriver-capabilities: want a JSON object of capabilities, not null")
+		}
+		if len(o.engines) > 1 {
+			return errors.New("--webdriver-capabilities names one engine's session: drop it with --browser-engine " + o.browserEngine)
+		}
 	}
 	if o.browserWS != "" && (o.webdriverURL != "" || engine != browser.EngineChromium) {
 		return errors.New("--browser-endpoint (DevTools) excludes --webdriver and --browser-engine webkit")

@@ -31,6 +31,10 @@ type BrowserConfig struct {
 	// WebDriver is the address of a running W3C WebDriver remote end
 	// (tauri-driver, WebKitWebDriver, chromedriver) to judge in.
 	WebDriver string
+	// WebDriverCapabilities, when set, are what each WebDriver session
+	// asks for instead of the engine's defaults (tauri-driver's
+	// tauri:options naming the Tauri app).
+	WebDriverCapabilities map[string]any
 	// TrustHostRuntime lets the harness judge the app surface in a
 	// browser runtime the host names in app/launch or app/center that is
 	// not Endpoint (--trust-host-browser). A browser the host controls can
@@ -57,7 +61,7 @@ func (s *browserStarter) get(cfg BrowserConfig) (browser.Driver, error) {
 		// Each branch keeps a nil Driver on error, never a nil pointer in one.
 		switch {
 		case cfg.overWebDriver():
-			if b, err := webdriver.Launch(ctx, webdriver.Options{Engine: cfg.engine(), URL: cfg.WebDriver, Binary: cfg.Binary}); err != nil {
+			if b, err := webdriver.Launch(ctx, webdriver.Options{Engine: cfg.engine(), URL: cfg.WebDriver, Binary: cfg.Binary, Capabilities: cfg.WebDriverCapabilities}); err != nil {
 				s.err = err
 			} else {
 				s.b = b
