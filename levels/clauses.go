@@ -195,7 +195,7 @@ func CoverClauses(cat *Catalog, clauses []TextClause) ClauseCoverage {
 		case c.Status == ClauseJudged && n == 0:
 			cov.Problems = append(cov.Problems, fmt.Sprintf("%s is marked judged but no requirement quotes any of its anchors %q", c.ID, c.Anchors))
 		case c.Status != ClauseJudged && n > 0:
-			cov.Problems = append(cov.Problems, fmt.Sprintf("%s is marked %s but %s cite it: mark it judged", c.ID, c.Status, strings.Join(cov.Reqs[c.ID], ", ")))
+			cov.Problems = append(cov.Problems, fmt.Sprintf("%s is marked %s but is cited by %s: mark it judged", c.ID, c.Status, strings.Join(cov.Reqs[c.ID], ", ")))
 		}
 	}
 	return cov

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentapp/conformance/levels"
@@ -158,9 +159,12 @@ func renderCoverage(cat *levels.Catalog) ([]byte, error) {
 }
 
 // writeCoverageRequirement writes one requirement line of the page and a
-// line per spec carrying its label.
+// line per spec carrying its label, sorted and each once: Ginkgo keeps the
+// tree of every earlier Preview in the process, so a second Preview lists
+// each spec again.
 func writeCoverageRequirement(b *strings.Builder, r levels.Requirement, specs []string) {
 	fmt.Fprintf(b, "  - %s (%s; from %s; cites %s §%s): %s\n", r.ID, r.Strength, strings.Join(r.Levels, ", "), r.Clause.File, r.Clause.Section, r.Title)
+	specs = slices.Compact(slices.Sorted(slices.Values(specs)))
 	for _, s := range specs {
 		fmt.Fprintf(b, "    - spec: `%s`\n", s)
 	}
