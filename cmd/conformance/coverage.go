@@ -133,9 +133,9 @@ func renderCoverage(cat *levels.Catalog) ([]byte, error) {
 				section = c.Section
 				fmt.Fprintf(&b, "\n### %s %s\n\n", f[:3], section)
 			}
-			fmt.Fprintf(&b, "- `%s` **%s**: %s", c.ID, statusWords[c.Status], c.Summary)
+			fmt.Fprintf(&b, "- `%s` **%s**: %s", c.ID, statusWords[c.Status], mdText(c.Summary))
 			if c.Note != "" {
-				fmt.Fprintf(&b, " *%s*", c.Note)
+				fmt.Fprintf(&b, " *%s*", mdText(c.Note))
 			}
 			b.WriteString("\n")
 			for _, id := range cc.Reqs[c.ID] {
@@ -163,11 +163,17 @@ func renderCoverage(cat *levels.Catalog) ([]byte, error) {
 // tree of every earlier Preview in the process, so a second Preview lists
 // each spec again.
 func writeCoverageRequirement(b *strings.Builder, r levels.Requirement, specs []string) {
-	fmt.Fprintf(b, "  - %s (%s; from %s; cites %s §%s): %s\n", r.ID, r.Strength, strings.Join(r.Levels, ", "), r.Clause.File, r.Clause.Section, r.Title)
+	fmt.Fprintf(b, "  - %s (%s; from %s; cites %s §%s): %s\n", r.ID, r.Strength, strings.Join(r.Levels, ", "), r.Clause.File, r.Clause.Section, mdText(r.Title))
 	specs = slices.Compact(slices.Sorted(slices.Values(specs)))
 	for _, s := range specs {
 		fmt.Fprintf(b, "    - spec: `%s`\n", s)
 	}
+}
+
+// mdText escapes what Markdown would read as emphasis or an HTML tag in
+// prose of the inventory and the catalog ("lime.* handles").
+func mdText(s string) string {
+	return strings.NewReplacer("*", `\*`, "<", "&lt;").Replace(s)
 }
 
 // headingAnchor is the anchor GitHub gives a heading: lower case, every
