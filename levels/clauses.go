@@ -129,13 +129,17 @@ func normalize(s string) string {
 
 // CitedBy reports whether requirement r cites this clause: an anchor
 // "req:ID" names r, or r's clause is a spec clause from this clause's text
-// (or one naming the text in its section or a "(00N: ...)" aside of its
-// quote) whose quote contains an anchor as whole words. The "req:" form
-// links a requirement that cites the same rule where another text states it.
+// (or one naming the text, "00N " or "00N:", in its section or an aside of
+// its quote) whose quote contains an anchor as whole words. The "req:" form
+// links a requirement that cites the same rule where another text states it;
+// "-req:" unlinks one whose quote holds the anchor only as context.
 func (c TextClause) CitedBy(r Requirement) bool {
 	for _, a := range c.Anchors {
 		if id, ok := strings.CutPrefix(a, "req:"); ok && id == r.ID {
 			return true
+		}
+		if id, ok := strings.CutPrefix(a, "-req:"); ok && id == r.ID {
+			return false
 		}
 	}
 	cl := r.Clause
@@ -143,13 +147,13 @@ func (c TextClause) CitedBy(r Requirement) bool {
 		return false
 	}
 	num := c.File[:3]
-	if !strings.HasPrefix(cl.File, num) && !strings.Contains(cl.Section, num+" ") &&
-		!strings.Contains(cl.Quote, "("+num+":") && !strings.Contains(cl.Quote, "("+num+" ") {
+	if !strings.HasPrefix(cl.File, num) && !strings.Contains(cl.Section+" "+cl.Quote, num+" ") &&
+		!strings.Contains(cl.Quote, num+":") {
 		return false
 	}
 	q := " " + normalize(cl.Quote) + " "
 	for _, a := range c.Anchors {
-		if !strings.HasPrefix(a, "req:") && strings.Contains(q, " "+normalize(a)+" ") {
+		if !strings.Contains(a, "req:") && strings.Contains(q, " "+normalize(a)+" ") {
 			return true
 		}
 	}

@@ -55,7 +55,7 @@ func TestCoverageInventoryWalksEveryText(t *testing.T) {
 // punctuation aside) in the clause's text, or when an anchor names it.
 func TestCoverageLinksByAnchorTextAndRequirementID(t *testing.T) {
 	c := TextClause{ID: "000/readiness/1", File: SpecMain, Section: "Readiness", Status: ClauseJudged,
-		Anchors: []string{"Readiness may return ready", "req:BRIDGE-X"}}
+		Anchors: []string{"Readiness may return ready", "req:BRIDGE-X", "-req:CONTEXT-ONLY"}}
 	req := func(id, file, section, quote string) Requirement {
 		return Requirement{ID: id, Clause: spec(file, section, quote)}
 	}
@@ -70,7 +70,9 @@ func TestCoverageLinksByAnchorTextAndRequirementID(t *testing.T) {
 		{"another text naming this one in an aside", req("R", SpecDesktop, "Rules", "x (000: Readiness may return ready)"), true},
 		{"the anchor inside a longer word", req("R", SpecMain, "Readiness", "Readiness may return readyish"), false},
 		{"no anchor", req("R", SpecMain, "Readiness", "Readiness should check policy"), false},
+		{"another text naming this one in a list of texts", req("R", SpecDesktop, "Rules", "x; 000 Readiness: Readiness may return ready"), true},
 		{"named by id", req("BRIDGE-X", SpecRuntime, "UI runtime", "anything"), true},
+		{"unlinked by id though it quotes the anchor", req("CONTEXT-ONLY", SpecMain, "Readiness", "Readiness may return ready"), false},
 		{"a guide clause", Requirement{ID: "R", Clause: guide("Client guides", "Readiness may return ready")}, false},
 	}
 	for _, tc := range cases {
