@@ -15,7 +15,7 @@ LDFLAGS   := -X main.harnessCommit=$(COMMIT)
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
-.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick suites-webkit selftest selftest-full lint deps chromium webdrivers clean mutation soak bench-certify example-host
+.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick suites-webkit selftest selftest-full lint deps chromium webdrivers clean mutation soak bench-certify example-host coverage
 
 all: build
 
@@ -27,6 +27,12 @@ build:
 ## write the report to $(REPORT)/.
 certify: deps build
 	./$(BIN) run --out $(REPORT)
+
+## coverage: write docs/coverage.md, each clause of the standard's five texts
+## (levels/clauses.tsv) with the requirements and specs that judge it;
+## `go test ./cmd/conformance -run Coverage` fails when it is stale.
+coverage:
+	$(GO) run ./cmd/conformance coverage --out docs/coverage.md
 
 ## test: unit tests (with fuzz seeds and the report page in headless
 ## Chromium), staticcheck, and selftest (the kill matrix over every mockhost

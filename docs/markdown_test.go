@@ -212,7 +212,7 @@ var requirementIDRE = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+\b`)
 
 // notRequirements are the hyphenated upper-case words a page may use that
 // are no requirement ids.
-var notRequirements = map[string]bool{"UTF-8": true, "UTF-16": true, "SHA-256": true, "JSON-RPC": true}
+var notRequirements = map[string]bool{"UTF-8": true, "UTF-16": true, "SHA-256": true, "JSON-RPC": true, "SPEC-NOTES": true}
 
 // requirementIDs returns the requirement ids text names, in order, once each.
 func requirementIDs(text string) []string {

@@ -63,6 +63,8 @@ func commands() map[string]command {
 			synopsis: "[flags] PACKAGE_DIR", run: cmdReadiness},
 		"levels": {summary: "print the level and requirement catalog",
 			synopsis: "[flags]", run: cmdLevels},
+		"coverage": {summary: "write docs/coverage.md: each clause of the five texts and what judges it",
+			synopsis: "[--out FILE] [--check]", run: cmdCoverage},
 		"mockhost": {summary: "run the reference host (stdio or TCP), optionally with faults",
 			synopsis: "(--stdio | --tcp ADDR | --list-faults) [--fault NAME]...", run: cmdMockhost},
 		"transcript": {summary: "explain where a recorded App Server exchange departs from a golden one",
