@@ -382,6 +382,12 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	var a taskArgs
 	_ = json.Unmarshal(args, &a)
 	link, d, down := h.beginTurn(l, a)
+	// fault: agent-mock-without-app-server — a host with no App Server configured answers startTask with a canned task and a canned reply.
+	if cfg, _ := h.config(); down && cfg.AppServer == nil && h.faults.Has("agent-mock-without-app-server") {
+		t := &agentTaskLink{l: l, taskID: "task-local", sessionID: "session-local"}
+		go h.pushTaskEvent(t, hostbridge.TaskEvent{Type: "result", Subtype: "success"})
+		return map[string]any{"taskId": t.taskID, "sessionId": t.sessionID}, nil
+	}
 	if down {
 		// fault: agent-mock-success-when-down — with the App Server unreachable, the task "succeeds" with a mock turn and fabricated events.
 		if h.faults.Has("agent-mock-success-when-down") {

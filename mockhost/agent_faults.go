@@ -44,6 +44,8 @@ func agentFaults() []Fault {
 			Description: "output that fails its schema is retried five times more than maxValidationRetries allows"},
 		{Name: "agent-drop-ends-in-success", Breaks: []string{"AGENT-FAIL-CLOSED"},
 			Description: "a turn whose App Server connection drops mid-turn ends, for the app, with a success result"},
+		{Name: "agent-mock-without-app-server", Breaks: []string{"AGENT-NO-MOCK-WITHOUT-APP-SERVER"},
+			Description: "a host with no App Server configured answers lime.agent startTask with a canned task that succeeds"},
 		{Name: "agent-mock-success-when-down", Breaks: []string{"AGENT-FAIL-CLOSED"},
 			Description: "with the App Server unreachable, startTask answers a mock task and pushes a fabricated delta and a success result"},
 	}

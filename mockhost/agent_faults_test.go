@@ -181,6 +181,9 @@ func agentProbes() map[string]probe {
 		"agent-mock-success-when-down": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, first hostbridge.Message) string {
 			return fmt.Sprint(answer.Type, " ", first.Type)
 		}),
+		"agent-mock-without-app-server": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, _ hostbridge.Message) string {
+			return string(answer.Type)
+		}),
 	}
 }
 

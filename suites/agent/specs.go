@@ -8,5 +8,6 @@ import "github.com/agentapp/conformance/suites/harness"
 
 // Specs declares the area's specs, in the order they run.
 func Specs(tc *harness.TestContext) {
+	describeAgentWithoutAppServer(tc)
 	describeAgent(tc)
 }
