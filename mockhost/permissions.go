@@ -79,9 +79,13 @@ func (h *Host) ungranted(l *launch, covers func(declaredPermission) bool) *decla
 }
 
 // permissionDenial is the permission gate's answer for a call p withholds.
-func permissionDenial(p *declaredPermission) *denial {
-	return &denial{protocol.GatePermission, hostbridge.CodePermissionDenied,
-		fmt.Sprintf("This app's permission %q (%s) has not been granted.", p.Key, p.Scope)}
+func (h *Host) permissionDenial(p *declaredPermission) *denial {
+	msg := fmt.Sprintf("This app's permission %q (%s) has not been granted.", p.Key, p.Scope)
+	// variant: permission-denied-as-policy — an ungranted permission is refused at the policy gate, with the policy code.
+	if h.variants.Has("permission-denied-as-policy") {
+		return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied, msg}
+	}
+	return &denial{protocol.GatePermission, hostbridge.CodePermissionDenied, msg}
 }
 
 // capabilityPermission is the permission gate of a capability call.
@@ -92,7 +96,7 @@ func (h *Host) capabilityPermission(l *launch, capability, method string) *denia
 	}
 	access := callAccess(method)
 	if p := h.ungranted(l, func(p declaredPermission) bool { return p.Scope == scope && coversAccess(p.Access, access) }); p != nil {
-		return permissionDenial(p)
+		return h.permissionDenial(p)
 	}
 	return nil
 }
@@ -101,7 +105,7 @@ func (h *Host) capabilityPermission(l *launch, capability, method string) *denia
 // permission of scope export, or filesystem with write access.
 func (h *Host) downloadPermission(l *launch) *denial {
 	if p := h.ungranted(l, declaredPermission.savesFiles); p != nil {
-		return permissionDenial(p)
+		return h.permissionDenial(p)
 	}
 	return nil
 }
@@ -110,7 +114,7 @@ func (h *Host) downloadPermission(l *launch) *denial {
 // host: a network permission naming host or a domain above it.
 func (h *Host) openExternalPermission(l *launch, host string) *denial {
 	if p := h.ungranted(l, func(p declaredPermission) bool { return p.namesHost(host) }); p != nil {
-		return permissionDenial(p)
+		return h.permissionDenial(p)
 	}
 	return nil
 }
