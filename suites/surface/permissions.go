@@ -122,8 +122,8 @@ func describePermissions(tc *harness.TestContext) {
 					tc.Failf("%s ran after the grant of %s was withdrawn: host/observe records it allowed", c.what, c.permission)
 				case !ok || m.Type != hostbridge.TypeError:
 					tc.Failf("%s without the grant of %s got %s, not host:error", c.what, c.permission, harness.AnswerText(m, ok))
-				case !strings.Contains(string(m.Payload), c.permission):
-					tc.Failf("%s without the grant of %s got host:error that does not name the permission: %s", c.what, c.permission, m.Payload)
+				case !strings.Contains(harness.AnswerText(m, ok), c.permission):
+					tc.Failf("%s without the grant of %s got host:error that does not name the permission: %s", c.what, c.permission, harness.AnswerText(m, ok))
 				}
 				tc.Configure(withGrants(tc, nil, probePermissionKeys...))
 				if m, ok := callAnswer(s, c, "regranted-1"); !ok || m.Type != hostbridge.TypeResponse {
