@@ -108,29 +108,8 @@ func expectCallRuns(s *harness.Surface, c permissionCall, requestID, under strin
 // describePermissions declares the specs of permissions at call time: interception, the permission order, deny over allow.
 func describePermissions(tc *harness.TestContext) {
 	Describe("Capability, Desktop P2: permissions intercepted at call time", tc.BrowserRetry(), func() {
-		DescribeTable("refuses a call whose declared permission is not granted, naming it, and runs it once granted", append([]any{
-			func(i int) {
-				c := permissionCalls()[i]
-				s := permittedSurface(tc, withGrants(tc, nil, probePermissionKeys...))
-				expectCallRuns(s, c, "granted-1", "with every permission of the app granted")
-				tc.Configure(withGrants(tc, nil, grantsWithout(c.permission)...))
-				m, ok := callAnswer(s, c, "withheld-1")
-				switch {
-				case ok && m.Type == hostbridge.TypeResponse:
-					tc.Failf("%s ran (host:response) after the user's grant of %s was withdrawn: the host must intercept the permission at call time", c.what, c.permission)
-				case harness.Executed(tc.Observe(s.AppID), "withheld-1"):
-					tc.Failf("%s ran after the grant of %s was withdrawn: host/observe records it allowed", c.what, c.permission)
-				case !ok || m.Type != hostbridge.TypeError:
-					tc.Failf("%s without the grant of %s got %s, not host:error", c.what, c.permission, harness.AnswerText(m, ok))
-				case !strings.Contains(harness.AnswerText(m, ok), c.permission):
-					tc.Failf("%s without the grant of %s got host:error that does not name the permission: %s", c.what, c.permission, harness.AnswerText(m, ok))
-				}
-				tc.Configure(withGrants(tc, nil, probePermissionKeys...))
-				if m, ok := callAnswer(s, c, "regranted-1"); !ok || m.Type != hostbridge.TypeResponse {
-					tc.Failf("%s, with %s granted again, got %s, not host:response: a grant must decide the next call", c.what, c.permission, harness.AnswerText(m, ok))
-				}
-			}}, permissionEntries(tc)...)...,
-		)
+		DescribeTable("refuses a call whose declared permission is not granted, naming it, and runs it once granted",
+			append([]any{func(i int) { expectIntercepted(tc, permissionCalls()[i]) }}, permissionEntries(tc)...)...)
 
 		DescribeTable("refuses a call several gates stop at the earliest gate of the permission order",
 			func(cfg func() protocol.ConfigureParams, capability, method string, args any, earliest []string) {
@@ -205,4 +184,30 @@ func permissionEntries(tc *harness.TestContext) []any {
 			tc.Req("BRIDGE-PERMISSION-INTERCEPTED", levels.EveryMember, levels.ChangeBetweenReads), i))
 	}
 	return out
+}
+
+// expectIntercepted judges c on a surface of the app with every permission
+// granted: c runs (the control), is refused naming its permission once the
+// grant is withdrawn, and runs again once it is given back (spec 000,
+// Capability level: the host "intercepts permissions").
+func expectIntercepted(tc *harness.TestContext, c permissionCall) {
+	GinkgoHelper()
+	s := permittedSurface(tc, withGrants(tc, nil, probePermissionKeys...))
+	expectCallRuns(s, c, "granted-1", "with every permission of the app granted")
+	tc.Configure(withGrants(tc, nil, grantsWithout(c.permission)...))
+	m, ok := callAnswer(s, c, "withheld-1")
+	switch {
+	case ok && m.Type == hostbridge.TypeResponse:
+		tc.Failf("%s ran (host:response) after the user's grant of %s was withdrawn: the host must intercept the permission at call time", c.what, c.permission)
+	case harness.Executed(tc.Observe(s.AppID), "withheld-1"):
+		tc.Failf("%s ran after the grant of %s was withdrawn: host/observe records it allowed", c.what, c.permission)
+	case !ok || m.Type != hostbridge.TypeError:
+		tc.Failf("%s without the grant of %s got %s, not host:error", c.what, c.permission, harness.AnswerText(m, ok))
+	case !strings.Contains(harness.AnswerText(m, ok), c.permission):
+		tc.Failf("%s without the grant of %s got host:error that does not name the permission: %s", c.what, c.permission, harness.AnswerText(m, ok))
+	}
+	tc.Configure(withGrants(tc, nil, probePermissionKeys...))
+	if m, ok := callAnswer(s, c, "regranted-1"); !ok || m.Type != hostbridge.TypeResponse {
+		tc.Failf("%s, with %s granted again, got %s, not host:response: a grant must decide the next call", c.what, c.permission, harness.AnswerText(m, ok))
+	}
 }
