@@ -94,6 +94,10 @@ func (h *Host) gates(l *launch, capability, method string) *denial {
 		return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
 			fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
 	}
+	// fault: invoke-approval-before-permission — the approval gate runs before the grants: a call whose permission is not granted and that needs approval is refused as waiting for approval.
+	if approval && h.faults.Has("invoke-approval-before-permission") {
+		return approvalDenial(capability)
+	}
 	if permission != nil {
 		return permission
 	}

@@ -41,6 +41,8 @@ func permissionProbes() map[string]probe {
 		"permissions-checked-at-readiness-only": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}}}),
 		"invoke-approval-before-policy": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{
 			DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.storage"}}}, "lime.storage", "list", nil),
+		"invoke-approval-before-permission": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}},
+			Policy: &protocol.Policy{ApprovalRequired: []string{"lime.storage"}}}),
 		"grant-overrides-policy-deny": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {"app-records"}},
 			Policy: &protocol.Policy{DeniedCapabilities: []string{"lime.storage"}}}),
 	}
