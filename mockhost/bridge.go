@@ -320,6 +320,11 @@ func (h *Host) bridgeOpenExternal(l *launch, m appMessage) pageAnswer {
 	if h.refusesUnpermitted(l, false, p.URL) {
 		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no network permission for that site.")
 	}
+	if u, err := url.Parse(p.URL); err == nil {
+		if d := h.openExternalPermission(l, u.Hostname()); d != nil {
+			return h.deny(l, m, protocol.BridgeCall{Gate: d.gate}, d.code, d.message)
+		}
+	}
 	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
 }
 
@@ -342,6 +347,9 @@ func (h *Host) bridgeDownload(l *launch, m appMessage) pageAnswer {
 	}
 	if h.refusesUnpermitted(l, true, p.URL) {
 		return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GatePolicy}, hostbridge.CodePolicyDenied, "This app has no permission to save files.")
+	}
+	if d := h.downloadPermission(l); d != nil {
+		return h.deny(l, m, protocol.BridgeCall{Gate: d.gate}, d.code, d.message)
 	}
 	return h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true, "file": file})
 }

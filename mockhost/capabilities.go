@@ -36,11 +36,11 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A capability call needs a capability and a method.")
 	}
 	c := protocol.BridgeCall{Capability: clip(in.Capability, 100), Method: clip(in.Method, 100)}
-	d := h.gates(l, in.Capability)
+	d := h.gates(l, in.Capability, in.Method)
 	// fault: capability-name-trimmed-after-policy — a padded capability name is trimmed for the allowlist, readiness and the call, but policy compares it as sent: " lime.storage" runs though policy denies lime.storage.
 	if name := strings.TrimSpace(in.Capability); name != in.Capability && h.faults.Has("capability-name-trimmed-after-policy") {
 		in.Capability = name
-		if d = h.gates(l, name); d != nil && (d.gate == protocol.GatePolicy || d.gate == protocol.GateApproval) {
+		if d = h.gates(l, name, in.Method); d != nil && (d.gate == protocol.GatePolicy || d.gate == protocol.GateApproval) {
 			d = nil
 		}
 	}
@@ -60,8 +60,12 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 	return h.allow(l, m, c, result)
 }
 
-// gates returns the first gate that stops a call to capability, or nil.
-func (h *Host) gates(l *launch, capability string) *denial {
+// gates returns the first gate that stops a call to capability's method,
+// or nil. They run in spec 000's permission order ("app manifest allowlist
+// -> readiness -> tenant / workspace policy -> deny rules -> risk policy ->
+// runtime approval"): an ungranted permission is a deny rule, a capability
+// policy marks as needing approval waits for runtime approval.
+func (h *Host) gates(l *launch, capability, method string) *denial {
 	// fault: invoke-undeclared — the allowlist gate is skipped: undeclared capabilities are callable.
 	if !slices.Contains(l.declared, capability) && !h.faults.Has("invoke-undeclared") {
 		return &denial{protocol.GateAllowlist, hostbridge.CodeNotDeclared,
@@ -70,21 +74,45 @@ func (h *Host) gates(l *launch, capability string) *denial {
 	if why := h.unavailable(l, capability); why != "" {
 		return &denial{protocol.GateReadiness, hostbridge.CodeNotReady, why}
 	}
-	cfg, _ := h.config()
-	if cfg.Policy == nil {
-		return nil
+	var p protocol.Policy
+	if cfg, _ := h.config(); cfg.Policy != nil {
+		p = *cfg.Policy
 	}
+	approval := slices.Contains(p.ApprovalRequired, capability) && !h.faults.Has("invoke-ignores-approval")
+	// fault: invoke-approval-before-policy — the approval gate runs before tenant policy: a call both need is refused as waiting for approval.
+	if approval && h.faults.Has("invoke-approval-before-policy") {
+		return approvalDenial(capability)
+	}
+	permission := h.capabilityPermission(l, capability, method)
 	// fault: invoke-ignores-policy — policy.deniedCapabilities is not applied to calls.
-	if slices.Contains(cfg.Policy.DeniedCapabilities, capability) && !h.faults.Has("invoke-ignores-policy") {
+	denied := slices.Contains(p.DeniedCapabilities, capability) && !h.faults.Has("invoke-ignores-policy")
+	// fault: grant-overrides-policy-deny — a permission the user granted for the call lets it pass tenant policy's deny (allow beats deny).
+	if denied && permission == nil && h.grantedFor(l, capability, method) && h.faults.Has("grant-overrides-policy-deny") {
+		denied = false
+	}
+	if denied {
 		return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
 			fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
 	}
+	// fault: invoke-approval-before-permission — the approval gate runs before the grants: a call whose permission is not granted and that needs approval is refused as waiting for approval.
+	if approval && h.faults.Has("invoke-approval-before-permission") {
+		return approvalDenial(capability)
+	}
+	if permission != nil {
+		return permission
+	}
 	// fault: invoke-ignores-approval — capabilities that need the user's approval run without it.
-	if slices.Contains(cfg.Policy.ApprovalRequired, capability) && !h.faults.Has("invoke-ignores-approval") {
-		return &denial{protocol.GateApproval, hostbridge.CodeApprovalRequired,
-			fmt.Sprintf("Using %s needs your approval, and nobody can give it here.", capability)}
+	if approval {
+		return approvalDenial(capability)
 	}
 	return nil
+}
+
+// approvalDenial is the runtime approval gate's answer: mockhost has no
+// user to ask.
+func approvalDenial(capability string) *denial {
+	return &denial{protocol.GateApproval, hostbridge.CodeApprovalRequired,
+		fmt.Sprintf("Using %s needs your approval, and nobody can give it here.", capability)}
 }
 
 // unavailable says why the readiness gate stops a call ("" when it does

@@ -439,6 +439,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, registryProbes())
 	maps.Copy(probes, installProbes())
 	maps.Copy(probes, surfaceProbes())
+	maps.Copy(probes, permissionProbes())
 	maps.Copy(probes, agentProbes())
 	maps.Copy(probes, lifecycleProbes())
 	maps.Copy(probes, migrationProbes())

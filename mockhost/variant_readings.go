@@ -236,6 +236,7 @@ func (h *Host) visibilityPayload(state string) any {
 // declaredPermission is a permission the manifest declares (spec 000,
 // permissions: what "the host must authorize before install or runtime").
 type declaredPermission struct {
+	Key     string
 	Scope   string
 	Access  string
 	Domains []string
@@ -247,7 +248,7 @@ func declaredPermissions(m map[string]any) []declaredPermission {
 	list, _ := m["permissions"].([]any)
 	for _, item := range list {
 		p, _ := item.(map[string]any)
-		d := declaredPermission{Scope: stringField(p, "scope"), Access: stringField(p, "access")}
+		d := declaredPermission{Key: stringField(p, "key"), Scope: stringField(p, "scope"), Access: stringField(p, "access")}
 		doms, _ := p["domains"].([]any)
 		for _, v := range doms {
 			if s, ok := v.(string); ok {
@@ -262,19 +263,27 @@ func declaredPermissions(m map[string]any) []declaredPermission {
 // permitsDownload reports whether the launched app may save files: it
 // declares a permission of scope export, or filesystem with write access.
 func (l *launch) permitsDownload() bool {
-	return slices.ContainsFunc(l.permissions, func(p declaredPermission) bool {
-		return p.Scope == "export" || p.Scope == "filesystem" && strings.Contains(p.Access, "write")
-	})
+	return slices.ContainsFunc(l.permissions, declaredPermission.savesFiles)
+}
+
+// savesFiles reports whether the permission lets the app save files:
+// scope export, or filesystem with write access.
+func (p declaredPermission) savesFiles() bool {
+	return p.Scope == "export" || p.Scope == "filesystem" && strings.Contains(p.Access, "write")
 }
 
 // permitsHost reports whether the launched app declares a network
 // permission whose domains name host or a domain above it.
 func (l *launch) permitsHost(host string) bool {
+	return slices.ContainsFunc(l.permissions, func(p declaredPermission) bool { return p.namesHost(host) })
+}
+
+// namesHost reports whether the permission is of scope network and its
+// domains name host or a domain above it.
+func (p declaredPermission) namesHost(host string) bool {
 	host = strings.ToLower(host)
-	return slices.ContainsFunc(l.permissions, func(p declaredPermission) bool {
-		return p.Scope == "network" && slices.ContainsFunc(p.Domains, func(d string) bool {
-			return host == d || strings.HasSuffix(host, "."+d)
-		})
+	return p.Scope == "network" && slices.ContainsFunc(p.Domains, func(d string) bool {
+		return host == d || strings.HasSuffix(host, "."+d)
 	})
 }
 

@@ -79,6 +79,9 @@ func variantProbes() map[string]probe {
 			s := x.mount("tiny-app", "main")
 			return s.only(s.send(hostbridge.TypeOpenExternal, "r1", map[string]any{"url": "https://docs.tiny.example.org/guide"})).Type
 		},
+		"permission-denied-as-policy": func(t *testing.T, x *harness) string {
+			return permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}}})(t, x)
+		},
 		"approval-policy-first": func(t *testing.T, x *harness) string {
 			appServerFor(t, x, appserver.ApprovalTurn(), protocol.ConfigureParams{Policy: &protocol.Policy{DeniedTools: []string{"publish"}}})
 			s := x.mount("tiny-app", "main")

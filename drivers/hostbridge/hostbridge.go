@@ -161,6 +161,7 @@ const (
 	CodeNotReady         = "APP_NOT_READY"
 	CodePolicyDenied     = "POLICY_DENIED"
 	CodeApprovalRequired = "APPROVAL_REQUIRED"
+	CodePermissionDenied = "PERMISSION_DENIED"
 	CodeInvalidRequest   = "INVALID_REQUEST"
 	CodeUnsupported      = "CAPABILITY_NOT_AVAILABLE"
 	CodeURLRefused       = "URL_REFUSED"

@@ -125,8 +125,9 @@ type BridgeCall struct {
 	Method     string `json:"method,omitempty"`
 	// Decision is "allowed" (executed) or "denied".
 	Decision string `json:"decision"`
-	// Gate names what denied it: allowlist, readiness, policy, approval
-	// or validation (a malformed request or a refused URL).
+	// Gate names what denied it: allowlist, readiness, policy,
+	// permission (a permission the app declares that is not granted),
+	// approval or validation (a malformed request or a refused URL).
 	Gate string `json:"gate,omitempty"`
 	// Code is the stable code of the host:error the app got.
 	Code string `json:"code,omitempty"`
@@ -140,6 +141,7 @@ const (
 	GateAllowlist  = "allowlist"
 	GateReadiness  = "readiness"
 	GatePolicy     = "policy"
+	GatePermission = "permission"
 	GateApproval   = "approval"
 	GateValidation = "validation"
 )

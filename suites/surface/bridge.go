@@ -88,6 +88,7 @@ func describeBridge(tc *harness.TestContext) {
 	describeUntrustedMessages(tc)
 	describeFailClosed(tc)
 	describeFailClosedSpellings(tc)
+	describePermissions(tc)
 	describeNoLeak(tc)
 	describeContainment(tc)
 	describeControlledActions(tc)
