@@ -93,6 +93,17 @@ func reinstalledMigrations(x *harness, keep bool) string {
 
 func migrationProbes() map[string]probe {
 	return map[string]probe{
+		"readiness-by-path-ignores-install": func(t *testing.T, x *harness) string {
+			dir := migrationApp(t, map[string]string{"001_notes.sql": notesMigration})
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			r, err := x.readiness(protocol.ReadinessParams{Path: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status
+		},
 		"uninstall-keep-drops-database": func(t *testing.T, x *harness) string { return reinstalledMigrations(x, true) },
 		"uninstall-delete-keeps-ledger": func(t *testing.T, x *harness) string { return reinstalledMigrations(x, false) },
 		"irreversible-risk-hidden": func(t *testing.T, x *harness) string {

@@ -21,7 +21,8 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	// A package installed in this session and asked for by path is judged
 	// as it is by appId (docs/host-control-protocol.md, "A package that is
 	// not installed"): its migrations, its disabled state, its own copy.
-	if params.AppID == "" {
+	// fault: readiness-by-path-ignores-install — a package asked for by path is judged as a folder, whatever its install left waiting or disabled.
+	if params.AppID == "" && !h.faults.Has("readiness-by-path-ignores-install") {
 		if id, ok := h.installedFrom(params.Path); ok {
 			params.AppID, params.Path = id, ""
 		}

@@ -205,6 +205,8 @@ func echoSecret(res *protocol.ReadinessResult, value string) {
 // dates, policy, secrets, capabilities, the installed copy.
 func readinessFaults() []Fault {
 	return []Fault{
+		{Name: "readiness-by-path-ignores-install", Breaks: []string{"READY-MIGRATIONS"},
+			Description: "app/readiness by the path of an installed package judges the folder alone: migrations waiting for approval (and a disabled app) read as ready"},
 		{Name: "exec-worker-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "readiness runs the package's worker as a health probe"},
 		{Name: "render-ui-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},

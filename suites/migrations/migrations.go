@@ -107,17 +107,29 @@ const hostTables = "DROP TABLE IF EXISTS apps; CREATE TABLE IF NOT EXISTS apps (
 // they run only after approval, and never outside the app's namespace.
 func describeMigrations(tc *harness.TestContext) {
 	Describe("Storage migrations", func() {
-		It("keeps an installed app whose storage migrations wait for approval from ready, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS", levels.ChangeBetweenReads), func() {
+		// Both entry points of app/readiness: by appId, and by the path of
+		// the package installed, which is judged as it is by appId
+		// (docs/host-control-protocol.md, app/readiness).
+		It("keeps an installed app whose storage migrations wait for approval from ready, asked by appId and by its package's path, naming them; approved, it is ready", tc.Req("READY-MIGRATIONS", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			tc.Precondition("installed with its migrations approved, the app is ready", func() {
 				tc.ReadyWithMigrations(tc.InstallMigrating(tc.MigrationApp(harness.Nonce("control"), nil), true))
 			})
-			app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("migrating"), nil), false)
-			r := tc.AppReadiness(app)
-			if !slices.Contains(harness.NotReady(), r.Status) {
-				tc.Failf("app/readiness of %s is %q while its storage migrations wait for the user's approval", app, r.Status)
-			}
-			if !namesMigration(r, "001_notes", "002_note_tags") {
-				tc.Failf("app/readiness of %s is %q but names neither waiting migration (001_notes, 002_note_tags) in a failing check: %+v", app, r.Status, r)
+			dir := tc.MigrationApp(harness.Nonce("migrating"), nil)
+			app := tc.InstallMigrating(dir, false)
+			for _, ask := range []struct {
+				how    string
+				params protocol.ReadinessParams
+			}{
+				{"by appId " + app, protocol.ReadinessParams{AppID: app}},
+				{"by the path of its installed package", protocol.ReadinessParams{Path: dir}},
+			} {
+				r, raw := tc.ReadinessOf(ask.params)
+				if !slices.Contains(harness.NotReady(), r.Status) {
+					tc.Failf("app/readiness %s is %q while the app's storage migrations wait for the user's approval", ask.how, r.Status)
+				}
+				if !namesMigration(r, "001_notes", "002_note_tags") {
+					tc.Failf("app/readiness %s is %q but names neither waiting migration (001_notes, 002_note_tags) in a failing check: %s", ask.how, r.Status, harness.Excerpt(raw))
+				}
 			}
 			tc.Migrated(app)
 			if r := tc.AppReadiness(app); r.Status != protocol.StatusReady {
