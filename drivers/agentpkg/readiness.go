@@ -14,7 +14,7 @@ type Env struct {
 	Secrets      map[string]bool                // configured secret keys (never values)
 	// Knowledge holds the knowledgeTemplates a pack is bound to.
 	Knowledge map[string]bool
-	Entry        string                         // judge this entry only
+	Entry     string // judge this entry only
 	// Granted holds the permission keys granted to the app; nil means the
 	// host grants every permission (nothing to check).
 	Granted map[string]bool
