@@ -150,6 +150,12 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	if h.faults.Has("update-resets-knowledge-bindings") {
 		delete(h.knowledge, params.AppID)
 	}
+	// fault: update-replaces-workspace — an update replaces the app's workspace with the newer release's sample workspace: every file the user wrote is gone or overwritten.
+	if h.faults.Has("update-replaces-workspace") {
+		if err := replaceWorkspace(a.path, a.dataDir); err != nil {
+			return protocol.UpdateResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+	}
 	// fault: update-overwrites-workspace-files — the newer release's sample workspace is copied over the app's workspace, replacing the files the user wrote under the same names.
 	if h.faults.Has("update-overwrites-workspace-files") {
 		if err := seedWorkspace(a.path, a.dataDir, true); err != nil {
@@ -196,6 +202,11 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	// fault: rollback-ignores-target — app/rollback goes to the release the last update replaced, whatever rollbackTarget the release names.
 	if a.rollbackTarget != "" && !h.faults.Has("rollback-ignores-target") {
 		for r := a.previous; r != nil; r = r.previous {
+			// fault: rollback-to-first-release — a release that names a rollbackTarget sends app/rollback to the first release the app had on this host, whichever it names.
+			if h.faults.Has("rollback-to-first-release") {
+				prev = r
+				continue
+			}
 			if r.row.Version == a.rollbackTarget {
 				prev = r
 				break

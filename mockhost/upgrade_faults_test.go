@@ -141,6 +141,8 @@ func upgradeProbes() map[string]probe {
 	return map[string]probe{
 		"update-resets-knowledge-bindings":  userStateThen,
 		"update-overwrites-workspace-files": userStateThen,
+		"update-replaces-workspace":         userStateThen,
+		"rollback-to-first-release":         func(t *testing.T, x *harness) string { return rollbackChain(t, x, "1.1.0") },
 		"rollback-ignores-target":           func(t *testing.T, x *harness) string { return rollbackChain(t, x, "1.0.0") },
 		"rollback-runs-down-migrations":     func(t *testing.T, x *harness) string { return rollbackChain(t, x, "") },
 	}

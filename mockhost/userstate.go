@@ -169,6 +169,16 @@ func seedWorkspace(pkgDir, dataDir string, overwrite bool) error {
 	})
 }
 
+// replaceWorkspace empties the app's workspace under dataDir and seeds it
+// from the package in pkgDir (used only by the update-replaces-workspace
+// fault).
+func replaceWorkspace(pkgDir, dataDir string) error {
+	if err := os.RemoveAll(filepath.Join(dataDir, "workspace")); err != nil {
+		return fmt.Errorf("replacing the workspace: %w", err)
+	}
+	return seedWorkspace(pkgDir, dataDir, true)
+}
+
 // knowledgeAtUninstallLocked drops appID's knowledge bindings with its
 // data, or keeps them with it (under h.mu).
 func (h *Host) knowledgeAtUninstallLocked(appID string, keep bool) {
