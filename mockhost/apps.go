@@ -88,7 +88,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		_ = os.RemoveAll(own.owner)
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
-	if err := seedWorkspace(own.dir, dataDir, false); err != nil {
+	if err := h.seedWorkspace(own.dir, dataDir, false); err != nil {
 		_ = os.RemoveAll(own.owner)
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}

@@ -152,13 +152,13 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	}
 	// fault: update-replaces-workspace — an update replaces the app's workspace with the newer release's sample workspace: every file the user wrote is gone or overwritten.
 	if h.faults.Has("update-replaces-workspace") {
-		if err := replaceWorkspace(a.path, a.dataDir); err != nil {
+		if err := h.replaceWorkspace(a.path, a.dataDir); err != nil {
 			return protocol.UpdateResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 		}
 	}
 	// fault: update-overwrites-workspace-files — the newer release's sample workspace is copied over the app's workspace, replacing the files the user wrote under the same names.
 	if h.faults.Has("update-overwrites-workspace-files") {
-		if err := seedWorkspace(a.path, a.dataDir, true); err != nil {
+		if err := h.seedWorkspace(a.path, a.dataDir, true); err != nil {
 			return protocol.UpdateResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 		}
 	}

@@ -140,7 +140,11 @@ func workspacePath(p string) (string, bool) {
 // seedWorkspace copies the package's sample workspace (pkgDir's
 // examples/workspace/) into the app's workspace under dataDir; a file
 // already there is kept unless overwrite.
-func seedWorkspace(pkgDir, dataDir string, overwrite bool) error {
+func (h *Host) seedWorkspace(pkgDir, dataDir string, overwrite bool) error {
+	// variant: workspace-not-seeded — a package's sample workspace is never copied into the app's workspace.
+	if h.variants.Has("workspace-not-seeded") {
+		return nil
+	}
 	src := filepath.Join(pkgDir, filepath.FromSlash(sampleWorkspace))
 	if !dirExists(src) {
 		return nil
@@ -172,11 +176,11 @@ func seedWorkspace(pkgDir, dataDir string, overwrite bool) error {
 // replaceWorkspace empties the app's workspace under dataDir and seeds it
 // from the package in pkgDir (used only by the update-replaces-workspace
 // fault).
-func replaceWorkspace(pkgDir, dataDir string) error {
+func (h *Host) replaceWorkspace(pkgDir, dataDir string) error {
 	if err := os.RemoveAll(filepath.Join(dataDir, "workspace")); err != nil {
 		return fmt.Errorf("replacing the workspace: %w", err)
 	}
-	return seedWorkspace(pkgDir, dataDir, true)
+	return h.seedWorkspace(pkgDir, dataDir, true)
 }
 
 // knowledgeAtUninstallLocked drops appID's knowledge bindings with its
