@@ -20,7 +20,7 @@ func allLevels() []Level {
 			Meaning: "Host injects SDK capability handles according to manifest and intercepts permissions."},
 		{ID: "runtime", Name: "Runtime", Family: Generic, Rank: 4, Judged: true, Browser: true,
 			Meaning: "Host runs UI, workers, workflows, storage migrations, agent tasks, and artifacts."},
-		{ID: "product", Name: "Product", Family: Generic, Rank: 5,
+		{ID: "product", Name: "Product", Family: Generic, Rank: 5, Judged: true, Browser: true,
 			Meaning: "App has independent business UI, data model, workflows, deliverables, upgrades, and regression validation."},
 		{ID: "executable", Name: "Executable", Family: Generic, Rank: 6,
 			Meaning: "Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals."},

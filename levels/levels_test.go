@@ -32,12 +32,12 @@ func TestLevelsAreCumulativeWithinAFamily(t *testing.T) {
 func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	c := Default()
 	got := c.JudgedLevels()
-	want := []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
+	want := []string{"catalog", "installable", "capability", "runtime", "product", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("judged levels = %v, want %v", got, want)
 	}
-	if c.CanJudge("executable") {
-		t.Error("executable cannot be judged while product is not covered")
+	if !c.CanJudge("product") {
+		t.Error("product is covered")
 	}
 	if !c.CanJudge("desktop-p3") {
 		t.Error("desktop-p3 is covered")

@@ -91,8 +91,15 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		_ = os.RemoveAll(own.owner)
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
+	if err := h.seedWorkspace(own.dir, dataDir, false); err != nil {
+		_ = os.RemoveAll(own.owner)
+		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
 	a := &installedApp{row: row, path: own.dir, source: p.Dir, files: own.files, dataDir: dataDir, carried: carried,
 		displayNames: localeMap(p.Manifest["displayNameI18n"])}
+	if params.Release != nil {
+		a.rollbackTarget = params.Release.RollbackTarget
+	}
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	prev := h.apps[name]
@@ -249,6 +256,7 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 			}
 		}
 		h.secretBindingsAtUninstallLocked(id, keep)
+		h.knowledgeAtUninstallLocked(id, keep)
 		if keep {
 			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.
 			if h.faults.Has("uninstall-keep-drops-database") {
@@ -327,6 +335,7 @@ func (h *Host) reset() error {
 	if !h.faults.Has("reset-keeps-secret-bindings") {
 		h.bindings = map[string]map[string]string{}
 	}
+	h.knowledge = map[string]map[string]string{}
 	var firstErr error
 	remove := func(id, d string) {
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {

@@ -73,6 +73,12 @@ func routes() []route {
 		{protocol.MethodSecret, handle(paramsRequired, func(p protocol.SecretParams) []member {
 			return []member{{"appId", p.AppID}, {"key", p.Key}, {"value", p.Value}}
 		}, (*session).onSecret)},
+		{protocol.MethodKnowledge, handle(paramsRequired, func(p protocol.KnowledgeParams) []member {
+			return []member{{"appId", p.AppID}, {"template", p.Template}}
+		}, (*session).onKnowledge)},
+		{protocol.MethodFile, handle(paramsRequired, func(p protocol.FileParams) []member {
+			return []member{{"appId", p.AppID}, {"path", p.Path}}
+		}, (*session).onFile)},
 		{protocol.MethodReadiness, handle(paramsRequired, nil, (*session).onReadiness)},
 		{protocol.MethodList, handle(paramsOptional, nil, (*session).onList)},
 		{protocol.MethodRegistryList, handle(paramsOptional, nil, (*session).onRegistryList)},

@@ -42,7 +42,7 @@ type Fault struct {
 func Faults() []Fault {
 	fs := slices.Concat(protocolFaults(), catalogFaults(), verifyFaults(), installFaults(), registryFaults(),
 		projectFaults(), readinessFaults(), refusalFaults(), surfaceFaults(), permissionFaults(), agentFaults(), workflowFaults(),
-		dataFaults(), lifecycleFaults(), overlayFaults(), migrationFaults(), backendFaults(), platformFaults(),
+		dataFaults(), lifecycleFaults(), upgradeFaults(), overlayFaults(), migrationFaults(), backendFaults(), platformFaults(),
 		hostileFaults(), heldOutFamilyFaults(), familyAuditFaults())
 	collateral := recordedCollateral()
 	for i := range fs {

@@ -449,6 +449,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, backendProbes())
 	maps.Copy(probes, workflowProbes())
 	maps.Copy(probes, secretProbes())
+	maps.Copy(probes, upgradeProbes())
 	maps.Copy(probes, changeAndTransitionProbes())
 	maps.Copy(probes, boundaryAndMemberProbes())
 	maps.Copy(probes, identityAndEntryPointProbes())

@@ -119,6 +119,14 @@ func (s *session) onSecret(_ context.Context, _ *jsonrpc2.Request, p protocol.Se
 	return s.host.bindSecret(p)
 }
 
+func (s *session) onKnowledge(_ context.Context, _ *jsonrpc2.Request, p protocol.KnowledgeParams) (any, *jsonrpc2.Error) {
+	return s.host.bindKnowledge(p)
+}
+
+func (s *session) onFile(_ context.Context, _ *jsonrpc2.Request, p protocol.FileParams) (any, *jsonrpc2.Error) {
+	return s.host.workspaceFile(p)
+}
+
 func (s *session) onOverlay(_ context.Context, req *jsonrpc2.Request, p protocol.OverlayParams) (any, *jsonrpc2.Error) {
 	if p.Values == nil {
 		return nil, invalidParams(req.Method, "values", "is missing: an object of the overlay's values")

@@ -93,6 +93,9 @@ type Host struct {
 	// bindings are the secrets bound to each app's slots (secrets.go), by
 	// app id and slot key; under mu.
 	bindings map[string]map[string]string
+	// knowledge are the knowledge packs the user bound to each app's
+	// knowledgeTemplates (userstate.go), by app id and template; under mu.
+	knowledge map[string]map[string]string
 	// workflows is the workflow runtime's runs (workflows.go).
 	workflows *workflowRuns
 
@@ -121,8 +124,12 @@ type installedApp struct {
 	carried bool
 	// displayNames are the manifest's displayNameI18n overrides by locale.
 	displayNames map[string]string
-	// previous is the release app/update replaced: app/rollback's target.
+	// previous is the release app/update replaced: app/rollback's target
+	// unless the release names another (rollbackTarget).
 	previous *installedApp
+	// rollbackTarget is the version of the known safe previous release
+	// its release object names (spec 003, Release object); "" for none.
+	rollbackTarget string
 	// leftPath is the package of the release a rollback left (read only by
 	// the rollback-keeps-new-entries fault).
 	leftPath string
@@ -185,6 +192,7 @@ func NewWithOptions(o Options) *Host {
 		backends:          newBackends(),
 		workflows:         newWorkflowRuns(),
 		bindings:          map[string]map[string]string{},
+		knowledge:         map[string]map[string]string{},
 		logw:              io.Discard,
 	}
 	h.agent = newAgentClient(h)

@@ -93,8 +93,9 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	installed, ok := h.apps[params.AppID]
 	var before installedApp
 	if ok {
+		// The releases before it stay reachable: a release may name one of
+		// them as its rollback target.
 		before = *installed
-		before.previous = nil
 	}
 	h.mu.Unlock()
 	if !ok {
@@ -145,6 +146,22 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	if h.faults.Has("update-resets-overlays") {
 		delete(h.overlays, params.AppID)
 	}
+	// fault: update-resets-knowledge-bindings — the newer release's knowledge templates start unbound: the packs the user bound are gone.
+	if h.faults.Has("update-resets-knowledge-bindings") {
+		delete(h.knowledge, params.AppID)
+	}
+	// fault: update-replaces-workspace — an update replaces the app's workspace with the newer release's sample workspace: every file the user wrote is gone or overwritten.
+	if h.faults.Has("update-replaces-workspace") {
+		if err := h.replaceWorkspace(a.path, a.dataDir); err != nil {
+			return protocol.UpdateResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+	}
+	// fault: update-overwrites-workspace-files — the newer release's sample workspace is copied over the app's workspace, replacing the files the user wrote under the same names.
+	if h.faults.Has("update-overwrites-workspace-files") {
+		if err := h.seedWorkspace(a.path, a.dataDir, true); err != nil {
+			return protocol.UpdateResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		}
+	}
 	// fault: update-drops-data — the newer release starts with empty storage.
 	if h.faults.Has("update-drops-data") {
 		h.surf.dropStorage(params.AppID)
@@ -164,6 +181,12 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 // back with the data as it is now (spec 003, Rollback: "keep user data by
 // default", "avoid running downgrade migrations automatically").
 func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error) {
+	// fault: rollback-runs-down-migrations — app/rollback runs the downgrade migrations the release it leaves ships (the .sql files of its migrations folder's down/), unasked.
+	if h.faults.Has("rollback-runs-down-migrations") {
+		if e := h.runDownMigrations(appID); e != nil {
+			return protocol.RollbackResult{}, e
+		}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a, ok := h.apps[appID]
@@ -174,13 +197,30 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 		return protocol.RollbackResult{}, invalidParams(protocol.MethodRollback, "appId", fmt.Sprintf("names %s, which has no earlier release to roll back to", appID))
 	}
 	prev := a.previous
+	// The release names its known safe previous release (spec 003, Release
+	// object: rollbackTarget): the rollback goes there when the host had it.
+	// fault: rollback-ignores-target — app/rollback goes to the release the last update replaced, whatever rollbackTarget the release names.
+	if a.rollbackTarget != "" && !h.faults.Has("rollback-ignores-target") {
+		for r := a.previous; r != nil; r = r.previous {
+			// fault: rollback-to-first-release — a release that names a rollbackTarget sends app/rollback to the first release the app had on this host, whichever it names.
+			if h.faults.Has("rollback-to-first-release") {
+				prev = r
+				continue
+			}
+			if r.row.Version == a.rollbackTarget {
+				prev = r
+				break
+			}
+		}
+	}
 	back := &installedApp{row: prev.row, path: prev.path, source: prev.source, files: prev.files, dataDir: a.dataDir, carried: a.carried,
-		displayNames: prev.displayNames, leftPath: a.path}
+		displayNames: prev.displayNames, leftPath: a.path, rollbackTarget: prev.rollbackTarget}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
 	// fault: second-rollback-rolls-forward — the release rolled back from stays the rollback target, so a second app/rollback goes forward to it again.
 	if h.faults.Has("second-rollback-rolls-forward") {
 		left := *a
 		left.previous = nil
+		left.rollbackTarget = ""
 		back.previous = &left
 	}
 	// fault: rollback-drops-data — rollback reinstalls the older release from scratch: what the app stored is gone.

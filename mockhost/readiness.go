@@ -194,6 +194,7 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 	for _, k := range h.boundSecrets(name) {
 		env.Secrets[k] = true
 	}
+	env.Knowledge = h.boundKnowledge(name)
 	// fault: ignore-missing-secrets — every secret the package names counts as configured.
 	if h.faults.Has("ignore-missing-secrets") {
 		for _, k := range secretKeys(p) {

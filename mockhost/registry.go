@@ -39,6 +39,7 @@ type registryRelease struct {
 	Publisher       *protocol.Publisher `json:"publisher"`
 	Status          string              `json:"status"`
 	Channel         string              `json:"channel"`
+	RollbackTarget  string              `json:"rollbackTarget"`
 }
 
 // bootstrap asks the configured registry for the releases enabled for the
@@ -160,7 +161,7 @@ func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jso
 	}
 	pinned := &protocol.Release{AppID: rel.AppID, Version: rel.Version, ManifestVersion: rel.ManifestVersion,
 		PackageHash: rel.PackageHash, ManifestHash: rel.ManifestHash, SignatureRef: rel.SignatureRef,
-		SignatureBundle: rel.SignatureBundle, Publisher: rel.Publisher}
+		SignatureBundle: rel.SignatureBundle, Publisher: rel.Publisher, RollbackTarget: rel.RollbackTarget}
 	// fault: download-pinned-to-itself — the download is pinned to the hashes it computes itself, not to the release's.
 	if h.faults.Has("download-pinned-to-itself") {
 		pinned.PackageHash, pinned.ManifestHash = "", ""

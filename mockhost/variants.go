@@ -159,6 +159,9 @@ func Variants() []Variant {
 		{Name: "retired-entry-disabled", Touches: []string{"ROLLBACK-RETIRES-ENTRIES"},
 			Clause:      "spec 003, Rollback: \"Disable new entries if incompatible\"; docs/decisions.md, Update and rollback: -32602 naming entryKey, or -32009 disabled",
 			Description: "after a rollback, launching an entry only the newer release had is refused with -32009 and a disabled readiness, not -32602"},
+		{Name: "workspace-not-seeded", Touches: []string{"UPDATE-KEEPS-WORKSPACE-FILES"},
+			Clause:      "spec 000, Quickstart: hosts use it \"for onboarding, sample workspaces\" (no duty to seed); docs/decisions.md, User state across an upgrade: a host may seed the workspace from examples/workspace/ or not",
+			Description: "a package's sample workspace (examples/workspace/) is never copied into the app's workspace, at install or at update"},
 
 		// Backends (Desktop P6).
 		{Name: "backend-crash-reported", Touches: []string{"BACKEND-RESTART"},

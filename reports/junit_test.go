@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"github.com/agentapp/conformance/levels"
+
 	"bytes"
 	"strings"
 	"testing"
@@ -35,10 +37,33 @@ func latticeReport(t *testing.T) (r *Report, shared string) {
 	s := r.Requirements[1].Specs[0]
 	r.Requirements[2].Specs = append(r.Requirements[2].Specs, s)
 	r.Run = RunStatus{Status: RunInterrupted, Reason: "interrupted by interrupt"}
-	// A level no failure reaches that the harness cannot judge: not-judged.
+	// A level no failure reaches: not-judged where the catalog cannot
+	// judge it (withProductUnjudged).
 	r.Requested = append(r.Requested, "product")
 	recompute(t, r)
 	return r, s.Name
+}
+
+// withProductUnjudged settles r again under the default catalog with
+// product not judged, so the report has a level of each kind whichever
+// levels the catalog judges.
+func withProductUnjudged(t *testing.T, r *Report) *Report {
+	t.Helper()
+	cat := levels.Default()
+	ls := cat.Levels()
+	for i := range ls {
+		if ls[i].ID == "product" {
+			ls[i].Judged = false
+		}
+	}
+	unjudged, err := levels.New(ls, cat.Requirements())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Settle(&r.Results, unjudged); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func writeJUnitDoc(t *testing.T, r *Report) []byte {
@@ -55,6 +80,7 @@ func writeJUnitDoc(t *testing.T, r *Report) []byte {
 // for it.
 func TestJUnitSchema(t *testing.T) {
 	r, shared := latticeReport(t)
+	r = withProductUnjudged(t, r)
 	doc := writeJUnitDoc(t, r)
 	for _, p := range validateJUnit(doc) {
 		t.Errorf("junit.xml: %s", p)

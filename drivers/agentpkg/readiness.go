@@ -12,7 +12,9 @@ type Env struct {
 	Now          time.Time                      // "now" for lifecycle dates; zero means the wall clock
 	Capabilities map[string]protocol.Capability // host capability profile
 	Secrets      map[string]bool                // configured secret keys (never values)
-	Entry        string                         // judge this entry only
+	// Knowledge holds the knowledgeTemplates a pack is bound to.
+	Knowledge map[string]bool
+	Entry     string // judge this entry only
 	// Granted holds the permission keys granted to the app; nil means the
 	// host grants every permission (nothing to check).
 	Granted map[string]bool

@@ -197,7 +197,7 @@ func (r readiness) tierCheck(tier string, item map[string]any) rcheck {
 			&protocol.SetupAction{Key: "open-settings:" + name, Kind: "open-settings", Target: name, Title: "Enable capability " + name})
 	case "knowledge_bound":
 		name := firstNonEmpty(str("template"), str("key"))
-		c = r.tierResult(tier, kind, name, blocker, false, fixable, "",
+		c = r.tierResult(tier, kind, name, blocker, r.env.Knowledge[name], fixable, "knowledge template "+name+" is bound",
 			"knowledge template "+name+" is not bound to a knowledge pack",
 			&protocol.SetupAction{Key: "bind-knowledge:" + name, Kind: "bind-knowledge", Target: name, Title: "Bind knowledge template " + name})
 	case "sdk_version":

@@ -275,6 +275,9 @@ type Release struct {
 	// Publisher is who the registry says published the release; absent
 	// when the harness plays no registry for the spec.
 	Publisher *Publisher `json:"publisher,omitempty"`
+	// RollbackTarget is the version of the app's known safe previous
+	// release (spec 003, Release object: "rollbackTarget").
+	RollbackTarget string `json:"rollbackTarget,omitempty"`
 }
 
 // Publisher is the publisher the registry vouches for in a release object

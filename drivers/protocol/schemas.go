@@ -34,7 +34,7 @@ const defsFile = "protocol.defs.json"
 func SchemaMethods() []string {
 	return []string{
 		MethodHello, MethodReset, MethodConfigure, MethodVerify, MethodProject,
-		MethodInstall, MethodUninstall, MethodDisable, MethodEnable, MethodUpdate, MethodRollback, MethodMigrate, MethodOverlay, MethodSecret, MethodReadiness, MethodList, MethodRegistryList, MethodReview, MethodShutdownHint,
+		MethodInstall, MethodUninstall, MethodDisable, MethodEnable, MethodUpdate, MethodRollback, MethodMigrate, MethodOverlay, MethodSecret, MethodKnowledge, MethodFile, MethodReadiness, MethodList, MethodRegistryList, MethodReview, MethodShutdownHint,
 		MethodLaunch, MethodCenter, MethodObserve, MethodSet, MethodInvoke, MethodBackend,
 	}
 }

@@ -35,6 +35,7 @@ const (
 // types of protocol.go produce answers their schemas accept.
 func TestGoTypesMatchSchemas(t *testing.T) {
 	s := mustLoad(t)
+	pack, content := "pack-1", "notes of the user"
 	app := InstalledApp{AppID: "a", Name: "a", Version: "1.0.0", PackageHash: hashA, ManifestHash: hashB, State: "installed"}
 	prov := map[string]any{"appName": "a", "appVersion": "1.0.0", "packageHash": hashA, "manifestHash": hashB,
 		"standard": "agentapp", "standardVersion": "0.10.0"}
@@ -73,11 +74,13 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 			HostState:  &HostState{Digest: hashA},
 			Backends:   []BackendState{{Service: "probe", State: BackendRunning, PID: 42, Restarts: 1, Log: "started\n"}},
 			Artifacts:  []ArtifactRecord{{ArtifactID: "art-1", AppID: "a", Version: "1.0.0", Type: "report", Workflow: "w", RunID: "run-1", State: "publish"}}},
-		MethodSet:     OK{OK: true},
-		MethodOverlay: OK{OK: true},
-		MethodSecret:  OK{OK: true},
-		MethodInvoke:  InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
-		MethodBackend: BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
+		MethodSet:       OK{OK: true},
+		MethodOverlay:   OK{OK: true},
+		MethodSecret:    OK{OK: true},
+		MethodKnowledge: KnowledgeResult{OK: true, Template: "project_knowledge", Pack: &pack},
+		MethodFile:      FileResult{OK: true, Path: "notes.md"},
+		MethodInvoke:    InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
+		MethodBackend:   BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -109,6 +112,8 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodInvoke:       InvokeParams{AppID: "a", EntryKey: "main", RequestID: "r", Capability: "lime.agent", Method: "startTask", Args: json.RawMessage(`{"input":"x"}`)},
 		MethodOverlay:      OverlayParams{AppID: "a", Key: "tenant_defaults", Scope: ScopeTenant, Values: map[string]json.RawMessage{"tone": json.RawMessage(`"formal"`)}},
 		MethodSecret:       SecretParams{AppID: "a", Key: "provider_api_key", Value: "canary-1"},
+		MethodKnowledge:    KnowledgeParams{AppID: "a", Template: "project_knowledge", Pack: "pack-1"},
+		MethodFile:         FileParams{AppID: "a", Path: "notes.md", Content: &content},
 		MethodBackend:      BackendParams{AppID: "a", Service: "probe", Method: "probe/report", Params: json.RawMessage(`{"paths": []}`)},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}

@@ -82,6 +82,9 @@ type Release struct {
 	Publisher       *Publisher      `json:"publisher,omitempty"`
 	Status          string          `json:"status"`
 	Channel         string          `json:"channel,omitempty"`
+	// RollbackTarget is the version of the app's known safe previous
+	// release (spec 003, Release object).
+	RollbackTarget string `json:"rollbackTarget,omitempty"`
 }
 
 // Request is one request the registry saw.

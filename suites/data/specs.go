@@ -11,4 +11,5 @@ func Specs(tc *harness.TestContext) {
 	describeScoping(tc)
 	describeData(tc)
 	describeSecretBindings(tc)
+	describeUpgrades(tc)
 }

@@ -1,0 +1,226 @@
+package data
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/agentapp/conformance/suites/harness"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
+)
+
+// userStateFixture has a required knowledge template (knowledgeTemplate)
+// and a sample workspace file (sampleFile) its release ships.
+const (
+	userStateFixture  = "user-state-app"
+	knowledgeTemplate = "project_knowledge"
+	sampleFile        = "notes.md"
+)
+
+// newerUserState is user-state-app's next release: its own knowledge
+// template file and its own sample of sampleFile, under the same names
+// (spec 003: "Official package defaults can change").
+func newerUserState(tc *harness.TestContext) string {
+	GinkgoHelper()
+	dir := tc.Fixture(userStateFixture)
+	harness.WriteFile(dir, "knowledge-templates/"+knowledgeTemplate+".yaml",
+		[]byte("key: "+knowledgeTemplate+"\ndescription: the newer release's own template of this slot.\n"))
+	harness.WriteFile(dir, "examples/workspace/"+sampleFile, []byte("The newer release's own sample notes.\n"))
+	return dir
+}
+
+// knowledgeCall calls app/knowledge and answers the pack bound after it
+// ("" for none); a host without the method leaves nothing to judge.
+func knowledgeCall(tc *harness.TestContext, p protocol.KnowledgeParams) string {
+	GinkgoHelper()
+	var res protocol.KnowledgeResult
+	err := tc.Call(protocol.MethodKnowledge, p, &res)
+	if code, isErr := tc.HostErrorCode(protocol.MethodKnowledge, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement app/knowledge (-32601), so no knowledge pack can be bound to an app")
+		}
+		tc.Failf("app/knowledge of %s's template %s was refused: %v", p.AppID, p.Template, err)
+	} else if err != nil {
+		tc.Errorf("no usable answer to app/knowledge: %v", err)
+	}
+	if res.Pack == nil {
+		return ""
+	}
+	return *res.Pack
+}
+
+// fileCall calls app/file and answers what the workspace file holds after
+// it (ok false for no such file); a host without the method leaves nothing
+// to judge.
+func fileCall(tc *harness.TestContext, p protocol.FileParams) (string, bool) {
+	GinkgoHelper()
+	var res protocol.FileResult
+	err := tc.Call(protocol.MethodFile, p, &res)
+	if code, isErr := tc.HostErrorCode(protocol.MethodFile, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement app/file (-32601), so no workspace file can be written")
+		}
+		tc.Failf("app/file of %s's %s was refused: %v", p.AppID, p.Path, err)
+	} else if err != nil {
+		tc.Errorf("no usable answer to app/file: %v", err)
+	}
+	if res.Content == nil {
+		return "", false
+	}
+	return *res.Content, true
+}
+
+// updatedToVersion updates appID to the package in dir at version, its
+// release naming rollbackTarget (when not ""), as a precondition.
+func updatedToVersion(tc *harness.TestContext, appID, dir, version, rollbackTarget string) protocol.InstalledApp {
+	GinkgoHelper()
+	var row protocol.InstalledApp
+	tc.Precondition("app/update takes "+appID+" to "+version, func() {
+		harness.SetField(dir, "version", version)
+		rel := tc.ReleaseOf(dir)
+		rel.RollbackTarget = rollbackTarget
+		if _, err := tc.TryUpdate(appID, dir, rel); err != nil {
+			tc.FailCall(protocol.MethodUpdate, err)
+		}
+		row, _ = tc.ListedApp(appID)
+		if row.Version != version {
+			tc.Failf("app/list shows %s at version %q after app/update to %s", appID, row.Version, version)
+		}
+	})
+	return row
+}
+
+// tablesOf lists the tables host/observe shows in appID's namespace; a
+// host that shows no storage leaves nothing to judge.
+func tablesOf(tc *harness.TestContext, appID string) []string {
+	GinkgoHelper()
+	var out []string
+	seen := false
+	for _, ns := range tc.Observe(appID).Storage {
+		if ns.AppID == appID {
+			seen = true
+			out = append(out, ns.Tables...)
+		}
+	}
+	if !seen {
+		tc.Blockedf("host/observe of %s shows no storage namespace (observe.storage), which this check needs", appID)
+	}
+	return out
+}
+
+// describeUpgrades declares the specs of what a release upgrade keeps
+// beside app storage (spec 003, What must not be overwritten: "user
+// Knowledge bindings", "workspace files") and of where a rollback goes
+// (Release object: rollbackTarget; Rollback: "avoid running downgrade
+// migrations automatically").
+func describeUpgrades(tc *harness.TestContext) {
+	Describe("Product: upgrades", func() {
+		It("keeps the knowledge pack the user bound across an update to a release shipping its own template of that name", tc.Req("UPDATE-KEEPS-KNOWLEDGE-BINDINGS", levels.EveryTransition), func() {
+			tc.Configure(tc.DefaultConfigure())
+			dir := tc.Fixture(userStateFixture)
+			app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			pack := harness.Nonce("pack")
+			tc.Precondition(app+" needs setup until app/knowledge binds a pack to "+knowledgeTemplate+"; bound, it reads back and the app is ready", func() {
+				if r := tc.AppReadiness(app); harness.ReadyStatus(r.Status) {
+					tc.Failf("%s is %q with its required knowledge template %s unbound", app, r.Status, knowledgeTemplate)
+				}
+				if got := knowledgeCall(tc, protocol.KnowledgeParams{AppID: app, Template: knowledgeTemplate, Pack: pack}); got != pack {
+					tc.Failf("app/knowledge bound %q to %s's %s and answered %q", pack, app, knowledgeTemplate, got)
+				}
+				if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
+					tc.Failf("with %s bound, %s is %q", knowledgeTemplate, app, r.Status)
+				}
+			})
+			tc.UpdatedDir(app, func() string { return newerUserState(tc) })
+			if got := knowledgeCall(tc, protocol.KnowledgeParams{AppID: app, Template: knowledgeTemplate}); got != pack {
+				tc.Failf("the user bound %q to %s's knowledge template %s; after app/update to %s app/knowledge answers %q", pack, app, knowledgeTemplate, harness.NewerProbeVersion, got)
+			}
+			if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
+				tc.Failf("after app/update %s is %q: the pack bound to its template %s no longer counts", app, r.Status, knowledgeTemplate)
+			}
+		})
+
+		DescribeTable("keeps the files the user wrote in the app's workspace across an update:",
+			func(path func() string) {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(userStateFixture)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				p, content := path(), harness.Nonce("written-by-the-user")
+				tc.Precondition("app/file writes "+p+" of "+app+"'s workspace and reads it back", func() {
+					if got, ok := fileCall(tc, protocol.FileParams{AppID: app, Path: p, Content: &content}); !ok || got != content {
+						tc.Failf("app/file wrote %q to %s of %s and answered %q (a file: %t)", content, p, app, got, ok)
+					}
+				})
+				tc.UpdatedDir(app, func() string { return newerUserState(tc) })
+				if got, ok := fileCall(tc, protocol.FileParams{AppID: app, Path: p}); !ok || got != content {
+					tc.Failf("the user wrote %q to %s of %s's workspace; after app/update to %s app/file reads %q (a file: %t)", content, p, app, harness.NewerProbeVersion, got, ok)
+				}
+			},
+			Entry("a file the newer release ships a sample of", tc.Req("UPDATE-KEEPS-WORKSPACE-FILES", levels.EveryTransition, levels.EveryMember), func() string { return sampleFile }),
+			Entry("a file only the user has", tc.Req("UPDATE-KEEPS-WORKSPACE-FILES", levels.EveryTransition, levels.EveryMember), func() string { return "drafts/" + harness.Nonce("mine") + ".md" }),
+		)
+
+		// Both sides: the target named is older than the release the last
+		// update replaced, or is that release.
+		DescribeTable("rolls back to the release its release object names as rollbackTarget:",
+			func(targetFirst bool) {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture("minimal-app")
+				harness.SetField(dir, "version", "1.0.0")
+				a := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				first, _ := tc.ListedApp(a)
+				second := updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.1.0", "")
+				target := second
+				if targetFirst {
+					target = first
+				}
+				updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.2.0", target.Version)
+				tc.RequireMethod(protocol.MethodRollback)
+				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+				row, _ := tc.ListedApp(a)
+				if row.Version != target.Version || !strings.EqualFold(row.PackageHash, target.PackageHash) {
+					tc.Failf("release 1.2.0 of %s names rollbackTarget %s; after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
+						a, target.Version, row.Version, row.PackageHash, target.Version, target.PackageHash)
+				}
+			},
+			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true),
+			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false),
+		)
+
+		It("runs no downgrade migration the release it leaves ships when it rolls back", tc.Req("ROLLBACK-NO-DOWN-MIGRATIONS", levels.EveryTransition), func() {
+			tc.Configure(tc.DefaultConfigure())
+			a := tc.InstallMigrating(tc.Fixture("migration-app"), true)
+			newer := tc.Fixture("migration-app")
+			harness.WriteFile(newer, "storage/migrations/"+downFile, []byte("CREATE TABLE "+downTable+" (id TEXT PRIMARY KEY, body TEXT NOT NULL);\n"))
+			harness.WriteFile(newer, "storage/migrations/down/"+downFile, []byte("DROP TABLE "+downTable+";\n"))
+			// The downgrade declared the way 003's migration notes declare
+			// an upgrade's, from the newer release to the older.
+			harness.EditFrontmatter(newer, func(lines []string) []string {
+				return append(lines, "lifecycle:", "  upgrade:", "    migrations:",
+					`      - from: "`+harness.NewerProbeVersion+`"`, `        to: "1.0.0"`,
+					"        storage: ./storage/migrations/down/"+downFile, "        reversible: true")
+			})
+			updatedToVersion(tc, a, newer, harness.NewerProbeVersion, "")
+			tc.Precondition("host/observe shows the table "+downTable+" the newer release's approved migration made", func() {
+				if !slices.Contains(tablesOf(tc, a), downTable) {
+					tc.Failf("after app/update approving its migrations host/observe shows %s's tables %v, without %s", a, tablesOf(tc, a), downTable)
+				}
+			})
+			tc.RequireMethod(protocol.MethodRollback)
+			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+			if tables := tablesOf(tc, a); !slices.Contains(tables, downTable) {
+				tc.Failf("after app/rollback host/observe shows %s's tables %v: %s, which the newer release's migration made, is gone (its downgrade migration ran unasked)", a, tables, downTable)
+			}
+		})
+	})
+}
+
+// downTable is the table the newer migration-app release's migration
+// downFile makes, and its downgrade migration down/downFile drops.
+const (
+	downFile  = "003_drafts.sql"
+	downTable = "drafts"
+)
