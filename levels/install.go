@@ -91,7 +91,7 @@ func installRequirements() []Requirement {
 		{ID: "REGISTRY-TENANT-ENABLED", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads}, Reading: "The registry the harness plays", Strength: Must, Levels: registryLevels,
 			Title:  "The host offers and installs only releases its registry enables for its tenant; another release is refused, naming it, and never installed",
 			Clause: spec(SpecRelease, "Distribution flow", "Tenant->>Registry: Enable release or channel ... Registry-->>Host: Enabled releases and policy defaults ... Host->>Host: Install only after consent and policy pass")},
-		{ID: "REGISTRY-WITHDRAWN", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads}, Reading: "Withdrawn releases", Strength: Must, Levels: registryLevels,
+		{ID: "REGISTRY-WITHDRAWN", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads, EveryMember}, Reading: "Withdrawn releases", Strength: Must, Levels: registryLevels,
 			Title:  "A release the registry has withdrawn is neither offered nor installed",
 			Clause: spec(SpecRelease, "Distribution flow", "Registry-->>Host: Enabled releases and policy defaults ... Host->>Host: Install only after consent and policy pass")},
 		{ID: "REGISTRY-PINNED-CHANNEL", BugFamilies: []BugFamily{EveryEntryPoint}, Strength: Should, Levels: registryLevels,

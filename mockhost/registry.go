@@ -203,7 +203,9 @@ func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Er
 		if r.AppID != src.AppID || (src.Version != "" && r.Version != src.Version) || (src.Channel != "" && r.Channel != src.Channel) {
 			continue
 		}
-		if r.Status != "active" && !h.faults.Has("list-withdrawn") {
+		// fault: signed-withdrawn-installed — a withdrawn release whose signature verifies is installed: the signature is taken for the registry's word.
+		signedPass := h.faults.Has("signed-withdrawn-installed") && len(r.SignatureBundle) > 0
+		if r.Status != "active" && !h.faults.Has("list-withdrawn") && !signedPass {
 			return registryRelease{}, sourceRefusal(src, "release-withdrawn",
 				fmt.Sprintf("release %s@%s is withdrawn from the registry", r.AppID, r.Version))
 		}

@@ -11,6 +11,8 @@ func registryFaults() []Fault {
 			Description: "the first bootstrap of a registry is kept, whatever tenant is configured later"},
 		{Name: "install-not-enabled", Breaks: []string{"REGISTRY-TENANT-ENABLED"},
 			Description: "a release the tenant did not enable is installed from the registry's public catalogue"},
+		{Name: "signed-withdrawn-installed", Breaks: []string{"REGISTRY-WITHDRAWN"},
+			Description: "a withdrawn release is still installed when its Sigstore signature verifies"},
 		{Name: "list-withdrawn", Breaks: []string{"REGISTRY-WITHDRAWN"},
 			Description: "withdrawn releases are offered and installed like any other"},
 		{Name: "registry-records-latest", Breaks: []string{"REGISTRY-PINNED-CHANNEL"},

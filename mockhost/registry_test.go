@@ -99,6 +99,25 @@ func registryProbes() map[string]probe {
 			enableV1(g, v1, v2)
 			g.Withdraw(v1.AppID, v1.Version)
 		}, func(_ *testing.T, x *harness, _ *registry.Registry) string { return listed(x) }),
+		"signed-withdrawn-installed": func(t *testing.T, x *harness) string {
+			g, err := registry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = g.Close() })
+			dir := app(t, "")
+			rel := publishApp(t, g, dir, "1.0.0", nil)
+			archive, err := registry.Archive(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel.SignatureBundle = json.RawMessage(`{"mediaType":"application/vnd.dev.sigstore.bundle+json;version=0.3"}`)
+			g.Publish(rel, archive)
+			g.EnableVersion("t1", rel.AppID, rel.Version)
+			g.Withdraw(rel.AppID, rel.Version)
+			x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
+			return installSource(x, protocol.Source{AppID: "tiny-app", Version: "1.0.0"})
+		},
 		"registry-records-latest": registryProbe(func(g *registry.Registry, v1, _ registry.Release) {
 			g.Pin(v1.AppID, "stable", v1.Version)
 			g.EnableChannel("t1", v1.AppID, "stable")

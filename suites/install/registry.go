@@ -54,24 +54,45 @@ func describeRegistry(tc *harness.TestContext) {
 				harness.Planted{What: "a release enabled for another tenant", Codes: []string{"release-not-enabled"}, Field: "source", Name: theirs.AppID})
 		})
 
-		It("neither offers nor installs a release the registry withdrew", tc.Req("REGISTRY-WITHDRAWN", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
-			rel := tc.Publish(tc.Fixture("minimal-app"))
-			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
-			tc.Precondition("registry/list offers the release before it is withdrawn", func() {
-				if l := RegistryList(tc); !listedRelease(l, rel) {
-					tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, harness.TenantID, listedText(l))
+		// Both kinds of release: an unsigned one, and one whose Sigstore
+		// signature verifies (a host that lets a good signature stand for
+		// the registry's word shows there).
+		DescribeTable("neither offers nor installs a release the registry withdrew",
+			func(signed bool) {
+				dir := tc.Fixture("minimal-app")
+				rel := tc.ReleaseObject(dir)
+				if signed {
+					var pr *protocol.Release
+					dir, pr = signedPackage(tc)
+					rel = tc.ReleaseObject(dir)
+					rel.SignatureBundle = pr.SignatureBundle
 				}
-			})
-			tc.Registry().Withdraw(rel.AppID, rel.Version)
-			// The install comes first, with nothing read from the registry
-			// since the withdrawal: what the listing offered before it is
-			// no answer after it.
-			expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version},
-				harness.Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
-			if l := RegistryList(tc); listedRelease(l, rel) {
-				tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
-			}
-		})
+				rel = tc.Republish(dir, rel)
+				tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
+				tc.Precondition("registry/list offers the release before it is withdrawn", func() {
+					if l := RegistryList(tc); !listedRelease(l, rel) {
+						tc.Blockedf("registry/list does not offer %s@%s, enabled for %s: %s", rel.AppID, rel.Version, harness.TenantID, listedText(l))
+					}
+				})
+				if signed {
+					// The positive control: this host verifies the signed
+					// release and installs it while the registry offers it.
+					app := InstallSource(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version})
+					tc.Uninstall(app.AppID, false)
+				}
+				tc.Registry().Withdraw(rel.AppID, rel.Version)
+				// The install comes first, with nothing read from the registry
+				// since the withdrawal: what the listing offered before it is
+				// no answer after it.
+				expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version},
+					harness.Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
+				if l := RegistryList(tc); listedRelease(l, rel) {
+					tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
+				}
+			},
+			Entry("an unsigned release", tc.Req("REGISTRY-WITHDRAWN", levels.ChangeBetweenReads, levels.EveryEntryPoint), false),
+			Entry("a release whose Sigstore signature verifies", tc.Req("REGISTRY-WITHDRAWN", levels.EveryMember), true),
+		)
 
 		It("installs the release a pinned channel resolves to and records exactly its packageHash", tc.Req("REGISTRY-PINNED-CHANNEL", levels.EveryEntryPoint), func() {
 			stable := tc.Publish(tc.Fixture("minimal-app"))
