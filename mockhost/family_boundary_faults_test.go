@@ -17,11 +17,7 @@ func boundaryAndMemberProbes() map[string]probe {
 		// 1.9.0 and 1.10.0 are enabled for tiny-app 1.0.0: the newest by
 		// SemVer is 1.10.0, by text 1.9.0.
 		"app-updates-version-as-text": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
+			g := startRegistry(t)
 			for _, v := range []string{"1.9.0", "1.10.0"} {
 				rel := publishApp(t, g, app(t, ""), v, nil)
 				g.EnableVersion("t1", rel.AppID, rel.Version)
@@ -57,11 +53,7 @@ func boundaryAndMemberProbes() map[string]probe {
 // also holds entry.
 func archiveProbe(entry registry.Entry) probe {
 	return func(t *testing.T, x *harness) string {
-		g, err := registry.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = g.Close() })
+		g := startRegistry(t)
 		dir := app(t, "")
 		rel := publishApp(t, g, dir, "1.0.0", nil)
 		archive, err := registry.ArchiveWith(dir, entry)

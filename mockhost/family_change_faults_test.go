@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/agentapp/conformance/drivers/protocol"
-	"github.com/agentapp/conformance/drivers/registry"
 )
 
 // changeAndTransitionProbes observe the faults of this family (TestEveryFaultChangesTheAnswer).
@@ -53,18 +52,14 @@ func changeAndTransitionProbes() map[string]probe {
 		},
 		// registry/list, then the registry withdraws the release, then app/install of it
 		"install-from-listed-bootstrap": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
+			g := startRegistry(t)
 			rel := publishApp(t, g, app(t, ""), "1.0.0", nil)
 			g.EnableVersion("t1", rel.AppID, rel.Version)
 			x.configureWith(protocol.ConfigureParams{Clock: "2026-06-01T00:00:00Z", RegistryURL: g.URL()})
 			var l protocol.RegistryListResult
 			x.must(protocol.MethodRegistryList, nil, &l)
 			g.Withdraw(rel.AppID, rel.Version)
-			err = x.call(protocol.MethodInstall, protocol.InstallParams{Source: &protocol.Source{AppID: rel.AppID, Version: rel.Version},
+			err := x.call(protocol.MethodInstall, protocol.InstallParams{Source: &protocol.Source{AppID: rel.AppID, Version: rel.Version},
 				Consent: protocol.Consent{Granted: true, By: "user"}}, &protocol.InstallResult{})
 			return raw(l.Releases) + " " + errString(err)
 		},

@@ -18,7 +18,6 @@ import (
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
-	"github.com/agentapp/conformance/drivers/registry"
 )
 
 // heldOutBProbes observe the faults of heldOutBFaults (TestEveryFaultChangesTheAnswer).
@@ -117,11 +116,7 @@ func heldOutBProbes() map[string]probe {
 		},
 		// 1.1.0 is enabled for tiny-app 1.0.0; 1.2.0 was enabled and withdrawn
 		"app-updates-offers-withdrawn": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
+			g := startRegistry(t)
 			for _, v := range []string{"1.1.0", "1.2.0"} {
 				rel := publishApp(t, g, app(t, ""), v, nil)
 				g.EnableVersion("t1", rel.AppID, rel.Version)

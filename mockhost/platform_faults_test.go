@@ -55,11 +55,7 @@ func platformCall(t *testing.T, x *harness, capability, method string, args any)
 // reports lime.appUpdates check, with the registry down when down is set.
 func updatesProbe(down bool) probe {
 	return func(t *testing.T, x *harness) string {
-		g, err := registry.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = g.Close() })
+		g := startRegistry(t)
 		v2 := publishApp(t, g, app(t, ""), "1.1.0", nil)
 		g.EnableVersion("t1", v2.AppID, v2.Version)
 		installPlatformApp(t, x, protocol.ConfigureParams{RegistryURL: g.URL()})

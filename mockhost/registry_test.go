@@ -22,11 +22,7 @@ import (
 // act observes.
 func registryProbe(script func(g *registry.Registry, v1, v2 registry.Release), act func(t *testing.T, x *harness, g *registry.Registry) string) probe {
 	return func(t *testing.T, x *harness) string {
-		g, err := registry.Start(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = g.Close() })
+		g := startRegistry(t)
 		v1 := publishApp(t, g, app(t, ""), "1.0.0", nil)
 		v2 := publishApp(t, g, app(t, "requires:\n  capabilities:\n    lime.agent: \">=9.0.0\"\n"), "1.1.0",
 			map[string]any{"capabilities": map[string]any{"lime.agent": ">=9.0.0"}})
@@ -34,6 +30,17 @@ func registryProbe(script func(g *registry.Registry, v1, v2 registry.Release), a
 		x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
 		return act(t, x, g)
 	}
+}
+
+// startRegistry starts the harness's registry on loopback for one test.
+func startRegistry(t testing.TB) *registry.Registry {
+	t.Helper()
+	g, err := registry.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	return g
 }
 
 // publishApp publishes the package in dir as tiny-app at version, with
@@ -100,11 +107,7 @@ func registryProbes() map[string]probe {
 			g.Withdraw(v1.AppID, v1.Version)
 		}, func(_ *testing.T, x *harness, _ *registry.Registry) string { return listed(x) }),
 		"signed-withdrawn-installed": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
+			g := startRegistry(t)
 			dir := app(t, "")
 			rel := publishApp(t, g, dir, "1.0.0", nil)
 			archive, err := registry.Archive(dir)
@@ -131,11 +134,7 @@ func registryProbes() map[string]probe {
 			return fmt.Sprintf("%s fetched=%d", out, len(g.Requests(registry.PackagePath("tiny-app", "1.1.0"))))
 		}),
 		"download-pinned-to-itself": func(t *testing.T, x *harness) string {
-			g, err := registry.Start(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = g.Close() })
+			g := startRegistry(t)
 			// A release whose package changed after its hashes were taken.
 			rel := publishApp(t, g, app(t, ""), "1.0.0", nil)
 			changed, err := registry.Archive(app(t, "keywords: [changed]\n"))
@@ -186,11 +185,7 @@ func TestRegistryListErrors(t *testing.T) {
 	if got := listed(x); got != fmt.Sprintf("error %d", protocol.CodeNotConfigured) {
 		t.Errorf("no registryUrl: %s", got)
 	}
-	g, err := registry.Start(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = g.Close() }()
+	g := startRegistry(t)
 	g.SetMode(registry.Garbage)
 	x.configureWith(protocol.ConfigureParams{RegistryURL: g.URL()})
 	if got := listed(x); got != fmt.Sprintf("error %d", protocol.CodeRegistryFailed) {
