@@ -39,5 +39,11 @@ func workflowRequirements() []Requirement {
 		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
 			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},
+		// Typed SDK calls: only the generic ladder's Executable level asks
+		// for them ("typed workflows, typed SDK calls"); no desktop level's
+		// text does.
+		{ID: "SDK-TYPED-WORKFLOW-INPUT", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Typed SDK calls", Strength: Should, Levels: []string{"executable"},
+			Title:  "lime.workflow start of a workflow that declares its inputs as a JSON Schema runs an input that meets them, and refuses, naming the member and starting no run, one that misses a required member, gives a member the wrong type or goes below a minimum",
+			Clause: spec(SpecMain, "Capability SDK; Conformance levels", "The SDK is a typed contract, not only a list of capability names. Compatible hosts should stabilize at least these call semantics: ... const run = await lime.workflow.start({ key: 'content_calendar', input }) ... Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals.")},
 	}
 }

@@ -31,5 +31,9 @@ func workflowFaults() []Fault {
 			Description: "a workflow's artifact is recorded without the release, workflow, run and state that made it"},
 		{Name: "workflow-no-evidence", Breaks: []string{"WORKFLOW-OUTPUTS-RECORDED"},
 			Description: "the states of a workflow run leave no evidence"},
+		{Name: "workflow-input-unchecked", Breaks: []string{"SDK-TYPED-WORKFLOW-INPUT"},
+			Description: "a workflow's declared inputs are not checked: a start whose input lacks or mistypes a member runs"},
+		{Name: "workflow-input-required-only", Breaks: []string{"SDK-TYPED-WORKFLOW-INPUT"},
+			Description: "only the presence of the declared inputs' required members is checked: a member of the wrong type or below its minimum runs"},
 	}
 }

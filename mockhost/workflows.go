@@ -56,6 +56,8 @@ type workflowDef struct {
 	key        string
 	states     []workflowState
 	maxRetries int
+	// inputs is the JSON Schema the workflow declares for its input, if any.
+	inputs map[string]any
 }
 
 func (d workflowDef) state(key string) (workflowState, bool) {
@@ -246,6 +248,9 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app declares no workflow %q with states.", clip(key, 100)))
 	}
+	if d := h.checkInput(def, input); d != nil {
+		return nil, d
+	}
 	w := h.workflows
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -277,6 +282,7 @@ func workflowOf(m map[string]any, key string) (workflowDef, bool) {
 			continue
 		}
 		d := workflowDef{key: key}
+		d.inputs, _ = w["inputs"].(map[string]any)
 		for _, policy := range []string{"recovery", "retryPolicy"} {
 			if p, _ := w[policy].(map[string]any); p != nil {
 				if n, ok := intField(p, "maxRetries"); ok && n >= 0 {
