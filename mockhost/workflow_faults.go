@@ -37,3 +37,15 @@ func workflowFaults() []Fault {
 			Description: "only the presence of the declared inputs' required members is checked: a member of the wrong type or below its minimum runs"},
 	}
 }
+
+// evalFaults are the faults of app/evals (evals.go).
+func evalFaults() []Fault {
+	return []Fault{
+		{Name: "evals-always-pass", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "every regression eval is reported passed, each case held, whatever its run ended in"},
+		{Name: "evals-threshold-ignored", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "an eval passes when any of its cases held, whatever its threshold"},
+		{Name: "evals-provenance-without-hashes", Breaks: []string{"EVAL-PROVENANCE"},
+			Description: "an eval result's provenance names the app and release but not the package and manifest hashes"},
+	}
+}

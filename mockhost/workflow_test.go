@@ -441,7 +441,22 @@ func workflowProbes() map[string]probe {
 		"workflow-no-evidence":            outputsOf,
 		"workflow-input-unchecked":        typedStarts,
 		"workflow-input-required-only":    typedStarts,
+		"evals-always-pass":               evalsOf,
+		"evals-threshold-ignored":         evalsOf,
+		"evals-provenance-without-hashes": evalsOf,
 	}
+}
+
+// evalsOf runs workflow-app's regression evals and reports their results.
+func evalsOf(t *testing.T, x *harness) string {
+	newWorkflowDriver(t, x, nil, nil)
+	var r protocol.EvalsResult
+	x.must(protocol.MethodEvals, protocol.AppIDParams{AppID: "workflow-app"}, &r)
+	var out []string
+	for _, e := range r.Evals {
+		out = append(out, fmt.Sprintf("%s passed=%v score=%v cases=%+v hash=%v", e.Key, e.Passed, e.Score, e.Cases, e.Provenance["packageHash"] != ""))
+	}
+	return strings.Join(out, " | ")
 }
 
 // typedStarts starts typed_flow with a valid input and with inputs that

@@ -315,6 +315,10 @@ func describeWorkflows(tc *harness.TestContext) {
 		describeTypedInputs(tc)
 	})
 
+	Describe("Executable: regression evals", func() {
+		describeEvals(tc)
+	})
+
 	Describe("App lifecycle: what an app's runs made", func() {
 		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS", levels.EveryTransition), func() {
 			app := installWorkflowApp(tc, tc.DefaultConfigure())
