@@ -86,6 +86,10 @@ func (h *Host) runEvals(appID string) (protocol.EvalsResult, *jsonrpc2.Error) {
 			r.Score = float64(held) / float64(len(r.Cases))
 		}
 		r.Passed = len(r.Cases) > 0 && r.Score >= r.Threshold
+		// fault: evals-threshold-exclusive — an eval passes only when its score is above its threshold, not when it reaches it.
+		if h.faults.Has("evals-threshold-exclusive") {
+			r.Passed = len(r.Cases) > 0 && r.Score > r.Threshold
+		}
 		// fault: evals-threshold-ignored — an eval passes when any of its cases held, whatever its threshold.
 		if h.faults.Has("evals-threshold-ignored") {
 			r.Passed = held > 0

@@ -45,6 +45,8 @@ func evalFaults() []Fault {
 			Description: "every regression eval is reported passed, each case held, whatever its run ended in"},
 		{Name: "evals-threshold-ignored", Breaks: []string{"EVAL-REGRESSION-RUN"},
 			Description: "an eval passes when any of its cases held, whatever its threshold"},
+		{Name: "evals-threshold-exclusive", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "an eval passes only when its score is above its threshold: one whose score reaches it exactly is reported failed"},
 		{Name: "evals-provenance-without-hashes", Breaks: []string{"EVAL-PROVENANCE"},
 			Description: "an eval result's provenance names the app and release but not the package and manifest hashes"},
 	}

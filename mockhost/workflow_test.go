@@ -443,6 +443,7 @@ func workflowProbes() map[string]probe {
 		"workflow-input-required-only":    typedStarts,
 		"evals-always-pass":               evalsOf,
 		"evals-threshold-ignored":         evalsOf,
+		"evals-threshold-exclusive":       evalsOf,
 		"evals-provenance-without-hashes": evalsOf,
 	}
 }

@@ -20,6 +20,9 @@ import (
 const (
 	passingEval = "typed_flow_regression"
 	failingEval = "typed_flow_stale"
+	// boundaryEval has failingEval's outcomes and threshold 0.5: its score
+	// reaches its threshold, so it passes.
+	boundaryEval = "typed_flow_half"
 	// staleCase is failingEval's case that does not hold: it expects its
 	// run to fail, and typed_flow completes it.
 	staleCase = "expects-a-failed-run"
@@ -29,8 +32,9 @@ const (
 // status each one's run ends in (every input meets typed_flow's inputs,
 // so the cases hold on a host that checks them and on one that does not).
 var evalCases = map[string]map[string]string{
-	passingEval: {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
-	failingEval: {"saves-a-larger-count": "completed", staleCase: "completed"},
+	passingEval:  {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
+	failingEval:  {"saves-a-larger-count": "completed", staleCase: "completed"},
+	boundaryEval: {"saves-a-valid-input": "completed", staleCase: "completed"},
 }
 
 // runEvals installs workflow-app and calls app/evals: a host without the
@@ -83,7 +87,7 @@ func expectCases(tc *harness.TestContext, i int, e protocol.EvalResult, held fun
 }
 
 func describeEvals(tc *harness.TestContext) {
-	It("runs the app's regression evals: one whose cases all end as they expect passes, one with a case that does not fails, naming it",
+	It("runs the app's regression evals: one whose cases all end as they expect passes, one with a case that does not fails below its threshold, naming it, and passes at it",
 		tc.Req("EVAL-REGRESSION-RUN", levels.EveryMember, levels.RepresentationLimit), func() {
 			_, r := runEvals(tc)
 			i, pass := evalAt(tc, r, passingEval)
@@ -101,6 +105,12 @@ func describeEvals(tc *harness.TestContext) {
 			}
 			if fail.Score != 0.5 || fail.Threshold != 1 {
 				tc.Failf("%s: the eval %s holds one case of two against its threshold 1; the answer says score %v, threshold %v", at, failingEval, fail.Score, fail.Threshold)
+			}
+			i, half := evalAt(tc, r, boundaryEval)
+			expectCases(tc, i, half, func(key string) bool { return key != staleCase })
+			if !half.Passed || half.Score != 0.5 || half.Threshold != 0.5 {
+				tc.Failf("%s: the eval %s holds one case of two against its threshold 0.5, so it passes; the answer says passed=%v, score %v, threshold %v",
+					harness.At(protocol.MethodEvals, []any{"evals", i}), boundaryEval, half.Passed, half.Score, half.Threshold)
 			}
 			if n := len(r.Evals); n != len(evalCases) {
 				tc.Failf("%s: workflow-app declares %d regression evals, and the answer reports %d: %+v", harness.At(protocol.MethodEvals, []any{"evals"}), len(evalCases), n, r.Evals)
