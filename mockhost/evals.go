@@ -22,8 +22,9 @@ import (
 // Limits of an eval run.
 const (
 	maxEvalCases   = 100
-	evalCaseLimit  = 10 * time.Second // how long one case's run may take
+	evalBudget     = 4 * time.Second // all cases of one app/evals, within the harness's call timeout (5 s)
 	evalCasePoll   = 20 * time.Millisecond
+	evalTimedOut   = "timed-out" // a case whose run still ran when the budget was spent
 	evalKindRegres = "regression"
 )
 
@@ -55,6 +56,7 @@ func (h *Host) runEvals(appID string) (protocol.EvalsResult, *jsonrpc2.Error) {
 	var defs []evalDef
 	_ = json.Unmarshal(raw, &defs) // the manifest was validated at install; an unusable list is no eval
 	out := protocol.EvalsResult{Evals: []protocol.EvalResult{}}
+	deadline := time.Now().Add(evalBudget)
 	for _, d := range defs {
 		if d.Kind != evalKindRegres || d.Key == "" {
 			continue
@@ -72,7 +74,7 @@ func (h *Host) runEvals(appID string) (protocol.EvalsResult, *jsonrpc2.Error) {
 			if i == maxEvalCases {
 				break
 			}
-			status, reason := h.runEvalCase(appID, h.evalEntry(pk.Manifest, d), d.Workflow, c.Input, fmt.Sprintf("eval-%s-%d", d.Key, i))
+			status, reason := h.runEvalCase(appID, h.evalEntry(pk.Manifest, d), d.Workflow, c.Input, fmt.Sprintf("eval-%s-%d", d.Key, i), deadline)
 			ec := protocol.EvalCase{Key: clip(c.Key, 200), Status: status, Passed: status == c.Expect, Reason: clip(reason, 500)}
 			if ec.Key == "" {
 				ec.Key = fmt.Sprintf("case-%d", i+1)
@@ -127,8 +129,12 @@ func (h *Host) evalEntry(m map[string]any, d evalDef) string {
 }
 
 // runEvalCase starts the case's run as the app's entry would and waits
-// for it to end: its status, or "refused" with the refusal's message.
-func (h *Host) runEvalCase(appID, entry, workflow string, input json.RawMessage, requestID string) (string, string) {
+// for it to stop running, until deadline: its status, "refused" with the
+// refusal's message, or "timed-out".
+func (h *Host) runEvalCase(appID, entry, workflow string, input json.RawMessage, requestID string, deadline time.Time) (string, string) {
+	if time.Now().After(deadline) {
+		return evalTimedOut, fmt.Sprintf("not run: the evals took more than %s", evalBudget)
+	}
 	args, err := json.Marshal(map[string]any{"workflowKey": workflow, "input": input})
 	if err != nil {
 		return protocol.EvalRefused, err.Error()
@@ -145,7 +151,6 @@ func (h *Host) runEvalCase(appID, entry, workflow string, input json.RawMessage,
 	if json.Unmarshal(res.Answer, &m) != nil || m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &run) != nil || run.RunID == "" {
 		return protocol.EvalRefused, hostbridge.ErrorOf(m).Message
 	}
-	deadline := time.Now().Add(evalCaseLimit)
 	for {
 		w := h.workflows
 		w.mu.Lock()
@@ -154,8 +159,11 @@ func (h *Host) runEvalCase(appID, entry, workflow string, input json.RawMessage,
 			status, reason = r.status, r.reason
 		}
 		w.mu.Unlock()
-		if status != runRunning || time.Now().After(deadline) {
+		if status != runRunning {
 			return status, reason
+		}
+		if time.Now().After(deadline) {
+			return evalTimedOut, fmt.Sprintf("run %s still ran after %s", run.RunID, evalBudget)
 		}
 		time.Sleep(evalCasePoll)
 	}
