@@ -248,8 +248,10 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app declares no workflow %q with states.", clip(key, 100)))
 	}
-	if d := h.checkInput(def, input); d != nil {
-		return nil, d
+	badInput := h.checkInput(def, input)
+	// variant: workflow-input-checked-in-run — a start whose input does not meet the workflow's declared inputs is answered with a run that ends failed at once, its reason naming the member, and runs no state.
+	if badInput != nil && !h.variants.Has("workflow-input-checked-in-run") {
+		return nil, badInput
 	}
 	w := h.workflows
 	w.mu.Lock()
@@ -269,6 +271,10 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	r := &workflowRun{id: fmt.Sprintf("run-%d", w.seq), appID: l.appID, version: l.version, def: def, l: l,
 		input: input, idem: idem, status: runRunning, current: def.states[0].key}
 	w.runs[r.id] = r
+	if badInput != nil {
+		r.status, r.reason = runFailed, badInput.message
+		return r.snapshotLocked(), nil
+	}
 	go h.advance(r, r.epoch)
 	return r.snapshotLocked(), nil
 }

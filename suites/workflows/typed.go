@@ -44,7 +44,16 @@ func describeTypedInputs(tc *harness.TestContext) {
 			raw, _ := json.Marshal(in)
 			switch {
 			case m.Type == hostbridge.TypeResponse:
-				tc.Failf("%s: the input %s does not meet %s's declared inputs, yet the host started it: %s", at, raw, typedFlow, m.Payload)
+				// A run that ends failed at once, naming the member, keeps
+				// the type too (docs/decisions.md "Typed SDK calls").
+				var v runView
+				if json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+					tc.Failf("%s: the input %s does not meet %s's declared inputs, yet the host answered host:response %s", at, raw, typedFlow, m.Payload)
+				}
+				if v = settleRun(tc, app, v.RunID); v.Status != "failed" || !strings.Contains(v.Reason, member) {
+					tc.Failf("%s: the input %s does not meet %s's declared inputs, yet the host ran it: %s", at, raw, typedFlow, v)
+				}
+				tc.Reading("Typed SDK calls", "the start is answered with a run that ends failed, naming the member")
 			case m.Type != hostbridge.TypeError:
 				tc.Failf("%s: the input %s got %s, neither host:response nor host:error", at, raw, harness.AnswerText(m, true))
 			case !strings.Contains(hostbridge.ErrorOf(m).Message, member):
