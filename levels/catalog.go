@@ -22,7 +22,7 @@ func allLevels() []Level {
 			Meaning: "Host runs UI, workers, workflows, storage migrations, agent tasks, and artifacts."},
 		{ID: "product", Name: "Product", Family: Generic, Rank: 5, Judged: true, Browser: true,
 			Meaning: "App has independent business UI, data model, workflows, deliverables, upgrades, and regression validation."},
-		{ID: "executable", Name: "Executable", Family: Generic, Rank: 6,
+		{ID: "executable", Name: "Executable", Family: Generic, Rank: 6, Browser: true, Judged: true,
 			Meaning: "Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals."},
 		{ID: "desktop-p0", Name: "Desktop P0", Family: Desktop, Rank: 0, Judged: true,
 			Meaning: "Read packages, verify hashes, emit projection, run readiness; must not execute app UI, workers, or workflows."},

@@ -32,18 +32,27 @@ func TestLevelsAreCumulativeWithinAFamily(t *testing.T) {
 func TestJudgedLevelsNeedEveryLevelBelowCovered(t *testing.T) {
 	c := Default()
 	got := c.JudgedLevels()
-	want := []string{"catalog", "installable", "capability", "runtime", "product", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
+	want := []string{"catalog", "installable", "capability", "runtime", "product", "executable", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("judged levels = %v, want %v", got, want)
 	}
-	if !c.CanJudge("product") {
-		t.Error("product is covered")
+	// Cumulative: a level whose lower level is not covered cannot be
+	// judged, though it is covered itself.
+	ls := c.Levels()
+	for i := range ls {
+		if ls[i].ID == "product" {
+			ls[i].Judged = false
+		}
 	}
-	if !c.CanJudge("desktop-p3") {
-		t.Error("desktop-p3 is covered")
+	partial, err := New(ls, c.Requirements())
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !c.CanJudge("desktop-p6") {
-		t.Error("desktop-p6 is covered")
+	if partial.CanJudge("product") || partial.CanJudge("executable") {
+		t.Error("with product not covered, neither product nor executable above it can be judged")
+	}
+	if !partial.CanJudge("runtime") || !partial.CanJudge("desktop-p6") {
+		t.Error("levels below product, and the desktop ladder, stay judgeable")
 	}
 }
 

@@ -39,5 +39,19 @@ func workflowRequirements() []Requirement {
 		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
 			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},
+		// Typed SDK calls: only the generic ladder's Executable level asks
+		// for them ("typed workflows, typed SDK calls"); no desktop level's
+		// text does.
+		{ID: "SDK-TYPED-WORKFLOW-INPUT", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Typed SDK calls", Strength: Should, Levels: []string{"executable"},
+			Title:  "lime.workflow start of a workflow that declares its inputs as a JSON Schema runs an input that meets them, and refuses, naming the member and starting no run, one that misses a required member, gives a member the wrong type or goes below a minimum",
+			Clause: spec(SpecMain, "Capability SDK; Conformance levels", "The SDK is a typed contract, not only a list of capability names. Compatible hosts should stabilize at least these call semantics: ... const run = await lime.workflow.start({ key: 'content_calendar', input }) ... Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals.")},
+		// Regression evals: run through app/evals, the harness's method
+		// (the texts give no eval format and no way to ask for a run).
+		{ID: "EVAL-REGRESSION-RUN", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Regression evals", Strength: Should, Levels: []string{"executable"},
+			Title:  "app/evals runs every regression eval the app declares and reports each case's outcome: an eval whose cases all end as they expect passes, one with a case that does not fails, naming that case, when its score is below its threshold, and passes when the score reaches it",
+			Clause: spec(SpecMain, "Conformance levels; Manifest fields", "Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals. ... evals: Quality gates, readiness checks, regression evals, and human review rules.")},
+		{ID: "EVAL-PROVENANCE", BugFamilies: []BugFamily{EveryMember}, Reading: "Regression evals", Strength: Must, Levels: []string{"executable"},
+			Title:  "Every eval result app/evals reports carries the provenance of the installed release: app name, version, packageHash, manifestHash, standard and its version",
+			Clause: spec(SpecMain, "Runtime contract", "Compatible hosts must: ... 9. Preserve app provenance on tasks, tool calls, artifacts, evals, storage migrations, and evidence records. ... appName + appVersion + packageHash + manifestHash + standard + standardVersion")},
 	}
 }

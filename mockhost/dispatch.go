@@ -96,6 +96,7 @@ func routes() []route {
 		{protocol.MethodBackend, handle(paramsRequired, func(p protocol.BackendParams) []member {
 			return []member{{"appId", p.AppID}, {"service", p.Service}, {"method", p.Method}}
 		}, (*session).onBackend)},
+		{protocol.MethodEvals, handle(paramsRequired, appIDMember, (*session).onEvals)},
 	}
 }
 

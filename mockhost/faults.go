@@ -41,7 +41,7 @@ type Fault struct {
 // a file next to the code its faults break.
 func Faults() []Fault {
 	fs := slices.Concat(protocolFaults(), catalogFaults(), verifyFaults(), installFaults(), registryFaults(),
-		projectFaults(), readinessFaults(), refusalFaults(), surfaceFaults(), permissionFaults(), agentFaults(), workflowFaults(),
+		projectFaults(), readinessFaults(), refusalFaults(), surfaceFaults(), permissionFaults(), agentFaults(), workflowFaults(), evalFaults(),
 		dataFaults(), lifecycleFaults(), upgradeFaults(), overlayFaults(), migrationFaults(), backendFaults(), platformFaults(),
 		hostileFaults(), heldOutFamilyFaults(), familyAuditFaults())
 	collateral := recordedCollateral()

@@ -115,6 +115,10 @@ func (s *session) onMigrate(_ context.Context, _ *jsonrpc2.Request, p protocol.M
 	return s.host.migrate(p)
 }
 
+func (s *session) onEvals(_ context.Context, _ *jsonrpc2.Request, p protocol.AppIDParams) (any, *jsonrpc2.Error) {
+	return s.host.runEvals(p.AppID)
+}
+
 func (s *session) onSecret(_ context.Context, _ *jsonrpc2.Request, p protocol.SecretParams) (any, *jsonrpc2.Error) {
 	return s.host.bindSecret(p)
 }

@@ -29,7 +29,7 @@ const (
 
 // ClaimedLevels are the levels the reference host claims in hello.
 func ClaimedLevels() []string {
-	return []string{"catalog", "installable", "capability", "runtime", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
+	return []string{"catalog", "installable", "capability", "runtime", "product", "executable", "desktop-p0", "desktop-p1", "desktop-p2", "desktop-p3", "desktop-p4", "desktop-p5", "desktop-p6"}
 }
 
 // DefaultProfile returns the reference capability profile: every capability

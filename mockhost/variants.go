@@ -57,6 +57,10 @@ func Variants() []Variant {
 		{Name: "verify-before-project", Touches: projectionRequirements(),
 			Clause:      "spec 000, Runtime contract: 2 \"Verify package hash, signature, manifest, and capability versions\" comes before 4 \"Generate projection\"",
 			Description: "package/project verifies the package first (compatibility, signature, revocation, publisher) and refuses one that fails with -32002 and its findings, projecting nothing"},
+		// Typed SDK calls (Executable).
+		{Name: "workflow-input-checked-in-run", Touches: []string{"SDK-TYPED-WORKFLOW-INPUT"},
+			Clause:      "docs/decisions.md, Typed SDK calls: the texts say the SDK is a typed contract, not how a call that breaks the type ends; a refused start and a run that ends failed at once, naming the member, both keep the contract",
+			Description: "lime.workflow start with an input that does not meet the workflow's declared inputs is answered with a run that ends failed at once, its reason naming the member, and runs no state"},
 		{Name: "legacy-kinds-marked", Touches: []string{"CAT-LEGACY-KINDS"},
 			Clause:      "docs/decisions.md, Legacy entry kinds in a 0.10.0 manifest: rejecting the package, or projecting them marked legacy: true",
 			Description: "home and scene entries of a 0.10.0 manifest are accepted and projected marked legacy: true, as compatibility entries, instead of refusing the package"},

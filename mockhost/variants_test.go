@@ -105,11 +105,12 @@ func variantProbes() map[string]probe {
 			}
 			return r.Status
 		},
-		"model-settings-in-readiness": readyProbe("requires:\n  capabilities:\n    lime.modelSettings: current\n", nil, nil, nil, "", "", status),
-		"export-as-zip":               func(t *testing.T, x *harness) string { return exported(x) },
-		"retired-entry-disabled":      faults["rollback-keeps-new-entries"],
-		"workspace-not-seeded":        userStateThen,
-		"backend-crash-reported":      faults["backend-crash-ignored"],
+		"model-settings-in-readiness":   readyProbe("requires:\n  capabilities:\n    lime.modelSettings: current\n", nil, nil, nil, "", "", status),
+		"export-as-zip":                 func(t *testing.T, x *harness) string { return exported(x) },
+		"retired-entry-disabled":        faults["rollback-keeps-new-entries"],
+		"workspace-not-seeded":          userStateThen,
+		"backend-crash-reported":        faults["backend-crash-ignored"],
+		"workflow-input-checked-in-run": typedStarts,
 	}
 }
 

@@ -31,5 +31,23 @@ func workflowFaults() []Fault {
 			Description: "a workflow's artifact is recorded without the release, workflow, run and state that made it"},
 		{Name: "workflow-no-evidence", Breaks: []string{"WORKFLOW-OUTPUTS-RECORDED"},
 			Description: "the states of a workflow run leave no evidence"},
+		{Name: "workflow-input-unchecked", Breaks: []string{"SDK-TYPED-WORKFLOW-INPUT"},
+			Description: "a workflow's declared inputs are not checked: a start whose input lacks or mistypes a member runs"},
+		{Name: "workflow-input-required-only", Breaks: []string{"SDK-TYPED-WORKFLOW-INPUT"},
+			Description: "only the presence of the declared inputs' required members is checked: a member of the wrong type or below its minimum runs"},
+	}
+}
+
+// evalFaults are the faults of app/evals (evals.go).
+func evalFaults() []Fault {
+	return []Fault{
+		{Name: "evals-always-pass", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "every regression eval is reported passed, each case held, whatever its run ended in"},
+		{Name: "evals-threshold-ignored", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "an eval passes when any of its cases held, whatever its threshold"},
+		{Name: "evals-threshold-exclusive", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "an eval passes only when its score is above its threshold: one whose score reaches it exactly is reported failed"},
+		{Name: "evals-provenance-without-hashes", Breaks: []string{"EVAL-PROVENANCE"},
+			Description: "an eval result's provenance names the app and release but not the package and manifest hashes"},
 	}
 }

@@ -439,7 +439,37 @@ func workflowProbes() map[string]probe {
 		"workflow-failure-saves-result":   downFlow,
 		"workflow-artifact-no-provenance": outputsOf,
 		"workflow-no-evidence":            outputsOf,
+		"workflow-input-unchecked":        typedStarts,
+		"workflow-input-required-only":    typedStarts,
+		"evals-always-pass":               evalsOf,
+		"evals-threshold-ignored":         evalsOf,
+		"evals-threshold-exclusive":       evalsOf,
+		"evals-provenance-without-hashes": evalsOf,
 	}
+}
+
+// evalsOf runs workflow-app's regression evals and reports their results.
+func evalsOf(t *testing.T, x *harness) string {
+	newWorkflowDriver(t, x, nil, nil)
+	var r protocol.EvalsResult
+	x.must(protocol.MethodEvals, protocol.AppIDParams{AppID: "workflow-app"}, &r)
+	var out []string
+	for _, e := range r.Evals {
+		out = append(out, fmt.Sprintf("%s passed=%v score=%v cases=%+v hash=%v", e.Key, e.Passed, e.Score, e.Cases, e.Provenance["packageHash"] != ""))
+	}
+	return strings.Join(out, " | ")
+}
+
+// typedStarts starts typed_flow with a valid input and with inputs that
+// miss or mistype a member, and reports each answer's type.
+func typedStarts(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, nil)
+	var out []string
+	for _, in := range []map[string]any{{"topic": "t", "count": 1}, {"count": 1}, {"topic": "t", "count": "1"}, {"topic": "t", "count": 0}} {
+		m := d.call("start", map[string]any{"workflowKey": "typed_flow", "input": in})
+		out = append(out, fmt.Sprintf("%s %s", m.Type, hostbridge.ErrorOf(m).Message))
+	}
+	return strings.Join(out, " | ")
 }
 
 // BenchmarkWorkflowRun measures one whole run of retry_flow (an agent task

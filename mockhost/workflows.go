@@ -56,6 +56,8 @@ type workflowDef struct {
 	key        string
 	states     []workflowState
 	maxRetries int
+	// inputs is the JSON Schema the workflow declares for its input, if any.
+	inputs map[string]any
 }
 
 func (d workflowDef) state(key string) (workflowState, bool) {
@@ -246,6 +248,11 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app declares no workflow %q with states.", clip(key, 100)))
 	}
+	badInput := h.checkInput(def, input)
+	// variant: workflow-input-checked-in-run — a start whose input does not meet the workflow's declared inputs is answered with a run that ends failed at once, its reason naming the member, and runs no state.
+	if badInput != nil && !h.variants.Has("workflow-input-checked-in-run") {
+		return nil, badInput
+	}
 	w := h.workflows
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -264,6 +271,10 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	r := &workflowRun{id: fmt.Sprintf("run-%d", w.seq), appID: l.appID, version: l.version, def: def, l: l,
 		input: input, idem: idem, status: runRunning, current: def.states[0].key}
 	w.runs[r.id] = r
+	if badInput != nil {
+		r.status, r.reason = runFailed, badInput.message
+		return r.snapshotLocked(), nil
+	}
 	go h.advance(r, r.epoch)
 	return r.snapshotLocked(), nil
 }
@@ -277,6 +288,7 @@ func workflowOf(m map[string]any, key string) (workflowDef, bool) {
 			continue
 		}
 		d := workflowDef{key: key}
+		d.inputs, _ = w["inputs"].(map[string]any)
 		for _, policy := range []string{"recovery", "retryPolicy"} {
 			if p, _ := w[policy].(map[string]any); p != nil {
 				if n, ok := intField(p, "maxRetries"); ok && n >= 0 {

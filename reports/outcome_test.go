@@ -104,17 +104,17 @@ func TestFlakyRequirementLevels(t *testing.T) {
 		level   string
 		verdict Verdict
 	}{
-		{"CAT-METADATA", "catalog", LevelError},               // must
-		{"CAT-METADATA", "desktop-p0", LevelError},            // must, from a level below
-		{"CAT-LEGACY-KINDS", "catalog", LevelError},           // must-not
-		{"PROTO-RESET", "catalog", LevelError},                // protocol precondition
-		{"VERIFY-PACKAGE-HASH", "installable", LevelError},    // must
-		{"VERIFY-PACKAGE-HASH", "catalog", LevelPassed},       // not in catalog
-		{"READY-CAPABILITIES", "desktop-p0", LevelError},      // must
-		{"READY-REQUIRED-TIER", "executable", LevelNotJudged}, // a level this harness cannot judge
-		{"READY-STATUS", "desktop-p0", LevelPassed},           // should: no effect
-		{"PROJ-PROVENANCE", "installable", LevelPassed},       // should: no effect
-		{"INSTALL-PINNED", "installable", LevelPassed},        // should: no effect
+		{"CAT-METADATA", "catalog", LevelError},            // must
+		{"CAT-METADATA", "desktop-p0", LevelError},         // must, from a level below
+		{"CAT-LEGACY-KINDS", "catalog", LevelError},        // must-not
+		{"PROTO-RESET", "catalog", LevelError},             // protocol precondition
+		{"VERIFY-PACKAGE-HASH", "installable", LevelError}, // must
+		{"VERIFY-PACKAGE-HASH", "catalog", LevelPassed},    // not in catalog
+		{"READY-CAPABILITIES", "desktop-p0", LevelError},   // must
+		{"READY-REQUIRED-TIER", "executable", LevelError},  // must
+		{"READY-STATUS", "desktop-p0", LevelPassed},        // should: no effect
+		{"PROJ-PROVENANCE", "installable", LevelPassed},    // should: no effect
+		{"INSTALL-PINNED", "installable", LevelPassed},     // should: no effect
 	} {
 		r := testReport(t, 0)
 		setSpec(t, r, tc.req, Flaky, "the snapshot had no host field\nsecond line")

@@ -28,7 +28,7 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 			if len(v.KeyIDs) != 1 || v.KeyIDs[0] != k.ID() {
 				t.Errorf("accepted keys %v, want [%s]", v.KeyIDs, k.ID())
 			}
-			if got := strings.Join(v.Predicate.LevelsPassed, ","); got != "catalog,installable,desktop-p0" {
+			if got := strings.Join(v.Predicate.LevelsPassed, ","); got != "catalog,installable,executable,desktop-p0" {
 				t.Errorf("levels passed %q", got)
 			}
 			if len(v.Predicate.Requirements) != len(r.Requirements) {

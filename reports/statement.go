@@ -227,7 +227,8 @@ const (
 //     host broke the clause);
 //   - warnedTests: every other requirement that did not pass: a failed
 //     should or may, and those not judged (error, flaky, blocked,
-//     interrupted, skipped, not-run, a broken protocol precondition).
+//     interrupted, skipped, not-run, a broken protocol precondition);
+//     a not-applicable requirement is in none of the three lists.
 //
 // result is PASSED when every requested level passed and nothing warned,
 // WARNED when every requested level passed with warnings, FAILED otherwise.
@@ -240,6 +241,12 @@ func TestResult(p *Predicate, cat *levels.Catalog) (*trv0.TestResult, error) {
 			cr = levels.Requirement{ID: r.ID, Strength: levels.Strength(r.Strength)}
 		}
 		switch EffectOf(cr, r.Outcome) {
+		case EffectNone:
+			if r.Outcome == NotApplicable {
+				// A clause that binds nothing on this host is no test of it.
+				continue
+			}
+			tr.WarnedTests = append(tr.WarnedTests, r.ID)
 		case EffectPass:
 			tr.PassedTests = append(tr.PassedTests, r.ID)
 		case EffectFail:

@@ -166,7 +166,7 @@ func TestWriteAllSigned(t *testing.T) {
 	if err := json.Unmarshal(pe.Payload, &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.PredicateType != TestResultPredicateType || st.Predicate.Result != ResultFailed || len(st.Predicate.PassedTests) != len(r.Requirements) {
+	if st.PredicateType != TestResultPredicateType || st.Predicate.Result != ResultPassed || len(st.Predicate.PassedTests) != len(r.Requirements) {
 		t.Errorf("test-result statement %+v", st)
 	}
 	// verify reads only the conformance predicate, and says so.

@@ -35,7 +35,7 @@ func SchemaMethods() []string {
 	return []string{
 		MethodHello, MethodReset, MethodConfigure, MethodVerify, MethodProject,
 		MethodInstall, MethodUninstall, MethodDisable, MethodEnable, MethodUpdate, MethodRollback, MethodMigrate, MethodOverlay, MethodSecret, MethodKnowledge, MethodFile, MethodReadiness, MethodList, MethodRegistryList, MethodReview, MethodShutdownHint,
-		MethodLaunch, MethodCenter, MethodObserve, MethodSet, MethodInvoke, MethodBackend,
+		MethodLaunch, MethodCenter, MethodObserve, MethodSet, MethodInvoke, MethodBackend, MethodEvals,
 	}
 }
 

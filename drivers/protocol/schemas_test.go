@@ -81,6 +81,9 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodFile:      FileResult{OK: true, Path: "notes.md"},
 		MethodInvoke:    InvokeResult{Answer: json.RawMessage(`{"type":"host:response","requestId":"r","payload":{"taskId":"t"}}`)},
 		MethodBackend:   BackendResult{Result: json.RawMessage(`{"pid": 42}`)},
+		MethodEvals: EvalsResult{Evals: []EvalResult{{Key: "regression", Kind: "regression", Passed: false, Score: 0.5, Threshold: 1,
+			Cases:      []EvalCase{{Key: "saves", Passed: true, Status: "completed"}, {Key: "refuses", Passed: false, Status: EvalRefused, Reason: "r"}},
+			Provenance: map[string]any{"appName": "a", "appVersion": "1.0.0", "packageHash": hashA, "manifestHash": hashA, "standard": "agentapp", "standardVersion": "0.10.0"}}}},
 	}
 	params := map[string]any{
 		MethodHello:        HelloParams{HarnessName: "agentapp-conformance", ProtocolVersion: Version},
@@ -115,6 +118,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		MethodKnowledge:    KnowledgeParams{AppID: "a", Template: "project_knowledge", Pack: "pack-1"},
 		MethodFile:         FileParams{AppID: "a", Path: "notes.md", Content: &content},
 		MethodBackend:      BackendParams{AppID: "a", Service: "probe", Method: "probe/report", Params: json.RawMessage(`{"paths": []}`)},
+		MethodEvals:        AppIDParams{AppID: "a"},
 		MethodSet:          SetParams{Theme: &Theme{Mode: "dark", Tokens: map[string]string{"--x": "#000"}}, Visibility: "hidden", Locale: "en-US"},
 	}
 	for _, m := range SchemaMethods() {

@@ -311,6 +311,14 @@ func describeWorkflows(tc *harness.TestContext) {
 		describeWorkflowIsolation(tc)
 	})
 
+	Describe("Executable: typed SDK calls", func() {
+		describeTypedInputs(tc)
+	})
+
+	Describe("Executable: regression evals", func() {
+		describeEvals(tc)
+	})
+
 	Describe("App lifecycle: what an app's runs made", func() {
 		It("keeps the artifacts made before an update, each naming the release that made it", tc.Req("UPDATE-KEEPS-ARTIFACTS", levels.EveryTransition), func() {
 			app := installWorkflowApp(tc, tc.DefaultConfigure())

@@ -34,6 +34,7 @@ const UNSUPPORTED: Record<string, string> = {
   "app/center": "this host has no app center page",
   "app/invoke": "this host runs no app code and has no capability bridge",
   "app/backend": "this host runs no app backends",
+  "app/evals": "this host runs no workflows, so no regression evals",
   "host/observe": "this host mounts no app surface",
   "host/set": "this host mounts no app surface",
 };

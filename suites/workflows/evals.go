@@ -1,0 +1,142 @@
+package workflows
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/agentapp/conformance/drivers/agentpkg"
+	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/suites/harness"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// Regression evals through app/evals (spec 000 Conformance levels,
+// Executable: "Host can run ... regression evals"; docs/decisions.md
+// "Regression evals"): workflow-app declares two regression evals of
+// typed_flow, one whose cases all end as they expect and one whose second
+// case does not (its threshold is 1).
+const (
+	passingEval = "typed_flow_regression"
+	failingEval = "typed_flow_stale"
+	// boundaryEval has failingEval's outcomes and threshold 0.5: its score
+	// reaches its threshold, so it passes.
+	boundaryEval = "typed_flow_half"
+	// staleCase is failingEval's case that does not hold: it expects its
+	// run to fail, and typed_flow completes it.
+	staleCase = "expects-a-failed-run"
+)
+
+// evalCases are the cases each eval of workflow-app declares, with the
+// status each one's run ends in (every input meets typed_flow's inputs,
+// so the cases hold on a host that checks them and on one that does not).
+var evalCases = map[string]map[string]string{
+	passingEval:  {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
+	failingEval:  {"saves-a-larger-count": "completed", staleCase: "completed"},
+	boundaryEval: {"saves-a-valid-input": "completed", staleCase: "completed"},
+}
+
+// runEvals installs workflow-app and calls app/evals: a host without the
+// method (-32601) or that cannot run them leaves the spec blocked.
+func runEvals(tc *harness.TestContext) (string, protocol.EvalsResult) {
+	GinkgoHelper()
+	app := installWorkflowApp(tc, tc.DefaultConfigure())
+	var r protocol.EvalsResult
+	err := tc.Call(protocol.MethodEvals, protocol.AppIDParams{AppID: app}, &r)
+	if code, isErr := tc.HostErrorCode(protocol.MethodEvals, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement %s (-32601), so no regression eval can be run", protocol.MethodEvals)
+		}
+		tc.Blockedf("%s of %s was refused: %v", protocol.MethodEvals, app, err)
+	}
+	return app, r
+}
+
+// evalAt finds eval key in r: the spec fails when it is missing, since the
+// app declares it.
+func evalAt(tc *harness.TestContext, r protocol.EvalsResult, key string) (int, protocol.EvalResult) {
+	GinkgoHelper()
+	i := slices.IndexFunc(r.Evals, func(e protocol.EvalResult) bool { return e.Key == key })
+	if i < 0 {
+		tc.Failf("%s: workflow-app declares the regression eval %s, and the answer has no result for it: %+v",
+			harness.At(protocol.MethodEvals, []any{"evals"}), key, r.Evals)
+	}
+	return i, r.Evals[i]
+}
+
+// expectCases judges each case of eval e: its status and whether it held.
+func expectCases(tc *harness.TestContext, i int, e protocol.EvalResult, held func(key string) bool) {
+	GinkgoHelper()
+	want := evalCases[e.Key]
+	if len(e.Cases) != len(want) {
+		tc.Failf("%s: the eval %s has %d cases, and the answer reports %d: %+v", harness.At(protocol.MethodEvals, []any{"evals", i, "cases"}), e.Key, len(want), len(e.Cases), e.Cases)
+	}
+	for j, c := range e.Cases {
+		at := harness.At(protocol.MethodEvals, []any{"evals", i, "cases", j})
+		status, ok := want[c.Key]
+		switch {
+		case !ok:
+			tc.Failf("%s: the eval %s declares no case %q", at, e.Key, c.Key)
+		case c.Status != status:
+			tc.Failf("%s: the case %s of %s ends %q; its run of typed_flow ends %q", at, c.Key, e.Key, c.Status, status)
+		case c.Passed != held(c.Key):
+			tc.Failf("%s: the case %s of %s is reported passed=%v, yet it expects what its run %s", at, c.Key, e.Key, c.Passed, map[bool]string{true: "does", false: "does not do"}[held(c.Key)])
+		}
+	}
+}
+
+func describeEvals(tc *harness.TestContext) {
+	It("runs the app's regression evals: one whose cases all end as they expect passes, one with a case that does not fails below its threshold, naming it, and passes at it",
+		tc.Req("EVAL-REGRESSION-RUN", levels.EveryMember, levels.RepresentationLimit), func() {
+			_, r := runEvals(tc)
+			i, pass := evalAt(tc, r, passingEval)
+			tc.Precondition("the eval "+passingEval+", whose cases all end as they expect, passes", func() {
+				expectCases(tc, i, pass, func(string) bool { return true })
+				if !pass.Passed || pass.Score != 1 {
+					tc.Failf("%s: the eval %s, whose cases all hold, is reported passed=%v score=%v", harness.At(protocol.MethodEvals, []any{"evals", i}), passingEval, pass.Passed, pass.Score)
+				}
+			})
+			i, fail := evalAt(tc, r, failingEval)
+			at := harness.At(protocol.MethodEvals, []any{"evals", i})
+			expectCases(tc, i, fail, func(key string) bool { return key != staleCase })
+			if fail.Passed {
+				tc.Failf("%s: the eval %s, whose case %s does not end as it expects (threshold %v), is reported passed (score %v)", at, failingEval, staleCase, fail.Threshold, fail.Score)
+			}
+			if fail.Score != 0.5 || fail.Threshold != 1 {
+				tc.Failf("%s: the eval %s holds one case of two against its threshold 1; the answer says score %v, threshold %v", at, failingEval, fail.Score, fail.Threshold)
+			}
+			i, half := evalAt(tc, r, boundaryEval)
+			expectCases(tc, i, half, func(key string) bool { return key != staleCase })
+			if !half.Passed || half.Score != 0.5 || half.Threshold != 0.5 {
+				tc.Failf("%s: the eval %s holds one case of two against its threshold 0.5, so it passes; the answer says passed=%v, score %v, threshold %v",
+					harness.At(protocol.MethodEvals, []any{"evals", i}), boundaryEval, half.Passed, half.Score, half.Threshold)
+			}
+			if n := len(r.Evals); n != len(evalCases) {
+				tc.Failf("%s: workflow-app declares %d regression evals, and the answer reports %d: %+v", harness.At(protocol.MethodEvals, []any{"evals"}), len(evalCases), n, r.Evals)
+			}
+		})
+
+	It("stamps every eval result with the provenance of the installed release",
+		tc.Req("EVAL-PROVENANCE", levels.EveryMember), func() {
+			app, r := runEvals(tc)
+			installed, ok := tc.ListedApp(app)
+			if !ok {
+				tc.Errorf("app/list does not name %s, installed by this spec", app)
+			}
+			want := map[string]any{"appName": installed.Name, "appVersion": installed.Version, "packageHash": installed.PackageHash,
+				"manifestHash": installed.ManifestHash, "standard": agentpkg.Standard, "standardVersion": agentpkg.StandardVersion}
+			tc.Precondition("app/evals reports the evals workflow-app declares", func() {
+				if len(r.Evals) == 0 {
+					tc.Failf("%s reports no eval of %s", protocol.MethodEvals, app)
+				}
+			})
+			for i, e := range r.Evals {
+				for k, v := range want {
+					if got := e.Provenance[k]; fmt.Sprint(got) != fmt.Sprint(v) {
+						tc.Failf("%s: the result of eval %s says %v; the installed release's is %v", harness.At(protocol.MethodEvals, []any{"evals", i, "provenance", k}), e.Key, got, v)
+					}
+				}
+			}
+		})
+}

@@ -1,0 +1,93 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/suites/harness"
+
+	. "github.com/onsi/ginkgo/v2"
+)
+
+// Typed SDK calls (spec 000 Capability SDK: "The SDK is a typed contract";
+// Executable: "typed workflows, typed SDK calls"): workflow-app's
+// typed_flow declares its inputs as a JSON Schema, a non-empty string
+// topic and an integer count of at least 1, and saves its input under
+// typedFlowKey (docs/decisions.md "Typed SDK calls").
+const (
+	typedFlow    = "typed_flow"
+	typedFlowKey = "typed-flow-result"
+	startMethod  = "lime.workflow start"
+)
+
+func describeTypedInputs(tc *harness.TestContext) {
+	DescribeTable("checks lime.workflow start's input against the inputs its workflow declares, and refuses, naming the member,",
+		func(member string, input func(mark string) map[string]any) {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			good := harness.Nonce("typed")
+			tc.Precondition("lime.workflow start of "+typedFlow+" with an input that meets its inputs (count at its minimum 1) runs it", func() {
+				run := startTyped(tc, app, map[string]any{"topic": good, "count": 1})
+				if v := settleRun(tc, app, run); v.Status != "completed" {
+					tc.Failf("the run of %s with a valid input is %s, not completed", typedFlow, v)
+				}
+				if v := readStored(tc, app, typedFlowKey); !strings.Contains(v, good) {
+					tc.Failf("the completed run of %s saved %s = %s, not its input", typedFlow, typedFlowKey, v)
+				}
+			})
+			mark := harness.Nonce("untyped")
+			in := input(mark)
+			in["mark"] = mark // the declared inputs allow more members
+			at := harness.At(startMethod, []any{"input", member})
+			m := workflowCall(tc, app, "start", map[string]any{"workflowKey": typedFlow, "input": in, "idempotencyKey": harness.Nonce("run")})
+			raw, _ := json.Marshal(in)
+			switch {
+			case m.Type == hostbridge.TypeResponse:
+				// A run that ends failed at once, naming the member, keeps
+				// the type too (docs/decisions.md "Typed SDK calls").
+				var v runView
+				if json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+					tc.Failf("%s: the input %s does not meet %s's declared inputs, yet the host answered host:response %s", at, raw, typedFlow, m.Payload)
+				}
+				if v = settleRun(tc, app, v.RunID); v.Status != "failed" || !strings.Contains(v.Reason, member) {
+					tc.Failf("%s: the input %s does not meet %s's declared inputs, yet the host ran it: %s", at, raw, typedFlow, v)
+				}
+				tc.Reading("Typed SDK calls", "the start is answered with a run that ends failed, naming the member")
+			case m.Type != hostbridge.TypeError:
+				tc.Failf("%s: the input %s got %s, neither host:response nor host:error", at, raw, harness.AnswerText(m, true))
+			case !strings.Contains(hostbridge.ErrorOf(m).Message, member):
+				tc.Failf("%s: the refusal of the input %s does not name %q: %s", at, raw, member, harness.AnswerText(m, true))
+			}
+			if v := readStored(tc, app, typedFlowKey); strings.Contains(v, mark) {
+				tc.Failf("%s: the input %s was refused, yet a run saved it: %s = %s", at, raw, typedFlowKey, v)
+			}
+		},
+		Entry("a required topic missing", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.EveryMember), "topic",
+			func(string) map[string]any { return map[string]any{"count": 1} }),
+		Entry("a required count missing", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.EveryMember), "count",
+			func(mark string) map[string]any { return map[string]any{"topic": mark} }),
+		Entry("a topic that is a number", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.EveryMember), "topic",
+			func(string) map[string]any { return map[string]any{"topic": 7, "count": 1} }),
+		Entry("a count that is a string", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.EveryMember), "count",
+			func(mark string) map[string]any { return map[string]any{"topic": mark, "count": "2"} }),
+		Entry("a count that is not an integer", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.RepresentationLimit), "count",
+			func(mark string) map[string]any { return map[string]any{"topic": mark, "count": 1.5} }),
+		Entry("a count below its minimum (0, one under the control's 1)", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.RepresentationLimit), "count",
+			func(mark string) map[string]any { return map[string]any{"topic": mark, "count": 0} }),
+		Entry("an empty topic (minLength 1)", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.RepresentationLimit), "topic",
+			func(string) map[string]any { return map[string]any{"topic": "", "count": 1} }),
+	)
+}
+
+// startTyped starts a run of typed_flow with input: a host that will not
+// start one leaves the spec blocked (the caller's precondition).
+func startTyped(tc *harness.TestContext, app string, input map[string]any) string {
+	GinkgoHelper()
+	m := workflowCall(tc, app, "start", map[string]any{"workflowKey": typedFlow, "input": input, "idempotencyKey": harness.Nonce("run")})
+	var v runView
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+		tc.Failf("%s of %s got %s, not host:response with a runId", startMethod, typedFlow, harness.AnswerText(m, true))
+	}
+	return v.RunID
+}
