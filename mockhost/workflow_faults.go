@@ -3,6 +3,8 @@ package mockhost
 // workflowFaults are the faults of the workflow runtime (workflows.go).
 func workflowFaults() []Fault {
 	return []Fault{
+		{Name: "workflow-error-fallback-ignored", Breaks: []string{"WORKFLOW-ERROR-FALLBACK"},
+			Description: "a state that fails for good ends the run failed though its onError names a fallback state"},
 		{Name: "workflow-branch-unsupported", Breaks: []string{"WORKFLOW-STATE-KINDS"},
 			Description: "a branch state is not understood: a run fails when it reaches one"},
 		{Name: "workflow-review-auto-approved", Breaks: []string{"WORKFLOW-HUMAN-REVIEW"},

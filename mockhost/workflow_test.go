@@ -306,6 +306,16 @@ func downFlow(t *testing.T, x *harness) string {
 	return d.summary(d.settle(run), "review-flow-result")
 }
 
+// fallbackFlow runs fallback_flow with the App Server refusing: its agent
+// task fails for good and the run goes on at its onError state.
+func fallbackFlow(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, []string{"pdf_reader"})
+	d.as.SetMode(appserver.Refuse)
+	d.as.DropConnections()
+	run := d.start("fallback_flow")
+	return d.summary(d.settle(run), "fallback-flow-fallback")
+}
+
 // noToolFlow runs review_flow on a host without pdf_reader.
 func noToolFlow(t *testing.T, x *harness) string {
 	d := newWorkflowDriver(t, x, nil, []string{})
@@ -437,6 +447,7 @@ func workflowProbes() map[string]probe {
 		"workflow-mock-success-when-down": downFlow,
 		"workflow-missing-tool-skipped":   noToolFlow,
 		"workflow-failure-saves-result":   downFlow,
+		"workflow-error-fallback-ignored": fallbackFlow,
 		"workflow-artifact-no-provenance": outputsOf,
 		"workflow-no-evidence":            outputsOf,
 		"workflow-input-unchecked":        typedStarts,

@@ -389,7 +389,8 @@ func (h *Host) goOnLocked(r *workflowRun, next []string) {
 // failLocked ends the run failed at state st, or goes to its onError
 // state when it names one (the error fallback).
 func (h *Host) failLocked(r *workflowRun, st workflowState, reason string) {
-	if _, ok := r.def.state(st.onError); ok {
+	// fault: workflow-error-fallback-ignored — a state's onError target is never taken: the run ends failed at the state.
+	if _, ok := r.def.state(st.onError); ok && !h.faults.Has("workflow-error-fallback-ignored") {
 		h.goOnLocked(r, []string{st.onError})
 		return
 	}

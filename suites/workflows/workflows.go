@@ -25,6 +25,7 @@ const (
 	reviewFlow      = "review_flow"
 	retryFlow       = "retry_flow"
 	timeoutFlow     = "timeout_flow"
+	fallbackFlow    = "fallback_flow"
 	// workflowSettle bounds how long a run may keep running before the
 	// spec judges it: far beyond any state timeout of the fixture (1 s).
 	workflowSettle = 20 * time.Second
@@ -39,7 +40,8 @@ const (
 var reviewFlowStates = []string{"draft", "check", "route", "review", "save", "publish", "hold", "done"}
 
 // storageKeyOf is where each workflow's storage-write state writes.
-var storageKeyOf = map[string]string{reviewFlow: "review-flow-result", retryFlow: "retry-flow-result", timeoutFlow: "timeout-flow-result"}
+var storageKeyOf = map[string]string{reviewFlow: "review-flow-result", retryFlow: "retry-flow-result", timeoutFlow: "timeout-flow-result",
+	fallbackFlow: "fallback-flow-result"}
 
 // runView is what lime.workflow read answers.
 type runView struct {
@@ -308,6 +310,7 @@ func describeWorkflows(tc *harness.TestContext) {
 		describeWorkflowRuns(tc)
 		describeWorkflowRecovery(tc)
 		describeWorkflowFailClosed(tc)
+		describeWorkflowErrorFallback(tc)
 		describeWorkflowIsolation(tc)
 	})
 
@@ -652,6 +655,44 @@ func describeWorkflowRecovery(tc *harness.TestContext) {
 			}
 			expectNothingWritten(tc, app, run, timeoutFlow, stored, "after the agent task timed out")
 		})
+}
+
+// describeWorkflowErrorFallback declares the spec of a state's error
+// fallback (spec 000, Workflow descriptor enhancements: "recovery is
+// required: hosts implement checkpoint resumption, timeout retry, and
+// error fallback"): a state whose attempts are spent goes on at the state
+// its onError names, not at its next, and the run is not failed there.
+func describeWorkflowErrorFallback(tc *harness.TestContext) {
+	It("goes on at the state onError names when a state fails for good, and not at its next", tc.Req("WORKFLOW-ERROR-FALLBACK", levels.EveryMember), func() {
+		app := installWorkflowApp(tc, tc.DefaultConfigure())
+		tc.Precondition("fallback_flow completes through its next state save while its agent task answers", func() {
+			v := settleRun(tc, app, startRun(tc, app, fallbackFlow))
+			if v.Status != "completed" || !slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "fallback") {
+				tc.Failf("fallback_flow is %s", v)
+			}
+		})
+		sc := markedTurns()
+		const attempts = 2 // fallback_flow's recovery.maxRetries is 1
+		for range attempts {
+			sc.Turns = append(sc.Turns, appserver.FailedTurn())
+		}
+		tc.AppServer().SetScript(sc)
+		stored := readStored(tc, app, storageKeyOf[fallbackFlow])
+		run := startRun(tc, app, fallbackFlow)
+		v := settleRun(tc, app, run)
+		if !slices.Contains(v.ran(), "fallback") {
+			tc.Failf("the agent task draft failed %d times and its onError names the state fallback, yet the run is %s and never ran fallback", attempts, v)
+		}
+		if v.Status != "completed" {
+			tc.Failf("the run went on at its fallback, whose path reaches end, yet it is %s", v)
+		}
+		if slices.Contains(v.ran(), "save") {
+			tc.Failf("the agent task draft failed for good, yet its next state save ran: %s", v)
+		}
+		if got := readStored(tc, app, storageKeyOf[fallbackFlow]); got != stored {
+			tc.Failf("the run took its fallback, yet %s (written only by save) changed from %s to %s", storageKeyOf[fallbackFlow], stored, got)
+		}
+	})
 }
 
 // describeWorkflowFailClosed declares the specs of states a run cannot carry out.
