@@ -28,7 +28,7 @@ func workflowRequirements() []Requirement {
 			Title:  "A state that fails is tried again at most recovery.maxRetries times: a run whose agent task fails that often still completes, one whose task fails once more ends failed after exactly maxRetries + 1 attempts, never completed",
 			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy ... recovery: onTimeout ... onError ... maxRetries: 3 ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
 		{ID: "WORKFLOW-TIMEOUT", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
-			Title:  "A state that outlives its timeout is ended and retried per the recovery policy; when its attempts are spent the run ends failed, naming the timed-out state, and nothing after it happens",
+			Title:  "A state that outlives its timeout (its timeout duration, its timeoutMs, or the workflow's timeoutMs) is ended and retried per the recovery policy; when its attempts are spent the run ends failed, naming the timed-out state, and nothing after it happens",
 			Clause: spec(SpecMain, "Workflow descriptor; Workflow descriptor enhancements", "Long-running workflows must support interrupt, resume, retry policy, timeout ... timeout: 60s ... recovery is required: hosts implement checkpoint resumption, timeout retry, and error fallback.")},
 		{ID: "WORKFLOW-ERROR-FALLBACK", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A state whose attempts are spent goes on at the state its onError names, not at its next: the run takes the fallback path and is not ended failed at the state",

@@ -3,6 +3,8 @@ package mockhost
 // workflowFaults are the faults of the workflow runtime (workflows.go).
 func workflowFaults() []Fault {
 	return []Fault{
+		{Name: "workflow-timeout-state-only", Breaks: []string{"WORKFLOW-TIMEOUT"},
+			Description: "the workflow's own timeoutMs is never read: a state that sets no timeout of its own runs unbounded"},
 		{Name: "workflow-error-fallback-ignored", Breaks: []string{"WORKFLOW-ERROR-FALLBACK"},
 			Description: "a state that fails for good ends the run failed though its onError names a fallback state"},
 		{Name: "workflow-branch-unsupported", Breaks: []string{"WORKFLOW-STATE-KINDS"},

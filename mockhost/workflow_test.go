@@ -277,17 +277,23 @@ func TestWorkflowRetryPolicy(t *testing.T) {
 
 // timeoutFlow runs timeout_flow with every turn hanging.
 func timeoutFlow(t *testing.T, x *harness) string {
+	return hangingFlow(t, x, "timeout_flow", "timeout-flow-result")
+}
+
+// hangingFlow runs workflow key while every agent task hangs and reports
+// how it ended (within 5s) and what its storage-write left at result.
+func hangingFlow(t *testing.T, x *harness, key, result string) string {
 	sc := appserver.NewScript()
 	sc.Turn = appserver.HangingTurn()
 	d := newWorkflowDriver(t, x, sc, nil)
-	run := d.start("timeout_flow")
+	run := d.start(key)
 	deadline := time.Now().Add(5 * time.Second)
 	v := d.read(run)
 	for v.Status == runRunning && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 		v = d.read(run)
 	}
-	return d.summary(v, "timeout-flow-result")
+	return d.summary(v, result)
 }
 
 func TestWorkflowTimeout(t *testing.T) {
@@ -448,6 +454,9 @@ func workflowProbes() map[string]probe {
 		"workflow-missing-tool-skipped":   noToolFlow,
 		"workflow-failure-saves-result":   downFlow,
 		"workflow-error-fallback-ignored": fallbackFlow,
+		"workflow-timeout-state-only": func(t *testing.T, x *harness) string {
+			return hangingFlow(t, x, "timeout_workflow_flow", "timeout-workflow-flow-result")
+		},
 		"workflow-artifact-no-provenance": outputsOf,
 		"workflow-no-evidence":            outputsOf,
 		"workflow-input-unchecked":        typedStarts,

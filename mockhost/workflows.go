@@ -244,7 +244,8 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 			key = stringField(e, "workflow")
 		}
 	}
-	def, ok := workflowOf(pk.Manifest, key)
+	// fault: workflow-timeout-state-only — the workflow's own timeoutMs is never read: only a state's timeout bounds it.
+	def, ok := workflowOf(pk.Manifest, key, !h.faults.Has("workflow-timeout-state-only"))
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app declares no workflow %q with states.", clip(key, 100)))
 	}
@@ -279,8 +280,9 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	return r.snapshotLocked(), nil
 }
 
-// workflowOf reads the workflow key of manifest m.
-func workflowOf(m map[string]any, key string) (workflowDef, bool) {
+// workflowOf reads the workflow key of manifest m; workflowTimeouts says
+// whether the workflow's own timeoutMs bounds states that set none.
+func workflowOf(m map[string]any, key string, workflowTimeouts bool) (workflowDef, bool) {
 	list, _ := m["workflows"].([]any)
 	for _, item := range list {
 		w, _ := item.(map[string]any)
@@ -297,7 +299,7 @@ func workflowOf(m map[string]any, key string) (workflowDef, bool) {
 			}
 		}
 		var workflowTimeout time.Duration
-		if n, ok := intField(w, "timeoutMs"); ok && n > 0 {
+		if n, ok := intField(w, "timeoutMs"); ok && n > 0 && workflowTimeouts {
 			workflowTimeout = time.Duration(n) * time.Millisecond
 		}
 		states, _ := w["states"].([]any)

@@ -26,6 +26,10 @@ const (
 	retryFlow       = "retry_flow"
 	timeoutFlow     = "timeout_flow"
 	fallbackFlow    = "fallback_flow"
+	// timeoutMsFlow bounds its agent task with the state's timeoutMs,
+	// timeoutWorkflowFlow with the workflow's own timeoutMs.
+	timeoutMsFlow       = "timeout_ms_flow"
+	timeoutWorkflowFlow = "timeout_workflow_flow"
 	// workflowSettle bounds how long a run may keep running before the
 	// spec judges it: far beyond any state timeout of the fixture (1 s).
 	workflowSettle = 20 * time.Second
@@ -41,7 +45,7 @@ var reviewFlowStates = []string{"draft", "check", "route", "review", "save", "pu
 
 // storageKeyOf is where each workflow's storage-write state writes.
 var storageKeyOf = map[string]string{reviewFlow: "review-flow-result", retryFlow: "retry-flow-result", timeoutFlow: "timeout-flow-result",
-	fallbackFlow: "fallback-flow-result"}
+	fallbackFlow: "fallback-flow-result", timeoutMsFlow: "timeout-ms-flow-result", timeoutWorkflowFlow: "timeout-workflow-flow-result"}
 
 // runView is what lime.workflow read answers.
 type runView struct {
@@ -624,21 +628,24 @@ func describeWorkflowRecovery(tc *harness.TestContext) {
 		Entry("three failures, two retries allowed: fails after the third attempt", tc.Req("WORKFLOW-RETRY-POLICY", levels.RepresentationLimit), 3, false),
 	)
 
-	It("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
-		tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), func() {
+	// Every place a timeout may be declared: a state's duration, a
+	// state's timeoutMs, and the workflow's own timeoutMs for a state
+	// that sets none.
+	DescribeTable("ends a state that outlives its timeout, retries it per the recovery policy and then fails the run naming it",
+		func(flow string) {
 			app := installWorkflowApp(tc, tc.DefaultConfigure())
-			tc.Precondition("timeout_flow completes when its agent task answers in time", func() {
-				run := startRun(tc, app, timeoutFlow)
+			tc.Precondition(flow+" completes when its agent task answers in time", func() {
+				run := startRun(tc, app, flow)
 				if v := settleRun(tc, app, run); v.Status != "completed" {
-					tc.Failf("timeout_flow is %s", v)
+					tc.Failf("%s is %s", flow, v)
 				}
 			})
 			sc := markedTurns()
 			sc.Turn = appserver.HangingTurn()
 			tc.AppServer().SetScript(sc)
 			before := turnsStarted(tc)
-			stored := readStored(tc, app, storageKeyOf[timeoutFlow])
-			run := startRun(tc, app, timeoutFlow)
+			stored := readStored(tc, app, storageKeyOf[flow])
+			run := startRun(tc, app, flow)
 			v := settleRun(tc, app, run)
 			if v.Status == "running" {
 				tc.Failf("%s after it started, the run whose agent task has a 1s timeout is still %s", workflowSettle, v)
@@ -646,15 +653,19 @@ func describeWorkflowRecovery(tc *harness.TestContext) {
 			if v.Status == "completed" || slices.Contains(v.ran(), "save") {
 				tc.Failf("the agent task never answered, yet the run is %s", v)
 			}
-			const attempts = 2 // timeout_flow's recovery.maxRetries is 1
+			const attempts = 2 // each timeout flow's recovery.maxRetries is 1
 			if n := turnsStarted(tc) - before; n != attempts {
 				tc.Failf("the timed-out agent task was tried %d times, not %d (one retry on timeout)", n, attempts)
 			}
 			if !strings.Contains(v.Reason, "draft") || !strings.Contains(strings.ToLower(v.Reason), "time") {
 				tc.Failf("the run ended %s without naming the timed-out state draft and the timeout", v)
 			}
-			expectNothingWritten(tc, app, run, timeoutFlow, stored, "after the agent task timed out")
-		})
+			expectNothingWritten(tc, app, run, flow, stored, "after the agent task timed out")
+		},
+		Entry("the state's timeout: 1s", tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), timeoutFlow),
+		Entry("the state's timeoutMs: 1000", tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), timeoutMsFlow),
+		Entry("the workflow's timeoutMs: 1000, the state setting none", tc.Req("WORKFLOW-TIMEOUT", levels.EveryMember), timeoutWorkflowFlow),
+	)
 }
 
 // describeWorkflowErrorFallback declares the spec of a state's error
