@@ -38,7 +38,7 @@ func installRequirements() []Requirement {
 		{ID: "VERIFY-HOST-VERSION", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkgOrReady, Strength: Must, Levels: installP0,
 			Title:  "An app whose requires.lime range the host's app runtime does not satisfy is refused or blocked, naming it",
 			Clause: spec(SpecDesktop, "Required desktop host behavior", "Verify package hash, manifest hash, signatures, and version compatibility.")},
-		{ID: "INSTALL-RUNTIME-RANGE", BugFamilies: []BugFamily{EveryMember, EveryEntryPoint, RepresentationLimit}, Reading: "The system lime-runtime", Refusal: pkgOrReady, Strength: Must, Levels: installP0,
+		{ID: "INSTALL-RUNTIME-RANGE", BugFamilies: []BugFamily{EveryMember, EveryEntryPoint, RepresentationLimit}, Reading: "The system lime-runtime", Refusal: []RefusalKind{RefusesPackage, NotReadyInstalled}, Strength: Must, Levels: installP0,
 			Title:  "A host that takes runtime-backed releases refuses or blocks one whose lime-runtime bound the system lime-runtime does not meet, naming the bound; one it meets installs",
 			Clause: spec(SpecRelease, "Distribution flow", "for runtime-backed releases, the host must verify that the system lime-runtime satisfies the declared version range.")},
 		{ID: "PKG-NO-PARENT-REFS", BugFamilies: []BugFamily{EveryMember, EveryEntryPoint}, Refusal: pkg, Strength: MustNot, Levels: installP0,
