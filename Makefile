@@ -66,7 +66,7 @@ suites-quick: build
 
 ## suites: every level mockhost claims (every level this harness judges),
 ## in-process and over stdio: anything but exit 0 fails.
-SURFACE_LEVELS := --level catalog --level installable --level capability --level runtime --level desktop-p0 --level desktop-p1 --level desktop-p2 --level desktop-p3 --level desktop-p4 --level desktop-p5 --level desktop-p6
+SURFACE_LEVELS := --level catalog --level installable --level capability --level runtime --level product --level executable --level desktop-p0 --level desktop-p1 --level desktop-p2 --level desktop-p3 --level desktop-p4 --level desktop-p5 --level desktop-p6
 suites: build
 	@start=$$(date +%s); \
 	  ./$(BIN) run --quiet --out $(TESTOUT)/in-process $(SURFACE_LEVELS) && \
