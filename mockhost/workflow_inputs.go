@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -80,7 +81,7 @@ func (h *Host) checkInput(d workflowDef, input json.RawMessage) *denial {
 	var problems []string
 	p := message.NewPrinter(language.English)
 	for _, leaf := range leaves(ve) {
-		at := "/input" + pointerOf(leaf.InstanceLocation)
+		at := "/input" + protocol.JSONPointer(leaf.InstanceLocation)
 		if r, isReq := leaf.ErrorKind.(*kind.Required); isReq {
 			for _, m := range r.Missing {
 				problems = append(problems, fmt.Sprintf("%s/%s is missing", at, m))
@@ -118,14 +119,4 @@ func leaves(ve *jsonschema.ValidationError) []*jsonschema.ValidationError {
 		out = append(out, leaves(c)...)
 	}
 	return out
-}
-
-// pointerOf is the JSON pointer of tokens (RFC 6901).
-func pointerOf(tokens []string) string {
-	var sb strings.Builder
-	for _, t := range tokens {
-		sb.WriteByte('/')
-		sb.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
-	}
-	return sb.String()
 }

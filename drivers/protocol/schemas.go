@@ -295,12 +295,12 @@ func firstLeaf(ve *jsonschema.ValidationError, method, part string) *SchemaError
 		case *kind.Group, *kind.Schema, *kind.Reference:
 			return
 		}
-		l := leaf{ptr: pointer(e.InstanceLocation), msg: e.ErrorKind.LocalizedString(printer)}
+		l := leaf{ptr: JSONPointer(e.InstanceLocation), msg: e.ErrorKind.LocalizedString(printer)}
 		l.members = []string{l.ptr}
 		if r, ok := e.ErrorKind.(*kind.Required); ok && len(r.Missing) > 0 {
 			l.members = nil
 			for _, m := range r.Missing {
-				l.members = append(l.members, pointer(append(append([]string(nil), e.InstanceLocation...), m)))
+				l.members = append(l.members, JSONPointer(append(append([]string(nil), e.InstanceLocation...), m)))
 			}
 		}
 		leaves = append(leaves, l)
@@ -324,8 +324,8 @@ func firstLeaf(ve *jsonschema.ValidationError, method, part string) *SchemaError
 	return se
 }
 
-// pointer renders instance location tokens as a JSON pointer (RFC 6901).
-func pointer(tokens []string) string {
+// JSONPointer renders instance location tokens as a JSON pointer (RFC 6901).
+func JSONPointer(tokens []string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')

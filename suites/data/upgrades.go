@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -33,19 +34,12 @@ func newerUserState(tc *harness.TestContext) string {
 }
 
 // knowledgeCall calls app/knowledge and answers the pack bound after it
-// ("" for none); a host without the method leaves nothing to judge.
+// ("" for none).
 func knowledgeCall(tc *harness.TestContext, p protocol.KnowledgeParams) string {
 	GinkgoHelper()
 	var res protocol.KnowledgeResult
-	err := tc.Call(protocol.MethodKnowledge, p, &res)
-	if code, isErr := tc.HostErrorCode(protocol.MethodKnowledge, err); isErr {
-		if code == protocol.CodeMethodNotFound {
-			tc.Blockedf("the host does not implement app/knowledge (-32601), so no knowledge pack can be bound to an app")
-		}
-		tc.Failf("app/knowledge of %s's template %s was refused: %v", p.AppID, p.Template, err)
-	} else if err != nil {
-		tc.Errorf("no usable answer to app/knowledge: %v", err)
-	}
+	userStateCall(tc, protocol.MethodKnowledge, p, &res, "no knowledge pack can be bound to an app",
+		fmt.Sprintf("%s's template %s", p.AppID, p.Template))
 	if res.Pack == nil {
 		return ""
 	}
@@ -53,24 +47,30 @@ func knowledgeCall(tc *harness.TestContext, p protocol.KnowledgeParams) string {
 }
 
 // fileCall calls app/file and answers what the workspace file holds after
-// it (ok false for no such file); a host without the method leaves nothing
-// to judge.
+// it (ok false for no such file).
 func fileCall(tc *harness.TestContext, p protocol.FileParams) (string, bool) {
 	GinkgoHelper()
 	var res protocol.FileResult
-	err := tc.Call(protocol.MethodFile, p, &res)
-	if code, isErr := tc.HostErrorCode(protocol.MethodFile, err); isErr {
-		if code == protocol.CodeMethodNotFound {
-			tc.Blockedf("the host does not implement app/file (-32601), so no workspace file can be written")
-		}
-		tc.Failf("app/file of %s's %s was refused: %v", p.AppID, p.Path, err)
-	} else if err != nil {
-		tc.Errorf("no usable answer to app/file: %v", err)
-	}
+	userStateCall(tc, protocol.MethodFile, p, &res, "no workspace file can be written", fmt.Sprintf("%s's %s", p.AppID, p.Path))
 	if res.Content == nil {
 		return "", false
 	}
 	return *res.Content, true
+}
+
+// userStateCall makes a call that sets or reads what a user keeps of an
+// app: a host without the method (-32601) leaves nothing to judge
+// (blocked, saying what cannot be done); a refusal of it fails the spec,
+// naming what was asked; no usable answer is an error.
+func userStateCall(tc *harness.TestContext, method string, params, result any, cannot, asked string) {
+	GinkgoHelper()
+	err := tc.Call(method, params, result)
+	if code, isErr := tc.HostErrorCode(method, err); isErr {
+		if code == protocol.CodeMethodNotFound {
+			tc.Blockedf("the host does not implement %s (-32601), so %s", method, cannot)
+		}
+		tc.Failf("%s of %s was refused: %v", method, asked, err)
+	}
 }
 
 // updatedToVersion updates appID to the package in dir at version, its
