@@ -168,6 +168,9 @@ func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.Rea
 func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 	cfg, clock := h.config()
 	env := agentpkg.Env{Now: clock, Capabilities: h.profile(), Secrets: map[string]bool{}, Entry: entry}
+	if cfg.SystemRuntime != nil && !h.faults.Has("ignore-runtime-range") && !h.takesNoRuntimeBacked() {
+		env.SystemRuntime = cfg.SystemRuntime.Version
+	}
 	if env.Now.IsZero() {
 		env.Now = time.Now()
 	}

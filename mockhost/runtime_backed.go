@@ -21,6 +21,10 @@ func (h *Host) runtimeFindings(p *agentpkg.Package) []protocol.Finding {
 	if cfg.SystemRuntime == nil || h.faults.Has("ignore-runtime-range") || h.takesNoRuntimeBacked() {
 		return nil
 	}
+	// variant: runtime-range-at-readiness — a runtime-backed release whose lime-runtime bound the system does not meet installs; readiness blocks it naming lime-runtime.
+	if h.variants.Has("runtime-range-at-readiness") {
+		return nil
+	}
 	return agentpkg.VerifyRuntime(p, cfg.SystemRuntime.Version)
 }
 

@@ -39,8 +39,9 @@ func variantProbes() map[string]probe {
 			func(map[string]any) string { return "projected" }),
 		"legacy-kinds-marked": projProbe(map[string]string{"APP.md": manifest(withDefaults("entries:\n  - key: start\n    kind: home\n    title: Home\n"))},
 			func(p map[string]any) string { return raw(p["entries"]) }),
-		"host-version-at-readiness": faults["ignore-host-version"],
-		"no-runtime-backed":         runtimeBackedProbe,
+		"host-version-at-readiness":  faults["ignore-host-version"],
+		"runtime-range-at-readiness": runtimeBackedProbe,
+		"no-runtime-backed":          runtimeBackedProbe,
 		"links-outside-intake-form": func(t *testing.T, x *harness) string {
 			err := x.call(protocol.MethodVerify, protocol.PackageParams{Path: appWithOutsideLink(t)}, nil)
 			_, _, data := hostErrorData(err)

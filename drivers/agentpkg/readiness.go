@@ -24,6 +24,9 @@ type Env struct {
 	// Available holds, per kind (tools, skills, evals), the keys the host
 	// has; a kind not in the map is not checked.
 	Available map[string]map[string]bool
+	// SystemRuntime is the system lime-runtime version a runtime-backed
+	// release runs on; "" means not judged.
+	SystemRuntime string
 }
 
 // effect is what a check does to the readiness status.
@@ -62,6 +65,7 @@ func Readiness(p *Package, env Env) protocol.ReadinessResult {
 	common := r.lifecycle()
 	common = append(common, r.manifestErrors()...)
 	common = append(common, r.hostVersions()...)
+	common = append(common, r.systemRuntime()...)
 	common = append(common, r.policy()...)
 	common = append(common, r.permissions()...)
 	common = append(common, r.availability()...)

@@ -113,6 +113,23 @@ func (r readiness) hostVersions() []rcheck {
 	return out
 }
 
+// systemRuntime checks a runtime-backed release's lime-runtime bounds
+// against the system's (spec 003, Distribution flow): an unmet bound is
+// blocked, since no setup action in the app fixes it.
+func (r readiness) systemRuntime() []rcheck {
+	if r.env.SystemRuntime == "" {
+		return nil
+	}
+	var out []rcheck
+	for _, f := range VerifyRuntime(r.p, r.env.SystemRuntime) {
+		out = append(out, rcheck{effect: hard, check: protocol.ReadinessCheck{Severity: SeverityError,
+			Kind: "runtime_version", Key: "lime-runtime", Required: true, Blocking: true, Code: CodeIncompatibleRuntime,
+			Message: f.Message}, action: &protocol.SetupAction{Key: "runtime-version:" + f.Field, Kind: "external",
+			Target: "lime-runtime", Title: "Install a lime-runtime that satisfies " + f.Field}})
+	}
+	return out
+}
+
 // secrets checks every required secret slot is configured.
 func (r readiness) secrets() []rcheck {
 	var out []rcheck
