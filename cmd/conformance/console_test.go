@@ -57,7 +57,7 @@ func parseConsole(t *testing.T, stdout string, cat *levels.Catalog) (map[string]
 		switch {
 		case strings.HasPrefix(line, "LEVEL"):
 			inTable = true
-		case inTable && len(f) == 11:
+		case inTable && len(f) == 12:
 			table[f[0]] = f[1:]
 		case inTable:
 			inTable = false
@@ -130,7 +130,7 @@ func compareConsole(t *testing.T, stdout string, rep *reports.Report) {
 	}
 	for _, l := range rep.Levels {
 		want := []string{string(l.Verdict)}
-		for _, n := range []int{l.Passed, l.Failed, l.Errors, l.Flaky, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun} {
+		for _, n := range []int{l.Passed, l.Failed, l.Errors, l.Flaky, l.Blocked, l.Interrupted, l.Warnings, l.Skipped, l.NotRun, l.NotApplicable} {
 			want = append(want, strconv.Itoa(n))
 		}
 		if got := table[l.ID]; strings.Join(got, " ") != strings.Join(want, " ") {
