@@ -156,6 +156,7 @@ export class Host {
       revocationTimeoutMs: this.cfg.revocationMs,
       revocationCache: this.revocationCache,
       sigstore: this.cfg.sigstore,
+      systemRuntime: this.cfg.systemRuntime,
     };
   }
 
@@ -228,6 +229,11 @@ export class Host {
       const d = new Date(p.clock);
       if (isNaN(d.getTime())) throw invalidParams("clock", "must be an RFC 3339 instant");
       cfg.clock = d;
+    }
+    const sr = obj(p, "systemRuntime");
+    if (sr) {
+      if (typeof sr.version !== "string" || sr.version === "") throw invalidParams("systemRuntime.version", "must be a non-empty string");
+      cfg.systemRuntime = sr.version;
     }
     const t = obj(p, "timeouts");
     if (t && typeof t.revocationMs === "number" && t.revocationMs > 0) cfg.revocationMs = Math.min(t.revocationMs, 3000);

@@ -32,6 +32,8 @@ export interface Config {
   profile: Profile;
   locale?: string;
   clock?: Date;
+  /** host/configure systemRuntime.version: the system lime-runtime a runtime-backed release runs on. */
+  systemRuntime?: string;
   revocationMs: number;
   sigstore?: Obj;
 }

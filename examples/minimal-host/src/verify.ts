@@ -7,7 +7,7 @@
 import * as http from "node:http";
 import type { Finding } from "./rpc";
 import { LoadedPackage, Obj, isObj, finding, loadPackage, PackageError } from "./pkg";
-import { satisfies, rangeIsReadable } from "./semver";
+import { satisfies, rangeIsReadable, parseVersion, compare, isOpenRange } from "./semver";
 import type { Profile } from "./state";
 import { verifySigstore } from "./sigstore";
 
@@ -32,6 +32,7 @@ export interface VerifyContext {
   revocationTimeoutMs: number;
   revocationCache: Map<string, { at: number; revoked: boolean; reason?: string }>;
   sigstore?: Obj;
+  systemRuntime?: string;
 }
 
 const ORDER: StepName[] = ["manifest", "hashes", "compatibility", "signature", "revocation", "publisher"];
@@ -93,7 +94,7 @@ export async function verifyPackage(path: string, release: Obj | undefined, ctx:
     return out;
   });
 
-  await run("compatibility", () => compatibilityFindings(p().manifest, ctx.profile));
+  await run("compatibility", () => [...compatibilityFindings(p().manifest, ctx.profile), ...runtimeFindings(p().manifest, ctx.systemRuntime)]);
 
   await run("signature", () => {
     const sig = p().signature;
@@ -164,6 +165,32 @@ export function compatibilityFindings(m: Obj, profile: Profile): Finding[] {
       if (version === undefined) continue; // a component this host does not judge
       if (!rangeIsReadable(range)) out.push(finding("invalid-field", "APP.md", field, `the range ${JSON.stringify(range)} for ${comp} cannot be read`));
       else if (!satisfies(version, range)) out.push(finding("incompatible-host-version", "APP.md", field, `this host's ${comp} ${version || "(no version)"} does not satisfy ${range}`));
+    }
+  }
+  return out;
+}
+
+/**
+ * A release offered runtime_backed runs on the system lime-runtime: each
+ * lower bound its install contract declares must be met (spec 003,
+ * Distribution flow). "current", "latest", "*" ask for none.
+ */
+export function runtimeFindings(m: Obj, system: string | undefined): Finding[] {
+  const install = isObj(m.install) ? m.install : undefined;
+  if (!system || !install || !Array.isArray(install.modes) || !install.modes.includes("runtime_backed")) return [];
+  const have = parseVersion(system);
+  const out: Finding[] = [];
+  const members: [string, unknown][] = [];
+  const rb = isObj(install.runtimeBacked) ? install.runtimeBacked : {};
+  const rt = isObj(install.runtime) ? install.runtime : {};
+  const dist = isObj(rt.distribution) && isObj(rt.distribution.runtimeBacked) ? rt.distribution.runtimeBacked : {};
+  members.push(["install.runtimeBacked.minVersion", rb.minVersion], ["install.runtime.minVersion", rt.minVersion],
+    ["install.runtime.distribution.runtimeBacked.minVersion", dist.minVersion]);
+  for (const [field, v] of members) {
+    if (typeof v !== "string" || isOpenRange(v)) continue;
+    const want = parseVersion(v);
+    if (!have || !want || compare(have, want) < 0) {
+      out.push(finding("incompatible-runtime", "app.install.yaml", field, `the system lime-runtime ${system} does not satisfy ${field} ${v}`));
     }
   }
   return out;
