@@ -19,7 +19,7 @@ func agentRequirements() []Requirement {
 			Title:  "lime.agent cancelTask becomes agentSession/turn/cancel of the task's session and turn, and the task ends with the App Server's cancelled result, not a success",
 			Clause: spec(SpecRuntime, "App Server bridge profile", "A desktop host that supports agentRuntime.bridge.kind=app-server-json-rpc ... must project app-facing capability calls into the current App Server protocol ... Cancel task: agentSession/turn/cancel: Cancels the active turn; apps do not kill processes directly.")},
 		{ID: "AGENT-RESUME-CONFIRMED", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity}, Reading: "Agent task mapping", Strength: Must, Levels: agent,
-			Title:  "A session id the app asks to resume is confirmed with agentSession/read before any turn on it, and one of another workspace (or unknown) is refused",
+			Title:  "A session id the app asks to resume is confirmed with agentSession/read before any turn on it, and one of another workspace, of another app in this workspace, or unknown is refused",
 			Clause: spec(SpecRuntime, "App Server bridge profile", "Read recoverable state: agentSession/read: Locally cached session ids must be confirmed by the server and must belong to the current workspace.")},
 		{ID: "AGENT-APPROVAL", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Reading: "Agent task mapping", Strength: Must, Levels: agent,
 			Title:  "A runtime approval reaches the app, its decision goes back with agentSession/action/respond, and a tool the tenant policy denies is denied whatever the app decides",

@@ -43,7 +43,7 @@ func surfaceRequirements() []Requirement {
 			Title:  "A message with another protocol or version is never executed",
 			Clause: spec(SpecRuntime, "UI runtime", "message protocol and version must match. Untrusted messages must be ignored or logged for debugging, never executed as capability calls.")},
 		{ID: "BRIDGE-APPID", BugFamilies: []BugFamily{ConfusableIdentity}, Strength: MustNot, Levels: bridge,
-			Title:  "A message carrying another app's appId is never executed as that app's",
+			Title:  "A message whose appId is not exactly the app's own (another app's, or its own in capitals, padded or cut short) is never executed",
 			Clause: spec(SpecMain, "Host Bridge v1", "The host remains the only decision maker: apps may request actions, but must not directly access host DOM, Tauri, Node, filesystems, databases, or credentials.")},
 		{ID: "BRIDGE-FAIL-CLOSED", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity}, Strength: MustNot, Levels: bridge,
 			Title:  "An undeclared, unready, policy-denied or approval-needing capability call gets host:error with a stable code naming its gate, never a mock success",

@@ -19,7 +19,7 @@ func workflowRequirements() []Requirement {
 			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give",
 			Clause: spec(SpecMain, "Workflow descriptor", "A workflow is a resumable business state machine, not prompt text. ... Hosts should understand at least agent-task, tool-call, human-review, storage-write, artifact-create, branch, wait, and end.")},
 		{ID: "WORKFLOW-HUMAN-REVIEW", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Reading: reading, Strength: Must, Levels: rt,
-			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, and nothing of it happens after a rejection",
+			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, a signal, or an approval naming another run, and nothing of it happens after a rejection",
 			Clause: spec(SpecRuntime, "Minimum contract", "The final result is structured data, not only chat text. The app writes it back through lime.storage, lime.artifacts, and lime.evidence after policy checks and any required human review.")},
 		{ID: "WORKFLOW-INTERRUPT-RESUME", BugFamilies: []BugFamily{EveryTransition}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "An interrupted run stays where it was, whatever happens meanwhile, and a resumed run goes on from its checkpoint: states it finished are not run again, an agent task cut short is started anew on the App Server (cancelling the old turn is the host's choice)",

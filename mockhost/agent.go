@@ -565,7 +565,9 @@ func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launc
 	if h.faults.Has("agent-resume-workspace-prefix") {
 		sameWorkspace = strings.HasPrefix(r.WorkspaceID, workspace)
 	}
-	if !sameWorkspace || (r.AppID != "" && r.AppID != l.appID) {
+	// fault: agent-resume-other-app-session — agentSession/read's answer is checked for its workspace only: a session another app started there is resumed.
+	otherApp := r.AppID != "" && r.AppID != l.appID && !h.faults.Has("agent-resume-other-app-session")
+	if !sameWorkspace || otherApp {
 		return refused
 	}
 	return nil

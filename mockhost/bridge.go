@@ -180,7 +180,10 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 		}
 	}
 	// fault: bridge-ignores-appid — the envelope's appId is not compared with the launched app.
-	if appID, _ := jsonString(f["appId"]); appID != l.appID && !h.faults.Has("bridge-ignores-appid") && !h.faults.Has("bridge-acts-as-message-appid") {
+	appID, _ := jsonString(f["appId"])
+	// fault: bridge-appid-case-folded — the envelope's appId is compared with the launched app case-insensitively: TINY-APP from tiny-app's frame is run as tiny-app's.
+	sameApp := appID == l.appID || (h.faults.Has("bridge-appid-case-folded") && strings.EqualFold(appID, l.appID))
+	if !sameApp && !h.faults.Has("bridge-ignores-appid") && !h.faults.Has("bridge-acts-as-message-appid") {
 		return m, protocol.RejectAppID, "its appId is not the app this surface runs"
 	}
 	hasRID := len(f["requestId"]) > 0 && string(f["requestId"]) != "null"

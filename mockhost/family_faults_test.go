@@ -23,6 +23,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{boundaryAndMemberFaults(), []levels.BugFamily{levels.RepresentationLimit, levels.EveryMember}},
 		{identityAndEntryPointFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryEntryPoint}},
 		{heldOutBFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryTransition, levels.EveryEntryPoint, levels.RepresentationLimit, levels.EveryMember}},
+		{heldOutCFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryTransition, levels.WhoAnswers, levels.RepresentationLimit}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

@@ -22,6 +22,15 @@ func (h *Host) setState(appID string, disabled bool) (protocol.AppStateResult, *
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a, ok := h.apps[appID]
+	// fault: state-change-id-case-folded — app/disable and app/enable look an id they do not find up again case-insensitively: disabling TINY-APP disables tiny-app.
+	if !ok && h.faults.Has("state-change-id-case-folded") {
+		for id, other := range h.apps {
+			if strings.EqualFold(id, appID) {
+				a, ok, appID = other, true, id
+				break
+			}
+		}
+	}
 	if !ok {
 		return protocol.AppStateResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
 	}
@@ -102,7 +111,9 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 		return protocol.UpdateResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
 	}
 	if p, _, err := h.load(params.Path); err == nil && p != nil {
-		if name, _ := identity(p); name != params.AppID {
+		name, _ := identity(p)
+		// fault: update-identity-by-prefix — app/update takes a package whose app id begins with the one named as a release of it: tiny-app is updated with tiny-app-pro.
+		if name != params.AppID && !(h.faults.Has("update-identity-by-prefix") && strings.HasPrefix(name, params.AppID)) {
 			return protocol.UpdateResult{}, invalidParams(protocol.MethodUpdate, "path", fmt.Sprintf("holds app %q, not %q", name, params.AppID))
 		}
 	}
@@ -216,6 +227,10 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	back := &installedApp{row: prev.row, path: prev.path, source: prev.source, files: prev.files, dataDir: a.dataDir, carried: a.carried,
 		displayNames: prev.displayNames, leftPath: a.path, rollbackTarget: prev.rollbackTarget}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
+	// fault: rollback-reenables-disabled — app/rollback rebuilds the app's row from the release it restores, recorded installed: a disabled app comes back enabled.
+	if h.faults.Has("rollback-reenables-disabled") {
+		back.row.State = prev.row.State
+	}
 	// fault: second-rollback-rolls-forward — the release rolled back from stays the rollback target, so a second app/rollback goes forward to it again.
 	if h.faults.Has("second-rollback-rolls-forward") {
 		left := *a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
 
@@ -51,7 +52,9 @@ func (h *Host) setOverlay(p protocol.OverlayParams) (protocol.OK, *jsonrpc2.Erro
 	if list, isList := pk.Manifest["overlayTemplates"].([]any); isList {
 		for _, t := range list {
 			m, _ := t.(map[string]any)
-			if stringField(m, "key") == p.Key {
+			key := stringField(m, "key")
+			// fault: overlay-key-case-folded — app/overlay finds the template by a case-insensitive key, and keeps the overlay under the caller's spelling.
+			if key == p.Key || (h.faults.Has("overlay-key-case-folded") && strings.EqualFold(key, p.Key)) {
 				scope, declared = stringField(m, "scope"), true
 				break
 			}

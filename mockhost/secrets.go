@@ -41,7 +41,9 @@ func (h *Host) bindSecretChecked(p protocol.SecretParams) (protocol.OK, *jsonrpc
 	if e != nil {
 		return protocol.OK{}, e
 	}
-	if !slices.Contains(secretKeys(pk), p.Key) {
+	// fault: secret-slot-case-folded — app/secret takes a key that only case-folds onto one of the app's slots, and binds it under the caller's spelling.
+	caseFolded := h.faults.Has("secret-slot-case-folded") && slices.ContainsFunc(secretKeys(pk), func(k string) bool { return strings.EqualFold(k, p.Key) })
+	if !slices.Contains(secretKeys(pk), p.Key) && !caseFolded {
 		// fault: secret-refusal-echoes-value — the refusal of a slot the app does not have repeats the binding, value included.
 		if h.faults.Has("secret-refusal-echoes-value") {
 			return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q (binding %s=%s refused)", p.AppID, p.Key, p.Key, p.Value))

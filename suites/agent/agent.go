@@ -428,7 +428,7 @@ func describeAgentTasks(tc *harness.TestContext) {
 		}
 	})
 
-	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
+	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace or another app", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
 		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 		own := expectStarted(s, "task-1")
 		tc.Precondition("the app's own session resumes", func() {
@@ -464,11 +464,17 @@ func describeAgentTasks(tc *harness.TestContext) {
 		foreign := appserver.Session{SessionID: harness.Nonce("foreign-session"), AppID: s.AppID, WorkspaceID: "workspace-of-someone-else"}
 		// A workspace whose id begins with this one's: confusable.
 		shadow := appserver.Session{SessionID: harness.Nonce("shadow-session"), AppID: s.AppID, WorkspaceID: harness.WorkspaceID + "-shadow"}
+		// Another app's session in this workspace, whose id extends this
+		// app's: the session binds its app (spec 001, agentSession/start
+		// "Binds appId, workspaceId"), and its history is that app's data.
+		neighbours := appserver.Session{SessionID: harness.Nonce("neighbour-session"), AppID: s.AppID + "-b", WorkspaceID: harness.WorkspaceID}
 		tc.AppServer().Script().Seed(foreign)
 		tc.AppServer().Script().Seed(shadow)
+		tc.AppServer().Script().Seed(neighbours)
 		for _, c := range []struct{ what, id string }{
 			{"of another workspace", foreign.SessionID},
 			{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
+			{"of another app (" + neighbours.AppID + ") in this workspace", neighbours.SessionID},
 			{"the App Server does not know", harness.Nonce("unknown-session")},
 		} {
 			t := resumeTask(s, "resume-"+c.id, c.id)

@@ -248,6 +248,9 @@ func describeStorageAndState(tc *harness.TestContext) {
 
 	It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
 		a := tc.InstallProbe(tc.DefaultConfigure())
+		// Updated first, so that the app disabled below has a release to
+		// roll back to.
+		updated(tc, a)
 		key, value := harness.Nonce("kept"), harness.Nonce("value")
 		open := tc.Launch(a, "main")
 		store(open, key, value)
@@ -258,9 +261,14 @@ func describeStorageAndState(tc *harness.TestContext) {
 		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 			tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
 		}
-		// A transition in between: an update keeps the app's state
-		// ("disabled stays disabled"). A host may refuse to update a
-		// disabled app; either way it stays disabled.
+		// The transitions in between: a rollback and an update keep the
+		// app's state ("disabled stays disabled"). A host may refuse either
+		// for a disabled app; either way it stays disabled.
+		_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+		expectState(tc, a, protocol.StateDisabled, "app/rollback of the disabled app")
+		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
+			tc.Failf("app/readiness of %s, disabled and then rolled back, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
+		}
 		newer := newerProbe(tc)
 		_, _ = tc.TryUpdate(a, newer, tc.ReleaseOf(newer))
 		expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
@@ -332,6 +340,62 @@ func describeStorageAndState(tc *harness.TestContext) {
 		Entry("updating one (bridge-probe; bridge-probe-b is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, false),
 		Entry("updating one (bridge-probe-b; bridge-probe is judged)", tc.Req("LIFECYCLE-ISOLATED", levels.EveryTransition, levels.ConfusableIdentity), protocol.MethodUpdate, true),
 	)
+
+	// Every lifecycle call names its app by id ("Both answer -32004 for an
+	// app id that is not installed, and change no other app"): an id that
+	// only case-folds onto, pads, extends or cuts short an installed one's
+	// is no installed app, and a package of another app is no release of
+	// the one named. Both apps of the confusable pair are judged after.
+	It("answers every lifecycle call naming an id that only looks like an installed app's as for no app, refuses another app's package as a release, and changes neither app",
+		tc.Req("LIFECYCLE-ISOLATED", levels.ConfusableIdentity, levels.EveryEntryPoint), func() {
+			a, b, beforeB, key, value := probeAndNeighbour(tc, false)
+			keyA, valueA := harness.Nonce("probe"), harness.Nonce("value")
+			store(tc.Launch(a, "main"), keyA, valueA)
+			beforeA, _ := tc.ListedApp(a)
+			newer := newerProbe(tc)
+			confusable := append(harness.ConfusableSpellings(a), strings.ToUpper(b), b[:len(b)-1])
+			calls := []struct {
+				method string
+				params func(id string) any
+			}{
+				{protocol.MethodReadiness, func(id string) any { return protocol.ReadinessParams{AppID: id} }},
+				{protocol.MethodDisable, func(id string) any { return protocol.AppIDParams{AppID: id} }},
+				{protocol.MethodEnable, func(id string) any { return protocol.AppIDParams{AppID: id} }},
+				{protocol.MethodRollback, func(id string) any { return protocol.AppIDParams{AppID: id} }},
+				{protocol.MethodUpdate, func(id string) any {
+					return protocol.UpdateParams{AppID: id, Path: newer, Release: tc.ReleaseOf(newer), Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}
+				}},
+				{protocol.MethodUninstall, func(id string) any { return protocol.UninstallParams{AppID: id, KeepData: true} }},
+			}
+			var wrong []string
+			for _, c := range calls {
+				tc.RequireMethod(c.method)
+				for _, id := range confusable {
+					err := tc.Call(c.method, c.params(id), nil)
+					code, isHostErr := tc.HostErrorCode(c.method, err)
+					// An update may name the package's app first: -32602
+					// naming path is as true an answer as -32004.
+					asNoApp := code == protocol.CodeAppNotFound || c.method == protocol.MethodUpdate && code == protocol.CodeInvalidParams
+					if !isHostErr || !asNoApp {
+						wrong = append(wrong, fmt.Sprintf("%s of %q answered %s", c.method, id, harness.AnswerOf(err)))
+					}
+				}
+			}
+			// The other direction: the package holds bridge-probe-b, whose
+			// id begins with bridge-probe's.
+			other := tc.FixtureAs(harness.ProbeFixture, harness.NeighbourProbe)
+			harness.SetField(other, "name", harness.NeighbourProbe)
+			harness.SetField(other, "version", harness.NewerProbeVersion)
+			_, err := tc.TryUpdate(a, other, tc.ReleaseOf(other))
+			if !harness.InvalidParamsNaming(err, "path") {
+				wrong = append(wrong, fmt.Sprintf("app/update of %s with a package of %s answered %s, not -32602 naming path", a, b, harness.AnswerOf(err)))
+			}
+			if len(wrong) > 0 {
+				tc.Failf("calls naming an app that is not installed, or a release of another app, were taken: %s", strings.Join(wrong, "; "))
+			}
+			expectUntouched(tc, a, beforeA, keyA, valueA, "calls naming ids that only look like "+a+"'s")
+			expectUntouched(tc, b, beforeB, key, value, "calls naming ids that only look like "+b+"'s")
+		})
 }
 
 // describeUpdates declares the specs of update and rollback.

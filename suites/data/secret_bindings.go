@@ -72,6 +72,37 @@ func describeSecretBindings(tc *harness.TestContext) {
 			Entry(harness.SecretSlotNeighbour+" uninstalled, "+harness.SecretSlotFixture+" judged", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.ConfusableIdentity), true),
 		)
 
+		// The protocol binds a value to "one of the app's own secret slots"
+		// and refuses "a slot the app does not have" with -32602 naming
+		// key: a spelling that only looks like the slot is no slot, so a
+		// host answering ok leaves the user believing a slot is set that
+		// the app never reads.
+		It("binds only a slot the app declares, under its exact key: every other spelling of the slot is refused with -32602 naming key",
+			tc.Req("PROTO-SECRET-KEY-EXACT", levels.ConfusableIdentity, levels.RepresentationLimit), func() {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(harness.SecretSlotFixture)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				bind := func(key string) error {
+					return tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: key, Value: harness.Nonce("bound")}, nil)
+				}
+				tc.RequireMethod(protocol.MethodSecret)
+				tc.Precondition("app/secret binds the app's own slot "+harness.SecretSlot, func() {
+					if err := bind(harness.SecretSlot); err != nil {
+						tc.Failf("app/secret of %s's slot %s answered %s", app, harness.SecretSlot, harness.AnswerOf(err))
+					}
+				})
+				var taken []string
+				for _, key := range harness.ConfusableSpellings(harness.SecretSlot) {
+					if err := bind(key); !harness.InvalidParamsNaming(err, "key") {
+						taken = append(taken, fmt.Sprintf("%q answered %s", key, harness.AnswerOf(err)))
+					}
+				}
+				if len(taken) > 0 {
+					tc.Failf("app/secret of %s, whose one slot is %s, took other spellings of it instead of refusing them with -32602 naming key: %s",
+						app, harness.SecretSlot, strings.Join(taken, "; "))
+				}
+			})
+
 		// A secret must not come back in any answer to the call that carries
 		// it: not in its result, and not in any of its refusals, whatever
 		// spelling of the slot or of the app was refused.

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/types"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -43,8 +44,11 @@ func describeProjection(tc *harness.TestContext) {
 		})
 
 		DescribeTable("puts provenance on every projected object",
-			func(fixture string, changed bool) {
+			func(fixture string, changed bool, manifestVersion string) {
 				dir := tc.Fixture(fixture)
+				if manifestVersion != "" {
+					harness.SetField(dir, "manifestVersion", manifestVersion)
+				}
 				if changed {
 					// A host that keeps projections by path must notice the
 					// package changed: same size, same name, other bytes.
@@ -58,7 +62,13 @@ func describeProjection(tc *harness.TestContext) {
 					"packageHash":     pkg.PackageHash,
 					"manifestHash":    pkg.ManifestHash,
 					"standard":        agentpkg.Standard,
-					"standardVersion": agentpkg.StandardVersion,
+					"standardVersion": Equal(agentpkg.StandardVersion),
+				}
+				if manifestVersion != "" {
+					// standardVersion is the standard projected under or the
+					// one the package declares (docs/decisions.md,
+					// "Projection standardVersion"); nothing else.
+					want["standardVersion"] = BeElementOf(agentpkg.StandardVersion, manifestVersion)
 				}
 				// It needs the sections well formed to find their objects;
 				// provenance itself is what it judges, so a projection
@@ -78,9 +88,10 @@ func describeProjection(tc *harness.TestContext) {
 					}
 				}
 			},
-			Entry("a full app", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "full-app", false),
-			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "layered-only-app", false),
-			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.ChangeBetweenReads), "full-app", true),
+			Entry("a full app", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "full-app", false, ""),
+			Entry("an app with entries only in app.entries.yaml", tc.Req("PROJ-PROVENANCE", levels.EveryMember), "layered-only-app", false, ""),
+			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.ChangeBetweenReads), "full-app", true, ""),
+			Entry("an app declaring the older manifestVersion 0.9.0", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.RepresentationLimit), "minimal-app", false, "0.9.0"),
 		)
 
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS", levels.EveryMember), func() {
@@ -129,6 +140,10 @@ func expectProvenance(path []any, got any, want map[string]any) {
 	p, ok := got.(map[string]any)
 	Expect(ok).To(BeTrue(), harness.At(protocol.MethodProject, path, "is no provenance object"))
 	for k, v := range want {
-		Expect(p[k]).To(Equal(v), harness.At(protocol.MethodProject, append(slices.Clone(path), k)))
+		m, isMatcher := v.(types.GomegaMatcher)
+		if !isMatcher {
+			m = Equal(v)
+		}
+		Expect(p[k]).To(m, harness.At(protocol.MethodProject, append(slices.Clone(path), k)))
 	}
 }

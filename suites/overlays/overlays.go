@@ -148,6 +148,36 @@ func describeOverlays(tc *harness.TestContext) {
 			}
 		})
 
+		// "-32602 naming key or scope for a template the app does not
+		// declare or a scope that is not the template's": a spelling that
+		// only looks like the template's key is no template, and another
+		// scope is not the template's.
+		It("sets only a template the app declares, under its exact key and scope: every other spelling of the key, and every other scope, is refused with -32602 naming it",
+			tc.Req("PROTO-OVERLAY-KEY-EXACT", levels.ConfusableIdentity, levels.RepresentationLimit), func() {
+				app := installOverlayApp(tc)
+				scope := protocol.ScopeWorkspace
+				set := func(key, scope string) error {
+					return tc.Call(protocol.MethodOverlay, protocol.OverlayParams{AppID: app, Key: key, Scope: scope,
+						Values: map[string]json.RawMessage{"tone": json.RawMessage(`"formal"`)}}, &protocol.OK{})
+				}
+				setOverlay(tc, app, scope, map[string]string{"tone": "formal"})
+				var taken []string
+				for _, key := range harness.ConfusableSpellings(overlayTemplate(scope)) {
+					if err := set(key, scope); !harness.InvalidParamsNaming(err, "key") {
+						taken = append(taken, fmt.Sprintf("key %q answered %s", key, harness.AnswerOf(err)))
+					}
+				}
+				for _, other := range []string{protocol.ScopeTenant, protocol.ScopeUser, strings.ToUpper(scope), scope + " "} {
+					if err := set(overlayTemplate(scope), other); !harness.InvalidParamsNaming(err, "scope") {
+						taken = append(taken, fmt.Sprintf("scope %q answered %s", other, harness.AnswerOf(err)))
+					}
+				}
+				if len(taken) > 0 {
+					tc.Failf("app/overlay of %s's template %s (scope %s) took other spellings or scopes instead of refusing them with -32602 naming the field: %s",
+						app, overlayTemplate(scope), scope, strings.Join(taken, "; "))
+				}
+			})
+
 		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS", levels.EveryTransition, levels.EveryMember), func() {
 			app := installOverlayApp(tc)
 			before := setEveryOverlay(tc, app)

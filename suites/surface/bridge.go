@@ -557,6 +557,19 @@ func describeUntrustedMessages(tc *harness.TestContext) {
 			}
 			expectNotStored(tc.Launch(other, "main"), "spoofed-as-other", "as-other",
 				"a capability:invoke from "+s.AppID+"'s frame carrying appId "+other+" (as "+other+"'s)")
+			// The app's own id spelled otherwise names no app: a host that
+			// folds case or trims runs it as the app's own.
+			var steps []harness.Step
+			spellings := harness.ConfusableSpellings(s.AppID)
+			for i, id := range spellings {
+				msg := spoof(fmt.Sprintf("spoofed-own-%d", i), fmt.Sprintf("own-%d", i))
+				msg["appId"] = id
+				steps = append(steps, harness.Send(msg), harness.Sleep(spoofGap))
+			}
+			s.Run(append(steps, harness.Sleep(spoofGap))...)
+			for i, id := range spellings {
+				expectNotStored(s, fmt.Sprintf("spoofed-own-%d", i), fmt.Sprintf("own-%d", i), fmt.Sprintf("a capability:invoke from %s's frame carrying appId %q", s.AppID, id))
+			}
 		})
 	})
 }

@@ -472,21 +472,32 @@ func describeWorkflowRuns(tc *harness.TestContext) {
 			// An unknown run is refused; what a respond does to the first
 			// run, at no review, is not judged here, only that it leaves
 			// the second run waiting.
+			// A signal answers a wait, not a review: it decides nothing of
+			// the run at its review, and a respond decides nothing of the
+			// first run at its wait.
 			for _, w := range []struct {
-				what, run string
-				refused   bool
+				what, method, run string
+				refused           bool
 			}{
-				{"a run id the app never started", second + "-other", true},
-				{"the app's first run, which waits at no review", first, false},
+				{"an approval naming a run id the app never started", "respond", second + "-other", true},
+				{"an approval naming the app's first run, which waits at no review", "respond", first, false},
+				{"a signal to the run at its review", "signal", second, false},
 			} {
-				if m := decide(tc, app, w.run, "respond", map[string]any{"decision": "approve"}); w.refused && m.Type == hostbridge.TypeResponse {
-					tc.Failf("an approval naming %s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
+				args := map[string]any{"decision": "approve"}
+				if w.method == "signal" {
+					args = nil
+				}
+				if m := decide(tc, app, w.run, w.method, args); w.refused && m.Type == hostbridge.TypeResponse {
+					tc.Failf("%s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
 				}
 				if v := settleRun(tc, app, second); v.Status != "waiting" || v.State != "review" {
-					tc.Failf("after an approval naming %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
+					tc.Failf("after %s (%s), the run %s waiting at its review is %s", w.what, w.run, second, v)
 				}
 			}
-			expectNothingAfter(tc, app, second, key, rejected, "after approvals naming other runs")
+			if v := settleRun(tc, app, first); v.Status != "waiting" || v.State != "hold" {
+				tc.Failf("after an approval naming the app's first run at its wait, that run is %s, not still waiting at hold", v)
+			}
+			expectNothingAfter(tc, app, second, key, rejected, "after approvals naming other runs and a signal")
 			decide(tc, app, second, "respond", map[string]any{"decision": "reject"})
 			v := settleRun(tc, app, second)
 			if v.Status == "completed" || v.Status == "running" || slices.Contains(v.ran(), "save") || slices.Contains(v.ran(), "publish") {
