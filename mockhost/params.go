@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -45,8 +46,20 @@ func (h *Host) decodeParams(method string, raw *json.RawMessage, v any, optional
 	if err := json.Unmarshal(body, v); err != nil {
 		return typeError(method, err)
 	}
+	// variant: app-id-syntax-checked — an appId no manifest name could be (capitals, spaces) is refused as malformed, -32602 naming appId, before any app is looked up.
+	if h.variants.Has("app-id-syntax-checked") {
+		var p struct {
+			AppID *string `json:"appId"`
+		}
+		if json.Unmarshal(body, &p) == nil && p.AppID != nil && *p.AppID != "" && !appNamePattern.MatchString(*p.AppID) {
+			return invalidParams(method, "appId", fmt.Sprintf("%q is no app name (lower-case letters, digits, - _ .)", *p.AppID))
+		}
+	}
 	return nil
 }
+
+// appNamePattern is the manifest schema's pattern of an app's name.
+var appNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-_.]*$`)
 
 // pointerField turns a JSON pointer (/consent/granted) into a member path
 // (consent.granted).

@@ -160,6 +160,9 @@ func Variants() []Variant {
 			Description: "an exhausted quota blocks the app and every entry of an app with an entry that needs lime.billing, not only that entry"},
 
 		// Data and lifecycle (Desktop P4).
+		{Name: "app-id-syntax-checked", Touches: []string{"LIFECYCLE-ISOLATED"},
+			Clause:      "docs/decisions.md, Ids and keys are exact: a host may refuse an id no app could have as malformed params",
+			Description: "every control call whose appId no manifest name could be (capitals, spaces) is refused with -32602 naming appId, before any app is looked up"},
 		{Name: "export-as-zip", Touches: []string{"UNINSTALL-EXPORT", "STORAGE-NAMESPACED"},
 			Clause:      "spec 002, Cleanup: \"export then delete\" (no format named); docs/decisions.md, Export then delete: any format, zip included",
 			Description: "export then delete writes one zip archive holding the app's files and what it stored"},

@@ -106,8 +106,12 @@ func variantProbes() map[string]probe {
 			}
 			return r.Status
 		},
-		"model-settings-in-readiness":   readyProbe("requires:\n  capabilities:\n    lime.modelSettings: current\n", nil, nil, nil, "", "", status),
-		"export-as-zip":                 func(t *testing.T, x *harness) string { return exported(x) },
+		"model-settings-in-readiness": readyProbe("requires:\n  capabilities:\n    lime.modelSettings: current\n", nil, nil, nil, "", "", status),
+		"export-as-zip":               func(t *testing.T, x *harness) string { return exported(x) },
+		"app-id-syntax-checked": func(t *testing.T, x *harness) string {
+			err := x.call(protocol.MethodDisable, protocol.AppIDParams{AppID: "TINY-APP"}, nil)
+			return fmt.Sprint(err)
+		},
 		"retired-entry-disabled":        faults["rollback-keeps-new-entries"],
 		"workspace-not-seeded":          userStateThen,
 		"backend-crash-reported":        faults["backend-crash-ignored"],

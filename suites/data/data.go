@@ -372,11 +372,14 @@ func describeStorageAndState(tc *harness.TestContext) {
 				tc.RequireMethod(c.method)
 				for _, id := range confusable {
 					err := tc.Call(c.method, c.params(id), nil)
-					code, isHostErr := tc.HostErrorCode(c.method, err)
-					// An update may name the package's app first: -32602
-					// naming path is as true an answer as -32004.
-					asNoApp := code == protocol.CodeAppNotFound || c.method == protocol.MethodUpdate && code == protocol.CodeInvalidParams
-					if !isHostErr || !asNoApp {
+					code, _ := tc.HostErrorCode(c.method, err)
+					// A host may refuse an id no app could have as malformed
+					// (-32602 naming appId), and an update may name the
+					// package's app first (-32602 naming path): as true as
+					// -32004, as long as no app is taken for it.
+					asNoApp := code == protocol.CodeAppNotFound || harness.InvalidParamsNaming(err, "appId") ||
+						c.method == protocol.MethodUpdate && harness.InvalidParamsNaming(err, "path")
+					if !asNoApp {
 						wrong = append(wrong, fmt.Sprintf("%s of %q answered %s", c.method, id, harness.AnswerOf(err)))
 					}
 				}
