@@ -4,6 +4,7 @@
 # usage: mockhost/heldout/measure.sh [BATCH_DIR] [PATCH_NAME ...]
 #   BATCH_DIR   a folder of NN-slug.patch files (default: the newest folder under mockhost/heldout/)
 #   PATCH_NAME  measure only these patches (file names without .patch); default: every patch
+#   RESULTS_NAME (environment) the file the table goes to; default RESULTS.md
 #
 # For each patch: a fresh copy of the repository's committed tree (git archive HEAD) in a temp
 # folder, the patch applied, its witness run (go test ./mockhost -run Witness), ./cmd/conformance
@@ -18,7 +19,9 @@ batch=${1:-$(ls -d "$here"/*/ | sort | tail -1)}
 batch=$(cd "$batch" && pwd)
 shift || true
 only=("$@")
-results=$batch/RESULTS.md
+# RESULTS_NAME names the table another measurement of the same batch
+# writes (RESULTS-after-fixes.md), so the first measurement is kept.
+results=$batch/${RESULTS_NAME:-RESULTS.md}
 work=$(mktemp -d /tmp/heldout-measure.XXXXXX)
 log=$work/measure.log
 echo "work folder: $work" >&2
