@@ -4,8 +4,15 @@ package levels
 // carries the app's lime.agent calls into App Server JSON-RPC and projects
 // the facts back (Runtime; the App Server side of Desktop P5).
 func agentRequirements() []Requirement {
-	agent := []string{"runtime", "desktop-p5"}
+	// The mapping binds a host from the level at which it offers lime.agent
+	// (Desktop P2 injects the Capability SDK; docs/decisions.md, "The App
+	// Server bridge from the level that offers it"); a host offering none
+	// is not-applicable there, and AGENT-OFFERED judges the levels that need it.
+	agent := []string{"runtime", "desktop-p2"}
 	return []Requirement{
+		{ID: "AGENT-OFFERED", BugFamilies: []BugFamily{EveryEntryPoint}, Strength: Must, Levels: []string{"runtime", "desktop-p5"},
+			Title:  "A host at Runtime or Desktop P5 offers lime.agent: its hello profile lists it enabled and host/configure takes an App Server to reach",
+			Clause: spec(SpecDesktop, "Required desktop host behavior; Desktop levels", "App Server bridge: Host owns the App Server client and projects lime.agent / lime.workflow through Desktop Host IPC into JSON-RPC. ... Desktop P5: Reuse the same contract in Tauri or runtime-backed shells while preserving the App Server JSON-RPC / RuntimeCore fact source.")},
 		{ID: "APPSERVER-HANDSHAKE", BugFamilies: []BugFamily{EveryTransition}, Strength: Must, Levels: agent,
 			Title:  "Every App Server connection of the host, a reconnect too, completes initialize (with clientInfo.name) then initialized before any business method",
 			Clause: spec(SpecDesktop, "Conformance checklist", "App Server transport completes initialize -> initialized before business methods are allowed. ... (001: Every transport connection must handshake first; clientInfo.name is explicitly provided by the host.)")},

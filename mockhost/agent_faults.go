@@ -4,6 +4,8 @@ package mockhost
 // (agent.go, runtime.go, redact.go, output.go).
 func agentFaults() []Fault {
 	return []Fault{
+		{Name: "no-app-server-client", Breaks: []string{"AGENT-OFFERED"},
+			Description: "the host claims every level but ships no App Server client: lime.agent is off in its profile and host/configure naming an App Server is answered -32006"},
 		{Name: "appserver-no-clientinfo", Breaks: []string{"APPSERVER-HANDSHAKE"},
 			Description: "the App Server client's initialize carries no clientInfo"},
 		{Name: "appserver-skips-initialized", Breaks: []string{"APPSERVER-HANDSHAKE"},

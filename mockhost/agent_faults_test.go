@@ -100,6 +100,7 @@ func quotingProbe() probe {
 
 func agentProbes() map[string]probe {
 	return map[string]probe{
+		"no-app-server-client": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
 		"events-dropped-under-burst": func(t *testing.T, x *harness) string {
 			sc := appserver.NewScript()
 			sc.EventGap = 0

@@ -150,8 +150,11 @@ func (h *Host) hello() protocol.HelloResult {
 		Levels:          ClaimedLevels(),
 		Methods:         methods(),
 	}
-	if h.desktopP0Only() {
+	switch {
+	case h.desktopP0Only():
 		r.Levels = []string{"catalog", "desktop-p0"}
+	case h.variants.Has("desktop-p2-without-agent"):
+		r.Levels = desktopP2WithoutAgentLevels()
 	}
 	if root, err := h.dataRoot(); err == nil {
 		r.DataPaths = []string{root}
@@ -175,7 +178,7 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
 		}
 	}
-	if p.AppServer != nil && h.desktopP0Only() {
+	if p.AppServer != nil && h.noAgentRuntime() {
 		return rpcError(protocol.CodeUnsupported, "this host has no agent runtime: it cannot reach an App Server", nil)
 	}
 	// fault: holds-no-secrets — the host has no place for secrets: those host/configure names are dropped.

@@ -260,14 +260,28 @@ func (h *Host) profile() map[string]protocol.Capability {
 	if h.cfg != nil {
 		maps.Copy(p, h.cfg.Capabilities)
 	}
+	off := []string{}
+	if h.noAgentRuntime() {
+		off = append(off, "lime.agent")
+	}
 	if h.desktopP0Only() {
-		for _, name := range []string{"lime.agent", "lime.appUpdates"} {
-			c := p[name]
-			c.Enabled = false
-			p[name] = c
-		}
+		off = append(off, "lime.appUpdates")
+	}
+	for _, name := range off {
+		c := p[name]
+		c.Enabled = false
+		p[name] = c
 	}
 	return p
+}
+
+// noAgentRuntime reports whether the host has no agent runtime: lime.agent
+// is off in its profile and an App Server it is asked to use is answered
+// -32006.
+func (h *Host) noAgentRuntime() bool {
+	// variant: desktop-p2-without-agent — a Desktop P2 host with no agent runtime: lime.agent off in its profile, -32006 to an App Server.
+	// fault: no-app-server-client — the host claims every level but ships no App Server client: lime.agent off in its profile, -32006 to an App Server.
+	return h.desktopP0Only() || h.variants.Has("desktop-p2-without-agent") || h.faults.Has("no-app-server-client")
 }
 
 // desktopP0Only reports whether the host is a Desktop P0 host, with no

@@ -163,6 +163,12 @@ func Variants() []Variant {
 		{Name: "app-id-syntax-checked", Touches: []string{"LIFECYCLE-ISOLATED"},
 			Clause:      "docs/decisions.md, Ids and keys are exact: a host may refuse an id no app could have as malformed params",
 			Description: "every control call whose appId no manifest name could be (capitals, spaces) is refused with -32602 naming appId, before any app is looked up"},
+		{Name: "desktop-p2-without-agent", Alone: true, Claims: desktopP2WithoutAgentLevels(),
+			// Every requirement of the levels it claims: the App Server
+			// mapping is not-applicable there, never blocked or failed.
+			Touches:     append(levelRequirements(desktopP2WithoutAgentLevels()...), "AGENT-*", "APPSERVER-HANDSHAKE"),
+			Clause:      "spec 002, Required desktop host behavior and Desktop levels: P2 injects the Capability SDK; the App Server JSON-RPC fact source is named at P5; docs/decisions.md, The App Server bridge from the level that offers it",
+			Description: "a Desktop P2 host with no agent runtime: it claims up to capability and desktop-p2, its profile has lime.agent off, and it answers -32006 to host/configure naming an App Server"},
 		{Name: "export-as-zip", Touches: []string{"UNINSTALL-EXPORT", "STORAGE-NAMESPACED"},
 			Clause:      "spec 002, Cleanup: \"export then delete\" (no format named); docs/decisions.md, Export then delete: any format, zip included",
 			Description: "export then delete writes one zip archive holding the app's files and what it stored"},
@@ -223,6 +229,12 @@ func levelRequirements(ids ...string) []string {
 		out = append(out, r.ID)
 	}
 	return out
+}
+
+// desktopP2WithoutAgentLevels are the levels a host with no agent runtime
+// claims under the variant desktop-p2-without-agent.
+func desktopP2WithoutAgentLevels() []string {
+	return []string{"catalog", "installable", "capability", "desktop-p0", "desktop-p1", "desktop-p2"}
 }
 
 // readinessRequirements are the requirements judged on a not-ready

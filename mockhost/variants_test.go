@@ -55,6 +55,7 @@ func variantProbes() map[string]probe {
 			func(r protocol.ReadinessResult) string { return raw(r.Warnings) }),
 		"setup-action-host-kinds":      faults["omit-setup-actions"],
 		"no-agent-runtime-no-registry": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
+		"desktop-p2-without-agent":     func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
 		"activation-asks-consent":      faults["launch-keeps-install-consent"],
 		"visibility-as-word":           visibilityProbe,
 		"center-own-words":             centerReasonsProbe,

@@ -180,7 +180,9 @@ func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
 // Agent Task Runtime Control Plane; 001 the App Server mapping; 002 the
 // desktop agent execution path).
 func describeAgent(tc *harness.TestContext) {
+	describeAgentOffered(tc)
 	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
+		BeforeEach(func() { requireAgentOffered(tc) })
 		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), func() {
 			appID := tc.InstallProbe(tc.WithAppServer(tc.DefaultConfigure()))
 			input, key := harness.Nonce("probe-input"), harness.Nonce("idem")
@@ -236,6 +238,7 @@ func describeAgent(tc *harness.TestContext) {
 	})
 
 	Describe("Runtime: lime.agent through App Server JSON-RPC", tc.BrowserRetry(), func() {
+		BeforeEach(func() { requireAgentOffered(tc) })
 		describeAgentSession(tc)
 		describeAgentTasks(tc)
 		describeAgentDecisions(tc)
