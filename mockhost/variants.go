@@ -166,7 +166,7 @@ func Variants() []Variant {
 		{Name: "desktop-p2-without-agent", Alone: true, Claims: desktopP2WithoutAgentLevels(),
 			// Every requirement of the levels it claims: the App Server
 			// mapping is not-applicable there, never blocked or failed.
-			Touches:     append(levelRequirements(desktopP2WithoutAgentLevels()...), "AGENT-*", "APPSERVER-HANDSHAKE"),
+			Touches:     levelRequirements(desktopP2WithoutAgentLevels()...),
 			Clause:      "spec 002, Required desktop host behavior and Desktop levels: P2 injects the Capability SDK; the App Server JSON-RPC fact source is named at P5; docs/decisions.md, The App Server bridge from the level that offers it",
 			Description: "a Desktop P2 host with no agent runtime: it claims up to capability and desktop-p2, its profile has lime.agent off, and it answers -32006 to host/configure naming an App Server"},
 		{Name: "export-as-zip", Touches: []string{"UNINSTALL-EXPORT", "STORAGE-NAMESPACED"},

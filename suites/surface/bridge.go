@@ -125,25 +125,26 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 			if data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "lime.agent") {
 				tc.Failf("app/launch refused tasks without the readiness reasons naming lime.agent in error data.readiness: %s", harness.HostErrorText(he))
 			}
-			// Every cause of a blocked entry, not only a capability: with
-			// lime.agent back, tenant policy denies tasks alone.
+			// Every cause of a blocked entry, not only a capability: tenant
+			// policy denies notes alone, an entry needing only what a
+			// Desktop P1 host offers (lime.ui, lime.storage).
 			tc.Configure(tc.DefaultConfigure())
-			tc.Precondition("entry tasks is ready with lime.agent enabled and no policy", func() {
-				if r := entryReadiness(tc, appID, "tasks"); !slices.Contains(harness.Launchable(), r.Status) {
-					tc.Failf("app/readiness of %s/tasks is %s", appID, r.Status)
+			tc.Precondition("entry notes is ready with no policy", func() {
+				if r := entryReadiness(tc, appID, "notes"); !slices.Contains(harness.Launchable(), r.Status) {
+					tc.Failf("app/readiness of %s/notes is %s", appID, r.Status)
 				}
 			})
 			p := tc.DefaultConfigure()
-			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {"tasks"}}}
+			p.Policy = &protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {"notes"}}}
 			tc.Configure(p)
-			tc.Precondition("the ready entry main launches under a policy that denies only tasks", func() {
+			tc.Precondition("the ready entry main launches under a policy that denies only notes", func() {
 				if _, err := tc.TryLaunch(appID, "main"); err != nil {
 					tc.FailCall(protocol.MethodLaunch, err)
 				}
 			})
-			_, err = tc.TryLaunch(appID, "tasks")
+			_, err = tc.TryLaunch(appID, "notes")
 			if err == nil {
-				tc.Failf("app/launch mounted entry tasks, which tenant policy denies: it is blocked")
+				tc.Failf("app/launch mounted entry notes, which tenant policy denies: it is blocked")
 			}
 			if he, ok = harness.HostError(err); !ok {
 				tc.Errorf("no usable answer to app/launch: %v", err)
@@ -155,8 +156,8 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 				// A host may ask the tenant's consent again (ACTIVATE-CONSENT).
 			case he.Code != protocol.CodeNotReady:
 				tc.Failf("app/launch of an entry tenant policy denies was refused with %d, not -32009 (not ready) or -32003 (consent required): %s", he.Code, harness.HostErrorText(he))
-			case data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "tasks"):
-				tc.Failf("app/launch refused tasks, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", harness.HostErrorText(he))
+			case data.Readiness == nil || !harness.NamesFailingCheck(*data.Readiness, "notes"):
+				tc.Failf("app/launch refused notes, which tenant policy denies, without the readiness reasons naming it in error data.readiness: %s", harness.HostErrorText(he))
 			}
 		})
 
