@@ -66,6 +66,13 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 // runtime approval"): an ungranted permission is a deny rule, a capability
 // policy marks as needing approval waits for runtime approval.
 func (h *Host) gates(l *launch, capability, method string) *denial {
+	// fault: invoke-policy-first — tenant policy is checked before the allowlist and readiness: a call policy denies is refused at the policy gate whatever stops it earlier.
+	if h.faults.Has("invoke-policy-first") {
+		if cfg, _ := h.config(); cfg.Policy != nil && slices.Contains(cfg.Policy.DeniedCapabilities, capability) {
+			return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
+				fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
+		}
+	}
 	// fault: invoke-undeclared — the allowlist gate is skipped: undeclared capabilities are callable.
 	if !slices.Contains(l.declared, capability) && !h.faults.Has("invoke-undeclared") {
 		return &denial{protocol.GateAllowlist, hostbridge.CodeNotDeclared,

@@ -41,6 +41,9 @@ func permissionProbes() map[string]probe {
 		"permissions-checked-at-readiness-only": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}}}),
 		"invoke-approval-before-policy": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{
 			DeniedCapabilities: []string{"lime.storage"}, ApprovalRequired: []string{"lime.storage"}}}, "lime.storage", "list", nil),
+		// lime.billing, which the tiny app does not declare, denied by policy too
+		"invoke-policy-first": invokeProbe(protocol.ConfigureParams{Policy: &protocol.Policy{
+			DeniedCapabilities: []string{"lime.billing"}}}, "lime.billing", "getStatus", nil),
 		"invoke-approval-before-permission": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}},
 			Policy: &protocol.Policy{ApprovalRequired: []string{"lime.storage"}}}),
 		"grant-overrides-policy-deny": permittedCall(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {"app-records"}},
