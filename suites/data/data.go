@@ -365,7 +365,7 @@ func describeStorageAndState(tc *harness.TestContext) {
 				{protocol.MethodUpdate, func(id string) any {
 					return protocol.UpdateParams{AppID: id, Path: newer, Release: tc.ReleaseOf(newer), Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}
 				}},
-				{protocol.MethodUninstall, func(id string) any { return protocol.UninstallParams{AppID: id, KeepData: true} }},
+				{protocol.MethodUninstall, func(id string) any { return protocol.UninstallParams{AppID: id, KeepData: false} }},
 			}
 			var wrong []string
 			for _, c := range calls {
