@@ -32,7 +32,7 @@ func installRequirements() []Requirement {
 		{ID: "VERIFY-SIGNATURE-FILE", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "A manifest hash in app.signature.yaml that disagrees with APP.md fails verification",
 			Clause: spec(SpecMain, "Package signing and revocation", "Hosts must verify in this order: Verify packageHash and manifest hash.")},
-		{ID: "VERIFY-COMPATIBILITY", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkg, Strength: Must, Levels: installP0,
+		{ID: "VERIFY-COMPATIBILITY", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "Capability version ranges the host profile does not satisfy fail verification, naming the capability",
 			Clause: spec(SpecMain, "Runtime contract", "Verify package hash, signature, manifest, and capability versions.")},
 		{ID: "VERIFY-HOST-VERSION", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkgOrReady, Strength: Must, Levels: installP0,

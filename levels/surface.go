@@ -69,7 +69,7 @@ func surfaceRequirements() []Requirement {
 		{ID: "BRIDGE-DOWNLOAD", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity}, Reading: "External URLs and downloads", Strength: Must, Levels: bridge,
 			Title:  "host:download allows a same-origin runtime artifact of the app and refuses other origins and schemes",
 			Clause: spec(SpecMain, "Host Bridge v1", "host:download: Requests download of a same-origin runtime artifact; the host must validate URL and permission.")},
-		{ID: "BRIDGE-NAVIGATE", BugFamilies: []BugFamily{EveryMember}, Reading: "Navigation requests", Strength: Must, Levels: bridge,
+		{ID: "BRIDGE-NAVIGATE", BugFamilies: []BugFamily{EveryMember, EveryEntryPoint}, Reading: "Navigation requests", Strength: Must, Levels: bridge,
 			Title:  "host:navigate goes to an entry of the app or an app-local route and is refused for another entry, an absolute URL or another scheme",
 			Clause: spec(SpecMain, "Host Bridge v1", "host:navigate: Requests navigation to an Agent App entry or app-local route. ... The host remains the only decision maker: apps may request actions")},
 		{ID: "BRIDGE-TOAST-TEXT", BugFamilies: []BugFamily{EveryMember}, Strength: MustNot, Levels: bridge,

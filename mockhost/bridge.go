@@ -167,7 +167,9 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 	}
 	// fault: bridge-ignores-version — the protocol and version of app messages are not checked.
 	if !h.faults.Has("bridge-ignores-version") {
-		if p, _ := jsonString(f["protocol"]); p != hostbridge.Protocol {
+		p, _ := jsonString(f["protocol"])
+		// fault: bridge-protocol-by-prefix — the envelope's protocol is matched by prefix: any name beginning with the bridge's is taken.
+		if p != hostbridge.Protocol && !(h.faults.Has("bridge-protocol-by-prefix") && strings.HasPrefix(p, hostbridge.Protocol)) {
 			return m, protocol.RejectProtocol, fmt.Sprintf("its protocol is not %q", hostbridge.Protocol)
 		}
 		version := f["version"]
@@ -264,7 +266,8 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	if p.EntryKey != "" && !l.hasEntry(p.EntryKey) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, fmt.Sprintf("This app has no entry %q.", clip(p.EntryKey, 100)))
 	}
-	if p.Route != "" && !appLocalRoute(p.Route) {
+	// fault: navigate-route-unchecked-with-entry — with an entry of the app named, the route is taken as that entry's own, unchecked.
+	if p.Route != "" && !appLocalRoute(p.Route) && !(p.EntryKey != "" && h.faults.Has("navigate-route-unchecked-with-entry")) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A route must be a path of this app, starting with one /.")
 	}
 	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})

@@ -291,7 +291,8 @@ func (h *Host) secretStatus(l *launch, args json.RawMessage) (any, *denial) {
 	cfg, _ := h.config()
 	value := cfg.Secrets[a.Key]
 	h.mu.Lock()
-	if bound := h.bindings[l.appID][a.Key]; bound != "" {
+	// fault: secret-status-ignores-binding — lime.secrets status reads host/configure's secrets only: a slot bound with app/secret is not configured.
+	if bound := h.bindings[l.appID][a.Key]; bound != "" && !h.faults.Has("secret-status-ignores-binding") {
 		value = bound
 	}
 	h.mu.Unlock()

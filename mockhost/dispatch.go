@@ -202,6 +202,9 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 		p.Capabilities = merged
 	}
 	h.cfg = &p
-	h.clock = clock
+	// fault: configure-keeps-clock — a host/configure naming no clock keeps the clock of the one before, not the wall clock.
+	if !clock.IsZero() || !h.faults.Has("configure-keeps-clock") {
+		h.clock = clock
+	}
 	return nil
 }

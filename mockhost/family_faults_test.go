@@ -24,6 +24,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{identityAndEntryPointFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryEntryPoint}},
 		{heldOutBFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryTransition, levels.EveryEntryPoint, levels.RepresentationLimit, levels.EveryMember}},
 		{heldOutCFaults(), []levels.BugFamily{levels.ConfusableIdentity, levels.EveryTransition, levels.WhoAnswers, levels.RepresentationLimit}},
+		{heldOutDFaults(), []levels.BugFamily{levels.ChangeBetweenReads, levels.RepresentationLimit, levels.EveryMember, levels.EveryTransition}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

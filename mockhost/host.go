@@ -258,7 +258,13 @@ func (h *Host) profile() map[string]protocol.Capability {
 	defer h.mu.Unlock()
 	p := DefaultProfile()
 	if h.cfg != nil {
-		maps.Copy(p, h.cfg.Capabilities)
+		for name, c := range h.cfg.Capabilities {
+			// fault: empty-version-keeps-hello — a configured capability with version "" keeps the version the hello gave it, and meets ranges.
+			if c.Version == "" && h.faults.Has("empty-version-keeps-hello") {
+				c.Version = p[name].Version
+			}
+			p[name] = c
+		}
 	}
 	off := []string{}
 	if h.noAgentRuntime() {

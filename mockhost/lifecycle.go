@@ -204,6 +204,10 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	if !ok {
 		return protocol.RollbackResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
 	}
+	// fault: rollback-noop-ok — a rollback with no earlier release is taken as done: ok, the app on the release it runs.
+	if a.previous == nil && h.faults.Has("rollback-noop-ok") {
+		return protocol.RollbackResult{OK: true, App: a.row, RolledBackFrom: a.row.Version}, nil
+	}
 	if a.previous == nil {
 		return protocol.RollbackResult{}, invalidParams(protocol.MethodRollback, "appId", fmt.Sprintf("names %s, which has no earlier release to roll back to", appID))
 	}

@@ -51,6 +51,10 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 		}
 		return protocol.ProjectResult{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("projecting %s: %v", params.Path, err), nil)
 	}
+	// fault: projection-marks-configured-secrets — each projected secret slot says whether host/configure's secrets fill it: the projection loads secrets and changes with them.
+	if h.faults.Has("projection-marks-configured-secrets") {
+		raw = h.markConfiguredSecrets(raw)
+	}
 	if raw, err = h.distortProjection(raw, p.Dir); err != nil {
 		return protocol.ProjectResult{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("projecting %s: %v", params.Path, err), nil)
 	}

@@ -1,5 +1,7 @@
 package mockhost
 
+import "encoding/json"
+
 // projectFaults are the faults of package/project (project.go,
 // projections.go): determinism, provenance, contents, secrets.
 func projectFaults() []Fault {
@@ -26,4 +28,26 @@ func projectFaults() []Fault {
 		{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "projection runs the package's worker to discover its routes"},
 	}
+}
+
+// markConfiguredSecrets marks each projected secret slot configured or not
+// from host/configure's secrets (the fault projection-marks-configured-secrets).
+func (h *Host) markConfiguredSecrets(raw json.RawMessage) json.RawMessage {
+	cfg, _ := h.config()
+	var proj map[string]any
+	if json.Unmarshal(raw, &proj) != nil {
+		return raw
+	}
+	slots, _ := proj["secrets"].([]any)
+	for _, s := range slots {
+		if m, ok := s.(map[string]any); ok {
+			key, _ := m["key"].(string)
+			m["configured"] = cfg.Secrets[key] != ""
+		}
+	}
+	out, err := json.Marshal(proj)
+	if err != nil {
+		return raw
+	}
+	return out
 }

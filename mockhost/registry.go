@@ -205,7 +205,9 @@ func (h *Host) resolveSource(src protocol.Source) (registryRelease, *jsonrpc2.Er
 		}
 		// fault: signed-withdrawn-installed — a withdrawn release whose signature verifies is installed: the signature is taken for the registry's word.
 		signedPass := h.faults.Has("signed-withdrawn-installed") && len(r.SignatureBundle) > 0
-		if r.Status != "active" && !h.faults.Has("list-withdrawn") && !signedPass {
+		// fault: withdrawn-installed-by-channel — a channel is trusted to name a current release: only an install naming a version is checked for withdrawal.
+		byChannel := src.Channel != "" && h.faults.Has("withdrawn-installed-by-channel")
+		if r.Status != "active" && !h.faults.Has("list-withdrawn") && !signedPass && !byChannel {
 			return registryRelease{}, sourceRefusal(src, "release-withdrawn",
 				fmt.Sprintf("release %s@%s is withdrawn from the registry", r.AppID, r.Version))
 		}

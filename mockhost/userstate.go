@@ -89,7 +89,12 @@ func (h *Host) boundKnowledge(appID string) map[string]bool {
 // workspaceFile answers app/file: it writes the file when content is
 // given, and answers what the file holds now.
 func (h *Host) workspaceFile(p protocol.FileParams) (protocol.FileResult, *jsonrpc2.Error) {
-	rel, ok := workspacePath(p.Path)
+	asked := p.Path
+	// fault: workspace-path-backslash — app/file takes a backslash as an ordinary file-name character: drafts\plan.md is written.
+	if h.faults.Has("workspace-path-backslash") {
+		asked = strings.ReplaceAll(asked, "\\", "_")
+	}
+	rel, ok := workspacePath(asked)
 	if !ok {
 		return protocol.FileResult{}, invalidParams(protocol.MethodFile, "path", fmt.Sprintf("is %q: a relative /-separated path inside the workspace is needed", p.Path))
 	}

@@ -67,6 +67,10 @@ type Script struct {
 	Turns [][]Event
 	// EventGap is the pause between two events of a turn.
 	EventGap time.Duration
+	// SilentOn, when set, is a method the server reads and never answers
+	// (until MaxHang), answering every other one: a peer silent at one
+	// step of the exchange.
+	SilentOn string
 
 	mu       sync.Mutex
 	sessions int

@@ -260,6 +260,9 @@ type handler struct {
 func (h handler) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) {
 	h.conn = conn
 	mode, sc := h.s.state()
+	if sc != nil && sc.SilentOn != "" && req.Method == sc.SilentOn {
+		mode = Hang
+	}
 	switch mode {
 	case Hang:
 		select {

@@ -773,21 +773,31 @@ func describeAgentReads(tc *harness.TestContext) {
 // describeAgentFailClosed declares the specs of a task when the App Server is down, refusing or dropping.
 func describeAgentFailClosed(tc *harness.TestContext) {
 	DescribeTable("fails closed, never mocking success, when the App Server",
-		func(mode appserver.Mode, configured bool) {
+		func(mode appserver.Mode, configured bool, silentOn string) {
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			expectStarted(s, "control-1")
 			s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
-			if configured {
+			switch {
+			case silentOn != "":
+				// Every step of the exchange a task needs, the peer silent
+				// at one: the host's own timeout must end the task closed.
+				sc := appserver.NewScript()
+				sc.SilentOn = silentOn
+				tc.AppServer().SetScript(sc)
+			case configured:
 				tc.AppServer().SetMode(mode)
 				tc.AppServer().DropConnections()
-			} else {
+			default:
 				tc.Configure(tc.DefaultConfigure()) // the host now has no App Server
 			}
 			before := len(taskEvents(s.Run(harness.Collect())))
 			t := startTask(s, "down-1")
 			r := s.Run(harness.Sleep(downQuiet))
 			what := "the App Server " + mode.String()
-			if !configured {
+			switch {
+			case silentOn != "":
+				what = "the App Server silent at " + silentOn
+			case !configured:
 				what = "no App Server configured"
 			}
 			if t.answered && t.answer.Type == hostbridge.TypeResponse {
@@ -807,10 +817,12 @@ func describeAgentFailClosed(tc *harness.TestContext) {
 				tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
 			}
 		},
-		Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true),
-		Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true),
-		Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true),
-		Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false),
+		Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true, ""),
+		Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true, ""),
+		Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true, ""),
+		Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false, ""),
+		Entry("is silent at agentSession/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodSessionStart),
+		Entry("is silent at agentSession/turn/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodTurnStart),
 	)
 
 	It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {

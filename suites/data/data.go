@@ -401,6 +401,24 @@ func describeStorageAndState(tc *harness.TestContext) {
 		})
 }
 
+// expectNoRollback fails the spec unless app/rollback of appID, which has
+// no release before the one it runs, is refused and app/list still shows
+// that release (row): "An app with no earlier release is answered with
+// -32602 naming appId; so is a second rollback". Any refusal is taken;
+// an answer claiming a rollback that changed nothing is not.
+func expectNoRollback(tc *harness.TestContext, appID string, row protocol.InstalledApp, when string) {
+	GinkgoHelper()
+	var res protocol.RollbackResult
+	err := tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: appID}, &res)
+	if _, refused := tc.HostErrorCode(protocol.MethodRollback, err); !refused {
+		tc.Failf("app/rollback of %s %s, with no earlier release to go back to, answered ok (app at %s): it must be refused", appID, when, res.App.Version)
+	}
+	if now, _ := tc.ListedApp(appID); now.Version != row.Version || !strings.EqualFold(now.PackageHash, row.PackageHash) {
+		tc.Failf("after app/rollback of %s %s app/list shows %s (packageHash %s), not %s (%s), the release it ran, with none before it",
+			appID, when, now.Version, now.PackageHash, row.Version, row.PackageHash)
+	}
+}
+
 // describeUpdates declares the specs of update and rollback.
 func describeUpdates(tc *harness.TestContext) {
 	It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
@@ -464,6 +482,10 @@ func describeUpdates(tc *harness.TestContext) {
 		first, _ := tc.ListedApp(a)
 		k1, v1 := harness.Nonce("before-update"), harness.Nonce("value")
 		store(tc.Launch(a, "main"), k1, v1)
+		// Before any update there is no release to go back to: a rollback
+		// is refused, never answered as done.
+		tc.RequireMethod(protocol.MethodRollback)
+		expectNoRollback(tc, a, first, "before any update")
 		updated(tc, a)
 		k2, v2 := harness.Nonce("after-update"), harness.Nonce("value")
 		store(tc.Launch(a, "main"), k2, v2)
@@ -482,13 +504,9 @@ func describeUpdates(tc *harness.TestContext) {
 			}
 		}
 		// The same check after the transition again: a second rollback
-		// has no earlier release to go back to (refused, or a no-op);
-		// it never goes forward to the release rolled back from.
-		_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
-		if again, _ := tc.ListedApp(a); again.Version != first.Version || !strings.EqualFold(again.PackageHash, first.PackageHash) {
-			tc.Failf("after a second app/rollback app/list shows %s at %s (packageHash %s); the release before the update, %s (%s), has none before it to go back to",
-				a, again.Version, again.PackageHash, first.Version, first.PackageHash)
-		}
+		// has no earlier release to go back to; it is refused, and never
+		// goes forward to the release rolled back from.
+		expectNoRollback(tc, a, first, "a second time, after the first brought the release before the update back")
 	})
 
 	// The same check as at install, after the transition: the catalogs

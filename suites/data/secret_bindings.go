@@ -9,9 +9,28 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/levels"
 )
+
+// expectSlotConfigured fails the spec unless the app's own lime.secrets
+// status (app/invoke as its entry home_page) says the slot bound to it is
+// configured: "A bound slot counts as configured for that app's readiness
+// and lime.secrets status".
+func expectSlotConfigured(tc *harness.TestContext, app, when string) {
+	GinkgoHelper()
+	args, _ := json.Marshal(map[string]any{"key": harness.SecretSlot})
+	m := tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "home_page", RequestID: harness.Nonce("status"),
+		Capability: "lime.secrets", Method: "status", Args: args})
+	var st struct {
+		Configured bool `json:"configured"`
+	}
+	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &st) != nil || !st.Configured {
+		tc.Failf("%s's lime.secrets status of its slot %s %s, with a secret bound to it, answered %s, not configured", app, harness.SecretSlot, when, harness.AnswerText(m, true))
+	}
+	tc.ExpectNoCanary("the app's lime.secrets status of "+harness.SecretSlot, m.Payload)
+}
 
 // describeSecretBindings checks that a secret the user bound to an app's
 // slot (app/secret) is app data: an update keeps it (spec 003, What must
@@ -21,12 +40,26 @@ import (
 // setup.
 func describeSecretBindings(tc *harness.TestContext) {
 	Describe("App lifecycle: secrets bound to an app", func() {
-		It("keeps a secret bound to an app across an update: the updated app stays ready", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS", levels.EveryTransition), func() {
-			app := tc.InstallBoundSecretApp()
-			tc.UpdatedFixture(app, harness.SecretSlotFixture)
+		It("keeps a secret bound to an app across an update: the updated app stays ready, and its lime.secrets status says the slot is configured", tc.Req("UPDATE-KEEPS-SECRET-BINDINGS", levels.EveryTransition, levels.EveryEntryPoint), func() {
+			tc.Configure(tc.DefaultConfigure())
+			// The app asks lime.secrets itself: the binding counts where
+			// the app asks, as where readiness does.
+			withSecrets := func() string {
+				dir := tc.Fixture(harness.SecretSlotFixture)
+				harness.EditFrontmatter(dir, func(lines []string) []string {
+					return append(lines, "requires:", "  capabilities:", "    lime.secrets: current")
+				})
+				// A page for the host to mount the entry that asks.
+				harness.WriteFile(dir, "dist/ui/index.html", []byte("<!doctype html><title>secret-required-app</title>\n"))
+				return dir
+			}
+			app := tc.InstallBoundSecret(withSecrets())
+			expectSlotConfigured(tc, app, "once bound")
+			tc.UpdatedDir(app, withSecrets)
 			if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
 				tc.Failf("after app/update %s is %q: the secret bound to its slot %s no longer counts", app, r.Status, harness.SecretSlot)
 			}
+			expectSlotConfigured(tc, app, "after app/update")
 		})
 
 		DescribeTable("finds a secret bound to an app again after uninstall keeping data, and not after uninstall deleting data",

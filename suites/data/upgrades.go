@@ -143,6 +143,44 @@ func describeUpgrades(tc *harness.TestContext) {
 			}
 		})
 
+		// Each member of what the protocol refuses, after the control: a
+		// host that checks some of them writes outside the workspace (or
+		// under a name the app never reads) for the others.
+		It("writes only relative paths inside the app's workspace and binds only the app's own knowledge templates, refusing every other with -32602 naming it",
+			tc.Req("PROTO-USER-STATE-EXACT", levels.EveryMember, levels.ConfusableIdentity, levels.RepresentationLimit), func() {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(userStateFixture)
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				content := harness.Nonce("content")
+				tc.Precondition("app/file writes drafts/plan.md of "+app+"'s workspace and app/knowledge binds "+knowledgeTemplate, func() {
+					if got, ok := fileCall(tc, protocol.FileParams{AppID: app, Path: "drafts/plan.md", Content: &content}); !ok || got != content {
+						tc.Failf("app/file wrote %q to drafts/plan.md of %s and answered %q (a file: %t)", content, app, got, ok)
+					}
+					pack := harness.Nonce("pack")
+					if got := knowledgeCall(tc, protocol.KnowledgeParams{AppID: app, Template: knowledgeTemplate, Pack: pack}); got != pack {
+						tc.Failf("app/knowledge bound %q to %s's %s and answered %q", pack, app, knowledgeTemplate, got)
+					}
+				})
+				var taken []string
+				for _, p := range []string{"/tmp/" + harness.Nonce("abs") + ".md", "../" + harness.Nonce("up") + ".md", "drafts/../../" + harness.Nonce("up") + ".md",
+					`drafts\plan.md`, `..\` + harness.Nonce("up") + ".md"} {
+					err := tc.Call(protocol.MethodFile, protocol.FileParams{AppID: app, Path: p, Content: &content}, nil)
+					if !harness.InvalidParamsNaming(err, "path") {
+						taken = append(taken, fmt.Sprintf("app/file path %q answered %s", p, harness.AnswerOf(err)))
+					}
+				}
+				for _, t := range harness.ConfusableSpellings(knowledgeTemplate) {
+					pack := harness.Nonce("pack")
+					err := tc.Call(protocol.MethodKnowledge, protocol.KnowledgeParams{AppID: app, Template: t, Pack: pack}, nil)
+					if !harness.InvalidParamsNaming(err, "template") {
+						taken = append(taken, fmt.Sprintf("app/knowledge template %q answered %s", t, harness.AnswerOf(err)))
+					}
+				}
+				if len(taken) > 0 {
+					tc.Failf("%s's user state took what the app does not have instead of refusing it with -32602 naming the member: %s", app, strings.Join(taken, "; "))
+				}
+			})
+
 		DescribeTable("keeps the files the user wrote in the app's workspace across an update:",
 			func(path func() string) {
 				tc.Configure(tc.DefaultConfigure())

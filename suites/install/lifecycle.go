@@ -38,6 +38,7 @@ func describeLifecycleReadiness(tc *harness.TestContext) {
 			if !strings.Contains(string(raw), "2.0.0") {
 				tc.Failf("%s names no supersededBy 2.0.0 past endOfLifeAt; the answer: %s", harness.At(protocol.MethodReadiness, nil), harness.Excerpt(raw))
 			}
+			expectWallClockAgain(tc, dir, "endOfLifeAt", func(r protocol.ReadinessResult) bool { return !slices.Contains(blockedStatuses(), r.Status) })
 		})
 
 		It("warns about an app past deprecatedAt without blocking it", tc.Req("READY-DEPRECATED", levels.RepresentationLimit, levels.ChangeBetweenReads), func() {
@@ -51,8 +52,27 @@ func describeLifecycleReadiness(tc *harness.TestContext) {
 			after, raw := tc.Readiness(dir, "")
 			Expect(after.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("a deprecated app must not be blocked; the answer: %s", harness.Excerpt(raw))))
 			Expect(mentionsDeprecation(after)).To(BeTrue(), harness.At(protocol.MethodReadiness, []any{"checks"}, "warn of no deprecation a second past deprecatedAt; the answer: "+harness.Excerpt(raw)))
+			expectWallClockAgain(tc, dir, "deprecatedAt", func(r protocol.ReadinessResult) bool { return !mentionsDeprecation(r) })
 		})
 	})
+}
+
+// expectWallClockAgain configures the host again without a clock and
+// fails the spec unless readiness of dir is as the wall clock, before
+// field's date, makes it (asBefore): host/configure "replaces any earlier
+// configuration (no merge)", and an absent clock means the wall clock.
+func expectWallClockAgain(tc *harness.TestContext, dir, field string, asBefore func(protocol.ReadinessResult) bool) {
+	GinkgoHelper()
+	if date := lifecycleDate(tc, dir, field); !time.Now().Before(date) {
+		harness.Errorf("fixture sanity: %s of %s (%s) is past by the wall clock", field, filepath.Base(dir), date.Format(time.RFC3339))
+	}
+	p := tc.DefaultConfigure()
+	p.Clock = "" // the harness's default names one; absent is the wall clock
+	tc.Configure(p)
+	r, raw := tc.Readiness(dir, "")
+	if !asBefore(r) {
+		tc.Failf("after a later host/configure with no clock, readiness is judged as if now were still past %s (the wall clock is before it): the earlier clock still counts; the answer: %s", field, harness.Excerpt(raw))
+	}
 }
 
 // lifecycleDate reads a lifecycle date of the package with the oracle.

@@ -41,6 +41,14 @@ func describeProjection(tc *harness.TestContext) {
 			// second cannot hide (the only wait in the suites, under 1 s).
 			time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
 			expectSameBytes(tc, "the projection of a copy in another folder, a second later", first, tc.Project(b))
+			// A change between two reads that is not the package's: the
+			// host now holds the secret a slot names. Projection loads no
+			// secret, so it cannot tell.
+			tc.Configure(tc.DefaultConfigure())
+			dir := tc.Fixture("secret-required-app")
+			before := tc.Project(dir)
+			tc.Configure(tc.WithSecret())
+			expectSameBytes(tc, "the projection of secret-required-app once host/configure gave the host the secret its slot names", before, tc.Project(dir))
 		})
 
 		DescribeTable("puts provenance on every projected object",

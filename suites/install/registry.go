@@ -86,6 +86,14 @@ func describeRegistry(tc *harness.TestContext) {
 				// no answer after it.
 				expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Version: rel.Version},
 					harness.Planted{What: "a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
+				// The other entry point: a channel the tenant has that
+				// resolves to the withdrawn release.
+				if !signed {
+					tc.Registry().Pin(rel.AppID, "stable", rel.Version)
+					tc.Registry().EnableChannel(harness.TenantID, rel.AppID, "stable")
+					expectSourceRefused(tc, protocol.Source{AppID: rel.AppID, Channel: "stable"},
+						harness.Planted{What: "a channel resolving to a withdrawn release", Codes: []string{"release-withdrawn"}, Field: "source", Name: rel.AppID})
+				}
 				if l := RegistryList(tc); listedRelease(l, rel) {
 					tc.Failf("registry/list still offers %s@%s after the registry withdrew it", rel.AppID, rel.Version)
 				}

@@ -163,7 +163,7 @@ func describeVerification(tc *harness.TestContext) {
 		)
 
 		DescribeTable("fails a package whose capability version ranges the host does not satisfy, naming the capability",
-			func(above func(v string) string) {
+			func(above func(v string) string, unversioned bool) {
 				capability, v := rangedCapability(tc.Host().Hello().Capabilities)
 				if v == "" {
 					tc.Blockedf("the host's hello names no enabled capability with a SemVer version, so no range can be set against one")
@@ -172,12 +172,23 @@ func describeVerification(tc *harness.TestContext) {
 				harness.ReplaceIn(dir, "APP.md", `lime.agent: ">=9.0.0"`, capability+`: ">=`+v+`"`)
 				tc.ExpectVerifies(dir, nil)
 				planted := above(v)
+				what := "requires.capabilities " + capability + " " + planted
+				if unversioned {
+					// The profile offers the capability and states no
+					// version: it meets no range (the protocol's capability
+					// profile), whatever version the hello gave it.
+					p := tc.DefaultConfigure()
+					p.Capabilities = map[string]protocol.Capability{capability: {Version: "", Enabled: true}}
+					tc.Configure(p)
+					what += ", the profile offering " + capability + ` with version ""`
+				}
 				harness.ReplaceIn(dir, "APP.md", capability+`: ">=`+v+`"`, capability+`: "`+planted+`"`)
-				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: "requires.capabilities " + capability + " " + planted,
+				tc.ExpectRefused(tc.VerifyRefusal(dir, nil), harness.Planted{What: what,
 					Codes: []string{"incompatible-capability"}, Field: "capabilities", Name: capability})
 			},
-			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(string) string { return ">=9.0.0" }),
-			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(v string) string { return ">" + v }),
+			Entry("far above: >=9.0.0", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(string) string { return ">=9.0.0" }, false),
+			Entry("just above the host's version", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit), func(v string) string { return ">" + v }, false),
+			Entry("the range met before, the profile now stating no version", tc.Req("VERIFY-COMPATIBILITY", levels.RepresentationLimit, levels.ChangeBetweenReads), func(v string) string { return ">=" + v }, true),
 		)
 	})
 }

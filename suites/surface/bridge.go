@@ -531,6 +531,15 @@ func describeUntrustedMessages(tc *harness.TestContext) {
 				{"protocol lime.other.bridge", "spoof-protocol", "protocol", "lime.other.bridge"},
 				{"the protocol's name in capitals", "spoof-protocol-case", "protocol", strings.ToUpper(hostbridge.Protocol)},
 			}
+			// Every other look-alike of the protocol's name: padded, cut
+			// short, extended (a prefix match takes the last).
+			for i, p := range harness.ConfusableSpellings(hostbridge.Protocol)[1:] {
+				wrong = append(wrong, struct {
+					what, key string
+					member    string
+					value     any
+				}{fmt.Sprintf("protocol %q", p), fmt.Sprintf("spoof-protocol-%d", i), "protocol", p})
+			}
 			var steps []harness.Step
 			for _, w := range wrong {
 				msg := spoof("spoofed-"+w.key, w.key)
@@ -820,6 +829,10 @@ func describeControlledActions(tc *harness.TestContext) {
 			Entry("a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "//evil.example/x"}),
 			Entry("a javascript: URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "javascript:alert(document.domain)"}),
 			Entry("a relative path that is not app-local", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember), map[string]any{"route": "../../host"}),
+			// Both members at once: an entry the app has does not make a
+			// route that leaves the app its own (every entry point).
+			Entry("an entry the app has with a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "//evil.example/x"}),
+			Entry("an entry the app has with an https URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "https://evil.example/"}),
 		)
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
