@@ -100,16 +100,7 @@ func heldOutBProbes() map[string]probe {
 		},
 		// respond to a run interrupted at its review
 		"workflow-review-answered-while-interrupted": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(reviewFlowApp)), "dist/ui/index.html": "<p>flow</p>\n"}), nil, true); err != nil {
-				t.Fatal(err)
-			}
-			run := workflowInvoke(t, x, "tiny-app", "start", map[string]any{"input": map[string]any{"doc": "A"}})
-			id := run["runId"]
-			for deadline := time.Now().Add(5 * time.Second); run["status"] != "waiting" && time.Now().Before(deadline); {
-				time.Sleep(20 * time.Millisecond)
-				run = workflowInvoke(t, x, "tiny-app", "read", map[string]any{"runId": id})
-			}
+			id := runAtReview(t, x)
 			workflowInvoke(t, x, "tiny-app", "interrupt", map[string]any{"runId": id})
 			r := workflowInvoke(t, x, "tiny-app", "respond", map[string]any{"runId": id, "decision": "approve"})
 			return fmt.Sprint(r["status"], r["code"])
@@ -182,6 +173,23 @@ func heldOutBProbes() map[string]probe {
 // at a human review.
 const reviewFlowApp = "entries:\n  - key: main\n    kind: page\n    title: Main\n    route: /main\n    workflow: review_flow\n    requiredCapabilities: [lime.workflow]\n" +
 	"workflows:\n  - key: review_flow\n    states:\n      - key: begin\n        kind: start\n        next: [check]\n      - key: check\n        kind: human-review\n        next: [finish]\n      - key: finish\n        kind: end\n"
+
+// runAtReview installs tiny-app with review_flow, starts a run and waits
+// (at most 5 s) until it waits at its human review; it returns the run id.
+func runAtReview(t *testing.T, x *harness) any {
+	t.Helper()
+	x.configure(nil, nil, "")
+	if _, err := x.install(pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(reviewFlowApp)), "dist/ui/index.html": "<p>flow</p>\n"}), nil, true); err != nil {
+		t.Fatal(err)
+	}
+	run := workflowInvoke(t, x, "tiny-app", "start", map[string]any{"input": map[string]any{"doc": "A"}})
+	id := run["runId"]
+	for deadline := time.Now().Add(5 * time.Second); run["status"] != "waiting" && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		run = workflowInvoke(t, x, "tiny-app", "read", map[string]any{"runId": id})
+	}
+	return id
+}
 
 // workflowInvoke calls lime.workflow method as appId's entry main through
 // app/invoke and returns the answer's payload, with its type as "type".

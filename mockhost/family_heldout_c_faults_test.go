@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/hostbridge"
@@ -71,16 +70,7 @@ func heldOutCProbes() map[string]probe {
 		},
 		// signal to a run waiting at its human review
 		"workflow-signal-passes-review": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(reviewFlowApp)), "dist/ui/index.html": "<p>flow</p>\n"}), nil, true); err != nil {
-				t.Fatal(err)
-			}
-			run := workflowInvoke(t, x, "tiny-app", "start", map[string]any{"input": map[string]any{"doc": "A"}})
-			id := run["runId"]
-			for deadline := time.Now().Add(5 * time.Second); run["status"] != "waiting" && time.Now().Before(deadline); {
-				time.Sleep(20 * time.Millisecond)
-				run = workflowInvoke(t, x, "tiny-app", "read", map[string]any{"runId": id})
-			}
+			id := runAtReview(t, x)
 			r := workflowInvoke(t, x, "tiny-app", "signal", map[string]any{"runId": id})
 			return fmt.Sprint(r["type"], r["code"])
 		},
