@@ -100,11 +100,11 @@ func Variants() []Variant {
 		{Name: "no-agent-runtime-no-registry", Alone: true, Claims: []string{"catalog", "desktop-p0"},
 			// Every requirement of the levels it claims: such a host is
 			// judgeable at each, and what it lacks is refused, not mocked.
-			Touches: append(levelRequirements("catalog", "desktop-p0"), "REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"),
+			Touches: append(levelRequirements("catalog", "desktop-p0"), append(agentMappingRequirements(), "REGISTRY-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK")...),
 			// What needs the App Server or the registry client: none of it
 			// counts at the levels it claims
 			// (TestVariantsJudgeableAtTheLevelsTheyClaim).
-			OptsOut:     []string{"REGISTRY-*", "AGENT-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"},
+			OptsOut:     append(agentMappingRequirements(), "REGISTRY-*", "APPSERVER-HANDSHAKE", "APP-UPDATES-CHECK"),
 			Clause:      "spec 002, Desktop levels: Desktop P0 reads, verifies, projects and runs readiness; an agent runtime (P5) and a registry client are later levels",
 			Description: "a Desktop P0 host: it claims catalog and desktop-p0, answers -32006 to what it does not offer (registry/list, app/install from a registry, host/configure naming an App Server or a registry), and refuses at verification a package requiring a capability it offers switched off"},
 
@@ -227,6 +227,19 @@ func levelRequirements(ids ...string) []string {
 	var out []string
 	for _, r := range levels.Default().ForLevels(ids) {
 		out = append(out, r.ID)
+	}
+	return out
+}
+
+// agentMappingRequirements are the AGENT- requirements but AGENT-OFFERED:
+// what a host offering lime.agent is judged on (a host with no agent
+// runtime is not-applicable there), not whether a level needs it offered.
+func agentMappingRequirements() []string {
+	var out []string
+	for _, r := range levels.Default().Requirements() {
+		if strings.HasPrefix(r.ID, "AGENT-") && r.ID != "AGENT-OFFERED" {
+			out = append(out, r.ID)
+		}
 	}
 	return out
 }
