@@ -69,8 +69,7 @@ func (h *Host) gates(l *launch, capability, method string) *denial {
 	// fault: invoke-policy-first — tenant policy is checked before the allowlist and readiness: a call policy denies is refused at the policy gate whatever stops it earlier.
 	if h.faults.Has("invoke-policy-first") {
 		if cfg, _ := h.config(); cfg.Policy != nil && slices.Contains(cfg.Policy.DeniedCapabilities, capability) {
-			return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
-				fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
+			return policyDenial(capability)
 		}
 	}
 	// fault: invoke-undeclared — the allowlist gate is skipped: undeclared capabilities are callable.
@@ -98,8 +97,7 @@ func (h *Host) gates(l *launch, capability, method string) *denial {
 		denied = false
 	}
 	if denied {
-		return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
-			fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
+		return policyDenial(capability)
 	}
 	// fault: invoke-approval-before-permission — the approval gate runs before the grants: a call whose permission is not granted and that needs approval is refused as waiting for approval.
 	if approval && h.faults.Has("invoke-approval-before-permission") {
@@ -305,4 +303,11 @@ func (h *Host) secretStatus(l *launch, args json.RawMessage) (any, *denial) {
 		}
 	}
 	return map[string]any{"key": a.Key, "configured": value != "", "message": msg}, nil
+}
+
+// policyDenial is the refusal of a call to capability at the policy gate:
+// tenant policy denies it.
+func policyDenial(capability string) *denial {
+	return &denial{protocol.GatePolicy, hostbridge.CodePolicyDenied,
+		fmt.Sprintf("Your organisation's policy does not allow apps to use %s.", capability)}
 }
