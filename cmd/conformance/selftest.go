@@ -67,7 +67,7 @@ func cmdSelftest(c *cli, args []string) int {
 	onlyLevels := multiFlag{}
 	fs.Var(&onlyLevels, "level", "restrict every child to this `LEVEL` (repeatable): only faults breaking a requirement of these levels run, judged on those requirements alone (a cheap selftest for the edit loop)")
 	callTimeout := fs.Duration("call-timeout", 2*time.Second, "per-call timeout in the children")
-	scope := fs.String("scope", scopeLevels, "what a fault's child runs: levels (every spec of the levels its requirements count in, so collateral failures anywhere there show) or breaks (the levels without a browser in full, elsewhere only the specs of the requirements it breaks)")
+	scope := fs.String("scope", scopeLevels, "what a fault's child runs: levels (every spec of the levels its requirements count in, so collateral failures anywhere there show) or breaks (only the specs of the requirements it breaks and of its recorded collateral)")
 	writeCollateral := fs.Bool("write-collateral", false, "rewrite the entries of the faults run in "+mockhost.CollateralFile+" (run from the checkout's root) to the requirements that failed outside their Breaks, then judge on them")
 	keep := fs.String("keep", "", "keep the children's reports in this `DIR` (DIR/baseline, DIR/FAULT; merge --kill-matrix reads them)")
 	shardSpec := fs.String("shard", "", "run only shard `I/N` of the faults (the k-th, 0-based, is in shard (k mod N)+1) and the baseline, which every shard runs; merge --kill-matrix joins the shards' --keep folders")
@@ -430,7 +430,7 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	case escapesOnly(f):
 		args = append(args, "--label-filter", escapeChildFilter)
 	case o.scope == scopeBreaks:
-		if filter := breaksFilter(levels.Default(), f); filter != "" {
+		if filter := breaksFilter(f); filter != "" {
 			args = append(args, "--label-filter", filter)
 		}
 		// A fault's child in this scope runs the browser specs of what the
@@ -571,29 +571,14 @@ func escapesOnly(f mockhost.Fault) bool { return f.Escapes && len(f.Fails()) == 
 
 // breaksFilter is the label filter of a fault's child in the breaks scope:
 // the specs of the requirements that must fail under the fault (its Breaks
-// and its recorded collateral, Fault.Fails) and, when one of them
-// counts in a level that needs no browser, every spec of those levels. A
-// fault there lives in the package pipeline every level shares (verify,
-// project, install, readiness), where collateral failures show; a fault
-// that breaks only browser-level requirements lives in the surface, the
-// bridge or the agent runtime, whose collateral the breaks scope never
-// looked for elsewhere either (selftest --scope levels does). The baseline
-// and a fault whose refusals no spec may rest on run everything ("").
-func breaksFilter(cat *levels.Catalog, f mockhost.Fault) string {
+// and its recorded collateral, Fault.Fails), nothing else. So the child
+// proves the kill and finds stale collateral; a failure outside Fails (new
+// collateral) shows only in --scope levels, which --write-collateral is run
+// with to find it. The baseline and a fault whose refusals no spec may rest
+// on run everything ("").
+func breaksFilter(f mockhost.Fault) string {
 	if f.Name == "" || len(f.Indiscriminate) > 0 {
 		return ""
 	}
-	var plain []string
-	for _, id := range cat.JudgedLevels() {
-		if l, ok := cat.Level(id); ok && !l.Browser {
-			plain = append(plain, id)
-		}
-	}
-	fails := f.Fails()
-	for _, id := range fails {
-		if r, ok := cat.Requirement(id); ok && slices.ContainsFunc(r.Levels, func(l string) bool { return slices.Contains(plain, l) }) {
-			return strings.Join(append(plain, fails...), " || ")
-		}
-	}
-	return strings.Join(fails, " || ")
+	return strings.Join(f.Fails(), " || ")
 }

@@ -46,25 +46,29 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 	}
 }
 
-// In the breaks scope a fault's child runs the specs of what it breaks, and
-// the levels without a browser whole when it breaks something there; the
+// In the breaks scope a fault's child runs the specs of what it breaks and
+// of its recorded collateral, nothing else, wherever they count; the
 // baseline and indiscriminate faults run everything. A requirement a
 // filtered child did not run is no collateral.
 func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
-	cat := levels.Default()
-	// A fault of the package pipeline runs the levels without a browser whole.
+	// A fault of the package pipeline runs what it breaks, not its levels whole.
 	plain := mockhost.Fault{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE", "UNINSTALL-EXPORT"}}
-	if got, want := breaksFilter(cat, plain), "catalog || installable || desktop-p0 || P0-NO-APP-CODE || UNINSTALL-EXPORT"; got != want {
+	if got, want := breaksFilter(plain), "P0-NO-APP-CODE || UNINSTALL-EXPORT"; got != want {
 		t.Errorf("filter %q, want %q", got, want)
 	}
 	f := mockhost.Fault{Name: "export-keeps-data", Breaks: []string{"UNINSTALL-EXPORT"}}
-	if got, want := breaksFilter(cat, f), "UNINSTALL-EXPORT"; got != want {
+	if got, want := breaksFilter(f), "UNINSTALL-EXPORT"; got != want {
 		t.Errorf("filter %q, want %q", got, want)
 	}
-	if got := breaksFilter(cat, mockhost.Fault{}); got != "" {
+	// Its recorded collateral runs too, or a stale entry would never show.
+	recorded := mockhost.Fault{Name: "x", Breaks: []string{"CAT-LAYERED-LOAD"}, Collateral: []string{"VERIFY-ORDER"}}
+	if got, want := breaksFilter(recorded), "CAT-LAYERED-LOAD || VERIFY-ORDER"; got != want {
+		t.Errorf("filter %q, want %q", got, want)
+	}
+	if got := breaksFilter(mockhost.Fault{}); got != "" {
 		t.Errorf("the baseline is filtered: %q", got)
 	}
-	if got := breaksFilter(cat, mockhost.Fault{Name: "x", Indiscriminate: []levels.RefusalKind{levels.RefusesPackage}}); got != "" {
+	if got := breaksFilter(mockhost.Fault{Name: "x", Indiscriminate: []levels.RefusalKind{levels.RefusesPackage}}); got != "" {
 		t.Errorf("an indiscriminate fault is filtered: %q", got)
 	}
 	k := &selftestCase{fault: f, report: &reports.Report{Results: reports.Results{Requirements: []reports.RequirementResult{
