@@ -76,6 +76,18 @@ func TestBackendServesTheHarnessesPageOnBothEngines(t *testing.T) {
 				again = ""
 				_ = p.EvalIn(ctx, app, "w", "globalThis.probe.instance", &again)
 			}
+			// A promise the frame's next document cuts short ends the
+			// evaluation with an error naming that, not at the deadline.
+			cut, cancel3 := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel3()
+			err = p.EvalIn(cut, app, "w", "new Promise(() => setTimeout(() => location.reload(), 20))", nil)
+			if err == nil || cut.Err() != nil || !strings.Contains(err.Error(), "new document") {
+				t.Fatalf("a promise cut short by a reload: %v (deadline: %v), want an error naming the new document", err, cut.Err())
+			}
+			var rejected string
+			if err := p.EvalIn(ctx, app, "w", "Promise.reject(new RangeError('late'))", &rejected); err == nil || !strings.Contains(err.Error(), "RangeError: late") {
+				t.Fatalf("a rejected promise: %v, want its RangeError", err)
+			}
 			if err := p.Eval(ctx, "", `document.body.insertAdjacentHTML("beforeend", '<pre id="probe-result" data-done>{"ok": true}</pre>'); 1`, nil); err != nil {
 				t.Fatal(err)
 			}

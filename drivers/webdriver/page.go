@@ -187,21 +187,46 @@ func (p *Page) Frames(ctx context.Context) ([]browser.Frame, error) {
 
 // evalJS runs body (a function body returning the value) with globalThis
 // bound to the world arguments[1] of the root arguments[0] (the window
-// when no world is named), awaits a promise, and answers {state, value,
-// error}; "absent" when the frame's document has no such world.
-const evalJS = `const cb = arguments[arguments.length - 1];
-const key = arguments[0], world = arguments[1];
+// when no world is named) and answers {state, value, error} at once;
+// "absent" when the frame's document has no such world. A value that is a
+// promise is not awaited in the script: it settles into a slot of the
+// root, and the answer is {state: "pending", slot}, which pollJS reads.
+// So a document that replaces the frame's while the promise is pending
+// shows as a slot gone at the next poll, where an asynchronous script
+// (execute/async) would wait out its timeout on WebKitWebDriver.
+const evalJS = `const key = arguments[0], world = arguments[1];
 let g = window;
 if (world) {
   const d = Object.getOwnPropertyDescriptor(window, key);
   g = d && d.value[world];
-  if (!g) { cb({state: "absent"}); return; }
+  if (!g) return {state: "absent"};
 }
-const fail = (e) => cb({state: "error", error: String(e && e.stack ? (e.name + ": " + e.message) : e)});
-let v;
-try { v = (function (globalThis) { %s
-}).call(g, g); } catch (e) { fail(e); return; }
-Promise.resolve(v).then((v) => cb({state: "done", value: v === undefined ? null : v}), fail);`
+const text = (e) => String(e && e.stack ? (e.name + ": " + e.message) : e);
+let v, then;
+try {
+  v = (function (globalThis) { %s
+  }).call(g, g);
+  then = v !== null && (typeof v === "object" || typeof v === "function") ? v.then : undefined;
+} catch (e) { return {state: "error", error: text(e)}; }
+if (typeof then !== "function") return {state: "done", value: v === undefined ? null : v};
+let d = Object.getOwnPropertyDescriptor(window, key);
+if (!d) { Object.defineProperty(window, key, {value: Object.create(null)}); d = Object.getOwnPropertyDescriptor(window, key); }
+const slots = d.value[" slots"] || (d.value[" slots"] = Object.create(null));
+const slot = String(Date.now()) + String(Math.random()).slice(2);
+slots[slot] = {state: "pending"};
+Promise.resolve(v).then((v) => { slots[slot] = {state: "done", value: v === undefined ? null : v}; },
+  (e) => { slots[slot] = {state: "error", error: text(e)}; });
+return {state: "pending", slot: slot};`
+
+// pollJS answers the slot arguments[1] of the root arguments[0] as evalJS
+// left it, dropping it once settled; {state: "gone"} when the document has
+// no such slot (it replaced the one the script ran in).
+const pollJS = `const d = Object.getOwnPropertyDescriptor(window, arguments[0]);
+const slots = d && d.value[" slots"];
+const a = slots && slots[arguments[1]];
+if (!a) return {state: "gone"};
+if (a.state !== "pending") delete slots[arguments[1]];
+return a;`
 
 // expressionBody turns an expression into a function body that returns
 // it; asStatements takes the last statement of a script of several
@@ -219,23 +244,50 @@ func expressionBody(script string, asStatements bool) string {
 	return t[:i+1] + "\nreturn (\n" + t[i+1:] + "\n);"
 }
 
-// evalAnswer is what evalJS calls back with.
+// evalAnswer is what evalJS and pollJS answer.
 type evalAnswer struct {
 	State string          `json:"state"`
 	Value json.RawMessage `json:"value"`
 	Error string          `json:"error"`
+	Slot  string          `json:"slot"`
 }
 
-// runIn evaluates script in the current frame's world ("" the main world).
+// runIn evaluates script in the current frame's world ("" the main world)
+// and, when its value is a promise, polls until it settles.
 func (p *Page) runIn(ctx context.Context, world, script string) (evalAnswer, error) {
 	var a evalAnswer
-	err := p.s.ExecuteAsync(ctx, fmt.Sprintf(evalJS, expressionBody(script, false)), []any{p.key, world}, &a)
+	err := p.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, false)), []any{p.key, world}, &a)
 	if IsCode(err, CodeJavaScript) {
 		// The script did not compile as an expression: statements.
 		a = evalAnswer{}
-		err = p.s.ExecuteAsync(ctx, fmt.Sprintf(evalJS, expressionBody(script, true)), []any{p.key, world}, &a)
+		err = p.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, true)), []any{p.key, world}, &a)
 	}
-	return a, err
+	if err != nil || a.State != "pending" {
+		return a, err
+	}
+	return p.await(ctx, a.Slot)
+}
+
+// await polls the slot of a pending evaluation until it settles, within
+// ctx: soon at first (most promises settle in a few milliseconds), then
+// every evalPoll.
+func (p *Page) await(ctx context.Context, slot string) (evalAnswer, error) {
+	for wait := time.Millisecond; ; wait = min(2*wait, evalPoll) {
+		if err := sleep(ctx, wait); err != nil {
+			return evalAnswer{}, err
+		}
+		var a evalAnswer
+		if err := p.s.ExecuteSync(ctx, pollJS, []any{p.key, slot}, &a); err != nil {
+			return a, err
+		}
+		switch a.State {
+		case "pending":
+		case "gone":
+			return evalAnswer{State: "error", Error: "the frame loaded a new document before the script's promise settled"}, nil
+		default:
+			return a, nil
+		}
+	}
 }
 
 // Eval evaluates the expression script in the main world of the first
