@@ -45,7 +45,7 @@ func agentRequirements() []Requirement {
 		{ID: "AGENT-NO-MOCK-WITHOUT-APP-SERVER", BugFamilies: []BugFamily{EveryMember}, Strength: MustNot, Levels: []string{"capability", "desktop-p2"},
 			Title:  "A host with no App Server answers the app's lime.agent startTask and listCapabilities with host:error and no task fact, never a mock, whether or not it offers lime.agent",
 			Clause: spec(SpecDesktop, "Electron and Tauri relationship", "When App Server is unavailable, the host returns blocked / host:error; product paths must not fall back to mock success. (Required desktop host behavior: App Server bridge: Host owns the App Server client and projects lime.agent / lime.workflow.)")},
-		{ID: "AGENT-FAIL-CLOSED", BugFamilies: []BugFamily{EveryMember}, Strength: MustNot, Levels: agent,
+		{ID: "AGENT-FAIL-CLOSED", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Strength: MustNot, Levels: agent,
 			Title:  "With the App Server unreachable, refusing, hanging, answering garbage or dropping mid-turn, the app gets a stable error and never a mock success or a fact the App Server did not send",
 			Clause: spec(SpecDesktop, "Electron and Tauri relationship", "When App Server is unavailable, the host returns blocked / host:error; product paths must not fall back to mock success. (001 forbidden paths: App UI state fabricating successful assistant:delta, tool result, artifact, or evidence events.)")},
 	}

@@ -19,7 +19,7 @@ func installRequirements() []Requirement {
 	pkgOrReady := []RefusalKind{RefusesPackage, NotReady}
 	return []Requirement{
 		// Verification.
-		{ID: "VERIFY-PACKAGE-HASH", BugFamilies: []BugFamily{EveryMember}, Refusal: pkg, Strength: Must, Levels: installP0,
+		{ID: "VERIFY-PACKAGE-HASH", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "A package whose files changed after hashing fails verification",
 			Clause: spec(SpecMain, "Package signing and revocation", "Verify packageHash and manifest hash. ... Block install and alert on any failure.")},
 		{ID: "VERIFY-MANIFEST-HASH", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkg, Strength: Must, Levels: installP0,
@@ -109,7 +109,7 @@ func installRequirements() []Requirement {
 		{ID: "REGISTRY-ARCHIVE-CONTAINED", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Package archives", Strength: MustNot, Levels: registryLevels,
 			Title:  "A release whose archive holds an entry that would land outside the folder it unpacks into (an absolute name, a name that climbs out with ../ anywhere in it, a backslash, a link) is refused (-32001 invalid-archive) and never installed",
 			Clause: guide("Symlinks and containment", "A conforming host must not read outside the package")},
-		{ID: "POLICY-INSTALL", BugFamilies: []BugFamily{ConfusableIdentity}, Strength: Must, Levels: []string{"installable", "desktop-p1"},
+		{ID: "POLICY-INSTALL", BugFamilies: []BugFamily{ConfusableIdentity, ChangeBetweenReads}, Strength: Must, Levels: []string{"installable", "desktop-p1"},
 			Title:  "An app tenant policy denies is not installed, and the refusal says so (-32007); an app the policy does not name installs",
 			Clause: spec(SpecRelease, "Distribution flow", "Host->>Host: Install only after consent and policy pass")},
 		{ID: "READY-INSTALLED-HASH", BugFamilies: []BugFamily{EveryMember, ChangeBetweenReads, EveryEntryPoint}, Refusal: []RefusalKind{NotReadyInstalled}, Reading: "The installed copy", Strength: Should, Levels: []string{"installable", "desktop-p1"},
@@ -161,7 +161,7 @@ func installRequirements() []Requirement {
 		{ID: "READY-SETUP-ACTIONS", BugFamilies: []BugFamily{EveryMember}, Strength: Must, Levels: readyP0,
 			Title:  "Readiness failures are surfaced with setupActions pointing to a fix flow",
 			Clause: spec(SpecMain, "Readiness self-check model", "Hosts must surface failures to the user and provide setupActions[] pointing to a fix flow.")},
-		{ID: "READY-POLICY", BugFamilies: []BugFamily{ChangeBetweenReads, EveryEntryPoint}, Refusal: ready, Strength: Should, Levels: readyP0,
+		{ID: "READY-POLICY", BugFamilies: []BugFamily{ChangeBetweenReads, EveryEntryPoint, EveryMember}, Refusal: ready, Strength: Should, Levels: readyP0,
 			Title:  "An entry tenant policy denies is not ready, naming it, while the app's other entries stay as they were",
 			Clause: spec(SpecMain, "Readiness", "Readiness should check: ... policy allows the requested entry")},
 		{ID: "READY-PERMISSIONS", BugFamilies: []BugFamily{EveryMember, ChangeBetweenReads, RepresentationLimit, ConfusableIdentity}, Refusal: ready, Strength: Should, Levels: readyP0,
@@ -176,7 +176,7 @@ func installRequirements() []Requirement {
 		{ID: "READY-DEPRECATED", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads}, Strength: Must, Levels: readyP0,
 			Title:  "An app past deprecatedAt shows a deprecation warning without blocking",
 			Clause: spec(SpecMain, "Metadata lifecycle", "deprecatedAt < now shows a deprecation warning without blocking.")},
-		{ID: "READY-SECRETS", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads}, Refusal: ready, Strength: Must, Levels: readyP0,
+		{ID: "READY-SECRETS", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads, ConfusableIdentity}, Refusal: ready, Strength: Must, Levels: readyP0,
 			Title:  "A required secret that is not configured keeps the app from ready and names the secret",
 			Clause: spec(SpecDesktop, "Readiness state rules", "The host must explain which capability, policy, secret, billing state, model setting, or host version caused the failure.")},
 		{ID: "READY-CAPABILITIES", BugFamilies: []BugFamily{ChangeBetweenReads}, Refusal: ready, Strength: Must, Levels: readyP0,

@@ -161,6 +161,16 @@ func (h *Host) dataDirFor(appID string) (dir string, carried bool, err error) {
 		h.mu.Unlock()
 		return d, true, nil
 	}
+	// fault: retained-data-by-prefix — kept data is found by the app id it begins with: installing bridge-probe takes bridge-probe-b's.
+	if h.faults.Has("retained-data-by-prefix") {
+		for id, d := range h.retained {
+			if strings.HasPrefix(id, appID) && dirExists(d) {
+				delete(h.retained, id)
+				h.mu.Unlock()
+				return d, true, nil
+			}
+		}
+	}
 	h.mu.Unlock()
 	dir, err = h.newDataDir(appID)
 	return dir, false, err
@@ -176,7 +186,8 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		return protocol.UninstallResult{}, rpcError(protocol.CodeAppNotFound,
 			fmt.Sprintf("no installed app with appId %q", params.AppID), nil)
 	}
-	if params.ExportTo != "" && params.KeepData {
+	// fault: export-with-keep-data — app/uninstall with exportTo and keepData writes the export and keeps the data, answering ok.
+	if params.ExportTo != "" && params.KeepData && !h.faults.Has("export-with-keep-data") {
 		return protocol.UninstallResult{}, invalidParams(protocol.MethodUninstall, "exportTo",
 			"asks for export then delete, which deletes the data: keepData must be false")
 	}

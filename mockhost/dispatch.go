@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/sourcegraph/jsonrpc2"
@@ -173,6 +174,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if e != nil {
 		return e
 	}
+	// fault: clock-offset-dropped — the clock's date and time are read as UTC, its offset dropped.
+	if !clock.IsZero() && h.faults.Has("clock-offset-dropped") {
+		clock = time.Date(clock.Year(), clock.Month(), clock.Day(), clock.Hour(), clock.Minute(), clock.Second(), 0, time.UTC)
+	}
 	for name := range p.Capabilities {
 		if name == "" {
 			return invalidParams(protocol.MethodConfigure, "capabilities", "has an empty capability name")
@@ -200,6 +205,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 		}
 		maps.Copy(merged, p.Capabilities)
 		p.Capabilities = merged
+	}
+	// fault: configure-keeps-policy — a host/configure naming no policy keeps the policy of the one before.
+	if p.Policy == nil && h.cfg != nil && h.faults.Has("configure-keeps-policy") {
+		p.Policy = h.cfg.Policy
 	}
 	h.cfg = &p
 	// fault: configure-keeps-clock — a host/configure naming no clock keeps the clock of the one before, not the wall clock.

@@ -454,7 +454,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, boundaryAndMemberProbes())
 	maps.Copy(probes, identityAndEntryPointProbes())
 	for _, more := range []map[string]probe{catalogAuditProbes(), installAuditProbes(), readinessAuditProbes(),
-		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes(), heldOutBProbes(), heldOutCProbes(), heldOutDProbes()} {
+		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes(), heldOutBProbes(), heldOutCProbes(), heldOutDProbes(), heldOutEProbes()} {
 		maps.Copy(probes, more)
 	}
 	for _, f := range Faults() {

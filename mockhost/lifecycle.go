@@ -38,6 +38,10 @@ func (h *Host) setState(appID string, disabled bool) (protocol.AppStateResult, *
 	if disabled {
 		state = protocol.StateDisabled
 	}
+	// fault: state-change-repeat-refused — app/disable of a disabled app, or app/enable of an enabled one, is refused with -32602 naming appId.
+	if a.row.State == state && h.faults.Has("state-change-repeat-refused") {
+		return protocol.AppStateResult{}, invalidParams(map[bool]string{true: protocol.MethodDisable, false: protocol.MethodEnable}[disabled], "appId", fmt.Sprintf("names %s, which is already %s", appID, state))
+	}
 	// fault: disable-drops-data — disabling an app deletes what it stored.
 	if disabled && h.faults.Has("disable-drops-data") {
 		h.surf.dropStorage(appID)
@@ -252,5 +256,10 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	}
 	h.apps[appID] = back
 	h.paths[appID] = prev.source
-	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: a.row.Version}, nil
+	from := a.row.Version
+	// fault: rolled-back-from-target — app/rollback answers rolledBackFrom with the release it went to, not the one it left.
+	if h.faults.Has("rolled-back-from-target") {
+		from = back.row.Version
+	}
+	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: from}, nil
 }

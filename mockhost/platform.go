@@ -169,7 +169,7 @@ func (h *Host) billingStatus() (any, *denial) {
 	}
 	out := map[string]any{"plan": b.Plan, "quota": b.Quota, "blocked": b.Quota == protocol.QuotaExhausted}
 	if b.Quota == protocol.QuotaExhausted {
-		out["blockedReason"] = billingReason(b)
+		out["blockedReason"] = h.billingReason(b)
 	}
 	// fault: billing-ledger-in-answer — lime.billing getStatus answers the raw ledger and the payment credential with the plan.
 	if h.faults.Has("billing-ledger-in-answer") {
@@ -179,9 +179,13 @@ func (h *Host) billingStatus() (any, *denial) {
 }
 
 // billingReason says why billing blocks.
-func billingReason(b *protocol.Billing) string {
+func (h *Host) billingReason(b *protocol.Billing) string {
 	if b.BlockedReason != "" {
 		return "billing: " + b.BlockedReason
+	}
+	// fault: billing-reason-quotes-ledger — with no blocked reason of the tenant's, the reason billing blocks quotes the raw ledger.
+	if b.Ledger != "" && h.faults.Has("billing-reason-quotes-ledger") {
+		return "billing: the tenant's quota is exhausted (ledger " + b.Ledger + ")"
 	}
 	return "billing: the tenant's quota is exhausted"
 }
@@ -197,7 +201,7 @@ func (h *Host) billingReadiness(p *agentpkg.Package, res *protocol.ReadinessResu
 		return
 	}
 	c := protocol.ReadinessCheck{Severity: agentpkg.SeverityError, Kind: "billing", Key: "quota", Tier: "required",
-		Required: true, Blocking: true, Message: billingReason(cfg.Billing)}
+		Required: true, Blocking: true, Message: h.billingReason(cfg.Billing)}
 	action := protocol.SetupAction{Key: "billing", Title: "Restore the organisation's billing (" + cfg.Billing.Plan + ")", Kind: "billing", Target: "billing"}
 	block := func(status *string, blockers *[]string) {
 		*status = worse(*status, protocol.StatusNeedsSetup)

@@ -54,6 +54,10 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 	env.DeniedEntries = map[string]bool{}
 	for _, k := range cfg.Policy.DeniedEntries[name] {
 		env.DeniedEntries[k] = true
+		// fault: denied-entries-first-only — only the first entry key of an app's deniedEntries list is read.
+		if h.faults.Has("denied-entries-first-only") {
+			break
+		}
 	}
 	// fault: policy-denies-whole-app — an app with one denied entry is denied as a whole.
 	if len(env.DeniedEntries) > 0 && h.faults.Has("policy-denies-whole-app") {

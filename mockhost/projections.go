@@ -96,6 +96,10 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 		}
 		return nil, unavailable
 	}
+	// fault: appserver-null-as-empty-success — an App Server answering a projection read with null gives the app an empty object as success.
+	if (len(out) == 0 || string(out) == "null") && h.faults.Has("appserver-null-as-empty-success") {
+		out = json.RawMessage(`{}`)
+	}
 	if !json.Valid(out) || len(out) == 0 || string(out) == "null" {
 		return nil, unavailable
 	}

@@ -139,6 +139,10 @@ func (h *Host) installedFrom(dir string) (string, bool) {
 		if filepath.Clean(a.source) == dir {
 			return id, true
 		}
+		// fault: readiness-path-by-folder-name — app/readiness of a path takes the installed app whose folder has the same name as that package.
+		if h.faults.Has("readiness-path-by-folder-name") && filepath.Base(filepath.Clean(a.source)) == filepath.Base(dir) {
+			return id, true
+		}
 	}
 	return "", false
 }

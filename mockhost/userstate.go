@@ -95,6 +95,10 @@ func (h *Host) workspaceFile(p protocol.FileParams) (protocol.FileResult, *jsonr
 		asked = strings.ReplaceAll(asked, "\\", "_")
 	}
 	rel, ok := workspacePath(asked)
+	// fault: file-read-path-unchecked — app/file without content (a read) takes the path as given: ../../x is read, not refused.
+	if p.Content == nil && h.faults.Has("file-read-path-unchecked") {
+		rel, ok = path.Clean(p.Path), true
+	}
 	if !ok {
 		return protocol.FileResult{}, invalidParams(protocol.MethodFile, "path", fmt.Sprintf("is %q: a relative /-separated path inside the workspace is needed", p.Path))
 	}

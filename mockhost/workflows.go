@@ -218,6 +218,10 @@ func (h *Host) workflowCall(l *launch, method string, args json.RawMessage) (any
 		}
 		return r.snapshotLocked(), nil
 	case "resume":
+		// fault: workflow-resume-not-interrupted — resume of a run that is not interrupted is answered with the run as it is.
+		if r.status != runInterrupted && h.faults.Has("workflow-resume-not-interrupted") {
+			return r.snapshotLocked(), nil
+		}
 		if r.status != runInterrupted {
 			return nil, invalidArgs(fmt.Sprintf("Run %s is %s, not interrupted.", r.id, r.status))
 		}
@@ -419,6 +423,10 @@ func (h *Host) respondLocked(r *workflowRun, decision string) (any, *denial) {
 	}
 	if !waiting || st.kind != "human-review" {
 		return nil, invalidArgs(fmt.Sprintf("Run %s is not waiting for a review.", r.id))
+	}
+	// fault: workflow-respond-no-decision-approves — a respond naming no decision is taken as an approval.
+	if decision == "" && h.faults.Has("workflow-respond-no-decision-approves") {
+		decision = "approve"
 	}
 	switch decision {
 	case "approve":

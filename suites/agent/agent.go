@@ -825,6 +825,38 @@ func describeAgentFailClosed(tc *harness.TestContext) {
 		Entry("is silent at agentSession/turn/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodTurnStart),
 	)
 
+	// Who answers: an App Server that answers a projection read with
+	// nothing gave the host nothing to project; an empty success would be
+	// the host's own mock (spec 001, UI runtime: "mock results must not
+	// masquerade as success").
+	It("answers the app host:error, never an empty success, when artifact/read answers null", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember, levels.WhoAnswers), func() {
+		found, empty, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
+		sc := appserver.NewScript()
+		sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+			found: map[string]any{"artifactId": found, "content": marker},
+			empty: nil,
+		}})
+		tc.AppServer().SetScript(sc)
+		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		read := func(id string) (hostbridge.Message, bool) {
+			GinkgoHelper()
+			r := s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+			return r.Answer(id)
+		}
+		tc.Precondition("an artifact artifact/read returns is read", func() {
+			if m, answered := read(found); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
+				tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", found, harness.AnswerText(m, answered))
+			}
+		})
+		m, answered := read(empty)
+		if !answered {
+			tc.Errorf("lime.artifacts read of %s got no answer within %s", empty, agentAnswerTimeout)
+		}
+		if m.Type != hostbridge.TypeError {
+			tc.Failf("artifact/read answered null for %s, and lime.artifacts read got %s, not host:error", empty, harness.AnswerText(m, answered))
+		}
+	})
+
 	It("ends a task whose App Server drops mid-turn without a fact it never sent", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), func() {
 		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 		control := expectStarted(s, "control-1")

@@ -310,6 +310,29 @@ func describeStorageAndState(tc *harness.TestContext) {
 		}
 	})
 
+	// Each call once more in the state it leads to: "Calling either on an
+	// app already in that state is no error: the answer gives the state"
+	// (docs/host-control-protocol.md, app/disable and app/enable).
+	It("answers app/disable of a disabled app and app/enable of an enabled one with the state, as no error", tc.Req("APP-DISABLE", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		for _, step := range []struct{ method, state, what string }{
+			{protocol.MethodDisable, protocol.StateDisabled, "app/disable"},
+			{protocol.MethodDisable, protocol.StateDisabled, "app/disable of the disabled app"},
+			{protocol.MethodEnable, protocol.StateInstalled, "app/enable"},
+			{protocol.MethodEnable, protocol.StateInstalled, "app/enable of the enabled app"},
+		} {
+			tc.RequireMethod(step.method)
+			var res protocol.AppStateResult
+			if err := tc.Call(step.method, protocol.AppIDParams{AppID: a}, &res); err != nil {
+				tc.Failf("%s of %s answered %s, not ok with state %q", step.what, a, harness.AnswerOf(err), step.state)
+			}
+			if res.State != step.state {
+				tc.Failf("%s of %s answered state %q, not %q", step.what, a, res.State, step.state)
+			}
+			expectState(tc, a, step.state, step.what)
+		}
+	})
+
 	// Each transition the clause names, done to either app of a pair
 	// whose ids prefix each other (bridge-probe, bridge-probe-b): a host
 	// that matches app ids by prefix shows on one side only.
@@ -654,6 +677,28 @@ func describeUninstall(tc *harness.TestContext) {
 		}
 	})
 
+	// Export then delete deletes: asked together with keepData the two
+	// contradict, and the host refuses the call naming exportTo
+	// (docs/host-control-protocol.md, app/uninstall), keeping the app.
+	It("refuses export then delete asked with keepData, naming exportTo, and keeps the app installed", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		tc.Precondition("export then delete of "+a+" is done, and "+a+" installed again", func() {
+			exportThenDelete(tc, a)
+			tc.InstallProbe(tc.DefaultConfigure())
+		})
+		dir := filepath.Join(tc.Scratch(), "export-kept")
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			harness.Errorf("making the export folder: %v", err)
+		}
+		err := tc.Call(protocol.MethodUninstall, protocol.UninstallParams{AppID: a, KeepData: true, ExportTo: dir}, nil)
+		if !harness.InvalidParamsNaming(err, "exportTo") {
+			tc.Failf("app/uninstall of %s with keepData true and exportTo answered %s, not -32602 naming exportTo", a, harness.AnswerOf(err))
+		}
+		if _, ok := tc.ListedApp(a); !ok {
+			tc.Failf("app/uninstall of %s with keepData true and exportTo was refused, but app/list no longer shows %s", a, a)
+		}
+	})
+
 	It("leaves a cleanup record of each uninstall naming the mode it was asked for", tc.Req("UNINSTALL-CLEANUP-RECORD", levels.EveryMember), func() {
 		tc.RequireMethod(protocol.MethodObserve)
 		a := tc.InstallProbe(tc.DefaultConfigure())
@@ -688,6 +733,28 @@ func describeUninstall(tc *harness.TestContext) {
 		tc.InstallProbe(tc.DefaultConfigure())
 		if got := read(tc.Launch(a, "main"), key); got != value {
 			tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
+		}
+	})
+
+	// Kept data goes to an install of its own app id only: an app whose id
+	// the kept one's begins with (bridge-probe, with bridge-probe-b's data
+	// kept) finds none of it (docs/host-control-protocol.md, app/uninstall).
+	It("gives the data an uninstall kept to an install of the same app id only, not to an app whose id begins the kept one's", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), func() {
+		tc.Configure(tc.DefaultConfigure())
+		b := tc.InstallNeighbour()
+		tc.Precondition(b+" is uninstalled keeping its data, and app/list shows its data retained", func() {
+			tc.Uninstall(b, true)
+			if _, ok := harness.FindRetained(tc.List(), b); !ok {
+				tc.Failf("after app/uninstall of %s keeping data app/list's retained does not name it", b)
+			}
+		})
+		dir := tc.Fixture(harness.ProbeFixture)
+		a := tc.Install(dir, tc.ReleaseOf(dir))
+		if a.HasData {
+			tc.Failf("app/install of %s answered hasData true: the only data kept is %s's", a.AppID, b)
+		}
+		if _, ok := harness.FindRetained(tc.List(), b); !ok {
+			tc.Failf("after app/install of %s, app/list's retained no longer names %s: its kept data went to another app id", a.AppID, b)
 		}
 	})
 

@@ -146,15 +146,18 @@ func describeUpgrades(tc *harness.TestContext) {
 		// Each member of what the protocol refuses, after the control: a
 		// host that checks some of them writes outside the workspace (or
 		// under a name the app never reads) for the others.
-		It("writes only relative paths inside the app's workspace and binds only the app's own knowledge templates, refusing every other with -32602 naming it",
+		It("writes and reads only relative paths inside the app's workspace and binds only the app's own knowledge templates, refusing every other with -32602 naming it",
 			tc.Req("PROTO-USER-STATE-EXACT", levels.EveryMember, levels.ConfusableIdentity, levels.RepresentationLimit), func() {
 				tc.Configure(tc.DefaultConfigure())
 				dir := tc.Fixture(userStateFixture)
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				content := harness.Nonce("content")
-				tc.Precondition("app/file writes drafts/plan.md of "+app+"'s workspace and app/knowledge binds "+knowledgeTemplate, func() {
+				tc.Precondition("app/file writes drafts/plan.md of "+app+"'s workspace and reads it back, and app/knowledge binds "+knowledgeTemplate, func() {
 					if got, ok := fileCall(tc, protocol.FileParams{AppID: app, Path: "drafts/plan.md", Content: &content}); !ok || got != content {
 						tc.Failf("app/file wrote %q to drafts/plan.md of %s and answered %q (a file: %t)", content, app, got, ok)
+					}
+					if got, ok := fileCall(tc, protocol.FileParams{AppID: app, Path: "drafts/plan.md"}); !ok || got != content {
+						tc.Failf("app/file read drafts/plan.md of %s as %q (a file: %t), not the %q it wrote", app, got, ok, content)
 					}
 					pack := harness.Nonce("pack")
 					if got := knowledgeCall(tc, protocol.KnowledgeParams{AppID: app, Template: knowledgeTemplate, Pack: pack}); got != pack {
@@ -164,9 +167,13 @@ func describeUpgrades(tc *harness.TestContext) {
 				var taken []string
 				for _, p := range []string{"/tmp/" + harness.Nonce("abs") + ".md", "../" + harness.Nonce("up") + ".md", "drafts/../../" + harness.Nonce("up") + ".md",
 					`drafts\plan.md`, `..\` + harness.Nonce("up") + ".md"} {
-					err := tc.Call(protocol.MethodFile, protocol.FileParams{AppID: app, Path: p, Content: &content}, nil)
-					if !harness.InvalidParamsNaming(err, "path") {
-						taken = append(taken, fmt.Sprintf("app/file path %q answered %s", p, harness.AnswerOf(err)))
+					// A write and a read alike: without content the call only
+					// reads, and the same paths are refused (app/file).
+					for _, c := range []*string{&content, nil} {
+						err := tc.Call(protocol.MethodFile, protocol.FileParams{AppID: app, Path: p, Content: c}, nil)
+						if !harness.InvalidParamsNaming(err, "path") {
+							taken = append(taken, fmt.Sprintf("app/file %s of path %q answered %s", map[bool]string{true: "write", false: "read"}[c != nil], p, harness.AnswerOf(err)))
+						}
 					}
 				}
 				for _, t := range harness.ConfusableSpellings(knowledgeTemplate) {
@@ -217,11 +224,19 @@ func describeUpgrades(tc *harness.TestContext) {
 				}
 				updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.2.0", target.Version)
 				tc.RequireMethod(protocol.MethodRollback)
-				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+				var res protocol.RollbackResult
+				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
 				row, _ := tc.ListedApp(a)
 				if row.Version != target.Version || !strings.EqualFold(row.PackageHash, target.PackageHash) {
 					tc.Failf("release 1.2.0 of %s names rollbackTarget %s; after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
 						a, target.Version, row.Version, row.PackageHash, target.Version, target.PackageHash)
+				}
+				// The answer says both ends of the move: the app as app/list
+				// now shows it, and the release it left
+				// (docs/host-control-protocol.md, app/rollback).
+				if res.RolledBackFrom != "1.2.0" || res.App.Version != row.Version {
+					tc.Failf("app/rollback of %s from 1.2.0 to %s answered rolledBackFrom %q and app version %q, not %q and %q",
+						a, target.Version, res.RolledBackFrom, res.App.Version, "1.2.0", row.Version)
 				}
 			},
 			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true),

@@ -38,6 +38,20 @@ func describeLifecycleReadiness(tc *harness.TestContext) {
 			if !strings.Contains(string(raw), "2.0.0") {
 				tc.Failf("%s names no supersededBy 2.0.0 past endOfLifeAt; the answer: %s", harness.At(protocol.MethodReadiness, nil), harness.Excerpt(raw))
 			}
+			// The same instants written with a UTC offset: an RFC 3339
+			// clock names an instant, its offset included
+			// (docs/host-control-protocol.md, Clock override).
+			for _, zone := range []*time.Location{time.FixedZone("+05:00", 5*3600), time.FixedZone("-05:00", -5*3600)} {
+				early, late := eol.Add(-time.Second).In(zone).Format(time.RFC3339), eol.Add(time.Second).In(zone).Format(time.RFC3339)
+				tc.Configure(withClock(tc, early))
+				if r, raw := tc.Readiness(dir, ""); slices.Contains(blockedStatuses(), r.Status) {
+					tc.Failf("blocked at clock %s, a second before its endOfLifeAt %s: the clock's UTC offset is part of the instant; the answer: %s", early, eol.Format(time.RFC3339), harness.Excerpt(raw))
+				}
+				tc.Configure(withClock(tc, late))
+				if r, raw := tc.Readiness(dir, ""); !slices.Contains(blockedStatuses(), r.Status) {
+					tc.Failf("not blocked at clock %s, a second past its endOfLifeAt %s: the clock's UTC offset is part of the instant; the answer: %s", late, eol.Format(time.RFC3339), harness.Excerpt(raw))
+				}
+			}
 			expectWallClockAgain(tc, dir, "endOfLifeAt", func(r protocol.ReadinessResult) bool { return !slices.Contains(blockedStatuses(), r.Status) })
 		})
 

@@ -19,7 +19,7 @@ import (
 // Readiness).
 func describePolicy(tc *harness.TestContext) {
 	Describe("Installable: tenant policy", func() {
-		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL", levels.ConfusableIdentity), func() {
+		It("installs only apps tenant policy allows, and says when policy is why", tc.Req("POLICY-INSTALL", levels.ConfusableIdentity, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)
 			tc.Precondition("the app installs with no policy set", func() {
@@ -52,11 +52,18 @@ func describePolicy(tc *harness.TestContext) {
 			if !strings.Contains(harness.HostErrorText(he), "minimal-app") {
 				tc.Failf("the policy refusal does not name the app it denies: %s", harness.HostErrorText(he))
 			}
+			// host/configure replaces the configuration whole, no merge
+			// (docs/host-control-protocol.md, host/configure): one naming
+			// no policy lifts the denial.
+			tc.Configure(tc.DefaultConfigure())
+			if _, err := tc.TryInstall(dir, rel, true); err != nil {
+				tc.Failf("app/install of minimal-app was refused after a host/configure naming no policy replaced the one denying it (host/configure replaces, it does not merge): %s", harness.AnswerOf(err))
+			}
 		})
 	})
 
 	Describe("Desktop P0: policy and permissions in readiness", func() {
-		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
+		It("keeps an entry tenant policy denies from ready, naming it, and leaves the other entries as they were", tc.Req("READY-POLICY", levels.ChangeBetweenReads, levels.EveryEntryPoint, levels.EveryMember), func() {
 			dir, _ := perEntryFixture(tc)
 			tc.ExpectReady("entry chat is ready with no policy set", dir, "chat")
 			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}))
@@ -68,6 +75,13 @@ func describePolicy(tc *harness.TestContext) {
 			page, raw := tc.Readiness(dir, "home_page")
 			Expect(page.Status).To(BeElementOf(harness.Launchable()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("entry home_page, which the policy does not name; the answer: %s", harness.Excerpt(raw))))
 			expectEntriesByAppID(tc, dir, tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"chat"}}}), "chat", "chat")
+			// Every member of the app's list, not the first: chat second,
+			// after a key the app has no entry of.
+			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{"capability-app": {"no-such-entry", "chat"}}}))
+			chat, raw = tc.Readiness(dir, "chat")
+			if !slices.Contains(harness.NotReady(), chat.Status) || !harness.NamesFailingCheck(chat, "chat") {
+				tc.Failf("tenant policy denies capability-app the entries [no-such-entry chat]; entry chat is %q, not a not-ready status naming it; the answer: %s", chat.Status, harness.Excerpt(raw))
+			}
 		})
 
 		It("keeps an app whose required permission is not granted from ready, naming it, and not for an optional one", tc.Req("READY-PERMISSIONS", levels.EveryMember, levels.ChangeBetweenReads, levels.RepresentationLimit, levels.ConfusableIdentity), func() {

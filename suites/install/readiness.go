@@ -3,6 +3,7 @@ package install
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -127,6 +128,27 @@ func describeReadiness(tc *harness.TestContext) {
 			}
 		})
 
+		// app/readiness of a path judges the package there: an installed
+		// app whose folder has the same name is another package
+		// (docs/host-control-protocol.md, app/readiness).
+		It("judges the package folder it is asked about, not an installed app whose folder has the same name", tc.Req("READY-SECRETS", levels.ConfusableIdentity), func() {
+			tc.Configure(tc.DefaultConfigure())
+			installed := tc.Fixture(harness.SecretSlotFixture)
+			harness.EditFrontmatter(installed, dropSecretSlots)
+			a := tc.Install(installed, tc.ReleaseOf(installed)).AppID
+			tc.Precondition("the installed "+a+", which needs no secret, is ready", func() {
+				if r := tc.AppReadiness(a); !harness.ReadyStatus(r.Status) {
+					tc.Failf("app/readiness of the installed %s is %q", a, r.Status)
+				}
+			})
+			other := tc.Fixture(harness.SecretSlotFixture)
+			r, raw := tc.Readiness(other, "")
+			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
+				tc.Failf("app/readiness of the package folder %s, which requires the secret provider_api_key (not configured), is %q and names no failing check for it: judged as the installed %s, whose folder has the same name; the answer: %s",
+					filepath.Base(other), r.Status, a, harness.Excerpt(raw))
+			}
+		})
+
 		It("keeps an app from ready when the host profile lacks a required capability, naming it", tc.Req("READY-CAPABILITIES", levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("capability-app")
 			tc.ExpectReady("the app is ready with every capability enabled", dir, "")
@@ -246,4 +268,22 @@ func hasWarning(r protocol.ReadinessResult) bool {
 		}
 	}
 	return false
+}
+
+// dropSecretSlots takes the secrets block out of frontmatter lines.
+func dropSecretSlots(lines []string) []string {
+	var out []string
+	in := false
+	for _, l := range lines {
+		switch {
+		case l == "secrets:":
+			in = true
+			continue
+		case in && strings.HasPrefix(l, " "):
+			continue
+		}
+		in = false
+		out = append(out, l)
+	}
+	return out
 }

@@ -31,6 +31,30 @@ func describeVerification(tc *harness.TestContext) {
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 		})
 
+		// package/verify's packageHash is "the hash the host computed": a
+		// release pinning another one is what the host compares with, never
+		// what it reports (docs/host-control-protocol.md, package/verify).
+		It("reports the packageHash it computed, not the one a release pins, when the two differ", tc.Req("VERIFY-PACKAGE-HASH", levels.WhoAnswers), func() {
+			dir := tc.Fixture("minimal-app")
+			rel := tc.ReleaseOf(dir)
+			tc.ExpectVerifies(dir, rel)
+			computed := rel.PackageHash
+			pinned := &protocol.Release{PackageHash: "sha256:" + strings.Repeat("0", 62) + "aa"}
+			var res protocol.VerifyResult
+			err := tc.Call(protocol.MethodVerify, protocol.PackageParams{Path: dir, Release: pinned}, &res)
+			if err != nil {
+				// Refused as an error: nothing reported to judge but the refusal.
+				tc.ExpectRefused(tc.VerifyRefusal(dir, pinned), harness.Planted{What: "a release pinning another packageHash",
+					Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
+				return
+			}
+			if !strings.EqualFold(res.PackageHash, computed) {
+				tc.Failf("package/verify of %s with a release pinning %s answered packageHash %s, not the package's own %s", filepath.Base(dir), pinned.PackageHash, res.PackageHash, computed)
+			}
+			tc.ExpectRefused(harness.Refusal{Refused: !res.OK, Findings: res.Findings}, harness.Planted{What: "a release pinning another packageHash",
+				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
+		})
+
 		It("fails a package whose APP.md does not match the expected manifestHash", tc.Req("VERIFY-MANIFEST-HASH"), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -150,6 +151,16 @@ func describePlatform(tc *harness.TestContext) {
 				tc.Failf("lime.billing getStatus answered %s, without the blocked reason %q of the exhausted quota", m.Payload, b.BlockedReason)
 			}
 			expectHoldsPlanted(tc, app, map[string]string{"billing.ledger": b.Ledger, "billing.paymentCredential": b.PaymentCredential})
+			// Every answer that says why billing blocks, also with no blocked
+			// reason of the tenant's to quote: the readiness of the app and
+			// of its entry that needs lime.billing.
+			cfg.Billing = &protocol.Billing{Plan: b.Plan, Quota: protocol.QuotaExhausted, Ledger: b.Ledger, PaymentCredential: b.PaymentCredential}
+			tc.Configure(cfg)
+			for _, entry := range []string{"", "paid"} {
+				_, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: entry})
+				expectNonePlanted(tc, fmt.Sprintf("app/readiness of %s (entry %q) with the quota exhausted and no blocked reason", app, entry), raw, map[string]string{
+					"the raw billing ledger": b.Ledger, "the payment credential": b.PaymentCredential})
+			}
 		})
 
 		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS", levels.ChangeBetweenReads), func() {

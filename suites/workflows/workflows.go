@@ -475,19 +475,22 @@ func describeWorkflowRuns(tc *harness.TestContext) {
 			// A signal answers a wait, not a review: it decides nothing of
 			// the run at its review, and a respond decides nothing of the
 			// first run at its wait.
+			// A respond naming no decision, or one that is neither approve
+			// nor reject, decides nothing either (every member of the
+			// decision: "approve" | "reject").
+			approve := map[string]any{"decision": "approve"}
 			for _, w := range []struct {
 				what, method, run string
+				args              map[string]any
 				refused           bool
 			}{
-				{"an approval naming a run id the app never started", "respond", second + "-other", true},
-				{"an approval naming the app's first run, which waits at no review", "respond", first, false},
-				{"a signal to the run at its review", "signal", second, false},
+				{"an approval naming a run id the app never started", "respond", second + "-other", approve, true},
+				{"an approval naming the app's first run, which waits at no review", "respond", first, approve, false},
+				{"a signal to the run at its review", "signal", second, nil, false},
+				{"a respond with no decision to the run at its review", "respond", second, map[string]any{}, true},
+				{"a respond with decision \"yes\" to the run at its review", "respond", second, map[string]any{"decision": "yes"}, true},
 			} {
-				args := map[string]any{"decision": "approve"}
-				if w.method == "signal" {
-					args = nil
-				}
-				if m := decide(tc, app, w.run, w.method, args); w.refused && m.Type == hostbridge.TypeResponse {
+				if m := decide(tc, app, w.run, w.method, w.args); w.refused && m.Type == hostbridge.TypeResponse {
 					tc.Failf("%s (%s) was answered host:response %s, not refused", w.what, w.run, m.Payload)
 				}
 				if v := settleRun(tc, app, second); v.Status != "waiting" || v.State != "review" {
@@ -531,6 +534,13 @@ func describeWorkflowRecovery(tc *harness.TestContext) {
 					}
 				})
 			} else {
+				expectRunAt(tc, app, run, "waiting", "review")
+				// Resume is of an interrupted run: asked of one waiting at
+				// its review it is refused, and the run stays where it is
+				// (docs/host-control-protocol.md, Workflows).
+				if m := decide(tc, app, run, "resume", nil); m.Type == hostbridge.TypeResponse {
+					tc.Failf("lime.workflow resume of the run waiting at its review, which is not interrupted, was answered host:response %s, not host:error", m.Payload)
+				}
 				expectRunAt(tc, app, run, "waiting", "review")
 				// Interrupted at the review, the run takes no decision
 				// until it is resumed.
