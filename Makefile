@@ -51,6 +51,7 @@ test-quick: build unit-quick lint suites-quick
 
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags mutation ./mockhost   # make mutation builds mockhost's tests under this tag
 	@unformatted="$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"; \
 	  if [ -n "$$unformatted" ]; then echo "gofmt: unformatted: $$unformatted"; exit 1; fi
 
