@@ -22,7 +22,7 @@ func installRequirements() []Requirement {
 		{ID: "VERIFY-PACKAGE-HASH", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "A package whose files changed after hashing fails verification",
 			Clause: spec(SpecMain, "Package signing and revocation", "Verify packageHash and manifest hash. ... Block install and alert on any failure.")},
-		{ID: "VERIFY-MANIFEST-HASH", BugFamilies: []BugFamily{RepresentationLimit}, Refusal: pkg, Strength: Must, Levels: installP0,
+		{ID: "VERIFY-MANIFEST-HASH", BugFamilies: []BugFamily{RepresentationLimit, EveryMember}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "A package whose APP.md does not match the expected manifestHash fails verification",
 			Clause: spec(SpecDesktop, "Required desktop host behavior", "Verify package hash, manifest hash, signatures, and version compatibility.")},
 		{ID: "VERIFY-HASH-ALGORITHM", BugFamilies: []BugFamily{RepresentationLimit}, Reading: "The hash walk", Strength: Must, Levels: installP0,

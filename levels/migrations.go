@@ -11,7 +11,7 @@ func migrationRequirements() []Requirement {
 			Title: "An installed app whose storage migrations wait for the user's approval (after install or after an update that brings a new one) is not ready and readiness names the migration; approved and applied, the app is ready",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "Runtime contract; Readiness",
 				Quote: "Compatible hosts must: ... Run readiness before execution: capability negotiation, permissions, Knowledge bindings, secrets, storage migrations, tool availability, policy. ... storage migrations are complete or waiting for user approval"}},
-		{ID: "MIGRATIONS-AFTER-CONSENT", BugFamilies: []BugFamily{EveryEntryPoint}, Reading: "Storage migrations", Strength: Must, Levels: []string{"runtime", "desktop-p4"},
+		{ID: "MIGRATIONS-AFTER-CONSENT", BugFamilies: []BugFamily{EveryEntryPoint, WhoAnswers}, Reading: "Storage migrations", Strength: Must, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "An app's storage migrations run only once the user approved them: not at an install that did not approve them, not on an app/migrate without consent (refused -32003)",
 			Clause: spec(SpecRuntime, "Host responsibilities", "Create app storage namespace and apply migrations only after review.")},
 		{ID: "MIGRATION-IRREVERSIBLE-RISK", BugFamilies: []BugFamily{EveryMember}, Reading: "Storage migrations", Strength: Should, Levels: []string{"product", "desktop-p4"},

@@ -346,7 +346,10 @@ func (h *Host) reset() error {
 	if !h.faults.Has("reset-keeps-secret-bindings") {
 		h.bindings = map[string]map[string]string{}
 	}
-	h.knowledge = map[string]map[string]string{}
+	// fault: reset-keeps-knowledge-bindings — host/reset keeps the knowledge packs bound with app/knowledge.
+	if !h.faults.Has("reset-keeps-knowledge-bindings") {
+		h.knowledge = map[string]map[string]string{}
+	}
 	var firstErr error
 	remove := func(id, d string) {
 		if err := os.RemoveAll(d); err != nil && firstErr == nil {

@@ -185,7 +185,9 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 	appID, _ := jsonString(f["appId"])
 	// fault: bridge-appid-case-folded — the envelope's appId is compared with the launched app case-insensitively: TINY-APP from tiny-app's frame is run as tiny-app's.
 	sameApp := appID == l.appID || (h.faults.Has("bridge-appid-case-folded") && strings.EqualFold(appID, l.appID))
-	if !sameApp && !h.faults.Has("bridge-ignores-appid") && !h.faults.Has("bridge-acts-as-message-appid") {
+	// fault: handshake-appid-unchecked — app:ready and host:getSnapshot are answered whatever appId their envelope names.
+	handshake := h.faults.Has("handshake-appid-unchecked") && (typ == hostbridge.TypeReady || typ == hostbridge.TypeGetSnapshot)
+	if !sameApp && !handshake && !h.faults.Has("bridge-ignores-appid") && !h.faults.Has("bridge-acts-as-message-appid") {
 		return m, protocol.RejectAppID, "its appId is not the app this surface runs"
 	}
 	hasRID := len(f["requestId"]) > 0 && string(f["requestId"]) != "null"
@@ -266,8 +268,13 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	if p.EntryKey != "" && !l.hasEntry(p.EntryKey) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, fmt.Sprintf("This app has no entry %q.", clip(p.EntryKey, 100)))
 	}
+	local := appLocalRoute(p.Route)
+	// fault: navigate-backslash-route — a route's backslashes are not looked at: "/\evil.example/x" passes as app-local.
+	if !local && h.faults.Has("navigate-backslash-route") {
+		local = appLocalRoute(strings.ReplaceAll(p.Route, "\\", "_"))
+	}
 	// fault: navigate-route-unchecked-with-entry — with an entry of the app named, the route is taken as that entry's own, unchecked.
-	if p.Route != "" && !appLocalRoute(p.Route) && !(p.EntryKey != "" && h.faults.Has("navigate-route-unchecked-with-entry")) {
+	if p.Route != "" && !local && !(p.EntryKey != "" && h.faults.Has("navigate-route-unchecked-with-entry")) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A route must be a path of this app, starting with one /.")
 	}
 	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})

@@ -85,6 +85,10 @@ func (h *Host) gates(l *launch, capability, method string) *denial {
 		p = *cfg.Policy
 	}
 	approval := slices.Contains(p.ApprovalRequired, capability) && !h.faults.Has("invoke-ignores-approval")
+	// fault: approval-last-member-only — only the last capability of policy.approvalRequired needs approval.
+	if n := len(p.ApprovalRequired); n > 0 && h.faults.Has("approval-last-member-only") {
+		approval = p.ApprovalRequired[n-1] == capability
+	}
 	// fault: invoke-approval-before-policy — the approval gate runs before tenant policy: a call both need is refused as waiting for approval.
 	if approval && h.faults.Has("invoke-approval-before-policy") {
 		return approvalDenial(capability)
@@ -92,6 +96,10 @@ func (h *Host) gates(l *launch, capability, method string) *denial {
 	permission := h.capabilityPermission(l, capability, method)
 	// fault: invoke-ignores-policy — policy.deniedCapabilities is not applied to calls.
 	denied := slices.Contains(p.DeniedCapabilities, capability) && !h.faults.Has("invoke-ignores-policy")
+	// fault: policy-capability-lowercased — the called capability's name is lowercased before policy.deniedCapabilities is read: lime.cloudSession is never denied.
+	if h.faults.Has("policy-capability-lowercased") {
+		denied = slices.Contains(p.DeniedCapabilities, strings.ToLower(capability))
+	}
 	// fault: grant-overrides-policy-deny — a permission the user granted for the call lets it pass tenant policy's deny (allow beats deny).
 	if denied && permission == nil && h.grantedFor(l, capability, method) && h.faults.Has("grant-overrides-policy-deny") {
 		denied = false
@@ -131,7 +139,12 @@ func (h *Host) unavailable(l *launch, capability string) string {
 	if h.faults.Has("surface-readiness-cached-at-mount") {
 		return ""
 	}
-	r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: l.entryKey})
+	entry := l.entryKey
+	// fault: call-gate-app-readiness — a call's readiness gate asks the app's readiness, not its entry's: an entry policy denies after launch still runs calls.
+	if h.faults.Has("call-gate-app-readiness") {
+		entry = ""
+	}
+	r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: entry})
 	if e != nil || !r.OK {
 		return "This part of the app is not ready to run."
 	}

@@ -34,10 +34,7 @@ func heldOutDProbes() map[string]probe {
 		},
 		// app/rollback of a never-updated app
 		"rollback-noop-ok": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			return fmt.Sprint(x.call(protocol.MethodRollback, protocol.AppIDParams{AppID: "tiny-app"}, nil))
 		},
 		// lime.workflow start of typed_flow with no input
@@ -92,10 +89,7 @@ func heldOutDProbes() map[string]probe {
 		},
 		// app/file of drafts\plan.md
 		"workspace-path-backslash": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			content := "c"
 			return fmt.Sprint(x.call(protocol.MethodFile, protocol.FileParams{AppID: "tiny-app", Path: `drafts\plan.md`, Content: &content}, nil))
 		},

@@ -18,26 +18,17 @@ func heldOutEProbes() map[string]probe {
 	return map[string]probe{
 		// app/uninstall of an installed app with keepData and exportTo
 		"export-with-keep-data": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			return fmt.Sprint(x.call(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app", KeepData: true, ExportTo: t.TempDir()}, nil))
 		},
 		// app/enable of an installed app that is not disabled
 		"state-change-repeat-refused": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			return fmt.Sprint(x.call(protocol.MethodEnable, protocol.AppIDParams{AppID: "tiny-app"}, nil))
 		},
 		// app/rollback of tiny-app updated from 1.0.0 to 1.1.0
 		"rolled-back-from-target": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			newer := pkg(t, "tiny-app", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "version: 1.0.0", "version: 1.1.0", 1)})
 			x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "tiny-app", Path: newer, Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
 			var r protocol.RollbackResult
@@ -76,10 +67,7 @@ func heldOutEProbes() map[string]probe {
 		},
 		// readiness of another tiny-app folder, requiring a secret, with tiny-app installed
 		"readiness-path-by-folder-name": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "secrets:\n  - key: w17_key\n    required: true\n")})
 			if err != nil {
 				t.Fatal(err)
@@ -88,10 +76,7 @@ func heldOutEProbes() map[string]probe {
 		},
 		// install of an app named tiny after tiny-app was uninstalled keeping its data
 		"retained-data-by-prefix": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app", KeepData: true}, nil)
 			other := pkg(t, "tiny", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "name: tiny-app", "name: tiny", 1)})
 			r, err := x.install(other, nil, true)
@@ -102,10 +87,7 @@ func heldOutEProbes() map[string]probe {
 		},
 		// app/file read of ../../x
 		"file-read-path-unchecked": func(t *testing.T, x *harness) string {
-			x.configure(nil, nil, "")
-			if _, err := x.install(app(t, ""), nil, true); err != nil {
-				t.Fatal(err)
-			}
+			x.installedTinyApp(t)
 			return fmt.Sprint(x.call(protocol.MethodFile, protocol.FileParams{AppID: "tiny-app", Path: "../../w14-outside.txt"}, nil))
 		},
 		// readiness of an entry needing lime.billing, the quota exhausted with a ledger and no blocked reason

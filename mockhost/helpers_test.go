@@ -192,6 +192,16 @@ func (x *harness) install(dir string, rel *protocol.Release, consent bool) (prot
 	return r, err
 }
 
+// installedTinyApp configures the host with no overrides and installs the
+// default tiny-app, with consent; the install must succeed.
+func (x *harness) installedTinyApp(t *testing.T) {
+	t.Helper()
+	x.configure(nil, nil, "")
+	if _, err := x.install(app(t, ""), nil, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (x *harness) list() protocol.ListResult {
 	x.t.Helper()
 	var r protocol.ListResult

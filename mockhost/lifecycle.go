@@ -130,7 +130,8 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	if h.faults.Has("update-skips-verification") {
 		install.Release = nil
 	}
-	if _, e := h.install(install); e != nil {
+	fresh, e := h.install(install)
+	if e != nil {
 		return protocol.UpdateResult{}, e
 	}
 	h.mu.Lock()
@@ -189,6 +190,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 			}
 		}
 	}
+	// fault: update-answers-install-row — app/update answers the row of the install it runs inside, before the app's state is restored: a disabled app is answered installed.
+	if h.faults.Has("update-answers-install-row") {
+		return protocol.UpdateResult{OK: true, App: fresh.App, PreviousVersion: before.row.Version}, nil
+	}
 	return protocol.UpdateResult{OK: true, App: a.row, PreviousVersion: before.row.Version}, nil
 }
 
@@ -234,6 +239,10 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	}
 	back := &installedApp{row: prev.row, path: prev.path, source: prev.source, files: prev.files, dataDir: a.dataDir, carried: a.carried,
 		displayNames: prev.displayNames, leftPath: a.path, rollbackTarget: prev.rollbackTarget}
+	// fault: rollback-keeps-newer-display-names — the app rolled back keeps the localized names of the release it left.
+	if h.faults.Has("rollback-keeps-newer-display-names") {
+		back.displayNames = a.displayNames
+	}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
 	// fault: rollback-reenables-disabled — app/rollback rebuilds the app's row from the release it restores, recorded installed: a disabled app comes back enabled.
 	if h.faults.Has("rollback-reenables-disabled") {

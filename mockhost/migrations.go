@@ -183,6 +183,13 @@ func (h *Host) migrate(params protocol.MigrateParams) (protocol.MigrateResult, *
 	if e != nil {
 		return protocol.MigrateResult{}, e
 	}
+	// fault: migrate-answers-every-file — app/migrate answers every migration file of the package as applied, not the ones it applied.
+	if files, err := migrationFiles(p); err == nil && h.faults.Has("migrate-answers-every-file") {
+		applied = applied[:0]
+		for _, f := range files {
+			applied = append(applied, f.name)
+		}
+	}
 	return protocol.MigrateResult{OK: true, AppID: params.AppID, Applied: applied}, nil
 }
 

@@ -215,15 +215,7 @@ func (h *Host) readinessEnv(p *agentpkg.Package, entry string) agentpkg.Env {
 // secretKeys lists every secret key a package names: its secret slots and
 // the secrets its readiness checks ask for.
 func secretKeys(p *agentpkg.Package) []string {
-	var keys []string
-	list, _ := p.Manifest["secrets"].([]any)
-	for _, item := range list {
-		if s, ok := item.(map[string]any); ok {
-			if k, ok := s["key"].(string); ok {
-				keys = append(keys, k)
-			}
-		}
-	}
+	keys := manifestSecretKeys(p)
 	for _, tier := range agentpkg.ReadinessTiers() {
 		checks, _ := p.Readiness[tier].([]any)
 		for _, item := range checks {
@@ -232,6 +224,20 @@ func secretKeys(p *agentpkg.Package) []string {
 				if k, ok := c[f].(string); ok {
 					keys = append(keys, k)
 				}
+			}
+		}
+	}
+	return keys
+}
+
+// manifestSecretKeys are the keys of the manifest's secrets list.
+func manifestSecretKeys(p *agentpkg.Package) []string {
+	var keys []string
+	list, _ := p.Manifest["secrets"].([]any)
+	for _, item := range list {
+		if s, ok := item.(map[string]any); ok {
+			if k, ok := s["key"].(string); ok {
+				keys = append(keys, k)
 			}
 		}
 	}

@@ -43,7 +43,12 @@ func (h *Host) bindSecretChecked(p protocol.SecretParams) (protocol.OK, *jsonrpc
 	}
 	// fault: secret-slot-case-folded — app/secret takes a key that only case-folds onto one of the app's slots, and binds it under the caller's spelling.
 	caseFolded := h.faults.Has("secret-slot-case-folded") && slices.ContainsFunc(secretKeys(pk), func(k string) bool { return strings.EqualFold(k, p.Key) })
-	if !slices.Contains(secretKeys(pk), p.Key) && !caseFolded {
+	slots := secretKeys(pk)
+	// fault: secret-readiness-slot-refused — app/secret takes only the keys of the manifest's secrets list, not a secret the app's readiness checks name.
+	if h.faults.Has("secret-readiness-slot-refused") {
+		slots = manifestSecretKeys(pk)
+	}
+	if !slices.Contains(slots, p.Key) && !caseFolded {
 		// fault: secret-refusal-echoes-value — the refusal of a slot the app does not have repeats the binding, value included.
 		if h.faults.Has("secret-refusal-echoes-value") {
 			return protocol.OK{}, invalidParams(protocol.MethodSecret, "key", fmt.Sprintf("names no secret slot of app %q: %q (binding %s=%s refused)", p.AppID, p.Key, p.Key, p.Value))

@@ -1,6 +1,8 @@
 package mockhost
 
 import (
+	"slices"
+
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/sourcegraph/jsonrpc2"
@@ -60,6 +62,10 @@ func (h *Host) installFindings(p *agentpkg.Package, rel *protocol.Release) []pro
 // runs only when the steps before it passed.
 func (h *Host) verified(p *agentpkg.Package, rel *protocol.Release) []protocol.Finding {
 	fs := agentpkg.Verify(p, rel, h.profile())
+	// fault: manifest-hash-unchecked-with-package-hash — a release pinning packageHash drops the manifest hash mismatch, taken as redundant.
+	if rel != nil && rel.PackageHash != "" && h.faults.Has("manifest-hash-unchecked-with-package-hash") {
+		fs = slices.DeleteFunc(fs, func(f protocol.Finding) bool { return f.Code == "manifest-hash-mismatch" })
+	}
 	fs = append(fs, h.switchedOffFindings(p)...)
 	fs = append(fs, h.runtimeFindings(p)...)
 	fs = append(fs, h.signatureFindings(p, rel, fs)...)

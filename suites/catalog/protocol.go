@@ -57,6 +57,7 @@ func describeProtocol(tc *harness.TestContext) {
 				Expect(l.Retained).To(BeEmpty(), harness.At(protocol.MethodList, []any{"retained"}, "after host/reset"))
 			}
 			expectResetForgetsSecretBindings(tc)
+			expectResetForgetsKnowledgeBindings(tc)
 		})
 
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
@@ -90,6 +91,35 @@ func describeProtocol(tc *harness.TestContext) {
 				map[string]any{"path": "/nonexistent/package", "consent": "yes"}),
 		)
 	})
+}
+
+// expectResetForgetsKnowledgeBindings judges host/reset on a knowledge
+// binding, which is app data as a secret binding is (app/knowledge and
+// app/file): the app installed again after the reset finds its template
+// unbound. Judged only on a host that announces app/knowledge.
+func expectResetForgetsKnowledgeBindings(tc *harness.TestContext) {
+	GinkgoHelper()
+	if !slices.Contains(tc.Host().Hello().Methods, protocol.MethodKnowledge) {
+		return
+	}
+	tc.Configure(tc.DefaultConfigure())
+	dir := tc.Fixture(harness.UserStateFixture)
+	app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	pack := harness.Nonce("pack")
+	tc.Precondition("app/knowledge binds a pack to "+app+"'s template "+harness.KnowledgeTemplate, func() {
+		var res protocol.KnowledgeResult
+		tc.MustCall(protocol.MethodKnowledge, protocol.KnowledgeParams{AppID: app, Template: harness.KnowledgeTemplate, Pack: pack}, &res)
+		if res.Pack == nil || *res.Pack != pack {
+			tc.Failf("app/knowledge bound %q to %s's %s and answered %v", pack, app, harness.KnowledgeTemplate, res.Pack)
+		}
+	})
+	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
+	tc.Configure(tc.DefaultConfigure())
+	tc.Install(tc.Fixture(harness.UserStateFixture), tc.ReleaseOf(dir))
+	var res protocol.KnowledgeResult
+	if err := tc.Call(protocol.MethodKnowledge, protocol.KnowledgeParams{AppID: app, Template: harness.KnowledgeTemplate}, &res); err == nil && res.Pack != nil && *res.Pack == pack {
+		tc.Failf("after host/reset and a reinstall, app/knowledge of %s's %s still reads the pack bound before the reset", app, harness.KnowledgeTemplate)
+	}
 }
 
 // expectResetForgetsSecretBindings judges the secrets of host/reset ("secrets

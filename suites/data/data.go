@@ -270,7 +270,10 @@ func describeStorageAndState(tc *harness.TestContext) {
 			tc.Failf("app/readiness of %s, disabled and then rolled back, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
 		}
 		newer := newerProbe(tc)
-		_, _ = tc.TryUpdate(a, newer, tc.ReleaseOf(newer))
+		// An update taken answers the app as it is after it: disabled.
+		if res, err := tc.TryUpdate(a, newer, tc.ReleaseOf(newer)); err == nil && res.App.State != protocol.StateDisabled {
+			tc.Failf("app/update of the disabled %s answered the app in state %q, not %q: the answer gives the app as it is after the update", a, res.App.State, protocol.StateDisabled)
+		}
 		expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
 		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
 			tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)

@@ -136,6 +136,31 @@ func describeSecretBindings(tc *harness.TestContext) {
 				}
 			})
 
+		// Every kind of slot the protocol names: "a key of its secrets, or
+		// a secret its readiness checks name". A secret only a
+		// secret_configured check asks for is bound as well, and then
+		// counts: the setup readiness asks for can be done.
+		It("binds a secret the app's readiness checks name, though its secrets list does not, and then counts it",
+			tc.Req("PROTO-SECRET-KEY-EXACT", levels.EveryMember), func() {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture("minimal-app")
+				const slot = "gateway_token"
+				harness.WriteFile(dir, "evals/readiness.yaml", []byte("readiness:\n  required:\n    - check: secret_configured\n      secret: "+slot+"\n"))
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				tc.RequireMethod(protocol.MethodSecret)
+				tc.Precondition(app+" is not ready while "+slot+", which its readiness check names, is not set", func() {
+					if r := tc.AppReadiness(app); harness.ReadyStatus(r.Status) || !harness.NamesFailingCheck(r, slot) {
+						tc.Failf("app/readiness of %s is %q, not a not-ready status naming %s", app, r.Status, slot)
+					}
+				})
+				if err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: slot, Value: harness.Nonce("bound")}, nil); err != nil {
+					tc.Failf("app/secret of %s's %s, the secret its readiness check names, answered %s, not ok", app, slot, harness.AnswerOf(err))
+				}
+				if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
+					tc.Failf("with %s bound, %s is %q: the binding of the secret its readiness check names does not count", slot, app, r.Status)
+				}
+			})
+
 		// A secret must not come back in any answer to the call that carries
 		// it: not in its result, and not in any of its refusals, whatever
 		// spelling of the slot or of the app was refused.

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,8 +17,8 @@ import (
 // userStateFixture has a required knowledge template (knowledgeTemplate)
 // and a sample workspace file (sampleFile) its release ships.
 const (
-	userStateFixture  = "user-state-app"
-	knowledgeTemplate = "project_knowledge"
+	userStateFixture  = harness.UserStateFixture
+	knowledgeTemplate = harness.KnowledgeTemplate
 	sampleFile        = "notes.md"
 )
 
@@ -242,6 +243,35 @@ func describeUpgrades(tc *harness.TestContext) {
 			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true),
 			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false),
 		)
+
+		// The row app/list shows after a rollback is the older release's,
+		// every member: its name in the host's locale too, not the name
+		// the release it left gave itself.
+		It("shows the older release's name in the host's locale after it rolls back", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition, levels.EveryMember), func() {
+			p := tc.DefaultConfigure()
+			p.Locale = "zh-CN"
+			tc.Configure(p)
+			dir := tc.Fixture("full-app")
+			old, _ := harness.MapOf(tc.Oracle(dir).Manifest["displayNameI18n"])["zh-CN"].(string)
+			a := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			first, _ := tc.ListedApp(a)
+			newer, renamed := tc.Fixture("full-app"), "新版 "+harness.Nonce("name")
+			harness.RewriteAppMD(newer, func(md []byte) []byte { return bytes.Replace(md, []byte("zh-CN: "+old), []byte("zh-CN: "+renamed), 1) })
+			tc.Precondition("app/list shows "+a+" under the zh-CN name of each release", func() {
+				if first.DisplayName != old {
+					tc.Failf("with locale zh-CN app/list shows %s as %q, not %q", a, first.DisplayName, old)
+				}
+				updatedToVersion(tc, a, newer, "1.3.0", "")
+				if row, _ := tc.ListedApp(a); row.DisplayName != renamed {
+					tc.Failf("with locale zh-CN app/list shows %s 1.3.0 as %q, not %q", a, row.DisplayName, renamed)
+				}
+			})
+			tc.RequireMethod(protocol.MethodRollback)
+			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
+			if row, _ := tc.ListedApp(a); row.Version != first.Version || row.DisplayName != old {
+				tc.Failf("after app/rollback from 1.3.0, app/list shows %s at %s named %q (locale zh-CN), not %s named %q", a, row.Version, row.DisplayName, first.Version, old)
+			}
+		})
 
 		It("runs no downgrade migration the release it leaves ships when it rolls back", tc.Req("ROLLBACK-NO-DOWN-MIGRATIONS", levels.EveryTransition), func() {
 			tc.Configure(tc.DefaultConfigure())

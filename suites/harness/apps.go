@@ -171,6 +171,14 @@ func (tc *TestContext) InstallBoundSecretApp() string {
 	return tc.InstallBoundSecret(tc.Fixture(SecretSlotFixture))
 }
 
+// UserStateFixture is the app whose user state the specs bind and write
+// (app/knowledge, app/file), and KnowledgeTemplate its required knowledge
+// template.
+const (
+	UserStateFixture  = "user-state-app"
+	KnowledgeTemplate = "project_knowledge"
+)
+
 // NeighbourProbe is the folder and name of the second probe app: the same
 // package as bridge-probe under another name, so the two share every key
 // name the specs use.

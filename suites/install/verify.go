@@ -55,11 +55,15 @@ func describeVerification(tc *harness.TestContext) {
 				Codes: []string{"package-hash-mismatch"}, Field: "packageHash"})
 		})
 
-		It("fails a package whose APP.md does not match the expected manifestHash", tc.Req("VERIFY-MANIFEST-HASH"), func() {
+		It("fails a package whose APP.md does not match the expected manifestHash", tc.Req("VERIFY-MANIFEST-HASH", levels.EveryMember), func() {
 			dir := tc.Fixture("minimal-app")
 			rel := tc.ReleaseOf(dir)
 			tc.ExpectVerifies(dir, rel)
 			rel.ManifestHash = agentpkg.HashManifest([]byte("another APP.md"))
+			// Every member the release pins is compared: with the package's
+			// own packageHash beside it, and alone.
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a release naming the package's own packageHash and another manifestHash",
+				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})
 			rel.PackageHash = ""
 			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), harness.Planted{What: "a release naming another manifestHash",
 				Codes: []string{"manifest-hash-mismatch"}, Field: "manifestHash"})

@@ -184,6 +184,31 @@ func describeMigrations(tc *harness.TestContext) {
 			expectNotRun("app/migrate without consent")
 		})
 
+		// app/migrate answers the migrations it applied, by file name, in
+		// order, and none when none was pending
+		// (docs/host-control-protocol.md, app/migrate).
+		It("answers app/migrate with the migrations it applied, and with none when none was pending", tc.Req("MIGRATIONS-AFTER-CONSENT", levels.WhoAnswers), func() {
+			app := tc.InstallMigrating(tc.MigrationApp(harness.Nonce("migrating"), nil), false)
+			first, err := tc.Migrate(app, true)
+			if err != nil {
+				tc.FailCall(protocol.MethodMigrate, err)
+			}
+			var names []string
+			for _, f := range first.Applied {
+				names = append(names, strings.TrimSuffix(f, ".sql"))
+			}
+			if want := []string{"001_notes", "002_note_tags"}; !slices.Equal(names, want) {
+				tc.Failf("app/migrate of %s, whose migrations 001_notes.sql and 002_note_tags.sql waited for approval, answered applied %v", app, first.Applied)
+			}
+			again, err := tc.Migrate(app, true)
+			if err != nil {
+				tc.Failf("app/migrate of %s with nothing pending answered %s, not ok with applied empty", app, harness.AnswerOf(err))
+			}
+			if len(again.Applied) > 0 {
+				tc.Failf("app/migrate of %s with nothing pending answered applied %v: it applied none of them", app, again.Applied)
+			}
+		})
+
 		It("shows the risk each irreversible migration of an update declares before it is approved", tc.Req("MIGRATION-IRREVERSIBLE-RISK", levels.EveryMember), func() {
 			name := harness.Nonce("migrating")
 			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)

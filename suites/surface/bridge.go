@@ -88,6 +88,7 @@ func describeBridge(tc *harness.TestContext) {
 	describeUntrustedMessages(tc)
 	describeFailClosed(tc)
 	describeFailClosedSpellings(tc)
+	describeFailClosedAfterLaunch(tc)
 	describePermissions(tc)
 	describeNoLeak(tc)
 	describeContainment(tc)
@@ -589,6 +590,41 @@ func describeUntrustedMessages(tc *harness.TestContext) {
 			expectNotStored(tc.Launch(other, "main"), "spoofed-as-other", "as-other",
 				"a capability:invoke from "+s.AppID+"'s frame carrying appId "+other+" (as "+other+"'s)")
 		})
+
+		// Every message the app sends carries its appId, the handshake
+		// too: an app:ready or host:getSnapshot naming another app (or the
+		// app's own id in capitals) is not the app's, and no snapshot
+		// answers it (spec 000, Standard message envelope: appId).
+		It("answers no app:ready or host:getSnapshot that carries another app's appId", tc.Req("BRIDGE-APPID", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
+			s := tc.ProbeSurface(tc.DefaultConfigure())
+			tc.Precondition("host:getSnapshot carrying the app's own appId is answered with a host:snapshot", func() {
+				if r := s.Run(harness.Request(hostbridge.TypeGetSnapshot, "own-snap", nil), harness.AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
+					tc.Failf("no host:snapshot reached the app after host:getSnapshot within %s", harness.AnswerTimeout)
+				}
+			})
+			// Snapshots the host pushes unasked, counted in a quiet spell.
+			before := len(s.Run(harness.Sleep(harness.PushSettle)).OfType(hostbridge.TypeSnapshot))
+			quiet := s.Run(harness.Sleep(snapshotQuiet))
+			unasked := len(quiet.OfType(hostbridge.TypeSnapshot)) - before
+			var steps []harness.Step
+			var sent []string
+			for _, t := range []string{hostbridge.TypeReady, hostbridge.TypeGetSnapshot} {
+				for _, id := range []string{harness.NeighbourProbe, strings.ToUpper(s.AppID)} {
+					rid := fmt.Sprintf("foreign-%d", len(sent))
+					steps = append(steps, harness.Send(map[string]any{"type": t, "requestId": rid, "appId": id}), harness.Sleep(spoofGap))
+					sent = append(sent, fmt.Sprintf("%s carrying appId %q (%s)", t, id, rid))
+				}
+			}
+			r := s.Run(append(steps, harness.Sleep(snapshotQuiet))...)
+			for i, what := range sent {
+				if m, ok := r.Answer(fmt.Sprintf("foreign-%d", i)); ok && m.Type != hostbridge.TypeError {
+					tc.Failf("%s from %s's frame was answered %s: it is not the app's message", what, s.AppID, m.Type)
+				}
+			}
+			if got := len(r.OfType(hostbridge.TypeSnapshot)) - len(quiet.OfType(hostbridge.TypeSnapshot)); unasked == 0 && got > 0 {
+				tc.Failf("%d host:snapshot reached %s's frame after it sent only app:ready and host:getSnapshot carrying another app's appId (%s)", got, s.AppID, strings.Join(sent, "; "))
+			}
+		})
 	})
 }
 
@@ -634,15 +670,50 @@ func describeFailClosed(tc *harness.TestContext) {
 				tc.DefaultConfigure, "lime.billing", "getStatus", protocol.GateAllowlist),
 			Entry("a declared capability the host has disabled (readiness)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams { return tc.WithCapabilityDisabled("lime.agent") }, "lime.agent", "startTask", protocol.GateReadiness),
+			// Each list names the called capability first, before one the
+			// app does not declare: every member counts, not the last.
 			Entry("a capability policy denies (policy)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
-					return tc.WithPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage"}})
+					return tc.WithPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.storage", "lime.billing"}})
 				}, "lime.storage", "list", protocol.GatePolicy),
+			// A name with capitals, as the standard spells it.
+			Entry("a capability policy denies, whose name has capitals (policy)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.RepresentationLimit),
+				func() protocol.ConfigureParams {
+					return tc.WithPolicy(protocol.Policy{DeniedCapabilities: []string{"lime.cloudSession"}})
+				}, "lime.cloudSession", "getSnapshot", protocol.GatePolicy),
 			Entry("a capability that needs the user's approval (approval)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember),
 				func() protocol.ConfigureParams {
-					return tc.WithPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence"}})
+					return tc.WithPolicy(protocol.Policy{ApprovalRequired: []string{"lime.evidence", "lime.billing"}})
 				}, "lime.evidence", "record", protocol.GateApproval),
 		)
+	})
+}
+
+// describeFailClosedAfterLaunch declares the specs of calls from an entry
+// that stopped being ready after it opened.
+func describeFailClosedAfterLaunch(tc *harness.TestContext) {
+	Describe("Desktop P2: blocked calls fail closed after launch", tc.BrowserRetry(), func() {
+		// Each call passes the readiness gate afresh, of the entry the
+		// surface runs (spec 000, Readiness: "policy allows the requested
+		// entry"; spec 001, UI runtime: calls "must still pass readiness
+		// ... and policy"): an entry tenant policy denies once it is open
+		// runs no more calls, though the app's other entries stay ready.
+		It("answers host:error to a call from an open entry tenant policy denied after it opened", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads), func() {
+			s := tc.ProbeSurface(tc.DefaultConfigure())
+			expectExecutes(s, "control-1")
+			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {s.Entry}}}))
+			// The verdict rests on the call, not on readiness: the host's
+			// own readiness of the entry says it is no longer ready.
+			tc.Precondition("app/readiness of entry "+s.Entry+" is not ready under the policy", func() {
+				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: s.AppID, Entry: s.Entry}); harness.IsLaunchable(r.Status) {
+					tc.Failf("app/readiness of %s entry %s is %q under a policy denying it; the answer: %s", s.AppID, s.Entry, r.Status, harness.Excerpt(raw))
+				}
+			})
+			r := s.Run(harness.Invoke("after-deny", "lime.ui", "getLocale", nil), harness.AwaitAnswer("after-deny"))
+			if m, ok := r.Answer("after-deny"); !ok || m.Type != hostbridge.TypeError {
+				tc.Failf("lime.ui getLocale from entry %s of %s, which tenant policy denied after it opened, got %s, not host:error", s.Entry, s.AppID, harness.AnswerText(m, ok))
+			}
+		})
 	})
 }
 
@@ -841,6 +912,9 @@ func describeControlledActions(tc *harness.TestContext) {
 			// route that leaves the app its own (every entry point).
 			Entry("an entry the app has with a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "//evil.example/x"}),
 			Entry("an entry the app has with an https URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "https://evil.example/"}),
+			// A browser reads a backslash in an http(s) URL as a slash:
+			// "/\evil.example/x" is "//evil.example/x".
+			Entry("a route of a slash and a backslash", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.RepresentationLimit), map[string]any{"route": "/\\evil.example/x"}),
 		)
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
