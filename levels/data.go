@@ -81,7 +81,7 @@ func dataRequirements() []Requirement {
 			Title: "No answer to app/secret, its refusals included (a slot the app does not have, one spelled in another case or padded, an app that is not installed), carries the value it was given",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "Shared host model",
 				Quote: "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets, ... to apps."}},
-		{ID: "PROTO-SECRET-KEY-EXACT", BugFamilies: []BugFamily{ConfusableIdentity, RepresentationLimit, EveryMember}, Reading: "Secret bindings", Strength: Must, Kind: Precondition, Levels: p4,
+		{ID: "PROTO-SECRET-KEY-EXACT", BugFamilies: []BugFamily{ConfusableIdentity, RepresentationLimit, EveryMember, ChangeBetweenReads}, Reading: "Secret bindings", Strength: Must, Kind: Precondition, Levels: p4,
 			Title:  "app/secret binds only a slot the app declares, under its exact key: a key in another case, padded, cut short or extended is refused with -32602 naming key",
 			Clause: proto("app/secret", "-32602 naming `key` for a slot the app does not have")},
 		{ID: "UNINSTALL-SECRET-BINDINGS", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity}, Reading: "Secret bindings", Strength: Must, Levels: []string{"runtime", "desktop-p4"},

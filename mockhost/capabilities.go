@@ -307,6 +307,19 @@ func (h *Host) secretStatus(l *launch, args json.RawMessage) (any, *denial) {
 		value = bound
 	}
 	h.mu.Unlock()
+	// fault: secret-status-cached-per-surface — lime.secrets status keeps its first answer for the life of the surface: a slot bound or configured later still reads as before.
+	if h.faults.Has("secret-status-cached-per-surface") {
+		l.mu.Lock()
+		if first, seen := l.secretStatuses[a.Key]; seen {
+			value = first
+		} else {
+			if l.secretStatuses == nil {
+				l.secretStatuses = map[string]string{}
+			}
+			l.secretStatuses[a.Key] = value
+		}
+		l.mu.Unlock()
+	}
 	msg := fmt.Sprintf("The secret %q is not configured.", a.Key)
 	if value != "" {
 		msg = fmt.Sprintf("The secret %q is configured.", a.Key)

@@ -27,5 +27,11 @@ func heldOutFFaults() []Fault {
 			Description: "with a release pinning packageHash, verification drops a manifestHash mismatch as redundant: a wrong manifestHash verifies (held-out f16)"},
 		{Name: "secret-readiness-slot-refused", Breaks: []string{"PROTO-SECRET-KEY-EXACT"},
 			Description: "app/secret takes only the keys of the manifest's secrets list: a secret the app's readiness checks name is refused with -32602, so the setup readiness asks for cannot be done (held-out f14)"},
+		{Name: "secret-status-cached-per-surface", Breaks: []string{"PROTO-SECRET-KEY-EXACT"},
+			Description: "lime.secrets status keeps its first answer for the life of the surface: a slot bound after the first ask still reads not configured (held-out f15)"},
+		{Name: "projection-follows-locale", Breaks: []string{"PROJ-DETERMINISTIC"},
+			Description: "package/project writes the displayNameI18n name of host/configure's locale into app.displayName: the projection changes with the host's locale (held-out f17)"},
+		{Name: "publisher-id-matches-name", Breaks: []string{"VERIFY-PUBLISHER"},
+			Description: "the publisher step takes a publisherId equal to the release publisher's name for its id: a package naming itself by the publisher's claimable name verifies (held-out f20)"},
 	}
 }

@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -102,5 +103,25 @@ func heldOutFProbes() map[string]probe {
 			}
 			return fmt.Sprint(code(x.call(protocol.MethodSecret, protocol.SecretParams{AppID: "tiny-app", Key: "gateway_token", Value: "canary-0123456789abcdef0123456789abcdef"}, nil)))
 		},
+		// lime.secrets status of a secret asked, then configured, then asked again on the same surface
+		"secret-status-cached-per-surface": func(t *testing.T, x *harness) string {
+			x.configure(nil, nil, "")
+			s := x.mount("tiny-app", "main")
+			first := string(s.invoke("r1", "lime.secrets", "status", map[string]any{"key": "api_key"}).Payload)
+			x.configureWith(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-0123456789abcdef0123456789abcdef"}})
+			return first + " | " + string(s.invoke("r2", "lime.secrets", "status", map[string]any{"key": "api_key"}).Payload)
+		},
+		// the projection of an app named in zh-CN under the locale zh-CN
+		"projection-follows-locale": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Locale: "zh-CN"})
+			var r json.RawMessage
+			x.must(protocol.MethodProject, protocol.PackageParams{Path: app(t, "displayNameI18n:\n  zh-CN: zh-name\n")}, &r)
+			return string(r)
+		},
+		// app.signature.yaml's trust naming the release's publisher by its name
+		"publisher-id-matches-name": verifyProbe(map[string]string{
+			"APP.md":             manifest(withDefaults("")),
+			"app.signature.yaml": "signature:\n  trust:\n    publisherId: tiny-publisher\n    verifiedDomain: tiny.example.org\n",
+		}, &protocol.Release{Publisher: &protocol.Publisher{PublisherID: "pub-7f3a", Name: "tiny-publisher", Verified: true, VerifiedDomain: "tiny.example.org"}}),
 	}
 }

@@ -55,6 +55,10 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 	if h.faults.Has("projection-marks-configured-secrets") {
 		raw = h.markConfiguredSecrets(raw)
 	}
+	// fault: projection-follows-locale — the projected app's displayName is the displayNameI18n name of host/configure's locale.
+	if cfg, _ := h.config(); cfg.Locale != "" && h.faults.Has("projection-follows-locale") {
+		raw = localizedProjection(raw, localeMap(p.Manifest["displayNameI18n"])[cfg.Locale])
+	}
 	if raw, err = h.distortProjection(raw, p.Dir); err != nil {
 		return protocol.ProjectResult{}, rpcError(protocol.CodeInternalError, fmt.Sprintf("projecting %s: %v", params.Path, err), nil)
 	}

@@ -51,3 +51,22 @@ func (h *Host) markConfiguredSecrets(raw json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// localizedProjection gives the projected app the display name name ("":
+// the projection as it is): the bug behind projection-follows-locale.
+func localizedProjection(raw json.RawMessage, name string) json.RawMessage {
+	var proj map[string]any
+	if name == "" || json.Unmarshal(raw, &proj) != nil {
+		return raw
+	}
+	app, ok := proj["app"].(map[string]any)
+	if !ok {
+		return raw
+	}
+	app["displayName"] = name
+	out, err := json.Marshal(proj)
+	if err != nil {
+		return raw
+	}
+	return out
+}

@@ -67,7 +67,9 @@ func (h *Host) publisherFindings(p *agentpkg.Package, rel *protocol.Release, fin
 	pub, _ := p.Manifest["publisher"].(map[string]any)
 	var out []protocol.Finding
 	check := func(file, field, got, want string) {
-		if got != "" && !strings.EqualFold(got, want) && !h.confusedPublisher(field, got, want) {
+		// fault: publisher-id-matches-name — a publisherId equal to the release publisher's name is taken for its id.
+		byName := h.faults.Has("publisher-id-matches-name") && strings.HasSuffix(field, "publisherId") && rel.Publisher.Name != "" && strings.EqualFold(got, rel.Publisher.Name)
+		if got != "" && !strings.EqualFold(got, want) && !byName && !h.confusedPublisher(field, got, want) {
 			out = append(out, signatureFinding(file, codePublisherMismatch, field,
 				fmt.Sprintf("the package says %q, the registry's release says %q", got, want)))
 		}

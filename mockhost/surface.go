@@ -96,6 +96,9 @@ type launch struct {
 	subs map[chan hostMessage]struct{}
 	done chan struct{} // closed when the surface is closed
 	once sync.Once
+	// secretStatuses are lime.secrets status answers kept for the life of
+	// the surface, by key (only under the fault secret-status-cached-per-surface).
+	secretStatuses map[string]string
 }
 
 // actingAs is the bug behind bridge-acts-as-message-appid: the surface's

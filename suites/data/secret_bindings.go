@@ -161,6 +161,43 @@ func describeSecretBindings(tc *harness.TestContext) {
 				}
 			})
 
+		// A change between two reads on one open surface: the app's own
+		// lime.secrets status follows a binding made after its first ask
+		// ("A bound slot counts as configured for that app's readiness and
+		// lime.secrets status").
+		It("answers the app's lime.secrets status as the binding is at each ask, on the same open surface",
+			tc.Req("PROTO-SECRET-KEY-EXACT", levels.ChangeBetweenReads), func() {
+				tc.Configure(tc.DefaultConfigure())
+				dir := tc.Fixture(harness.ProbeFixture)
+				harness.EditFrontmatter(dir, func(lines []string) []string {
+					return append(lines, "secrets:", "  - key: "+harness.SecretSlot, "    required: false", "    scope: workspace")
+				})
+				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				s := tc.Launch(app, "main")
+				status := func(id string) (bool, hostbridge.Message) {
+					GinkgoHelper()
+					r := s.Run(harness.Invoke(id, "lime.secrets", "status", map[string]any{"key": harness.SecretSlot}), harness.AwaitAnswer(id))
+					m, ok := r.Answer(id)
+					var st struct {
+						Configured bool `json:"configured"`
+					}
+					if !ok || m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &st) != nil {
+						tc.Failf("lime.secrets status of %s's slot %s got %s", app, harness.SecretSlot, harness.AnswerText(m, ok))
+					}
+					return st.Configured, m
+				}
+				tc.Precondition("lime.secrets status of the unbound slot "+harness.SecretSlot+" says it is not configured", func() {
+					if configured, m := status("before-bind"); configured {
+						tc.Failf("lime.secrets status of %s's unbound slot %s answered %s", app, harness.SecretSlot, m.Payload)
+					}
+				})
+				tc.RequireMethod(protocol.MethodSecret)
+				tc.MustCall(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: harness.SecretSlot, Value: harness.Nonce("bound")}, &protocol.OK{})
+				if configured, m := status("after-bind"); !configured {
+					tc.Failf("after app/secret bound %s's slot %s, lime.secrets status on the surface open since before answered %s, not configured", app, harness.SecretSlot, m.Payload)
+				}
+			})
+
 		// A secret must not come back in any answer to the call that carries
 		// it: not in its result, and not in any of its refusals, whatever
 		// spelling of the slot or of the app was refused.

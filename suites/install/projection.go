@@ -49,6 +49,12 @@ func describeProjection(tc *harness.TestContext) {
 			before := tc.Project(dir)
 			tc.Configure(tc.WithSecret())
 			expectSameBytes(tc, "the projection of secret-required-app once host/configure gave the host the secret its slot names", before, tc.Project(dir))
+			// And the host's locale: the name in the user's language is
+			// app/list's row (CAT-DISPLAYNAME-I18N), not the projection's.
+			p := tc.DefaultConfigure()
+			p.Locale = "zh-CN"
+			tc.Configure(p)
+			expectSameBytes(tc, "the projection of full-app once host/configure set the locale zh-CN, which its displayNameI18n names", first, tc.Project(a))
 		})
 
 		DescribeTable("puts provenance on every projected object",

@@ -134,6 +134,14 @@ func describeSignature(tc *harness.TestContext) {
 			Entry("app.signature.yaml signature.trust.verifiedDomain ending in the release's (evilconformance.example.org)",
 				tc.Req("VERIFY-PUBLISHER", levels.ConfusableIdentity, levels.EveryEntryPoint), "app.signature.yaml", "verifiedDomain",
 				"verifiedDomain: "+fullAppDomain+"\n", "verifiedDomain: evil"+fullAppDomain+"\n"),
+			// A publisher's name is claimable, its registry id is not: the
+			// release publisher's name where the id goes is another id.
+			Entry("app.signature.yaml signature.trust.publisherId naming the release's publisher by its name",
+				tc.Req("VERIFY-PUBLISHER", levels.ConfusableIdentity, levels.EveryEntryPoint), "app.signature.yaml", "publisherId",
+				"publisherId: "+fullAppPublisher+"\n", "publisherId: Agent App Conformance\n"),
+			Entry("APP.md publisher.publisherId naming the release's publisher by its name",
+				tc.Req("VERIFY-PUBLISHER", levels.ConfusableIdentity, levels.EveryEntryPoint), "APP.md", "publisherId",
+				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: Agent App Conformance\n"),
 			Entry("APP.md publisher.publisherId", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "APP.md", "publisherId",
 				"publisher:\n  publisherId: "+fullAppPublisher+"\n", "publisher:\n  publisherId: someone-else\n"),
 			Entry("APP.md publisher.verifiedDomain", tc.Req("VERIFY-PUBLISHER", levels.EveryMember, levels.EveryEntryPoint), "APP.md", "verifiedDomain",
