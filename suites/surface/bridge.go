@@ -655,6 +655,13 @@ func describeFailClosed(tc *harness.TestContext) {
 				if codes[0] != codes[1] {
 					tc.Failf("the same blocked call got two codes, %s then %s: a code must be stable", codes[0], codes[1])
 				}
+				// Gates run in order (allowlist, readiness, policy): a
+				// capability the host does not offer is stopped at readiness
+				// before policy is read (a Desktop P2 host need not offer the
+				// platform capabilities of P3).
+				if gate == protocol.GatePolicy && !tc.OfferedEnabled()[capability] {
+					gate = protocol.GateReadiness
+				}
 				o := tc.Observe(s.AppID)
 				c, ok := harness.CallOf(o, "blocked-1")
 				switch {
