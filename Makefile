@@ -15,7 +15,7 @@ LDFLAGS   := -X main.harnessCommit=$(COMMIT)
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --jobs 4, --shard 1/2).
 SELFTEST_FLAGS ?=
 
-.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick suites-webkit selftest selftest-full lint deps chromium webdrivers clean mutation soak bench-certify example-host coverage
+.PHONY: all build certify test test-quick vet unit unit-quick suites suites-quick suites-webkit selftest selftest-full lint deps chromium webdrivers node tauri-driver clean mutation soak bench-certify example-host coverage
 
 all: build
 
@@ -124,13 +124,8 @@ mutation:
 ## builds dist/, and the harness certifies the host over stdio at installable
 ## and desktop-p0: anything but exit 0 fails.
 EXAMPLE_HOST := examples/minimal-host
-example-host: build
+example-host: build node
 	@start=$$(date +%s); \
-	  command -v node >/dev/null 2>&1 || { \
-	    SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	    $$SUDO apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; } && \
-	  node --version && \
 	  (cd $(EXAMPLE_HOST) && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build) && \
 	  out=$$(mktemp -d /tmp/agentapp-example-host-XXXXXX) && \
 	  ./$(BIN) run --host-cmd "node $(EXAMPLE_HOST)/dist/main.js" --level installable --level desktop-p0 --out $$out/report --quiet; \
@@ -150,8 +145,24 @@ suites-webkit: build
 
 ## deps: Debian's chromium for the report page test, and the WebDriver
 ## remote ends (chromium-driver, webkit2gtk-driver, xvfb) for the browser
-## specs on WebKit (never a downloaded browser).
-deps: chromium webdrivers
+## specs on WebKit (never a downloaded browser); tauri-driver (the npm
+## package's prebuilt binary, locked in drivers/webdriver/tauri-driver) for
+## the test of the Tauri path.
+deps: chromium webdrivers tauri-driver
+
+## node: Node and npm from Debian when node is missing.
+node:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null; }
+	@node --version
+
+TAURI_DRIVER := drivers/webdriver/tauri-driver
+tauri-driver: node
+	@test -x $(TAURI_DRIVER)/node_modules/.bin/tauri-driver || \
+	  (cd $(TAURI_DRIVER) && npm ci --no-audit --no-fund --loglevel=error)
+	@$(TAURI_DRIVER)/node_modules/.bin/tauri-driver --help >/dev/null && echo "tauri-driver: $(TAURI_DRIVER)/node_modules/.bin/tauri-driver"
 
 webdrivers:
 	@{ command -v chromedriver && command -v WebKitWebDriver && command -v xvfb-run; } >/dev/null 2>&1 || { \

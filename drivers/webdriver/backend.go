@@ -171,15 +171,30 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 		return nil, err
 	}
 	s, err := NewClient(url).NewSession(ctx, caps)
+	if err != nil && srv == nil && IsCode(err, CodeSessionNotCreated) {
+		// The operator's remote end serves one session (tauri-driver):
+		// a window of an open page's session.
+		if p, werr := b.windowPage(ctx); p != nil || werr != nil {
+			if werr != nil {
+				return nil, fmt.Errorf("webdriver: a new %s session at %s: %w; a new window of the open session: %w", b.o.Engine, url, err, werr)
+			}
+			return b.register(p)
+		}
+	}
 	if err != nil {
 		b.release(srv, false)
 		return nil, fmt.Errorf("webdriver: a new %s session at %s: %w", b.o.Engine, url, err)
 	}
-	p := newPage(b, srv, s, profile)
+	p := newPage(b, srv, &shared{s: s}, "", profile)
 	if err := s.Timeouts(ctx, scriptTimeout, pageLoadTimeout); err != nil {
 		_ = p.Close()
 		return nil, fmt.Errorf("webdriver: setting the session's timeouts: %w", err)
 	}
+	return b.register(p)
+}
+
+// register adds an open page to b, or closes it when b closed meanwhile.
+func (b *Browser) register(p *Page) (*Page, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -188,6 +203,47 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 	}
 	b.pages[p] = struct{}{}
 	return p, nil
+}
+
+// windowPage opens a page as a new window of an open page's session, or
+// answers nil, nil when no page is open.
+func (b *Browser) windowPage(ctx context.Context) (*Page, error) {
+	b.mu.Lock()
+	var sh *shared
+	for p := range b.pages {
+		if p.srv == nil {
+			sh = p.sh
+			break
+		}
+	}
+	b.mu.Unlock()
+	if sh == nil {
+		return nil, nil
+	}
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	b.mu.Lock()
+	var alone *Page
+	for p := range b.pages {
+		if p.sh == sh && p.win == "" {
+			alone = p
+		}
+	}
+	b.mu.Unlock()
+	if alone != nil {
+		// The page alone in the session so far has no handle; its
+		// window is the current one.
+		h, err := sh.s.WindowHandle(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("webdriver: the session's current window: %w", err)
+		}
+		alone.win, sh.cur = h, h
+	}
+	h, err := sh.s.NewWindow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newPage(b, nil, sh, h, ""), nil
 }
 
 // Timeouts every session gets; each call is bounded by its context too.

@@ -2,6 +2,9 @@ package webdriver
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,4 +108,116 @@ func TestBackendServesTheHarnessesPageOnBothEngines(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A remote end the operator runs may serve one session at a time
+// (tauri-driver, WebKitWebDriver): a second page open at once is a window
+// of the first page's session, and each page keeps its own document, its
+// worlds and its frames, whichever closes first.
+func TestPagesShareTheOneSessionOfAnAttachedRemoteEnd(t *testing.T) {
+	installed(t, "WebKitWebDriver")
+	installed(t, MiniBrowser)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	srv, err := StartServer(ctx, ServerOptions{Binary: "WebKitWebDriver", Xvfb: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	pagesShareOneSession(ctx, t, Options{Engine: browser.EngineWebKit, URL: srv.URL})
+}
+
+// tauriDriver is where `make deps` installs tauri-driver (npm ci in
+// drivers/webdriver/tauri-driver).
+const tauriDriver = "tauri-driver/node_modules/.bin/tauri-driver"
+
+// The Tauri path: tauri-driver starts the application its session's
+// tauri:options name (WebKitGTK's MiniBrowser here, where a Tauri host
+// team names its host) under its own WebKitWebDriver, which serves one
+// session; the harness's pages share it.
+func TestTauriDriverServesTheHarnessesPages(t *testing.T) {
+	installed(t, tauriDriver)
+	mini := installed(t, MiniBrowser)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	log, err := os.Create(filepath.Join(t.TempDir(), "tauri-driver.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	srv, err := StartServer(ctx, ServerOptions{Binary: tauriDriver, Xvfb: true, Args: TauriDriverArgs, Log: log})
+	if err != nil {
+		out, _ := os.ReadFile(log.Name())
+		t.Fatalf("%v\n%s", err, out)
+	}
+	defer srv.Close()
+	caps := Capabilities{"tauri:options": map[string]any{"application": mini, "args": []string{"--automation"}}}
+	pagesShareOneSession(ctx, t, Options{Engine: browser.EngineWebKit, URL: srv.URL, Capabilities: caps})
+}
+
+// pagesShareOneSession opens three pages at once through the remote end o
+// attaches to, which serves one session, and checks each keeps its own
+// document, world and frame whichever closes first.
+func pagesShareOneSession(ctx context.Context, t *testing.T, o Options) {
+	t.Helper()
+	b, err := Launch(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	host := crossSitePage(t)
+	app := strings.Replace(strings.TrimSuffix(host, "/host"), "127.0.0.1", "localhost", 1) + "/app"
+	var pages []browser.Page
+	for i := range 3 {
+		p, err := b.NewPage(ctx)
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		defer p.Close()
+		if err := p.Open(ctx, host+"?n="+strconv.Itoa(i)); err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		if err := p.Install(ctx, app, "w", "globalThis.n = "+strconv.Itoa(i)+";"); err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		pages = append(pages, p)
+	}
+	ids := map[string]bool{}
+	for _, p := range pages {
+		ids[p.(*Page).s.ID()] = true
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%d sessions for 3 pages: the remote end serves one, the pages should share it", len(ids))
+	}
+	check := func(i int, p browser.Page) {
+		t.Helper()
+		var top string
+		var n int
+		if err := p.Eval(ctx, "", "location.search", &top); err != nil || top != "?n="+strconv.Itoa(i) {
+			t.Fatalf("page %d's top document: %v, %q", i, err, top)
+		}
+		if err := p.EvalIn(ctx, app, "w", "new Promise((r) => setTimeout(() => r(globalThis.n), 5))", &n); err != nil || n != i {
+			t.Fatalf("page %d's world in its frame: %v, %d", i, err, n)
+		}
+	}
+	for _, i := range []int{2, 0, 1, 0} {
+		check(i, pages[i])
+	}
+	if err := pages[0].Close(); err != nil { // the page that opened the session
+		t.Fatal(err)
+	}
+	check(2, pages[2])
+	check(1, pages[1])
+	if err := pages[2].Close(); err != nil {
+		t.Fatal(err)
+	}
+	check(1, pages[1])
+	if err := pages[1].Close(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.NewPage(ctx) // the session ended with its last page
+	if err != nil {
+		t.Fatalf("a page after every page closed: %v", err)
+	}
+	p.Close()
 }

@@ -59,6 +59,9 @@ const (
 	CodeNoSuchWindow  = "no such window"
 	CodeInvalidArg    = "invalid argument"
 	CodeUnexpectedAlt = "unexpected alert open"
+	// CodeSessionNotCreated is what a remote end that serves one session
+	// at a time answers a second one.
+	CodeSessionNotCreated = "session not created"
 )
 
 // IsCode reports whether err is a remote end's error with code.
@@ -248,6 +251,40 @@ func (s *Session) WindowHandles(ctx context.Context) ([]string, error) {
 	var hs []string
 	err := s.do(ctx, http.MethodGet, "/window/handles", nil, &hs)
 	return hs, err
+}
+
+// WindowHandle is the current top-level browsing context (§11.1).
+func (s *Session) WindowHandle(ctx context.Context) (string, error) {
+	var h string
+	err := s.do(ctx, http.MethodGet, "/window", nil, &h)
+	return h, err
+}
+
+// SwitchToWindow makes the top-level browsing context handle current
+// (§11.3).
+func (s *Session) SwitchToWindow(ctx context.Context, handle string) error {
+	return s.do(ctx, http.MethodPost, "/window", map[string]string{"handle": handle}, nil)
+}
+
+// NewWindow opens a top-level browsing context in the session, a tab
+// where the browser has them (§11.5), and returns its handle; the current
+// one stays current.
+func (s *Session) NewWindow(ctx context.Context) (string, error) {
+	var v struct {
+		Handle string `json:"handle"`
+	}
+	if err := s.do(ctx, http.MethodPost, "/window/new", map[string]string{"type": "tab"}, &v); err != nil {
+		return "", err
+	}
+	if v.Handle == "" {
+		return "", errors.New("webdriver: POST /window/new: the answer has no handle")
+	}
+	return v.Handle, nil
+}
+
+// CloseWindow closes the current top-level browsing context (§11.2).
+func (s *Session) CloseWindow(ctx context.Context) error {
+	return s.do(ctx, http.MethodDelete, "/window", nil, nil)
 }
 
 // Screenshot returns a PNG of the top-level browsing context's viewport

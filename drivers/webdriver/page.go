@@ -17,7 +17,10 @@ import (
 	"github.com/agentapp/conformance/drivers/browser"
 )
 
-// Page is one WebDriver session as a browser.Page.
+// Page is one WebDriver session as a browser.Page, or one window of a
+// session another page opened, when the remote end serves a single
+// session (tauri-driver, a WebKitWebDriver the operator runs): see
+// [shared].
 //
 // WebDriver classic has no isolated worlds: every script runs in the main
 // world of its frame, the page's own, after the page's scripts ran. A
@@ -34,6 +37,8 @@ type Page struct {
 	b       *Browser
 	srv     *Server // nil when attached to the operator's remote end
 	s       *Session
+	sh      *shared
+	win     string // the page's window in a shared session; "" alone in it
 	profile string
 	key     string // the window property holding the worlds
 
@@ -42,10 +47,38 @@ type Page struct {
 	closed   bool
 }
 
-func newPage(b *Browser, srv *Server, s *Session, profile string) *Page {
+func newPage(b *Browser, srv *Server, sh *shared, win, profile string) *Page {
 	var r [8]byte
 	_, _ = rand.Read(r[:])
-	return &Page{b: b, srv: srv, s: s, profile: profile, key: "__agentapp_" + hex.EncodeToString(r[:]), installs: map[string]string{}}
+	sh.pages++ // the caller holds sh.mu, or sh is new
+	return &Page{b: b, srv: srv, s: sh.s, sh: sh, win: win, profile: profile, key: "__agentapp_" + hex.EncodeToString(r[:]), installs: map[string]string{}}
+}
+
+// shared is a session and the pages open in it. A page alone in its
+// session has no window handle and switches nothing. When a remote end
+// serves one session at a time, a second page is a new window of an open
+// page's session (W3C New Window): each page then holds the session, with
+// its own window current, for each sequence of calls that needs a
+// current window and frame ([Page.in]).
+type shared struct {
+	s *Session
+
+	mu    sync.Mutex // held by the page whose calls run
+	cur   string     // the window current in the session, as last switched
+	pages int        // pages open in the session
+}
+
+// in runs fn holding p's session, with p's window current.
+func (p *Page) in(ctx context.Context, fn func() error) error {
+	p.sh.mu.Lock()
+	defer p.sh.mu.Unlock()
+	if p.win != "" && p.sh.cur != p.win {
+		if err := p.s.SwitchToWindow(ctx, p.win); err != nil {
+			return fmt.Errorf("webdriver: switching to the page's window %s: %w", p.win, err)
+		}
+		p.sh.cur = p.win
+	}
+	return fn()
 }
 
 // Session is the WebDriver session the page is.
@@ -81,17 +114,19 @@ func (p *Page) Open(ctx context.Context, url string) error {
 	if err := p.usable(); err != nil {
 		return err
 	}
-	if err := p.s.Navigate(ctx, url); err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("webdriver: open %s: the page did not load in time: %w", url, errors.Join(err, ctx.Err()))
+	return p.in(ctx, func() error {
+		if err := p.s.Navigate(ctx, url); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("webdriver: open %s: the page did not load in time: %w", url, errors.Join(err, ctx.Err()))
+			}
+			return fmt.Errorf("webdriver: open %s: %w", url, err)
 		}
-		return fmt.Errorf("webdriver: open %s: %w", url, err)
-	}
-	var status int
-	if err := p.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
-		return fmt.Errorf("webdriver: open %s: HTTP %d", url, status)
-	}
-	return nil
+		var status int
+		if err := p.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
+			return fmt.Errorf("webdriver: open %s: HTTP %d", url, status)
+		}
+		return nil
+	})
 }
 
 // AwaitLoaded waits, within ctx, until the top document has loaded.
@@ -178,7 +213,11 @@ func (p *Page) Frames(ctx context.Context) ([]browser.Frame, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	frames, _, err := p.walk(ctx, "", false)
+	var frames []browser.Frame
+	err := p.in(ctx, func() (err error) {
+		frames, _, err = p.walk(ctx, "", false)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("webdriver: listing frames: %w", err)
 	}
@@ -323,20 +362,25 @@ func (p *Page) eval(ctx context.Context, prefix, world, script string, out any) 
 		if err := p.usable(); err != nil {
 			return err
 		}
-		missing, err := p.selectFrame(ctx, prefix)
-		if missing != "" {
-			why = missing
-		}
-		if err == nil && missing == "" {
-			var a evalAnswer
-			a, err = p.runIn(ctx, world, script)
-			if err == nil && a.State == "absent" {
+		var a evalAnswer
+		ran := false
+		err := p.in(ctx, func() error {
+			missing, err := p.selectFrame(ctx, prefix)
+			if missing != "" {
+				why = missing
+			}
+			if err != nil || missing != "" {
+				return err
+			}
+			if a, err = p.runIn(ctx, world, script); err == nil && a.State == "absent" {
 				why = "the frame has no world " + strconv.Quote(world) + " yet"
-				err = p.reinstall(ctx, world)
+				return p.reinstall(ctx, world)
 			}
-			if err == nil && a.State != "absent" {
-				return decode(a, out, at)
-			}
+			ran = err == nil
+			return err
+		})
+		if ran {
+			return decode(a, out, at)
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -411,14 +455,21 @@ func (p *Page) Install(ctx context.Context, frameURLPrefix, world, source string
 		if err := p.usable(); err != nil {
 			return err
 		}
-		missing, err := p.selectFrame(ctx, frameURLPrefix)
-		if missing != "" {
-			why = missing
-		}
-		if err == nil && missing == "" {
-			if err = p.install(ctx, world, source); err == nil {
-				return nil
+		done := false
+		err := p.in(ctx, func() error {
+			missing, err := p.selectFrame(ctx, frameURLPrefix)
+			if missing != "" {
+				why = missing
 			}
+			if err != nil || missing != "" {
+				return err
+			}
+			err = p.install(ctx, world, source)
+			done = err == nil
+			return err
+		})
+		if done {
+			return nil
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -531,7 +582,11 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	if err := p.usable(); err != nil {
 		return nil, err
 	}
-	png, err := p.s.Screenshot(ctx)
+	var png []byte
+	err := p.in(ctx, func() (err error) {
+		png, err = p.s.Screenshot(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("webdriver: screenshot: %w", err)
 	}
@@ -558,6 +613,21 @@ func (p *Page) Close() error {
 	defer p.b.forget(p)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	p.sh.mu.Lock()
+	p.sh.pages--
+	others := p.sh.pages > 0
+	p.sh.mu.Unlock()
+	if others {
+		// Other pages use the session: close this page's window only.
+		err := p.in(ctx, func() error {
+			p.sh.cur = ""
+			return p.s.CloseWindow(ctx)
+		})
+		if err != nil {
+			return fmt.Errorf("webdriver: closing the page's window: %w", err)
+		}
+		return nil
+	}
 	err := p.s.Delete(ctx)
 	p.b.release(p.srv, err == nil)
 	if p.profile != "" {

@@ -31,6 +31,21 @@ type ServerOptions struct {
 	Xvfb bool
 	// Log receives the driver's output; nil discards it.
 	Log io.Writer
+	// Args, when set, are the driver's arguments for the free port it is
+	// to listen on (default --port=PORT): tauri-driver wants
+	// --port PORT --native-port OTHER, its WebKitWebDriver's.
+	Args func(port int) ([]string, error)
+}
+
+// TauriDriverArgs are tauri-driver's arguments: port, and another free
+// port for the WebKitWebDriver it starts (its default, 4445, is shared by
+// every tauri-driver on the machine).
+func TauriDriverArgs(port int) ([]string, error) {
+	native, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	return []string{"--port", strconv.Itoa(port), "--native-port", strconv.Itoa(native)}, nil
 }
 
 // Server is a remote end the harness started; Close kills it and every
@@ -62,6 +77,13 @@ func StartServer(ctx context.Context, o ServerOptions) (*Server, error) {
 		return nil, err
 	}
 	args := []string{exe, "--port=" + strconv.Itoa(port)}
+	if o.Args != nil {
+		more, err := o.Args(port)
+		if err != nil {
+			return nil, err
+		}
+		args = append([]string{exe}, more...)
+	}
 	if o.Xvfb {
 		xvfb, err := exec.LookPath("xvfb-run")
 		if err != nil {
