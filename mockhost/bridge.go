@@ -38,6 +38,8 @@ type pageAnswer struct {
 	// Reload, when set, is the address the page loads in the app frame
 	// once it posted the messages (a navigation that reloads the frame).
 	Reload string `json:"reload,omitempty"`
+	// Log, when set, is written to the browser console (a fault only).
+	Log string `json:"log,omitempty"`
 }
 
 // toast is a host notification the page shows as text.

@@ -86,6 +86,7 @@
         .then(function (res) { return res.ok ? res.json() : null; })
         .then(function (answer) {
           if (!answer) return;
+          if (typeof answer.log === "string" && answer.log) console.log(answer.log); // fault host-page-logs-secret
           if (answer.toast) toast(answer.toast);
           deliver(answer.post);
           // A navigation that reloads the app frame (variant navigate-reloads-frame).

@@ -57,7 +57,14 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 		c.Gate = d.gate
 		return h.deny(l, m, c, d.code, d.message)
 	}
-	return h.allow(l, m, c, result)
+	a := h.allow(l, m, c, result)
+	// fault: host-page-logs-secret — debug logging left on: the host page writes each configured lime.secrets status it forwards to the browser console with the value it resolved; the frame's answer is clean.
+	if r, ok := result.(map[string]any); ok && in.Capability == "lime.secrets" && r["configured"] == true && h.faults.Has("host-page-logs-secret") {
+		cfg, _ := h.config()
+		key, _ := r["key"].(string)
+		a.Log = fmt.Sprintf("host bridge: lime.secrets %s resolved to %s", key, cfg.Secrets[key])
+	}
+	return a
 }
 
 // gates returns the first gate that stops a call to capability's method,

@@ -14,6 +14,8 @@ func surfaceFaults() []Fault {
 			Description: "app:ready and host:getSnapshot go unanswered; the host pushes a snapshot every 250 ms instead, so one always follows a request"},
 		{Name: "snapshot-default-locale-on-top", Breaks: []string{"BRIDGE-SNAPSHOT-FIELDS"},
 			Description: "the snapshot's locale and timezone are the host's defaults; the configured ones only appear nested in a user object"},
+		{Name: "host-page-logs-secret", Breaks: []string{"BRIDGE-NO-LEAK"},
+			Description: "the host page writes each configured lime.secrets status it forwards to the browser console with the secret's value (debug logging left on); the frame's answer is clean"},
 		{Name: "storage-answer-names-path", Breaks: []string{"BRIDGE-NO-LEAK"},
 			Description: "lime.storage set answers with where the value lives on the host's disk (a path under the host's data folder)"},
 		{Name: "theme-update-previous-mode", Breaks: []string{"BRIDGE-THEME-UPDATE"},

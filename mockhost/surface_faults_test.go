@@ -143,6 +143,12 @@ func surfaceProbes() map[string]probe {
 			func(p map[string]any) string { return fmt.Sprint(strings.Contains(raw(p), "canary-session")) }),
 		"error-echoes-secret": invokeProbe(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-secret"}},
 			"lime.secrets", "status", map[string]any{"key": "api_key"}),
+		"host-page-logs-secret": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Secrets: map[string]string{"api_key": "canary-secret"}})
+			s := x.mount("tiny-app", "main")
+			a := s.sendRaw(raw(s.envelope(hostbridge.TypeInvoke, "r1", map[string]any{"capability": "lime.secrets", "method": "status", "args": map[string]any{"key": "api_key"}})))
+			return a.Log
+		},
 		"frame-gets-node-globals": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
 			_, body, _ := s.get(s.frame)

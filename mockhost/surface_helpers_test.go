@@ -148,6 +148,7 @@ type answerSeen struct {
 	Post   []hostbridge.Message `json:"post"`
 	Toast  *toast               `json:"toast"`
 	Reload string               `json:"reload"`
+	Log    string               `json:"log"`
 }
 
 // sendRaw posts a raw message body as the host page does.

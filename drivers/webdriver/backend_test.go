@@ -53,6 +53,24 @@ func TestBackendServesTheHarnessesPageOnBothEngines(t *testing.T) {
 			if err := p.EvalIn(ctx, app, "w", "globalThis.probe.instance", &first); err != nil || first == "" {
 				t.Fatalf("the world's value: %v, %q", err, first)
 			}
+			// The console: WebDriver has none, the page's documents
+			// record theirs once the harness hooked them.
+			if err := p.Eval(ctx, app, `console.warn("w-line", {a: 1}); document.body.appendChild(Object.assign(document.createElement("script"), {textContent: "throw new Error('late-boom')"})); 1`, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Eval(ctx, "", `console.log("top-line"); 1`, nil); err != nil {
+				t.Fatal(err)
+			}
+			var said []string
+			for end := time.Now().Add(5 * time.Second); len(said) < 3 && time.Now().Before(end); {
+				said = nil
+				for _, l := range p.Console() {
+					said = append(said, l.Level+" "+l.Text+" @"+strings.TrimPrefix(l.FrameURL, host))
+				}
+			}
+			if len(said) != 3 || said[0] != "log top-line @" || said[1] != `warning w-line {"a":1} @`+app || !strings.HasPrefix(said[2], "exception ") || !strings.Contains(said[2], "late-boom") {
+				t.Fatalf("console %q, want the top page's log, the frame's warning and its uncaught error", said)
+			}
 			var hidden string
 			if err := p.Eval(ctx, app, "typeof probe", &hidden); err != nil || hidden != "undefined" {
 				t.Fatalf("the world's globals seen from the page: %v, %q, want undefined", err, hidden)

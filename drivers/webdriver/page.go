@@ -45,6 +45,9 @@ type Page struct {
 	mu       sync.Mutex
 	installs map[string]string // world -> source
 	closed   bool
+	// console is what the last Console read found.
+	console        []browser.ConsoleLine
+	consoleDropped int
 }
 
 func newPage(b *Browser, srv *Server, sh *shared, win, profile string) *Page {
@@ -125,6 +128,10 @@ func (p *Page) Open(ctx context.Context, url string) error {
 		if err := p.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
 			return fmt.Errorf("webdriver: open %s: HTTP %d", url, status)
 		}
+		// The console from now on, in every frame there is: a frame
+		// that comes later is hooked when the harness installs a world
+		// there (the probe's).
+		_, _, _ = p.walk(ctx, "", false, func(browser.Frame) error { return p.hookConsole(ctx) })
 		return nil
 	})
 }
@@ -150,8 +157,8 @@ const frameInfoJS = `return {url: location.href, name: String(window.name), n: w
 // siblings in document order), switching into each. With stop it stops
 // in the first frame whose URL starts with prefix, which stays current,
 // and reports it found; else it lists them all and leaves the current
-// context anywhere.
-func (p *Page) walk(ctx context.Context, prefix string, stop bool) ([]browser.Frame, bool, error) {
+// context anywhere. each, when set, runs in every frame visited.
+func (p *Page) walk(ctx context.Context, prefix string, stop bool, each func(browser.Frame) error) ([]browser.Frame, bool, error) {
 	if err := p.s.SwitchToTop(ctx); err != nil {
 		return nil, false, err
 	}
@@ -166,7 +173,13 @@ func (p *Page) walk(ctx context.Context, prefix string, stop bool) ([]browser.Fr
 		if err := p.s.ExecuteSync(ctx, frameInfoJS, nil, &info); err != nil {
 			return false, err
 		}
-		out = append(out, browser.Frame{ID: id, ParentID: parent, URL: info.URL, Name: info.Name})
+		f := browser.Frame{ID: id, ParentID: parent, URL: info.URL, Name: info.Name}
+		out = append(out, f)
+		if each != nil {
+			if err := each(f); err != nil {
+				return false, err
+			}
+		}
 		if stop && strings.HasPrefix(info.URL, prefix) {
 			return true, nil
 		}
@@ -194,7 +207,7 @@ func (p *Page) walk(ctx context.Context, prefix string, stop bool) ([]browser.Fr
 // selectFrame makes the first frame whose URL starts with prefix current,
 // or says why it could not (yet).
 func (p *Page) selectFrame(ctx context.Context, prefix string) (string, error) {
-	frames, found, err := p.walk(ctx, prefix, true)
+	frames, found, err := p.walk(ctx, prefix, true, nil)
 	if err != nil {
 		return "", err
 	}
@@ -215,7 +228,7 @@ func (p *Page) Frames(ctx context.Context) ([]browser.Frame, error) {
 	}
 	var frames []browser.Frame
 	err := p.in(ctx, func() (err error) {
-		frames, _, err = p.walk(ctx, "", false)
+		frames, _, err = p.walk(ctx, "", false, nil)
 		return err
 	})
 	if err != nil {
@@ -486,8 +499,12 @@ func (p *Page) Install(ctx context.Context, frameURLPrefix, world, source string
 	}
 }
 
-// install runs the installer in the current frame.
+// install runs the installer in the current frame, hooking its console
+// first.
 func (p *Page) install(ctx context.Context, world, source string) error {
+	if err := p.hookConsole(ctx); err != nil {
+		return err
+	}
 	return p.s.ExecuteSync(ctx, fmt.Sprintf(installJS, source), []any{p.key, world}, nil)
 }
 
@@ -593,11 +610,104 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	return png, nil
 }
 
-// Console is empty: WebDriver classic gives no console.
-func (p *Page) Console() []browser.ConsoleLine { return nil }
+// consoleJS makes the current document record, from now on and once per
+// document, what it says on the console (each console method's call) and
+// its uncaught errors and rejections, capped, under the page's root:
+// WebDriver classic has no console of its own to read.
+const consoleJS = `const key = arguments[0], max = arguments[1], cap = arguments[2];
+let d = Object.getOwnPropertyDescriptor(window, key);
+if (!d) { Object.defineProperty(window, key, {value: Object.create(null)}); d = Object.getOwnPropertyDescriptor(window, key); }
+const root = d.value;
+if (root[" console"]) return false;
+const log = {lines: [], dropped: 0};
+root[" console"] = log;
+const text = (args) => Array.prototype.map.call(args, (a) => {
+  if (typeof a === "string") return a;
+  try { const j = JSON.stringify(a); return j === undefined ? String(a) : j; } catch (e) { return String(a); }
+}).join(" ");
+const add = (level, t) => { if (log.lines.length >= max) { log.dropped++; return; } log.lines.push({level: level, text: String(t).slice(0, cap)}); };
+for (const m of ["log", "info", "warn", "error", "debug", "trace", "dir"]) {
+  const orig = console[m];
+  if (typeof orig !== "function") continue;
+  console[m] = function () { try { add(m === "warn" ? "warning" : m, text(arguments)); } catch (e) {} return orig.apply(this, arguments); };
+}
+window.addEventListener("error", (e) => add("exception", String(e.message) + (e.error && e.error.stack ? "\n" + e.error.stack : "")));
+window.addEventListener("unhandledrejection", (e) => add("exception", "Uncaught (in promise) " + (e.reason && e.reason.stack ? e.reason.stack : String(e.reason))));
+return true;`
 
-// ConsoleDropped is 0: nothing is kept (Console).
-func (p *Page) ConsoleDropped() int { return 0 }
+// readConsoleJS answers what consoleJS recorded in the current document.
+const readConsoleJS = `const d = Object.getOwnPropertyDescriptor(window, arguments[0]);
+const log = d && d.value[" console"];
+return log ? {lines: log.lines, dropped: log.dropped} : null;`
+
+// hookConsole runs consoleJS in the current frame.
+func (p *Page) hookConsole(ctx context.Context) error {
+	return p.s.ExecuteSync(ctx, consoleJS, []any{p.key, consoleLines, consoleLineBytes}, nil)
+}
+
+// What a page's documents keep of their console (browser keeps as much).
+const (
+	consoleLines     = 1000
+	consoleLineBytes = 4096
+	consoleReadLimit = 3 * time.Second
+)
+
+// Console is what the page's documents said on the console since the
+// harness hooked each (when it opened the page, or installed a world in
+// a frame that came later), read from every frame there is
+// now: a document that went away (a reload) took its lines with it, and
+// what a document said before it was hooked is not seen. A page that
+// does not answer within a few seconds gives what the last read gave.
+func (p *Page) Console() []browser.ConsoleLine {
+	if p.usable() != nil {
+		return p.lastConsole()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), consoleReadLimit)
+	defer cancel()
+	var lines []browser.ConsoleLine
+	dropped := 0
+	err := p.in(ctx, func() error {
+		_, _, err := p.walk(ctx, "", false, func(f browser.Frame) error {
+			var log *struct {
+				Lines []struct {
+					Level string `json:"level"`
+					Text  string `json:"text"`
+				} `json:"lines"`
+				Dropped int `json:"dropped"`
+			}
+			if err := p.s.ExecuteSync(ctx, readConsoleJS, []any{p.key}, &log); err != nil || log == nil {
+				return nil // a frame that went away, or that was never hooked
+			}
+			for _, l := range log.Lines {
+				lines = append(lines, browser.ConsoleLine{Level: l.Level, Text: l.Text, FrameURL: f.URL})
+			}
+			dropped += log.Dropped
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return p.lastConsole()
+	}
+	p.mu.Lock()
+	p.console, p.consoleDropped = lines, dropped
+	p.mu.Unlock()
+	return lines
+}
+
+func (p *Page) lastConsole() []browser.ConsoleLine {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.console
+}
+
+// ConsoleDropped is how many lines the documents counted past what they
+// keep, at the last read (Console).
+func (p *Page) ConsoleDropped() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.consoleDropped
+}
 
 // Close deletes the session, which ends its browser; its remote end
 // serves the next page, or is killed when the session would not end (a
