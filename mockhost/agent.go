@@ -465,6 +465,11 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 				err = call(ctx, h.agent.callTimeout(), conn, "agentSession/start", start, &s)
 			}
 		}
+		// fault: agent-session-error-taken-as-local — an agentSession/start the App Server answers with a JSON-RPC error is taken for a local session, and the turn starts on it.
+		var rpcErr *jsonrpc2.Error
+		if errors.As(err, &rpcErr) && h.faults.Has("agent-session-error-taken-as-local") {
+			s.SessionID, err = "session-local", nil
+		}
 		if err != nil || s.SessionID == "" {
 			return unavailable(fmt.Errorf("agentSession/start: %v", err))
 		}
@@ -491,6 +496,11 @@ func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial,
 	err = call(ctx, h.agent.callTimeout(), conn, "agentSession/turn/start", turn, &t)
 	// fault: agent-turn-timeout-taken-as-started — an agentSession/turn/start the App Server does not answer in time is taken as started: the task is answered with a made-up turn.
 	if errors.Is(err, context.DeadlineExceeded) && h.faults.Has("agent-turn-timeout-taken-as-started") {
+		t.TurnID, err = "pending-"+link.taskID, nil
+	}
+	// fault: agent-turn-error-taken-as-started — an agentSession/turn/start the App Server answers with a JSON-RPC error is taken as started: the task is answered with a made-up turn.
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) && h.faults.Has("agent-turn-error-taken-as-started") {
 		t.TurnID, err = "pending-"+link.taskID, nil
 	}
 	if err == nil && t.TurnID != "" {

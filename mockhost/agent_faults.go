@@ -50,5 +50,9 @@ func agentFaults() []Fault {
 			Description: "a host with no App Server configured answers lime.agent startTask with a canned task that succeeds"},
 		{Name: "agent-mock-success-when-down", Breaks: []string{"AGENT-FAIL-CLOSED"},
 			Description: "with the App Server unreachable, startTask answers a mock task and pushes a fabricated delta and a success result"},
+		{Name: "agent-session-error-taken-as-local", Breaks: []string{"AGENT-FAIL-CLOSED"},
+			Description: "an agentSession/start the App Server answers with a JSON-RPC error is taken for a local session, and the turn is started on it"},
+		{Name: "agent-turn-error-taken-as-started", Breaks: []string{"AGENT-FAIL-CLOSED"},
+			Description: "an agentSession/turn/start the App Server answers with a JSON-RPC error is taken as started: startTask is answered with a made-up turn"},
 	}
 }

@@ -185,6 +185,8 @@ func agentProbes() map[string]probe {
 		"agent-mock-without-app-server": agentProbe(false, func(answer hostbridge.Message, _ []appserver.Message, _ hostbridge.Message) string {
 			return string(answer.Type)
 		}),
+		"agent-session-error-taken-as-local": appServerErrorProbe(appserver.MethodSessionStart),
+		"agent-turn-error-taken-as-started":  appServerErrorProbe(appserver.MethodTurnStart),
 	}
 }
 
@@ -293,5 +295,16 @@ func structuredProbe(retries int) probe {
 			}
 		}
 		return fmt.Sprint(n, ends)
+	}
+}
+
+// appServerErrorProbe answers the type of startTask's answer while the App
+// Server answers method with a JSON-RPC error.
+func appServerErrorProbe(method string) probe {
+	return func(t *testing.T, x *harness) string {
+		sc := appserver.NewScript()
+		sc.ErrorOn = method
+		appServerFor(t, x, sc, protocol.ConfigureParams{})
+		return x.mount("tiny-app", "main").invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"}).Type
 	}
 }

@@ -362,6 +362,15 @@ func faultProbes() map[string]probe {
 			}
 			return raw(x.list().Apps[0].Registered)
 		},
+		"health-ignored":             healthProbe("storage_accessible"),
+		"health-first-check-only":    healthProbe("ui_bundle_loaded"),
+		"health-startup-needs-setup": healthProbe("storage_accessible"),
+		"health-runtime-blocks":      healthProbe("agent_runtime_available"),
+		"health-signal-by-prefix":    healthProbe("storage"),
+		"health-failure-sticks": func(t *testing.T, x *harness) string {
+			healthProbe("storage_accessible")(t, x)
+			return healthProbe()(t, x)
+		},
 		"ignore-availability": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{Available: map[string][]string{"tools": {}}})
 			r, err := x.readiness(protocol.ReadinessParams{Path: app(t, "toolRefs:\n  - {key: pdf, required: true}\n")})
@@ -518,4 +527,19 @@ func runtimeBackedProbe(t *testing.T, x *harness) string {
 	_, err := x.install(dir, nil, true)
 	c, _, data := hostErrorData(err)
 	return fmt.Sprint(c, data)
+}
+
+// healthProbe answers the readiness status of an app with two critical
+// startup health checks and a critical runtime one while the signals
+// failing read as failing.
+func healthProbe(failing ...string) probe {
+	return func(t *testing.T, x *harness) string {
+		x.configureWith(protocol.ConfigureParams{Health: &protocol.HealthSignals{Failing: append([]string{}, failing...)}})
+		dir := pkg(t, "tiny-app", map[string]string{"evals/health.yaml": "health:\n  startup:\n    - {check: storage_accessible, critical: true}\n    - {check: ui_bundle_loaded, critical: true}\n  runtime:\n    - {check: agent_runtime_available, critical: true}\n"})
+		r, err := x.readiness(protocol.ReadinessParams{Path: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Status
+	}
 }

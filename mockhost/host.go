@@ -98,6 +98,9 @@ type Host struct {
 	knowledge map[string]map[string]string
 	// workflows is the workflow runtime's runs (workflows.go).
 	workflows *workflowRuns
+	// healthFailed are the startup health checks seen failing, by app name
+	// (read only by the health-failure-sticks fault); under mu.
+	healthFailed map[string][]string
 
 	// schemas check params; nil if they failed to compile (then params
 	// are decoded strictly instead).

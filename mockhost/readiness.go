@@ -118,6 +118,7 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	}
 	h.billingReadiness(p, &res)
 	h.modelSettingsReadiness(p, &res)
+	h.healthReadiness(p, &res)
 	if params.AppID != "" && h.isInstalled(params.AppID) {
 		if err := h.migrationReadiness(params.AppID, p, &res); err != nil {
 			return protocol.ReadinessResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)

@@ -34,6 +34,10 @@ const (
 // connection's initialize → initialized handshake.
 const CodeNotInitialized = -32002
 
+// CodeFailed answers the method a script's ErrorOn names: the runtime
+// behind the App Server failed (JSON-RPC's server error range).
+const CodeFailed = -32000
+
 // Event is one fact a turn emits as an agentSession/event notification:
 // a type of the lime.agent-task-event.v1 vocabulary, a subtype for the
 // result, a payload.
@@ -71,6 +75,10 @@ type Script struct {
 	// (until MaxHang), answering every other one: a peer silent at one
 	// step of the exchange.
 	SilentOn string
+	// ErrorOn, when set, is a method the server answers with a JSON-RPC
+	// error (CodeFailed), answering every other one: a peer that fails at
+	// one step of the exchange.
+	ErrorOn string
 
 	mu       sync.Mutex
 	sessions int
@@ -304,6 +312,9 @@ func (sc *Script) handle(ctx context.Context, h handler, req *jsonrpc2.Request) 
 	h.s.mu.Unlock()
 	if !ready {
 		return nil, &jsonrpc2.Error{Code: CodeNotInitialized, Message: "initialize and initialized come before " + req.Method}
+	}
+	if sc.ErrorOn != "" && req.Method == sc.ErrorOn {
+		return nil, &jsonrpc2.Error{Code: CodeFailed, Message: "the runtime failed to serve " + req.Method}
 	}
 	switch req.Method {
 	case MethodSessionStart:

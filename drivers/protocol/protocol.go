@@ -156,6 +156,16 @@ type ConfigureParams struct {
 	// runtime-backed host runs releases on (spec 003, Distribution flow).
 	// Absent: the host's own (not judged).
 	SystemRuntime *SystemRuntime `json:"systemRuntime,omitempty"`
+	// Health is what the host-observable signals of the apps' health
+	// checks (evals/health.yaml) read (spec 000, Health checks). Absent:
+	// the host's own signals (not judged).
+	Health *HealthSignals `json:"health,omitempty"`
+}
+
+// HealthSignals name the health checks whose signals read as failing;
+// every other check passes. Failing is never null when sent.
+type HealthSignals struct {
+	Failing []string `json:"failing"`
 }
 
 // SystemRuntime is the system lime-runtime a runtime-backed host finds.

@@ -773,16 +773,17 @@ func describeAgentReads(tc *harness.TestContext) {
 // describeAgentFailClosed declares the specs of a task when the App Server is down, refusing or dropping.
 func describeAgentFailClosed(tc *harness.TestContext) {
 	DescribeTable("fails closed, never mocking success, when the App Server",
-		func(mode appserver.Mode, configured bool, silentOn string) {
+		func(mode appserver.Mode, configured bool, silentOn, errorOn string) {
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 			expectStarted(s, "control-1")
 			s.Run(harness.AwaitCount(hostbridge.TypeEvent, len(appserver.NewScript().Turn)))
 			switch {
-			case silentOn != "":
+			case silentOn != "" || errorOn != "":
 				// Every step of the exchange a task needs, the peer silent
-				// at one: the host's own timeout must end the task closed.
+				// at one (the host's own timeout must end the task closed)
+				// or answering it with a JSON-RPC error.
 				sc := appserver.NewScript()
-				sc.SilentOn = silentOn
+				sc.SilentOn, sc.ErrorOn = silentOn, errorOn
 				tc.AppServer().SetScript(sc)
 			case configured:
 				tc.AppServer().SetMode(mode)
@@ -797,6 +798,8 @@ func describeAgentFailClosed(tc *harness.TestContext) {
 			switch {
 			case silentOn != "":
 				what = "the App Server silent at " + silentOn
+			case errorOn != "":
+				what = "the App Server answering " + errorOn + " with a JSON-RPC error"
 			case !configured:
 				what = "no App Server configured"
 			}
@@ -817,12 +820,14 @@ func describeAgentFailClosed(tc *harness.TestContext) {
 				tc.Failf("startTask got %s, not host:error with a stable code", harness.AnswerText(t.answer, t.answered))
 			}
 		},
-		Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true, ""),
-		Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true, ""),
-		Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true, ""),
-		Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false, ""),
-		Entry("is silent at agentSession/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodSessionStart),
-		Entry("is silent at agentSession/turn/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodTurnStart),
+		Entry("refuses connections", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Refuse, true, "", ""),
+		Entry("hangs", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Hang, true, "", ""),
+		Entry("answers garbage", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Garbage, true, "", ""),
+		Entry("is no longer configured", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, false, "", ""),
+		Entry("is silent at agentSession/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodSessionStart, ""),
+		Entry("is silent at agentSession/turn/start", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, appserver.MethodTurnStart, ""),
+		Entry("answers agentSession/start with a JSON-RPC error", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, "", appserver.MethodSessionStart),
+		Entry("answers agentSession/turn/start with a JSON-RPC error", tc.Req("AGENT-FAIL-CLOSED", levels.EveryMember), appserver.Serve, true, "", appserver.MethodTurnStart),
 	)
 
 	// Who answers: an App Server that answers a projection read with

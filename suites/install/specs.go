@@ -27,4 +27,5 @@ func Specs(tc *harness.TestContext) {
 	describeLifecycleReadiness(tc)
 	describePolicy(tc)
 	describeAvailability(tc)
+	describeHealth(tc)
 }
