@@ -235,6 +235,8 @@ export class Host {
       if (typeof sr.version !== "string" || sr.version === "") throw invalidParams("systemRuntime.version", "must be a non-empty string");
       cfg.systemRuntime = sr.version;
     }
+    const health = obj(p, "health");
+    if (health) cfg.healthFailing = health.failing === undefined || health.failing === null ? [] : stringList(health.failing, "health.failing");
     const t = obj(p, "timeouts");
     if (t && typeof t.revocationMs === "number" && t.revocationMs > 0) cfg.revocationMs = Math.min(t.revocationMs, 3000);
     const sig = obj(p, "sigstore");

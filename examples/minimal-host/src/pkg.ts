@@ -38,6 +38,7 @@ export interface LoadedPackage {
   manifest: Obj; // frontmatter with the layered files applied
   frontmatter: Obj;
   readinessModel: Obj | null; // evals/readiness.yaml
+  healthModel: Obj | null; // evals/health.yaml's `health`
   signature: Obj | null; // app.signature.yaml's `signature`
   findings: Finding[];
 }
@@ -252,7 +253,7 @@ export function loadPackage(root: string): LoadedPackage {
   const manifestHash = sha256(appmd);
   const packageHash = hashFiles(files);
   const pkg: LoadedPackage = {
-    root, files, packageHash, manifestHash, manifest: {}, frontmatter: {}, readinessModel: null, signature: null, findings,
+    root, files, packageHash, manifestHash, manifest: {}, frontmatter: {}, readinessModel: null, healthModel: null, signature: null, findings,
   };
 
   const dec = decodeUtf8(appmd, "APP.md");
@@ -311,6 +312,16 @@ export function loadPackage(root: string): LoadedPackage {
       const y = parseYaml(d.text, "evals/readiness.yaml");
       if (y.findings.length) findings.push(...y.findings);
       else if (isObj(y.value)) pkg.readinessModel = isObj(y.value.readiness) ? y.value.readiness : y.value;
+    }
+  }
+  const hbytes = readSmall(pkg, "evals/health.yaml");
+  if (hbytes !== null) {
+    const d = decodeUtf8(hbytes, "evals/health.yaml");
+    if (d.text === null) findings.push(...d.findings);
+    else {
+      const y = parseYaml(d.text, "evals/health.yaml");
+      if (y.findings.length) findings.push(...y.findings);
+      else if (isObj(y.value)) pkg.healthModel = isObj(y.value.health) ? y.value.health : y.value;
     }
   }
   pkg.manifest = manifest;

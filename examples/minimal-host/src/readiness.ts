@@ -134,6 +134,22 @@ function appChecks(pkg: LoadedPackage, cfg: Config, now: Date, installedHashProb
   need("skills", list(m.skillRefs), (o) => o.id ?? o.key, "skill_available", "install-skill");
   need("evals", list(m.evals), (o) => o.key ?? o.id, "eval_available", "install-eval");
 
+  // Health checks (evals/health.yaml), read against the signals the configuration says fail: a
+  // failing startup check regresses the app to blocked, a failing runtime check degrades it.
+  if (cfg.healthFailing && pkg.healthModel) {
+    for (const phase of ["startup", "runtime"]) {
+      for (const c of list(pkg.healthModel[phase])) {
+        if (typeof c.check !== "string" || !cfg.healthFailing.includes(c.check)) continue;
+        if (phase === "startup" && c.critical !== false) {
+          fail("blocked", { severity: "error", kind: "health", key: c.check, tier: "required", required: true, blocking: true, message: `the startup health check ${c.check} fails` },
+            { key: c.check, title: `Fix ${c.check}`, kind: "external", target: c.check });
+        } else {
+          fail("ready-degraded", { severity: "warning", kind: "health", key: c.check, tier: "recommended", required: false, blocking: false, message: `the ${phase} health check ${c.check} fails` });
+        }
+      }
+    }
+  }
+
   // Required knowledge templates: this host binds no knowledge packs.
   for (const k of list(m.knowledgeTemplates)) {
     if (k.required !== true || typeof k.key !== "string") continue;

@@ -34,6 +34,8 @@ export interface Config {
   clock?: Date;
   /** host/configure systemRuntime.version: the system lime-runtime a runtime-backed release runs on. */
   systemRuntime?: string;
+  /** host/configure health.failing: the health checks whose signals read as failing. */
+  healthFailing?: string[];
   revocationMs: number;
   sigstore?: Obj;
 }
