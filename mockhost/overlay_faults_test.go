@@ -68,6 +68,9 @@ func overlayProbes() map[string]probe {
 			sort.Strings(names)
 			return strings.Join(names, ",")
 		},
+		"overlay-grants-permissions":   bypassProbe(`{"grants": ["files_rw"]}`),
+		"overlay-enables-denied-entry": bypassProbe(`{"enabledEntries": ["main"]}`),
+		"overlay-skips-readiness":      bypassProbe(`{"skipReadiness": true}`),
 		"update-resets-overlays": func(t *testing.T, x *harness) string {
 			setOverlays(t, x, protocol.ScopeUser)
 			newer := pkg(t, "tiny-app", map[string]string{"APP.md": strings.Replace(manifest(withDefaults(overlayApp)), "version: 1.0.0", "version: 1.1.0", 1)})
@@ -75,5 +78,36 @@ func overlayProbes() map[string]probe {
 				Consent: protocol.Consent{Granted: true, By: "user"}}, &protocol.UpdateResult{})
 			return toneInEffect(x)
 		},
+	}
+}
+
+// bypassProbe installs tiny-app with overlayApp's templates and a required
+// permission, then, with the permission ungranted and entry main denied by
+// policy, sets the workspace overlay to values and answers the readiness
+// of the app and of main.
+func bypassProbe(values string) probe {
+	return func(t *testing.T, x *harness) string {
+		dir := pkg(t, "tiny-app", map[string]string{"APP.md": manifest(withDefaults(overlayApp)),
+			"app.permissions.yaml": "permissions:\n  - {key: files_rw, scope: filesystem, access: read-write, required: true}\n"})
+		x.configureWith(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {"files_rw"}}})
+		if _, err := x.install(dir, nil, true); err != nil {
+			t.Fatal(err)
+		}
+		x.configureWith(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {}},
+			Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"main"}}}})
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(values), &v); err != nil {
+			t.Fatal(err)
+		}
+		x.must(protocol.MethodOverlay, protocol.OverlayParams{AppID: "tiny-app", Key: "workspace_rules", Scope: protocol.ScopeWorkspace, Values: v}, &protocol.OK{})
+		app, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		main, err := x.readiness(protocol.ReadinessParams{AppID: "tiny-app", Entry: "main"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app.Status + " " + main.Status
 	}
 }

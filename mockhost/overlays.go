@@ -117,3 +117,23 @@ func (h *Host) effectiveOverlay(appID string) map[string]protocol.OverlayValue {
 	}
 	return out
 }
+
+// overlayList is the list of strings the overlay in effect for appID sets
+// under name (read only by the faults that let an overlay lift a gate).
+func (h *Host) overlayList(appID, name string) []string {
+	v, ok := h.effectiveOverlay(appID)[name]
+	if !ok {
+		return nil
+	}
+	var keys []string
+	_ = json.Unmarshal(v.Value, &keys)
+	return keys
+}
+
+// overlaySkipsReadiness reports whether the overlay in effect for appID
+// sets skipReadiness true (read only by the overlay-skips-readiness fault).
+func (h *Host) overlaySkipsReadiness(appID string) bool {
+	v, ok := h.effectiveOverlay(appID)["skipReadiness"]
+	var skip bool
+	return ok && json.Unmarshal(v.Value, &skip) == nil && skip
+}

@@ -46,6 +46,12 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 	if h.faults.Has("ignore-permission-grants") {
 		env.Granted = nil
 	}
+	// fault: overlay-grants-permissions — the permission keys an overlay in effect lists under grants count as granted.
+	if env.Granted != nil && h.faults.Has("overlay-grants-permissions") {
+		for _, k := range h.overlayList(name, "grants") {
+			env.Granted[k] = true
+		}
+	}
 	// fault: ignore-tenant-policy — tenant policy is never read, at install or in readiness.
 	if cfg.Policy == nil || h.faults.Has("ignore-tenant-policy") {
 		return
@@ -57,6 +63,12 @@ func (h *Host) applyPolicy(env *agentpkg.Env, cfg protocol.ConfigureParams, name
 		// fault: denied-entries-first-only — only the first entry key of an app's deniedEntries list is read.
 		if h.faults.Has("denied-entries-first-only") {
 			break
+		}
+	}
+	// fault: overlay-enables-denied-entry — an entry an overlay in effect lists under enabledEntries is no longer denied by tenant policy.
+	if h.faults.Has("overlay-enables-denied-entry") {
+		for _, k := range h.overlayList(name, "enabledEntries") {
+			delete(env.DeniedEntries, k)
 		}
 	}
 	// fault: policy-denies-whole-app — an app with one denied entry is denied as a whole.

@@ -8,4 +8,5 @@ import "github.com/agentapp/conformance/suites/harness"
 // Specs declares the area's specs, in the order they run.
 func Specs(tc *harness.TestContext) {
 	describeOverlays(tc)
+	describeOverlayBypass(tc)
 }
