@@ -115,7 +115,7 @@ func installRequirements() []Requirement {
 		{ID: "READY-INSTALLED-HASH", BugFamilies: []BugFamily{EveryMember, ChangeBetweenReads, EveryEntryPoint}, Refusal: []RefusalKind{NotReadyInstalled}, Reading: "The installed copy", Strength: Should, Levels: []string{"installable", "desktop-p1"},
 			Title:  "An installed app whose files changed since install (one edited at the same size, added or removed) is not ready, naming the file or the packageHash, and is ready again once the files are restored",
 			Clause: spec(SpecMain, "Readiness", "Readiness should check: ... UI / worker / storage package is complete and hash-matched")},
-		{ID: "UNINSTALL-KEEP-DATA", BugFamilies: []BugFamily{EveryTransition}, Strength: Must, Levels: []string{"installable", "desktop-p4"},
+		{ID: "UNINSTALL-KEEP-DATA", BugFamilies: []BugFamily{EveryTransition, EveryEntryPoint}, Strength: Must, Levels: []string{"installable", "desktop-p4"},
 			Title:  "Uninstall keeping data removes the app and keeps its data",
 			Clause: spec(SpecDesktop, "Required desktop host behavior", "Support disable, uninstall keep data, uninstall delete data, and export then delete.")},
 		{ID: "UNINSTALL-DELETE-DATA", BugFamilies: []BugFamily{EveryEntryPoint, EveryTransition}, Strength: Must, Levels: []string{"installable", "desktop-p4"},

@@ -320,6 +320,14 @@ func faultProbes() map[string]probe {
 			}
 			return string(he.Data)
 		},
+		"app-calls-after-uninstall": func(t *testing.T, x *harness) string {
+			if _, err := x.install(app(t, "secrets:\n  - {key: provider_api_key, required: false}\n"), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodUninstall, protocol.UninstallParams{AppID: "tiny-app"}, nil)
+			err := x.call(protocol.MethodSecret, protocol.SecretParams{AppID: "tiny-app", Key: "provider_api_key", Value: "v"}, nil)
+			return fmt.Sprint(code(err))
+		},
 		"readiness-after-uninstall": func(t *testing.T, x *harness) string {
 			if _, err := x.install(app(t, ""), nil, true); err != nil {
 				t.Fatal(err)

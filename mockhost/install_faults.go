@@ -17,6 +17,8 @@ func installFaults() []Fault {
 			Description: "uninstall keeps app data even when asked to delete it"},
 		{Name: "readiness-after-uninstall", Breaks: []string{"UNINSTALL-DELETE-DATA"},
 			Description: "readiness of an uninstalled app is still answered from the package it was installed from"},
+		{Name: "app-calls-after-uninstall", Breaks: []string{"UNINSTALL-DELETE-DATA", "UNINSTALL-KEEP-DATA"},
+			Description: "app/secret, app/overlay, app/knowledge and app/file still take an uninstalled app, found in the folder it was installed from: a registration left behind"},
 		{Name: "uninstall-by-prefix", Breaks: []string{"UNINSTALL-ISOLATED"},
 			Description: "uninstall deletes the data of every app whose id starts with the one named, as a host deleting by prefix would"},
 		{Name: "uninstall-removes-all", Breaks: []string{"UNINSTALL-ISOLATED"},

@@ -111,6 +111,10 @@ func (h *Host) installedPackage(appID string) (*agentpkg.Package, *jsonrpc2.Erro
 	if ok {
 		path = a.path
 	}
+	// fault: app-calls-after-uninstall — the calls that name an installed app (app/secret, app/overlay, app/knowledge, app/file) still find an uninstalled one, in the folder it was installed from.
+	if source, was := h.paths[appID]; !ok && was && h.faults.Has("app-calls-after-uninstall") {
+		path, ok = source, true
+	}
 	h.mu.Unlock()
 	if !ok {
 		return nil, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/control"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
@@ -649,6 +650,81 @@ func (tc *TestContext) ExpectGone(appID string) {
 			tc.Failf("%s of %s, uninstalled, was answered with error %d; the protocol names %d (app not found)",
 				c.method, appID, code, protocol.CodeAppNotFound)
 		}
+	}
+}
+
+// AppCall is one call naming an installed app.
+type AppCall struct {
+	Method string
+	Params any
+}
+
+// AcceptedAppCalls makes the calls that only an installed app answers
+// (docs/host-control-protocol.md: -32004 for an app that is not
+// installed), each naming what the package at dir declares: a read of a
+// workspace file, a read of its first knowledge template, a binding of its
+// first secret slot, an empty overlay of its first overlay template; among
+// the methods the host announces. It returns those the host answered with
+// a result: ExpectGone's positive control, on the same app in the same
+// session.
+func (tc *TestContext) AcceptedAppCalls(appID, dir string) []AppCall {
+	ginkgo.GinkgoHelper()
+	p, err := agentpkg.Load(dir, agentpkg.LoadOptions{Limits: agentpkg.DefaultLimits()})
+	if err != nil {
+		tc.Errorf("fixture sanity: loading %s: %v", dir, err)
+	}
+	first := func(list string, fields ...string) []string {
+		items, _ := p.Manifest[list].([]any)
+		for _, it := range items {
+			m, _ := it.(map[string]any)
+			var out []string
+			for _, f := range fields {
+				v, _ := m[f].(string)
+				out = append(out, v)
+			}
+			if out[0] != "" {
+				return out
+			}
+		}
+		return nil
+	}
+	calls := []AppCall{{protocol.MethodFile, protocol.FileParams{AppID: appID, Path: "residue.txt"}}}
+	if k := first("knowledgeTemplates", "key"); k != nil {
+		calls = append(calls, AppCall{protocol.MethodKnowledge, protocol.KnowledgeParams{AppID: appID, Template: k[0]}})
+	}
+	if k := first("secrets", "key"); k != nil {
+		calls = append(calls, AppCall{protocol.MethodSecret, protocol.SecretParams{AppID: appID, Key: k[0], Value: Nonce("residue")}})
+	}
+	if k := first("overlayTemplates", "key", "scope"); k != nil {
+		calls = append(calls, AppCall{protocol.MethodOverlay, protocol.OverlayParams{AppID: appID, Key: k[0], Scope: k[1], Values: map[string]json.RawMessage{}}})
+	}
+	var accepted []AppCall
+	for _, c := range calls {
+		if !slices.Contains(tc.Host().Hello().Methods, c.Method) {
+			continue
+		}
+		if _, isHostErr := tc.HostErrorCode(c.Method, tc.Call(c.Method, c.Params, &json.RawMessage{})); !isHostErr {
+			accepted = append(accepted, c)
+		}
+	}
+	return accepted
+}
+
+// ExpectCallsRefused fails the spec when a call the host took for the
+// installed app (AcceptedAppCalls) is still answered with a result once
+// the app is uninstalled: a registration left behind. Any error answer
+// will do: a host may check the params before it looks the app up.
+func (tc *TestContext) ExpectCallsRefused(appID string, calls []AppCall) {
+	ginkgo.GinkgoHelper()
+	var leftover []string
+	for _, c := range calls {
+		var raw json.RawMessage
+		if _, isHostErr := tc.HostErrorCode(c.Method, tc.Call(c.Method, c.Params, &raw)); !isHostErr {
+			leftover = append(leftover, fmt.Sprintf("%s (answered %s)", c.Method, Excerpt(raw)))
+		}
+	}
+	if len(leftover) > 0 {
+		tc.Failf("%s, uninstalled, is still taken as installed by %s, which it took before its uninstall", appID, strings.Join(leftover, "; "))
 	}
 }
 

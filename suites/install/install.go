@@ -130,9 +130,10 @@ func describeInstall(tc *harness.TestContext) {
 			tc.ExpectRegistered(app.AppID, dir, "install")
 		})
 
-		It("keeps the app's data when uninstalling with keepData", tc.Req("UNINSTALL-KEEP-DATA", levels.EveryTransition), func() {
-			dir := tc.Fixture("minimal-app")
+		It("keeps the app's data when uninstalling with keepData, and takes no call for the app until it is installed again", tc.Req("UNINSTALL-KEEP-DATA", levels.EveryTransition, levels.EveryEntryPoint), func() {
+			dir := residueFixture(tc)
 			app := tc.Install(dir, tc.ReleaseOf(dir))
+			took := tc.AcceptedAppCalls(app.AppID, dir)
 			res := tc.Uninstall(app.AppID, true)
 			Expect(res.DataRemoved).To(BeFalse(), harness.At(protocol.MethodUninstall, []any{"dataRemoved"}, "with keepData"))
 			l := tc.List()
@@ -140,13 +141,17 @@ func describeInstall(tc *harness.TestContext) {
 			Expect(listed).To(BeFalse(), harness.At(protocol.MethodList, []any{"apps"}, "still has a row of "+app.AppID+" after app/uninstall"))
 			_, kept := harness.FindRetained(l, app.AppID)
 			Expect(kept).To(BeTrue(), harness.At(protocol.MethodList, []any{"retained"}, "has no data of "+app.AppID+" after app/uninstall with keepData"))
+			// The data stays; the app's registrations go.
+			tc.ExpectGone(app.AppID)
+			tc.ExpectCallsRefused(app.AppID, took)
 			again := tc.Install(dir, tc.ReleaseOf(dir))
 			Expect(again.HasData).To(BeTrue(), harness.At(protocol.MethodInstall, []any{"hasData"}, "of a reinstall after app/uninstall with keepData"))
 		})
 
-		It("deletes the app's data when uninstalling without keepData", tc.Req("UNINSTALL-DELETE-DATA", levels.EveryEntryPoint, levels.EveryTransition), func() {
-			dir := tc.Fixture("minimal-app")
+		It("deletes the app's data when uninstalling without keepData, and takes no call for the app until it is installed again", tc.Req("UNINSTALL-DELETE-DATA", levels.EveryEntryPoint, levels.EveryTransition), func() {
+			dir := residueFixture(tc)
 			app := tc.Install(dir, tc.ReleaseOf(dir))
+			took := tc.AcceptedAppCalls(app.AppID, dir)
 			// Any result will do here, even one that fails its schema
 			// (READY-STATUS judges those): the app must be found by its id.
 			tc.Precondition("the installed app answers app/readiness by its id", func() {
@@ -159,6 +164,7 @@ func describeInstall(tc *harness.TestContext) {
 			_, kept := harness.FindRetained(tc.List(), app.AppID)
 			Expect(kept).To(BeFalse(), harness.At(protocol.MethodList, []any{"retained"}, "still has data of "+app.AppID+" after app/uninstall without keepData"))
 			tc.ExpectGone(app.AppID)
+			tc.ExpectCallsRefused(app.AppID, took)
 			again := tc.Install(dir, tc.ReleaseOf(dir))
 			Expect(again.HasData).To(BeFalse(), harness.At(protocol.MethodInstall, []any{"hasData"}, "of a reinstall after app/uninstall without keepData"))
 		})
@@ -247,4 +253,20 @@ func expectNeverInstalled(tc *harness.TestContext, fixture, dir string, spoil fu
 			planted.What, he.Code, he.Message, codes)
 	}
 	tc.ExpectRefused(r, planted)
+}
+
+// residueFixture is minimal-app with an optional secret slot and an
+// overlay template: what an installed app registers beside its row, for
+// the calls that must stop with its uninstall (AcceptedAppCalls).
+func residueFixture(tc *harness.TestContext) string {
+	GinkgoHelper()
+	dir := tc.Fixture("minimal-app")
+	harness.EditFrontmatter(dir, func(lines []string) []string {
+		return append(lines,
+			"secrets:",
+			"  - {key: residue_token, provider: generic-llm, required: false, scope: workspace}",
+			"overlayTemplates:",
+			"  - {key: residue_rules, scope: workspace, required: false}")
+	})
+	return dir
 }
