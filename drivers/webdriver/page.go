@@ -221,6 +221,22 @@ func (p *Page) selectFrame(ctx context.Context, prefix string) (string, error) {
 	return fmt.Sprintf("no frame's URL starts with %q (frames: %s)", prefix, strings.Join(urls, ", ")), nil
 }
 
+// inFrame runs fn holding p's session, with the first frame whose URL
+// starts with prefix current; when there is none yet, why says so and fn
+// does not run.
+func (p *Page) inFrame(ctx context.Context, prefix string, why *string, fn func() error) error {
+	return p.in(ctx, func() error {
+		missing, err := p.selectFrame(ctx, prefix)
+		if missing != "" {
+			*why = missing
+		}
+		if err != nil || missing != "" {
+			return err
+		}
+		return fn()
+	})
+}
+
 // Frames lists the page's frames in tree order, the top page first.
 func (p *Page) Frames(ctx context.Context) ([]browser.Frame, error) {
 	if err := p.usable(); err != nil {
@@ -377,14 +393,7 @@ func (p *Page) eval(ctx context.Context, prefix, world, script string, out any) 
 		}
 		var a evalAnswer
 		ran := false
-		err := p.in(ctx, func() error {
-			missing, err := p.selectFrame(ctx, prefix)
-			if missing != "" {
-				why = missing
-			}
-			if err != nil || missing != "" {
-				return err
-			}
+		err := p.inFrame(ctx, prefix, &why, func() (err error) {
 			if a, err = p.runIn(ctx, world, script); err == nil && a.State == "absent" {
 				why = "the frame has no world " + strconv.Quote(world) + " yet"
 				return p.reinstall(ctx, world)
@@ -469,15 +478,8 @@ func (p *Page) Install(ctx context.Context, frameURLPrefix, world, source string
 			return err
 		}
 		done := false
-		err := p.in(ctx, func() error {
-			missing, err := p.selectFrame(ctx, frameURLPrefix)
-			if missing != "" {
-				why = missing
-			}
-			if err != nil || missing != "" {
-				return err
-			}
-			err = p.install(ctx, world, source)
+		err := p.inFrame(ctx, frameURLPrefix, &why, func() error {
+			err := p.install(ctx, world, source)
 			done = err == nil
 			return err
 		})

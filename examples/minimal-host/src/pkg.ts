@@ -304,26 +304,25 @@ export function loadPackage(root: string): LoadedPackage {
   }
   if (isObj(manifest.signature)) pkg.signature = manifest.signature;
 
-  const rbytes = readSmall(pkg, "evals/readiness.yaml");
-  if (rbytes !== null) {
-    const d = decodeUtf8(rbytes, "evals/readiness.yaml");
-    if (d.text === null) findings.push(...d.findings);
-    else {
-      const y = parseYaml(d.text, "evals/readiness.yaml");
-      if (y.findings.length) findings.push(...y.findings);
-      else if (isObj(y.value)) pkg.readinessModel = isObj(y.value.readiness) ? y.value.readiness : y.value;
+  // An evals/ model: the file's object under key (or the whole file), null when absent.
+  const evalsModel = (file: string, key: string): Obj | null => {
+    const bytes = readSmall(pkg, file);
+    if (bytes === null) return null;
+    const d = decodeUtf8(bytes, file);
+    if (d.text === null) {
+      findings.push(...d.findings);
+      return null;
     }
-  }
-  const hbytes = readSmall(pkg, "evals/health.yaml");
-  if (hbytes !== null) {
-    const d = decodeUtf8(hbytes, "evals/health.yaml");
-    if (d.text === null) findings.push(...d.findings);
-    else {
-      const y = parseYaml(d.text, "evals/health.yaml");
-      if (y.findings.length) findings.push(...y.findings);
-      else if (isObj(y.value)) pkg.healthModel = isObj(y.value.health) ? y.value.health : y.value;
+    const y = parseYaml(d.text, file);
+    if (y.findings.length) findings.push(...y.findings);
+    else if (isObj(y.value)) {
+      const inner = y.value[key];
+      return isObj(inner) ? inner : y.value;
     }
-  }
+    return null;
+  };
+  pkg.readinessModel = evalsModel("evals/readiness.yaml", "readiness");
+  pkg.healthModel = evalsModel("evals/health.yaml", "health");
   pkg.manifest = manifest;
   if (findings.some((f) => f.severity === "error")) return pkg;
 
