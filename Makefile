@@ -147,7 +147,9 @@ suites-webkit: build
 ## remote ends (chromium-driver, webkit2gtk-driver, xvfb) for the browser
 ## specs on WebKit (never a downloaded browser); tauri-driver (the npm
 ## package's prebuilt binary, locked in drivers/webdriver/tauri-driver) for
-## the test of the Tauri path.
+## the test of the Tauri path. npm install, not npm ci: the lock holds only
+## the Linux build of its optional per-platform packages, which npm ci
+## refuses as out of sync.
 deps: chromium webdrivers tauri-driver
 
 ## node: Node and npm from Debian when node is missing.
@@ -161,7 +163,7 @@ node:
 TAURI_DRIVER := drivers/webdriver/tauri-driver
 tauri-driver: node
 	@test -x $(TAURI_DRIVER)/node_modules/.bin/tauri-driver || \
-	  (cd $(TAURI_DRIVER) && npm ci --no-audit --no-fund --loglevel=error)
+	  (cd $(TAURI_DRIVER) && npm install --no-save --no-audit --no-fund --loglevel=error)
 	@$(TAURI_DRIVER)/node_modules/.bin/tauri-driver --help >/dev/null && echo "tauri-driver: $(TAURI_DRIVER)/node_modules/.bin/tauri-driver"
 
 webdrivers:
