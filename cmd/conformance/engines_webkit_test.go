@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentapp/conformance/reports"
@@ -30,14 +32,14 @@ func TestARealNavigationIsJudgedOnWebKit(t *testing.T) {
 	cmd := exec.Command(bin, "run", "--quiet", "--browser-engine", "webkit", "--variant", "navigate-reloads-frame",
 		"--level", "desktop-p2", "--label-filter", "BRIDGE-NAVIGATE", "--out", out)
 	console, err := cmd.CombinedOutput()
+	rep, lerr := reports.Load(filepath.Join(out, reports.ReportFile))
 	// One requirement of the level selected: the level is incomplete.
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
-		t.Fatalf("want exit %d (incomplete: one requirement selected), got %v\n%s", exitIncomplete, err, console)
+		t.Fatalf("want exit %d (incomplete: one requirement selected), got %v\n%s\n%s", exitIncomplete, err, console, navigateSpecs(rep))
 	}
-	rep, err := reports.Load(filepath.Join(out, reports.ReportFile))
-	if err != nil {
-		t.Fatal(err)
+	if lerr != nil {
+		t.Fatal(lerr)
 	}
 	for _, r := range rep.Requirements {
 		if r.ID != "BRIDGE-NAVIGATE" {
@@ -54,4 +56,27 @@ func TestARealNavigationIsJudgedOnWebKit(t *testing.T) {
 		return
 	}
 	t.Fatal("the report has no BRIDGE-NAVIGATE")
+}
+
+// navigateSpecs says what BRIDGE-NAVIGATE and each of its specs ended in,
+// for a failure's message (the report goes with the test's folder).
+func navigateSpecs(rep *reports.Report) string {
+	if rep == nil {
+		return "(no report)"
+	}
+	var b strings.Builder
+	for _, r := range rep.Requirements {
+		if r.ID != "BRIDGE-NAVIGATE" {
+			continue
+		}
+		fmt.Fprintf(&b, "BRIDGE-NAVIGATE: %s: %s\n", r.Outcome, r.Reason)
+		for _, s := range r.Specs {
+			why := ""
+			if s.Failure != nil {
+				why = s.Failure.Message
+			}
+			fmt.Fprintf(&b, "  %s: %s: %s\n", s.Name, s.Outcome, why)
+		}
+	}
+	return b.String()
 }
