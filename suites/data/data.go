@@ -744,11 +744,22 @@ func describeUninstall(tc *harness.TestContext) {
 	// kept) finds none of it (docs/host-control-protocol.md, app/uninstall).
 	It("gives the data an uninstall kept to an install of the same app id only, not to an app whose id begins the kept one's", tc.Req("UNINSTALL-APP-STORAGE", levels.ConfusableIdentity), func() {
 		tc.Configure(tc.DefaultConfigure())
-		b := tc.InstallNeighbour()
-		tc.Precondition(b+" is uninstalled keeping its data, and app/list shows its data retained", func() {
+		nb := tc.NeighbourPackage()
+		b := tc.Install(nb, tc.ReleaseOf(nb)).AppID
+		// The control: the data an uninstall kept goes to the same app's
+		// reinstall, which says so; a host that never says hasData shows
+		// nothing by the false it answers another app.
+		tc.Precondition(b+" is uninstalled keeping its data, app/list shows its data retained, and its reinstall answers hasData", func() {
 			tc.Uninstall(b, true)
 			if _, ok := harness.FindRetained(tc.List(), b); !ok {
 				tc.Failf("after app/uninstall of %s keeping data app/list's retained does not name it", b)
+			}
+			if again := tc.Install(nb, tc.ReleaseOf(nb)); !again.HasData {
+				tc.Failf("the reinstall of %s, whose data the uninstall kept, answered hasData false", b)
+			}
+			tc.Uninstall(b, true)
+			if _, ok := harness.FindRetained(tc.List(), b); !ok {
+				tc.Failf("after a second app/uninstall of %s keeping data app/list's retained does not name it", b)
 			}
 		})
 		dir := tc.Fixture(harness.ProbeFixture)

@@ -16,9 +16,17 @@ import (
 // InstallNeighbour installs the probe app a second time as neighbourProbe.
 func (tc *TestContext) InstallNeighbour() string {
 	GinkgoHelper()
+	dir := tc.NeighbourPackage()
+	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+}
+
+// NeighbourPackage is the package InstallNeighbour installs, in a folder
+// of its own.
+func (tc *TestContext) NeighbourPackage() string {
+	GinkgoHelper()
 	dir := tc.FixtureAs(ProbeFixture, NeighbourProbe)
 	SetField(dir, "name", NeighbourProbe)
-	return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+	return dir
 }
 
 // NewerProbeVersion is the version of newerProbe's package.
