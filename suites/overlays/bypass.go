@@ -83,7 +83,9 @@ func describeOverlayBypass(tc *harness.TestContext) {
 			tc.Precondition("the gates hold before any overlay (READY-PERMISSIONS and READY-POLICY judge them)", func() {
 				expectGated("with files_rw not granted and home_page denied by policy", tc.Failf)
 			})
-			// Every scope, each alone.
+			// Every scope, each alone. A refused overlay lifts nothing, but
+			// judges nothing either: at least one must be seen in effect.
+			took := 0
 			for _, scope := range overlayScopes() {
 				values := bypassValues()
 				err := tc.Call(protocol.MethodOverlay, protocol.OverlayParams{AppID: app, Key: overlayTemplate(scope), Scope: scope, Values: values}, &protocol.OK{})
@@ -108,8 +110,12 @@ func describeOverlayBypass(tc *harness.TestContext) {
 						tc.Failf("host/observe of %s shows no value from the %s overlay for %s", app, scope, strings.Join(missing, ", "))
 					}
 				})
+				took++
 				expectGated("with the "+scope+" overlay setting "+bypassText(), tc.Failf)
 				setOverlay(tc, app, scope, map[string]string{})
+			}
+			if took == 0 {
+				tc.Blockedf("the host refused the overlay carrying %s in every scope, so no overlay could be seen not to lift a gate", bypassText())
 			}
 		})
 	})
