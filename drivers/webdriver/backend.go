@@ -77,7 +77,7 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		return nil, errors.Join(err, b.Close())
 	}
 	b.mu.Lock()
-	b.info.Product, b.info.Version = capString(p.s.Caps, "browserName"), capString(p.s.Caps, "browserVersion")
+	b.info.Product, b.info.Version = capString(p.sh.s.Caps, "browserName"), capString(p.sh.s.Caps, "browserVersion")
 	b.info.EngineVersion = b.info.Version
 	if o.Engine == browser.EngineWebKit {
 		// WebKitGTK's browsers (MiniBrowser, a Tauri app) give the

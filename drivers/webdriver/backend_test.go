@@ -202,7 +202,7 @@ func pagesShareOneSession(ctx context.Context, t *testing.T, o Options) {
 	}
 	ids := map[string]bool{}
 	for _, p := range pages {
-		ids[p.(*Page).s.ID()] = true
+		ids[p.(*Page).Session().ID()] = true
 	}
 	if len(ids) != 1 {
 		t.Fatalf("%d sessions for 3 pages: the remote end serves one, the pages should share it", len(ids))

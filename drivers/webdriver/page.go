@@ -36,9 +36,8 @@ import (
 type Page struct {
 	b       *Browser
 	srv     *Server // nil when attached to the operator's remote end
-	s       *Session
-	sh      *shared
-	win     string // the page's window in a shared session; "" alone in it
+	sh      *shared // the session, which other pages may share
+	win     string  // the page's window in a shared session; "" alone in it
 	profile string
 	key     string // the window property holding the worlds
 
@@ -54,7 +53,7 @@ func newPage(b *Browser, srv *Server, sh *shared, win, profile string) *Page {
 	var r [8]byte
 	_, _ = rand.Read(r[:])
 	sh.pages++ // the caller holds sh.mu, or sh is new
-	return &Page{b: b, srv: srv, s: sh.s, sh: sh, win: win, profile: profile, key: "__agentapp_" + hex.EncodeToString(r[:]), installs: map[string]string{}}
+	return &Page{b: b, srv: srv, sh: sh, win: win, profile: profile, key: "__agentapp_" + hex.EncodeToString(r[:]), installs: map[string]string{}}
 }
 
 // shared is a session and the pages open in it. A page alone in its
@@ -76,7 +75,7 @@ func (p *Page) in(ctx context.Context, fn func() error) error {
 	p.sh.mu.Lock()
 	defer p.sh.mu.Unlock()
 	if p.win != "" && p.sh.cur != p.win {
-		if err := p.s.SwitchToWindow(ctx, p.win); err != nil {
+		if err := p.sh.s.SwitchToWindow(ctx, p.win); err != nil {
 			return fmt.Errorf("webdriver: switching to the page's window %s: %w", p.win, err)
 		}
 		p.sh.cur = p.win
@@ -85,7 +84,7 @@ func (p *Page) in(ctx context.Context, fn func() error) error {
 }
 
 // Session is the WebDriver session the page is.
-func (p *Page) Session() *Session { return p.s }
+func (p *Page) Session() *Session { return p.sh.s }
 
 // How often a call looks again for its frame, or for the blob.
 const (
@@ -118,14 +117,14 @@ func (p *Page) Open(ctx context.Context, url string) error {
 		return err
 	}
 	return p.in(ctx, func() error {
-		if err := p.s.Navigate(ctx, url); err != nil {
+		if err := p.sh.s.Navigate(ctx, url); err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("webdriver: open %s: the page did not load in time: %w", url, errors.Join(err, ctx.Err()))
 			}
 			return fmt.Errorf("webdriver: open %s: %w", url, err)
 		}
 		var status int
-		if err := p.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
+		if err := p.sh.s.ExecuteSync(ctx, `const e = performance.getEntriesByType("navigation")[0]; return (e && e.responseStatus) || 0;`, nil, &status); err == nil && status >= 400 {
 			return fmt.Errorf("webdriver: open %s: HTTP %d", url, status)
 		}
 		// The console from now on, in every frame there is: a frame
@@ -159,7 +158,7 @@ const frameInfoJS = `return {url: location.href, name: String(window.name), n: w
 // and reports it found; else it lists them all and leaves the current
 // context anywhere. each, when set, runs in every frame visited.
 func (p *Page) walk(ctx context.Context, prefix string, stop bool, each func(browser.Frame) error) ([]browser.Frame, bool, error) {
-	if err := p.s.SwitchToTop(ctx); err != nil {
+	if err := p.sh.s.SwitchToTop(ctx); err != nil {
 		return nil, false, err
 	}
 	var out []browser.Frame
@@ -170,7 +169,7 @@ func (p *Page) walk(ctx context.Context, prefix string, stop bool, each func(bro
 			Name string `json:"name"`
 			N    int    `json:"n"`
 		}
-		if err := p.s.ExecuteSync(ctx, frameInfoJS, nil, &info); err != nil {
+		if err := p.sh.s.ExecuteSync(ctx, frameInfoJS, nil, &info); err != nil {
 			return false, err
 		}
 		f := browser.Frame{ID: id, ParentID: parent, URL: info.URL, Name: info.Name}
@@ -184,7 +183,7 @@ func (p *Page) walk(ctx context.Context, prefix string, stop bool, each func(bro
 			return true, nil
 		}
 		for i := range info.N {
-			if err := p.s.SwitchToFrame(ctx, i); err != nil {
+			if err := p.sh.s.SwitchToFrame(ctx, i); err != nil {
 				if IsCode(err, CodeNoSuchFrame) {
 					continue // it went away meanwhile
 				}
@@ -194,7 +193,7 @@ func (p *Page) walk(ctx context.Context, prefix string, stop bool, each func(bro
 			if err != nil || found {
 				return found, err
 			}
-			if err := p.s.SwitchToParent(ctx); err != nil {
+			if err := p.sh.s.SwitchToParent(ctx); err != nil {
 				return false, err
 			}
 		}
@@ -324,11 +323,11 @@ type evalAnswer struct {
 // and, when its value is a promise, polls until it settles.
 func (p *Page) runIn(ctx context.Context, world, script string) (evalAnswer, error) {
 	var a evalAnswer
-	err := p.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, false)), []any{p.key, world}, &a)
+	err := p.sh.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, false)), []any{p.key, world}, &a)
 	if IsCode(err, CodeJavaScript) {
 		// The script did not compile as an expression: statements.
 		a = evalAnswer{}
-		err = p.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, true)), []any{p.key, world}, &a)
+		err = p.sh.s.ExecuteSync(ctx, fmt.Sprintf(evalJS, expressionBody(script, true)), []any{p.key, world}, &a)
 	}
 	if err != nil || a.State != "pending" {
 		return a, err
@@ -345,7 +344,7 @@ func (p *Page) await(ctx context.Context, slot string) (evalAnswer, error) {
 			return evalAnswer{}, err
 		}
 		var a evalAnswer
-		if err := p.s.ExecuteSync(ctx, pollJS, []any{p.key, slot}, &a); err != nil {
+		if err := p.sh.s.ExecuteSync(ctx, pollJS, []any{p.key, slot}, &a); err != nil {
 			return a, err
 		}
 		switch a.State {
@@ -505,7 +504,7 @@ func (p *Page) Install(ctx context.Context, frameURLPrefix, world, source string
 // first (best effort: the console is not what the installer waits for).
 func (p *Page) install(ctx context.Context, world, source string) error {
 	_ = p.hookConsole(ctx)
-	return p.s.ExecuteSync(ctx, fmt.Sprintf(installJS, source), []any{p.key, world}, nil)
+	return p.sh.s.ExecuteSync(ctx, fmt.Sprintf(installJS, source), []any{p.key, world}, nil)
 }
 
 // reinstall puts an installed world in the current frame's new document.
@@ -601,7 +600,7 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	}
 	var png []byte
 	err := p.in(ctx, func() (err error) {
-		png, err = p.s.Screenshot(ctx)
+		png, err = p.sh.s.Screenshot(ctx)
 		return err
 	})
 	if err != nil {
@@ -642,7 +641,7 @@ return log ? {lines: log.lines, dropped: log.dropped} : null;`
 
 // hookConsole runs consoleJS in the current frame.
 func (p *Page) hookConsole(ctx context.Context) error {
-	return p.s.ExecuteSync(ctx, consoleJS, []any{p.key, consoleLines, consoleLineBytes}, nil)
+	return p.sh.s.ExecuteSync(ctx, consoleJS, []any{p.key, consoleLines, consoleLineBytes}, nil)
 }
 
 // What a page's documents keep of their console (browser keeps as much).
@@ -675,7 +674,7 @@ func (p *Page) Console() []browser.ConsoleLine {
 				} `json:"lines"`
 				Dropped int `json:"dropped"`
 			}
-			if err := p.s.ExecuteSync(ctx, readConsoleJS, []any{p.key}, &log); err != nil || log == nil {
+			if err := p.sh.s.ExecuteSync(ctx, readConsoleJS, []any{p.key}, &log); err != nil || log == nil {
 				return nil // a frame that went away, or that was never hooked
 			}
 			for _, l := range log.Lines {
@@ -731,14 +730,14 @@ func (p *Page) Close() error {
 		// Other pages use the session: close this page's window only.
 		err := p.in(ctx, func() error {
 			p.sh.cur = ""
-			return p.s.CloseWindow(ctx)
+			return p.sh.s.CloseWindow(ctx)
 		})
 		if err != nil {
 			return fmt.Errorf("webdriver: closing the page's window: %w", err)
 		}
 		return nil
 	}
-	err := p.s.Delete(ctx)
+	err := p.sh.s.Delete(ctx)
 	p.b.release(p.srv, err == nil)
 	if p.profile != "" {
 		_ = os.RemoveAll(p.profile)
