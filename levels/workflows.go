@@ -39,6 +39,12 @@ func workflowRequirements() []Requirement {
 		{ID: "WORKFLOW-RUNS-ISOLATED", BugFamilies: []BugFamily{EveryEntryPoint, WhoAnswers, ConfusableIdentity}, Reading: reading, Strength: MustNot, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "One app cannot read or drive another app's workflow run: lime.workflow read and respond of a run id another app started are refused, with nothing of the run in the answer",
 			Clause: spec(SpecMain, "Storage and data boundary", "Apps can access only their namespace unless the user explicitly grants cross-app or workspace data.")},
+		// 001 names the idempotency key among what a start carries and says
+		// nothing of what a host does with it: the harness reads the key's
+		// common meaning, a should (docs/decisions.md "Workflow runtime").
+		{ID: "WORKFLOW-IDEMPOTENT-START", BugFamilies: []BugFamily{EveryTransition, ChangeBetweenReads}, Reading: reading, Strength: Should, Levels: rt,
+			Title:  "A second lime.workflow start of the same workflow with an idempotency key the app already used starts no second run, whether the first run still waits or has completed and whatever input the second start carries: it is answered with the first run (or refused naming the key), while a start with a new key starts a run of its own",
+			Clause: spec(SpecRuntime, "Minimum contract", "The app starts work with lime.agent.startTask() or lime.workflow.start() and includes app id, entry key, idempotency key, business context, requested tools, knowledge bindings, and expected output schema.")},
 		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
 			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},

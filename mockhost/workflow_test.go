@@ -457,14 +457,17 @@ func workflowProbes() map[string]probe {
 		"workflow-timeout-state-only": func(t *testing.T, x *harness) string {
 			return hangingFlow(t, x, "timeout_workflow_flow", "timeout-workflow-flow-result")
 		},
-		"workflow-artifact-no-provenance": outputsOf,
-		"workflow-no-evidence":            outputsOf,
-		"workflow-input-unchecked":        typedStarts,
-		"workflow-input-required-only":    typedStarts,
-		"evals-always-pass":               evalsOf,
-		"evals-threshold-ignored":         evalsOf,
-		"evals-threshold-exclusive":       evalsOf,
-		"evals-provenance-without-hashes": evalsOf,
+		"workflow-artifact-no-provenance":    outputsOf,
+		"workflow-no-evidence":               outputsOf,
+		"workflow-idempotency-ignored":       repeatedKey,
+		"workflow-idempotency-while-running": repeatedKey,
+		"workflow-idempotency-by-input":      repeatedKey,
+		"workflow-input-unchecked":           typedStarts,
+		"workflow-input-required-only":       typedStarts,
+		"evals-always-pass":                  evalsOf,
+		"evals-threshold-ignored":            evalsOf,
+		"evals-threshold-exclusive":          evalsOf,
+		"evals-provenance-without-hashes":    evalsOf,
 	}
 }
 
@@ -478,6 +481,24 @@ func evalsOf(t *testing.T, x *harness) string {
 		out = append(out, fmt.Sprintf("%s passed=%v score=%v cases=%+v hash=%v", e.Key, e.Passed, e.Score, e.Cases, e.Provenance["packageHash"] != ""))
 	}
 	return strings.Join(out, " | ")
+}
+
+// repeatedKey starts typed_flow, lets the run complete, and starts it
+// again with the same idempotency key and another input: it reports
+// whether the second start answered the first run.
+func repeatedKey(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, nil)
+	runOf := func(topic string) string {
+		m := d.call("start", map[string]any{"workflowKey": "typed_flow", "input": map[string]any{"topic": topic, "count": 1}, "idempotencyKey": "k1"})
+		var v struct {
+			RunID string `json:"runId"`
+		}
+		_ = json.Unmarshal(m.Payload, &v)
+		return v.RunID
+	}
+	first := runOf("first")
+	d.settle(first)
+	return fmt.Sprintf("second start answers the first run: %v", runOf("second") == first)
 }
 
 // typedStarts starts typed_flow with a valid input and with inputs that

@@ -1,6 +1,7 @@
 package mockhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -262,12 +263,14 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	w := h.workflows
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if idem != "" {
-		for _, r := range w.runs {
-			// fault: workflow-idempotency-across-apps — a start's idempotency key is matched across apps: another app's run with the same key is answered.
-			if (r.appID == l.appID || h.faults.Has("workflow-idempotency-across-apps")) && r.def.key == key && r.idem == idem {
-				return r.snapshotLocked(), nil
+	// fault: workflow-idempotency-ignored — a start's idempotency key is not read: every start starts a run of its own.
+	if idem != "" && !h.faults.Has("workflow-idempotency-ignored") {
+		if r := w.keyedLocked(l.appID, key, idem, input, h.faults); r != nil {
+			// variant: workflow-idempotent-start-refused — a start repeating an idempotency key the app used is refused host:error naming the key and its run, instead of answered with that run.
+			if h.variants.Has("workflow-idempotent-start-refused") {
+				return nil, invalidArgs(fmt.Sprintf("The idempotency key %q was used by run %s.", clip(idem, 100), r.id))
 			}
+			return r.snapshotLocked(), nil
 		}
 	}
 	if len(w.runs) >= maxWorkflowRuns {
@@ -283,6 +286,28 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	}
 	go h.advance(r, r.epoch)
 	return r.snapshotLocked(), nil
+}
+
+// keyedLocked is the run of app's workflow key that a start with the
+// idempotency key idem repeats, if any (001 Minimum contract: the start
+// "includes app id, entry key, idempotency key").
+func (w *workflowRuns) keyedLocked(app, key, idem string, input json.RawMessage, faults FaultSet) *workflowRun {
+	for _, r := range w.runs {
+		// fault: workflow-idempotency-across-apps — a start's idempotency key is matched across apps: another app's run with the same key is answered.
+		if (r.appID != app && !faults.Has("workflow-idempotency-across-apps")) || r.def.key != key || r.idem != idem {
+			continue
+		}
+		// fault: workflow-idempotency-while-running — a key is held only while its run has not ended: a start repeating the key of a completed run starts another.
+		if faults.Has("workflow-idempotency-while-running") && r.status != runRunning && r.status != runWaiting && r.status != runInterrupted {
+			continue
+		}
+		// fault: workflow-idempotency-by-input — a key is held together with the start's input: the same key with another input starts another run.
+		if faults.Has("workflow-idempotency-by-input") && !bytes.Equal(r.input, input) {
+			continue
+		}
+		return r
+	}
+	return nil
 }
 
 // workflowOf reads the workflow key of manifest m; workflowTimeouts says

@@ -28,15 +28,8 @@ func describeTypedInputs(tc *harness.TestContext) {
 		func(member string, input func(mark string) map[string]any) {
 			app := installWorkflowApp(tc, tc.DefaultConfigure())
 			good := harness.Nonce("typed")
-			tc.Precondition("lime.workflow start of "+typedFlow+" with an input that meets its inputs (count at its minimum 1) runs it", func() {
-				run := startTyped(tc, app, map[string]any{"topic": good, "count": 1})
-				if v := settleRun(tc, app, run); v.Status != "completed" {
-					tc.Failf("the run of %s with a valid input is %s, not completed", typedFlow, v)
-				}
-				if v := readStored(tc, app, typedFlowKey); !strings.Contains(v, good) {
-					tc.Failf("the completed run of %s saved %s = %s, not its input", typedFlow, typedFlowKey, v)
-				}
-			})
+			// An input that meets the inputs (count at its minimum 1) runs.
+			expectCompletedWith(tc, app, startKeyedWith(tc, app, typedFlow, harness.Nonce("run"), good), good)
 			mark := harness.Nonce("untyped")
 			in := input(mark)
 			args := map[string]any{"workflowKey": typedFlow, "idempotencyKey": harness.Nonce("run")}
@@ -91,16 +84,4 @@ func describeTypedInputs(tc *harness.TestContext) {
 		Entry("no input at all (null against an object with required members)", tc.Req("SDK-TYPED-WORKFLOW-INPUT", levels.RepresentationLimit), "input|topic",
 			func(string) map[string]any { return nil }),
 	)
-}
-
-// startTyped starts a run of typed_flow with input: a host that will not
-// start one leaves the spec blocked (the caller's precondition).
-func startTyped(tc *harness.TestContext, app string, input map[string]any) string {
-	GinkgoHelper()
-	m := workflowCall(tc, app, "start", map[string]any{"workflowKey": typedFlow, "input": input, "idempotencyKey": harness.Nonce("run")})
-	var v runView
-	if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
-		tc.Failf("%s of %s got %s, not host:response with a runId", startMethod, typedFlow, harness.AnswerText(m, true))
-	}
-	return v.RunID
 }

@@ -126,15 +126,7 @@ func startRun(tc *harness.TestContext, app, key string) string {
 // startRunKeyed starts a run of workflow key with the idempotency key idem.
 func startRunKeyed(tc *harness.TestContext, app, key, idem string) string {
 	GinkgoHelper()
-	var v runView
-	tc.Precondition("lime.workflow start of "+key+" is answered with a run", func() {
-		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": key, "input": map[string]any{"topic": harness.Nonce("topic")},
-			"idempotencyKey": idem})
-		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
-			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", key, harness.AnswerText(m, true))
-		}
-	})
-	return v.RunID
+	return startKeyedWith(tc, app, key, idem, harness.Nonce("topic"))
 }
 
 // readRun reads a run; an answer that is not a run is unusable.
@@ -316,6 +308,7 @@ func describeWorkflows(tc *harness.TestContext) {
 		describeWorkflowFailClosed(tc)
 		describeWorkflowErrorFallback(tc)
 		describeWorkflowIsolation(tc)
+		describeIdempotentStart(tc)
 	})
 
 	Describe("Executable: typed SDK calls", func() {

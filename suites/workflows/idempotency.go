@@ -1,0 +1,91 @@
+package workflows
+
+import (
+	"encoding/json"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/agentapp/conformance/drivers/hostbridge"
+	"github.com/agentapp/conformance/levels"
+	"github.com/agentapp/conformance/suites/harness"
+)
+
+// describeIdempotentStart declares the specs of a start that repeats an
+// idempotency key the app already used (spec 001 Minimum contract: a start
+// "includes app id, entry key, idempotency key"; docs/decisions.md
+// "Workflow runtime": the key's common meaning, one request, one run).
+func describeIdempotentStart(tc *harness.TestContext) {
+	DescribeTable("starts no second run for a start repeating an idempotency key the app used, with another input,",
+		func(flow, when string, reached func(app, run, topic string)) {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			key, topic := harness.Nonce("idem"), harness.Nonce("first")
+			first := startKeyedWith(tc, app, flow, key, topic)
+			reached(app, first, topic)
+			// Both sides of the boundary: a new key is a new request.
+			tc.Precondition("a start of "+flow+" with a new idempotency key starts a run of its own", func() {
+				if other := startRunKeyed(tc, app, flow, harness.Nonce("idem")); other == first {
+					tc.Failf("lime.workflow start with a new idempotency key answered the run %s of the key %s", first, key)
+				}
+			})
+			second := harness.Nonce("second")
+			m := workflowCall(tc, app, "start", map[string]any{"workflowKey": flow, "input": typedInput(second), "idempotencyKey": key})
+			var v runView
+			switch {
+			case m.Type == hostbridge.TypeError:
+				if !harness.ContainsText(m.Payload, key) && !harness.ContainsText(m.Payload, first) {
+					tc.Blockedf("the start repeating the idempotency key %s was refused without naming the key or its run %s, so whether the host held the key is not seen: %s",
+						key, first, harness.AnswerText(m, true))
+				}
+			case m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "":
+				tc.Failf("the start repeating the idempotency key %s got %s, neither its run %s nor a refusal", key, harness.AnswerText(m, true), first)
+			case v.RunID != first:
+				tc.Failf("the start repeating the idempotency key %s of run %s (%s) started another run: %s", key, first, when, v)
+			}
+			if flow == typedFlow {
+				if stored := readStored(tc, app, typedFlowKey); strings.Contains(stored, second) {
+					tc.Failf("after the start repeating the idempotency key %s, the app's storage holds %s = %s, the input of that start", key, typedFlowKey, stored)
+				}
+			}
+		},
+		Entry("the first run still waiting at its review", tc.Req("WORKFLOW-IDEMPOTENT-START", levels.EveryTransition), reviewFlow, "waiting at its review",
+			func(app, run, _ string) { expectRunAt(tc, app, run, "waiting", "review") }),
+		Entry("the first run completed, its input stored", tc.Req("WORKFLOW-IDEMPOTENT-START", levels.EveryTransition, levels.ChangeBetweenReads), typedFlow, "completed",
+			func(app, run, topic string) { expectCompletedWith(tc, app, run, topic) }),
+	)
+}
+
+// expectCompletedWith is a positive control: typed_flow's run completes
+// and stores its input, marked topic.
+func expectCompletedWith(tc *harness.TestContext, app, run, topic string) {
+	GinkgoHelper()
+	tc.Precondition("the run of "+typedFlow+" completes and stores its input", func() {
+		if v := settleRun(tc, app, run); v.Status != "completed" {
+			tc.Failf("the run of %s is %s, not completed", typedFlow, v)
+		}
+		if v := readStored(tc, app, typedFlowKey); !strings.Contains(v, topic) {
+			tc.Failf("the completed run of %s saved %s = %s, not its input", typedFlow, typedFlowKey, v)
+		}
+	})
+}
+
+// typedInput is an input typed_flow's declared inputs accept (review_flow
+// declares none), its topic marked.
+func typedInput(topic string) map[string]any {
+	return map[string]any{"topic": topic, "count": 1}
+}
+
+// startKeyedWith starts a run of flow with the idempotency key idem and
+// typedInput(topic): a host that will not start one leaves the spec
+// blocked.
+func startKeyedWith(tc *harness.TestContext, app, flow, idem, topic string) string {
+	GinkgoHelper()
+	var v runView
+	tc.Precondition("lime.workflow start of "+flow+" is answered with a run", func() {
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": flow, "input": typedInput(topic), "idempotencyKey": idem})
+		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
+			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", flow, harness.AnswerText(m, true))
+		}
+	})
+	return v.RunID
+}
