@@ -16,7 +16,7 @@ func workflowRequirements() []Requirement {
 	rt := []string{"runtime", "desktop-p5"}
 	return []Requirement{
 		{ID: "WORKFLOW-STATE-KINDS", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Should, Levels: rt,
-			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give",
+			Title:  "A workflow whose states use every kind the standard lists (agent-task, tool-call, branch, human-review, storage-write, artifact-create, wait, end) runs from its first state to its end, each state once, in the order its next members give; a branch whose next lists several targets goes on at exactly one of them",
 			Clause: spec(SpecMain, "Workflow descriptor", "A workflow is a resumable business state machine, not prompt text. ... Hosts should understand at least agent-task, tool-call, human-review, storage-write, artifact-create, branch, wait, and end.")},
 		{ID: "WORKFLOW-HUMAN-REVIEW", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Reading: reading, Strength: Must, Levels: rt,
 			Title:  "A run stops at a human-review state until the app decides: nothing after the review (its storage write, its artifact) happens before an approval, a signal, or an approval naming another run, and nothing of it happens after a rejection",

@@ -459,6 +459,9 @@ func workflowProbes() map[string]probe {
 		},
 		"workflow-artifact-no-provenance":    outputsOf,
 		"workflow-no-evidence":               outputsOf,
+		"workflow-branch-list-unsupported":   branchRun,
+		"workflow-branch-list-as-none":       branchRun,
+		"workflow-branch-every-target":       branchRun,
 		"workflow-idempotency-ignored":       repeatedKey,
 		"workflow-idempotency-while-running": repeatedKey,
 		"workflow-idempotency-by-input":      repeatedKey,
@@ -481,6 +484,14 @@ func evalsOf(t *testing.T, x *harness) string {
 		out = append(out, fmt.Sprintf("%s passed=%v score=%v cases=%+v hash=%v", e.Key, e.Passed, e.Score, e.Cases, e.Provenance["packageHash"] != ""))
 	}
 	return strings.Join(out, " | ")
+}
+
+// branchRun runs branch_flow to its end and reports the states it went
+// through.
+func branchRun(t *testing.T, x *harness) string {
+	d := newWorkflowDriver(t, x, nil, nil)
+	v := d.settle(d.start("branch_flow"))
+	return d.summary(v, "branch-flow-right")
 }
 
 // repeatedKey starts typed_flow, lets the run complete, and starts it

@@ -501,6 +501,39 @@ func (h *Host) advance(r *workflowRun, epoch int) {
 	}
 }
 
+// branchTargets is the next of a branch state whose run goes on at one
+// target (the first, or under a variant the last); false: the run stopped.
+func (h *Host) branchTargets(r *workflowRun, epoch int, st workflowState) ([]string, bool) {
+	if len(st.next) < 2 {
+		return st.next, true
+	}
+	switch {
+	// fault: workflow-branch-list-unsupported — a branch whose next lists several targets is not understood: the run fails there.
+	case h.faults.Has("workflow-branch-list-unsupported"):
+		w := h.workflows
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if r.epoch == epoch {
+			r.status, r.reason = runFailed, fmt.Sprintf("state %s: next must name one state", st.key)
+		}
+		return nil, false
+	// fault: workflow-branch-list-as-none — a branch's next is read as a single state key only: a list of targets is no next, and the run completes at the branch.
+	case h.faults.Has("workflow-branch-list-as-none"):
+		return nil, true
+	// fault: workflow-branch-every-target — a branch with several targets runs each of them: every target but the first is carried out on the way to the first.
+	case h.faults.Has("workflow-branch-every-target"):
+		for _, k := range st.next[1:] {
+			if t, ok := r.def.state(k); ok && !h.runState(r, epoch, t) {
+				return nil, false
+			}
+		}
+	// variant: workflow-branch-last-target — a branch with several targets goes on at its last target, not its first.
+	case h.variants.Has("workflow-branch-last-target"):
+		return st.next[len(st.next)-1:], true
+	}
+	return st.next, true
+}
+
 // runState carries out one state; it reports whether the run steps on at
 // once (false: it waits, ended, or a newer epoch took over).
 func (h *Host) runState(r *workflowRun, epoch int, st workflowState) bool {
@@ -530,6 +563,11 @@ func (h *Host) runState(r *workflowRun, epoch int, st workflowState) bool {
 			r.status, r.reason = runFailed, fmt.Sprintf("state %s: this host cannot run states of kind branch", st.key)
 			return false
 		}
+		next, ok := h.branchTargets(r, epoch, st)
+		if !ok {
+			return false
+		}
+		st.next = next // done steps to st.next[0]
 		return done("completed")
 	case "human-review", "wait":
 		w.mu.Lock()

@@ -30,6 +30,8 @@ const (
 	// timeoutWorkflowFlow with the workflow's own timeoutMs.
 	timeoutMsFlow       = "timeout_ms_flow"
 	timeoutWorkflowFlow = "timeout_workflow_flow"
+	// branchFlow's branch route lists two targets, left and right.
+	branchFlow = "branch_flow"
 	// workflowSettle bounds how long a run may keep running before the
 	// spec judges it: far beyond any state timeout of the fixture (1 s).
 	workflowSettle = 20 * time.Second
@@ -42,6 +44,13 @@ const (
 // reviewFlowStates are review_flow's states of the kinds the standard
 // lists, in the order its next members give.
 var reviewFlowStates = []string{"draft", "check", "route", "review", "save", "publish", "hold", "done"}
+
+// branchTargets are branch_flow's targets of its branch route, and
+// branchKeyOf where each writes.
+var (
+	branchTargets = []string{"left", "right"}
+	branchKeyOf   = map[string]string{"left": "branch-flow-left", "right": "branch-flow-right"}
+)
 
 // storageKeyOf is where each workflow's storage-write state writes.
 var storageKeyOf = map[string]string{reviewFlow: "review-flow-result", retryFlow: "retry-flow-result", timeoutFlow: "timeout-flow-result",
@@ -436,6 +445,36 @@ func describeWorkflowRuns(tc *harness.TestContext) {
 			}
 			if got := readStored(tc, app, storageKeyOf[reviewFlow]); !strings.Contains(got, mark) {
 				tc.Failf("the storage-write state left %s = %s, not the agent task's output (%s)", storageKeyOf[reviewFlow], got, mark)
+			}
+		})
+
+	// A branch's next may list several targets (the manifest schema:
+	// "next": a string or an array); which one a run takes the texts do
+	// not say (docs/decisions.md "Workflow runtime"), only that it is one.
+	It("goes on at one target of a branch whose next lists several, runs it once, and completes",
+		tc.Req("WORKFLOW-STATE-KINDS", levels.EveryMember), func() {
+			app := installWorkflowApp(tc, tc.DefaultConfigure())
+			v := settleRun(tc, app, startRun(tc, app, branchFlow))
+			var taken []string
+			for _, target := range branchTargets {
+				if n := v.times(target); n > 1 {
+					tc.Failf("the run went through the branch target %s %d times: %s", target, n, v)
+				} else if n == 1 {
+					taken = append(taken, target)
+				}
+			}
+			if len(taken) != 1 {
+				tc.Failf("the branch route lists the targets %v; the run went through %d of them, not one: %s", branchTargets, len(taken), v)
+			}
+			if v.Status != "completed" {
+				tc.Failf("at the branch route (targets %v) the run did not go on to complete: it is %s", branchTargets, v)
+			}
+			for _, target := range branchTargets {
+				if got := readStored(tc, app, branchKeyOf[target]); got != "null" && target != taken[0] {
+					tc.Failf("the run took the branch target %s, yet the app's storage holds %s = %s, which only %s writes", taken[0], branchKeyOf[target], got, target)
+				} else if got == "null" && target == taken[0] {
+					tc.Failf("the run went through the branch target %s, yet its storage write left nothing under %s", target, branchKeyOf[target])
+				}
 			}
 		})
 
