@@ -346,8 +346,28 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 		t.l.push(c.h.message(t.l, hostbridge.TypeEvent, "", ev))
 		return
 	}
-	c.h.pushTaskEventLocked(t, hostbridge.TaskEvent{EventID: ev.EventID, Type: ev.Type, Subtype: ev.Subtype,
+	c.h.pushTaskEventLocked(t, hostbridge.TaskEvent{EventID: ev.EventID, Type: ev.Type, Subtype: c.h.resultSubtype(ev.Type, ev.Subtype),
 		TraceID: ev.TraceID, TurnID: ev.TurnID, At: ev.At, Payload: ev.Payload})
+}
+
+// resultSubtype is the subtype of a projected fact: the App Server's own
+// (000 Agent task event envelope: "a stable subtype", each for its cause).
+func (h *Host) resultSubtype(typ, sub string) string {
+	if typ != "result" {
+		return sub
+	}
+	switch {
+	// fault: agent-result-subtype-dropped — the result reaches the app without its subtype.
+	case h.faults.Has("agent-result-subtype-dropped"):
+		return ""
+	// fault: agent-result-errors-collapsed — every error result reaches the app as error_during_execution, whatever its cause.
+	case h.faults.Has("agent-result-errors-collapsed") && strings.HasPrefix(sub, "error_"):
+		return "error_during_execution"
+	// fault: agent-result-limits-as-success — a turn ended by its turn or budget limit reaches the app as success.
+	case h.faults.Has("agent-result-limits-as-success") && (sub == "error_max_turns" || sub == "error_max_budget"):
+		return "success"
+	}
+	return sub
 }
 
 // pushTaskEvent projects one fact to the app in the task event envelope

@@ -6,6 +6,12 @@ func agentFaults() []Fault {
 	return []Fault{
 		{Name: "no-app-server-client", Breaks: []string{"AGENT-OFFERED"},
 			Description: "the host claims every level but ships no App Server client: lime.agent is off in its profile and host/configure naming an App Server is answered -32006"},
+		{Name: "agent-result-subtype-dropped", Breaks: []string{"AGENT-RESULT-SUBTYPE"},
+			Description: "a task's result reaches the app without its subtype"},
+		{Name: "agent-result-errors-collapsed", Breaks: []string{"AGENT-RESULT-SUBTYPE"},
+			Description: "every error result reaches the app as error_during_execution, whatever its cause (turn limit, budget, structured output, permission)"},
+		{Name: "agent-result-limits-as-success", Breaks: []string{"AGENT-RESULT-SUBTYPE"},
+			Description: "a turn the App Server ended at its turn or budget limit reaches the app as success"},
 		{Name: "appserver-no-clientinfo", Breaks: []string{"APPSERVER-HANDSHAKE"},
 			Description: "the App Server client's initialize carries no clientInfo"},
 		{Name: "appserver-skips-initialized", Breaks: []string{"APPSERVER-HANDSHAKE"},

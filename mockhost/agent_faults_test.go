@@ -159,6 +159,9 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
+		"agent-result-subtype-dropped":        resultProbe,
+		"agent-result-errors-collapsed":       resultProbe,
+		"agent-result-limits-as-success":      resultProbe,
 		"approval-decision-dropped":           approvalProbe(false),
 		"approval-app-overrides-policy":       approvalProbe(true),
 		"structured-output-unchecked":         structuredProbe(1),
@@ -188,6 +191,26 @@ func agentProbes() map[string]probe {
 		"agent-session-error-taken-as-local": appServerErrorProbe(appserver.MethodSessionStart),
 		"agent-turn-error-taken-as-started":  appServerErrorProbe(appserver.MethodTurnStart),
 	}
+}
+
+// resultProbe ends a turn with each error subtype the App Server can
+// report and lists the subtype of the result the app received.
+func resultProbe(t *testing.T, x *harness) string {
+	sc := appserver.NewScript()
+	as := appServerFor(t, x, sc, protocol.ConfigureParams{})
+	s := x.mount("tiny-app", "main")
+	ev := s.events()
+	var seen []string
+	for i, sub := range []string{"error_max_turns", "error_max_budget", "error_permission_denied"} {
+		end := appserver.NewScript()
+		end.Turn = []appserver.Event{{Type: "result", Subtype: sub}}
+		as.SetScript(end)
+		s.invoke(fmt.Sprintf("r%d", i), "lime.agent", "startTask", map[string]any{"input": "x"})
+		var e hostbridge.TaskEvent
+		_ = json.Unmarshal(next(ev, 2*time.Second).Payload, &e)
+		seen = append(seen, sub+"->"+e.Subtype)
+	}
+	return strings.Join(seen, ",")
 }
 
 // The App Server client: a handshaken connection, a session bound to the

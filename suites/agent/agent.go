@@ -241,6 +241,7 @@ func describeAgent(tc *harness.TestContext) {
 		BeforeEach(func() { requireAgentOffered(tc) })
 		describeAgentSession(tc)
 		describeAgentTasks(tc)
+		describeAgentResults(tc)
 		describeAgentDecisions(tc)
 		describeAgentReads(tc)
 		describeAgentFailClosed(tc)
