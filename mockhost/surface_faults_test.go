@@ -149,6 +149,11 @@ func surfaceProbes() map[string]probe {
 			a := s.sendRaw(raw(s.envelope(hostbridge.TypeInvoke, "r1", map[string]any{"capability": "lime.secrets", "method": "status", "args": map[string]any{"key": "api_key"}})))
 			return a.Log
 		},
+		"frame-connect-unrestricted": func(t *testing.T, x *harness) string {
+			s := x.mount("tiny-app", "main")
+			_, _, hd := s.get(s.frame)
+			return hd.Get("Content-Security-Policy")
+		},
 		"frame-gets-node-globals": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
 			_, body, _ := s.get(s.frame)

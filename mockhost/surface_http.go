@@ -257,7 +257,15 @@ func (h *Host) appFiles(origin string) http.HandlerFunc {
 		hd.Set("Content-Type", contentType(name))
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Cache-Control", "no-store")
-		hd.Set("Content-Security-Policy", "frame-ancestors "+l.hostOrigin)
+		// The frame connects to its own origin only: the App Server's port
+		// and every other loopback service stay out of its reach (000 Host
+		// Bridge v1: apps "must not see ... App Server transport").
+		csp := "connect-src 'self'; frame-ancestors " + l.hostOrigin
+		// fault: frame-connect-unrestricted — the app's document gets no connect-src: its frame can fetch and open WebSockets to any loopback port, the App Server's included.
+		if h.faults.Has("frame-connect-unrestricted") {
+			csp = "frame-ancestors " + l.hostOrigin
+		}
+		hd.Set("Content-Security-Policy", csp)
 		if name == l.ui.entry && h.faults.Has("frame-gets-node-globals") {
 			// fault: frame-gets-node-globals — the app's document gets a host preload, as an Electron window with nodeIntegration would: require, process and Buffer in its main world.
 			b, err := io.ReadAll(io.LimitReader(f, maxMessageBytes))

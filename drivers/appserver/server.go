@@ -9,12 +9,14 @@
 package appserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +73,7 @@ type Server struct {
 	script  *Script
 	msgs    []Message
 	conns   map[int]*peer
+	strays  []string // HTTP request lines that reached the port (Strays)
 	nextID  int
 	closed  bool
 	stopped chan struct{}
@@ -80,7 +83,6 @@ type Server struct {
 type peer struct {
 	id   int
 	raw  net.Conn
-	conn *jsonrpc2.Conn
 	gone chan struct{} // closed by close
 	once sync.Once
 	// initialize and initialized record the connection's handshake
@@ -136,7 +138,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	conns := s.conns
 	s.conns = map[int]*peer{}
-	s.msgs, s.mode, s.script = nil, Serve, NewScript()
+	s.msgs, s.strays, s.mode, s.script = nil, nil, Serve, NewScript()
 	s.mu.Unlock()
 	for _, p := range conns {
 		p.close()
@@ -197,20 +199,67 @@ func (s *Server) accept() {
 		p := &peer{id: s.nextID, raw: c, gone: make(chan struct{})}
 		s.conns[p.id] = p
 		s.mu.Unlock()
-		stream := jsonrpc2.NewPlainObjectStream(c)
-		// Requests are handled in the order they arrive (initialized
-		// before the business method that follows it); a hanging answer
-		// holds the connection, as a hung server does.
-		p.conn = jsonrpc2.NewConn(context.Background(), stream, handler{s: s, p: p}, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
-			jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, FromHost, req, resp) }),
-			jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, ToHost, req, resp) }))
-		go func() {
-			<-p.conn.DisconnectNotify()
-			s.mu.Lock()
-			delete(s.conns, p.id)
-			s.mu.Unlock()
-		}()
+		go s.serve(p)
 	}
+}
+
+// serve speaks JSON-RPC on one connection, unless its first bytes are an
+// HTTP request (a browser's fetch or WebSocket handshake, never the host's
+// client): that is recorded as a stray request and the connection closed.
+func (s *Server) serve(p *peer) {
+	in := bufio.NewReader(p.raw)
+	if first, err := in.Peek(len(httpMethodPrefix)); err == nil && isHTTPStart(first) {
+		line, _ := in.ReadString('\n')
+		s.mu.Lock()
+		delete(s.conns, p.id)
+		s.strays = append(s.strays, strings.TrimSpace(line))
+		s.mu.Unlock()
+		p.close()
+		return
+	}
+	stream := jsonrpc2.NewPlainObjectStream(peekedConn{Conn: p.raw, r: in})
+	// Requests are handled in the order they arrive (initialized
+	// before the business method that follows it); a hanging answer
+	// holds the connection, as a hung server does.
+	conn := jsonrpc2.NewConn(context.Background(), stream, handler{s: s, p: p}, jsonrpc2.SetLogger(log.New(io.Discard, "", 0)),
+		jsonrpc2.OnRecv(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, FromHost, req, resp) }),
+		jsonrpc2.OnSend(func(req *jsonrpc2.Request, resp *jsonrpc2.Response) { s.log(p, ToHost, req, resp) }))
+	<-conn.DisconnectNotify()
+	s.mu.Lock()
+	delete(s.conns, p.id)
+	s.mu.Unlock()
+}
+
+// httpMethodPrefix is as many bytes as isHTTPStart reads.
+const httpMethodPrefix = "OPTIONS "
+
+// isHTTPStart reports whether a connection's first bytes begin an HTTP
+// request line ("GET / HTTP/1.1", a WebSocket handshake included).
+func isHTTPStart(b []byte) bool {
+	for _, m := range []string{"GET ", "POST ", "PUT ", "HEAD ", "OPTIONS ", "DELETE ", "PATCH ", "CONNECT "} {
+		if strings.HasPrefix(string(b), m) {
+			return true
+		}
+	}
+	return false
+}
+
+// peekedConn reads a connection through the reader that peeked at it.
+type peekedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (c peekedConn) Read(b []byte) (int, error) { return c.r.Read(b) }
+
+// Strays are the request lines of HTTP requests that reached the server's
+// port since the last Reset: a browser frame's fetch or WebSocket aimed at
+// the App Server's transport (001 UI runtime: "Host Bridge never exposes
+// App Server transport").
+func (s *Server) Strays() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.strays...)
 }
 
 // log records one message.

@@ -270,3 +270,39 @@ func BenchmarkEventThroughput(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }
+
+// A browser's fetch or WebSocket handshake on the App Server's port is
+// recorded as a stray request, and the host's JSON-RPC client beside it
+// is served as before.
+func TestAnHTTPRequestOnThePortIsAStray(t *testing.T) {
+	s := start(t)
+	c := connect(t, s)
+	for _, req := range []string{"GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n", "POST /rpc HTTP/1.1\r\n\r\n"} {
+		nc, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(nc, req); err != nil {
+			t.Fatal(err)
+		}
+		// The server closes the stray connection: reading ends.
+		_ = nc.SetReadDeadline(time.Now().Add(2 * time.Second))
+		if _, err := io.ReadAll(nc); err != nil {
+			t.Fatalf("the server did not close the connection of %q: %v", req, err)
+		}
+		_ = nc.Close()
+	}
+	handshake(t, c)
+	got := s.Strays()
+	want := []string{"GET / HTTP/1.1", "GET /ws HTTP/1.1", "POST /rpc HTTP/1.1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("strays %q, want %q", got, want)
+	}
+	if n := len(s.Messages()); n < 2 {
+		t.Fatalf("the host's handshake beside the strays was recorded as %d messages", n)
+	}
+	s.Reset()
+	if got := s.Strays(); len(got) != 0 {
+		t.Fatalf("after Reset the strays are %q", got)
+	}
+}

@@ -135,6 +135,18 @@
     }
   }
 
+  // socketAttempt opens a WebSocket to url and reports whether it opened.
+  function socketAttempt(url) {
+    return new Promise(function (resolve) {
+      var settle = function (reached, detail) { resolve({ url: url, reached: reached, status: 0, detail: detail }); };
+      var ws;
+      try { ws = new WebSocket(url); } catch (e) { settle(false, String(e && e.name || e)); return; }
+      var timer = setTimeout(function () { try { ws.close(); } catch (e) { /* closing */ } settle(false, "timeout"); }, 3000);
+      ws.onopen = function () { clearTimeout(timer); ws.close(); settle(true, "open"); };
+      ws.onerror = function () { clearTimeout(timer); settle(false, "error"); };
+    });
+  }
+
   // contain tries to reach the host's DOM, location and storage from the
   // frame (spec 000, Host Bridge v1: the frame "must not directly access
   // host DOM ... or credentials"). What the page's own globals offer
@@ -150,6 +162,8 @@
     };
     var urls = spec.hostURLs || [];
     for (var i = 0; i < urls.length; i++) out.fetches.push(await fetchAttempt(urls[i]));
+    var sockets = spec.socketURLs || [];
+    for (var j = 0; j < sockets.length; j++) out.fetches.push(await socketAttempt(sockets[j]));
     return out;
   }
 

@@ -242,6 +242,7 @@ func describeAgent(tc *harness.TestContext) {
 		describeAgentSession(tc)
 		describeAgentTasks(tc)
 		describeAgentResults(tc)
+		describeAgentTransport(tc)
 		describeAgentDecisions(tc)
 		describeAgentReads(tc)
 		describeAgentFailClosed(tc)

@@ -375,6 +375,21 @@ func (r Received) Message() (hostbridge.Message, bool) {
 	return m, true
 }
 
+// FrameFile is the address of a file of the app's UI, beside its entry.
+func (s *Surface) FrameFile(name string) string {
+	ginkgo.GinkgoHelper()
+	r := s.Run(Step{"page": true})
+	if r.Page == nil {
+		s.TC().Errorf("the probe did not report its page")
+	}
+	base, err := url.Parse(r.Page.Href)
+	if err != nil {
+		s.TC().Errorf("the app frame's address %q: %v", r.Page.Href, err)
+	}
+	ref, _ := url.Parse(name)
+	return base.ResolveReference(ref).String()
+}
+
 // Containment is what the probe reached of the host.
 type Containment struct {
 	Attempts map[string]Attempt

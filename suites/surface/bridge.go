@@ -839,7 +839,7 @@ func describeContainment(tc *harness.TestContext) {
 	Describe("Desktop P2: the frame is contained", tc.BrowserRetry(), func() {
 		It("reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint", tc.Req("BRIDGE-CONTAINMENT", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
-			own := frameFile(s, "download.txt")
+			own := s.FrameFile("download.txt")
 			r := s.Run(harness.Step{"contain": map[string]any{"hostURLs": []string{own, s.HostURL, s.HostOrigin() + "/"}}})
 			if r.Containment == nil || len(r.Containment.Fetches) != 3 {
 				tc.Errorf("the probe did not report its containment attempts")
@@ -932,7 +932,7 @@ func describeControlledActions(tc *harness.TestContext) {
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
 			func(target func(s *harness.Surface) string) {
 				s := tc.ProbeSurface(tc.DefaultConfigure())
-				expectAllowed(s, hostbridge.TypeDownload, frameFile(s, "download.txt"))
+				expectAllowed(s, hostbridge.TypeDownload, s.FrameFile("download.txt"))
 				expectRefusedURL(s, hostbridge.TypeDownload, target(s))
 			},
 			Entry("another origin", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember), func(*harness.Surface) string { return tc.ThirdParty().SpoofURL() }),
@@ -945,7 +945,7 @@ func describeControlledActions(tc *harness.TestContext) {
 		// address that only looks like it is another origin.
 		It("host:download refuses every address at or beside the runtime origin that is not the app's own file", tc.Req("BRIDGE-DOWNLOAD", levels.EveryMember, levels.ConfusableIdentity), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
-			own := frameFile(s, "download.txt")
+			own := s.FrameFile("download.txt")
 			expectAllowed(s, hostbridge.TypeDownload, own)
 			u, err := url.Parse(own)
 			if err != nil {
@@ -955,8 +955,8 @@ func describeControlledActions(tc *harness.TestContext) {
 			otherPort.Host = u.Hostname() + ":" + fmt.Sprint(portOf(u)+1)
 			userInfo.User = url.User(harness.ProbeFixture)
 			expectRefusedEach(s, hostbridge.TypeDownload, []refusedURL{
-				{"a path of the runtime origin outside the app's folder", frameFile(s, "../download.txt")},
-				{"a file of another app's folder at the runtime origin", frameFile(s, "../another-app/download.txt")},
+				{"a path of the runtime origin outside the app's folder", s.FrameFile("../download.txt")},
+				{"a file of another app's folder at the runtime origin", s.FrameFile("../another-app/download.txt")},
 				{"the runtime origin's root", u.Scheme + "://" + u.Host + "/"},
 				{"the app's file on another port of the runtime host", otherPort.String()},
 				{"the app's file with user info before the runtime host", userInfo.String()},

@@ -207,21 +207,6 @@ func orNothing(ss []string) string {
 	return strings.Join(ss, ", ")
 }
 
-// frameFile is the address of a file of the app's UI, beside its entry.
-func frameFile(s *harness.Surface, name string) string {
-	ginkgo.GinkgoHelper()
-	r := s.Run(harness.Step{"page": true})
-	if r.Page == nil {
-		s.TC().Errorf("the probe did not report its page")
-	}
-	base, err := url.Parse(r.Page.Href)
-	if err != nil {
-		s.TC().Errorf("the app frame's address %q: %v", r.Page.Href, err)
-	}
-	ref, _ := url.Parse(name)
-	return base.ResolveReference(ref).String()
-}
-
 // expectAllowed is the positive control of a URL check: the host accepts
 // a URL the app may use.
 func expectAllowed(s *harness.Surface, t, target string) {

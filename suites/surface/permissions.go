@@ -80,7 +80,7 @@ func permissionCalls() []permissionCall {
 			return harness.Invoke(id, "lime.secrets", "status", map[string]any{"key": "provider_api_key"})
 		}},
 		{"host:download of the app's own file (scope export)", "save-files", func(s *harness.Surface, id string) harness.Step {
-			return harness.Request(hostbridge.TypeDownload, id, map[string]any{"url": frameFile(s, "download.txt")})
+			return harness.Request(hostbridge.TypeDownload, id, map[string]any{"url": s.FrameFile("download.txt")})
 		}},
 		{"host:openExternal of the app's documentation site (scope network)", "open-docs", func(_ *harness.Surface, id string) harness.Step {
 			return harness.Request(hostbridge.TypeOpenExternal, id, map[string]any{"url": "https://probe.conformance.example.org/docs"})
