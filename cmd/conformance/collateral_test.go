@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
 )
@@ -22,8 +23,8 @@ func caseWith(f mockhost.Fault, outcomes map[string]reports.Outcome) *selftestCa
 	return &selftestCase{fault: f, report: rep}
 }
 
-// The kill verdict rests on Breaks; recorded collateral must fail too, and
-// one that passed is a stale file, named with the command that refreshes it.
+// The kill verdict rests on Breaks; recorded collateral that passed is a
+// stale file, named with the command that refreshes it, and no failure.
 func TestJudgeSeparatesMeantRecordedAndNewCollateral(t *testing.T) {
 	f := mockhost.Fault{Name: "f", Breaks: []string{"A"}, Collateral: []string{"B"}}
 	for _, tc := range []struct {
@@ -44,9 +45,14 @@ func TestJudgeSeparatesMeantRecordedAndNewCollateral(t *testing.T) {
 			t.Errorf("%s: %s, want %s (%+v)", tc.name, v.status, tc.status, v)
 		}
 		var out bytes.Buffer
-		printKillMatrix(&out, []*selftestCase{caseWith(mockhost.Fault{}, nil), k})
+		bad := printKillMatrix(&out, []*selftestCase{caseWith(mockhost.Fault{}, nil), k})
 		if !strings.Contains(out.String(), tc.line) {
 			t.Errorf("%s: the kill matrix does not say %q:\n%s", tc.name, tc.line, out.String())
+		}
+		// A stale entry is reported and the fault still killed; the
+		// others fail the selftest, named.
+		if want := tc.status != "KILLED" && tc.status != "STALE"; want != (len(bad) == 1 && bad[0] == tc.status+" f") {
+			t.Errorf("%s: problems %q", tc.name, bad)
 		}
 	}
 }
@@ -85,5 +91,20 @@ func TestRewriteCollateralNamesAMissingFile(t *testing.T) {
 	_, err := rewriteCollateral(filepath.Join(t.TempDir(), "none.json"), nil)
 	if err == nil || !strings.Contains(err.Error(), "none.json") {
 		t.Errorf("err = %v, want one naming none.json", err)
+	}
+}
+
+// The closing lines name each failed check, so a runner that keeps only
+// the output's tail still says which fault failed and how.
+func TestTheClosingLinesNameEachProblem(t *testing.T) {
+	cat := levels.Default()
+	survived := caseWith(mockhost.Fault{Name: "f", Breaks: []string{"A"}}, map[string]reports.Outcome{"A": reports.Passed})
+	stale := caseWith(mockhost.Fault{Name: "g", Breaks: []string{"A"}, Collateral: []string{"B"}}, map[string]reports.Outcome{"A": reports.Failed, "B": reports.Passed})
+	var out bytes.Buffer
+	code := judgeKillMatrix(&out, []*selftestCase{caseWith(mockhost.Fault{}, nil), survived, stale}, cat, killMatrixScope{})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	tail := strings.Join(lines[len(lines)-2:], "\n")
+	if code != exitFailed || tail != "problem: SURVIVED f\nselftest: 2 passed, 1 failed" {
+		t.Errorf("exit %d, closing lines:\n%s\n(whole output:\n%s)", code, tail, out.String())
 	}
 }

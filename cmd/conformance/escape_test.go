@@ -67,8 +67,8 @@ func TestKillMatrixJudgesEscapes(t *testing.T) {
 		}
 	}
 	var out strings.Builder
-	if bad := printKillMatrix(&out, []*selftestCase{{report: report(nil)}, {fault: leaves, report: report(nil)}}); bad != 1 ||
+	if bad := printKillMatrix(&out, []*selftestCase{{report: report(nil)}, {fault: leaves, report: report(nil)}}); len(bad) != 1 ||
 		!strings.Contains(out.String(), "not in the report (run.escapedProcesses)") {
-		t.Errorf("kill matrix with an unreported escape: %d problems\n%s", bad, out.String())
+		t.Errorf("kill matrix with an unreported escape: problems %q\n%s", bad, out.String())
 	}
 }

@@ -44,7 +44,7 @@ func (k *selftestCase) collateral() []string { return scoped(k.fault.Collateral,
 
 // killVerdict is a case's line in the kill matrix.
 type killVerdict struct {
-	status     string   // PASSED (baseline) | KILLED | SURVIVED | COLLATERAL | STALE | FALSE-FAIL | ERROR
+	status     string   // PASSED (baseline) | KILLED | STALE (killed, a recorded collateral passed) | SURVIVED | COLLATERAL | FALSE-FAIL | ERROR
 	survivors  []string // requirements the fault is meant to break that passed
 	collateral []string // requirements that failed though the fault neither breaks them nor records them as collateral
 	stale      []string // requirements recorded as the fault's collateral that did not fail
