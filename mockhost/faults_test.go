@@ -338,6 +338,8 @@ func faultProbes() map[string]probe {
 		},
 		"count-bytes-not-characters":    verifyProbe(map[string]string{"APP.md": manifest(withDefaults("shortDescription: " + strings.Repeat("é", 140) + "\n"))}, nil),
 		"no-length-limits":              verifyProbe(map[string]string{"APP.md": manifest(withDefaults("shortDescription: " + strings.Repeat("a", 141) + "\n"))}, nil),
+		"list-limits-unchecked":         verifyProbe(map[string]string{"APP.md": manifest(withDefaults("categories: [a, b, c, d, e, f, g, h, i]\n"))}, nil),
+		"list-limit-exclusive":          verifyProbe(map[string]string{"APP.md": manifest(withDefaults("categories: [a, b, c, d, e, f, g, h]\n"))}, nil),
 		"open-vocabularies":             verifyProbe(map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "appType: domain-app", "appType: plugin", 1)}, nil),
 		"only-current-manifest-version": verifyProbe(map[string]string{"APP.md": manifest(withDefaults("manifestVersion: 0.4.0\n"))}, nil),
 		"allow-bypass-permissions":      verifyProbe(map[string]string{"APP.md": manifest(withDefaults("permissionMode: bypassPermissions\n"))}, nil),

@@ -31,6 +31,19 @@ func (h *Host) manifestRuleFindings(m map[string]any) []protocol.Finding {
 			}
 		}
 	}
+	// fault: list-limit-exclusive — a list's item limit is read as exclusive: keywords with exactly 32 items, or categories with exactly 8, are refused.
+	if h.faults.Has("list-limit-exclusive") {
+		for _, l := range []struct {
+			field string
+			max   int
+		}{{"keywords", 32}, {"categories", 8}} {
+			if items, ok := m[l.field].([]any); ok && len(items) >= l.max {
+				out = append(out, protocol.Finding{Code: agentpkg.CodeInvalidField, Severity: agentpkg.SeverityError,
+					File: agentpkg.ManifestFile, Field: l.field,
+					Message: fmt.Sprintf("APP.md: field %s: has %d items; fewer than %d are allowed", l.field, len(items), l.max)})
+			}
+		}
+	}
 	// fault: only-current-manifest-version — any manifestVersion but the current 0.10.0 is refused.
 	if v, ok := m["manifestVersion"].(string); ok && v != agentpkg.StandardVersion && h.faults.Has("only-current-manifest-version") {
 		out = append(out, protocol.Finding{Code: agentpkg.CodeUnsupportedManifestVersion, Severity: agentpkg.SeverityError,
@@ -50,6 +63,9 @@ func (h *Host) dropsFieldRule(f protocol.Finding) bool {
 	// fault: no-length-limits — field lengths are never checked.
 	case strings.Contains(f.Message, "characters; at most"):
 		return h.faults.Has("no-length-limits")
+	// fault: list-limits-unchecked — keywords and categories take any number of items.
+	case strings.Contains(f.Message, "items; at most"):
+		return h.faults.Has("list-limits-unchecked")
 	}
 	return false
 }

@@ -87,6 +87,10 @@ func (v *validator) run() {
 	v.optionalString("displayName", 128)
 	v.optionalString("shortDescription", 140)
 	v.optionalString("copyright", 256)
+	// 000 Identity and presentation: "keywords Catalog search keywords
+	// (max 32)", "categories Top-level catalog categories (max 8)".
+	v.optionalList("keywords", 32)
+	v.optionalList("categories", 8)
 	mv := v.manifestVersion()
 	v.entries(mv)
 	v.dates()
@@ -161,6 +165,26 @@ func (v *validator) requiredString(key string, maxLen int, check func(string) st
 func (v *validator) optionalString(key string, maxLen int) {
 	if raw, ok := v.p.Manifest[key]; ok {
 		v.stringValue(key, raw, maxLen, nil)
+	}
+}
+
+// optionalList checks an optional list of non-empty strings holding at
+// most maxItems of them.
+func (v *validator) optionalList(key string, maxItems int) {
+	raw, ok := v.p.Manifest[key]
+	if !ok {
+		return
+	}
+	items, isList := raw.([]any)
+	switch {
+	case !isList:
+		v.report(CodeInvalidField, SeverityError, key, "must be a list, not %s", typeName(raw))
+	case len(items) > maxItems:
+		v.report(CodeInvalidField, SeverityError, key, "has %d items; at most %d are allowed", len(items), maxItems)
+	default:
+		for i, e := range items {
+			v.stringValue(fmt.Sprintf("%s[%d]", key, i), e, 0, nil)
+		}
 	}
 }
 

@@ -53,6 +53,15 @@ func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 		add(l.field, strings.Repeat(l.char, l.max), true, levels.RepresentationLimit)
 		add(l.field, strings.Repeat(l.char, l.max+1), false, levels.RepresentationLimit)
 	}
+	// Lists: keywords at most 32, categories at most 8 (000 Identity and
+	// presentation), on both sides of each bound.
+	for _, l := range []struct {
+		field string
+		max   int
+	}{{"keywords", 32}, {"categories", 8}} {
+		add(l.field, flowList(l.field, l.max), true, levels.RepresentationLimit)
+		add(l.field, flowList(l.field, l.max+1), false, levels.RepresentationLimit)
+	}
 	add("description", `""`, false, levels.RepresentationLimit)
 	for _, s := range []string{"draft", "ready", "needs-review", "deprecated", "archived"} {
 		add("status", s, true, levels.EveryMember)
@@ -66,9 +75,22 @@ func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 	return es
 }
 
-// valueText names a field's value for spec names and messages: short
-// values whole, long ones by their length in characters.
+// flowList is a YAML flow sequence of n distinct items named after field.
+func flowList(field string, n int) string {
+	items := make([]string, n)
+	for i := range items {
+		items[i] = field + "-" + strconv.Itoa(i+1)
+	}
+	return "[" + strings.Join(items, ", ") + "]"
+}
+
+// valueText names a field's value for spec names and messages: a list by
+// its number of items, short values whole, long ones by their length in
+// characters.
 func valueText(field, value string) string {
+	if strings.HasPrefix(value, "[") {
+		return field + " with " + strconv.Itoa(strings.Count(value, ",")+1) + " items"
+	}
 	if n := utf8.RuneCountInString(value); n > 16 {
 		return field + " of " + strconv.Itoa(n) + " characters (" + abbreviate(value) + ")"
 	}
