@@ -16,11 +16,13 @@ import (
 // the values they expect accepted.
 type judgedField struct {
 	acceptedLengths, refusedLengths []int
+	acceptedItems, refusedItems     []int
 	acceptedValues                  []string
 }
 
 var (
 	judgedLengthRE = regexp.MustCompile(` (\w+) of (\d+) characters \(.*\) is (accepted|refused)$`)
+	judgedItemsRE  = regexp.MustCompile(` (\w+) with (\d+) items is (accepted|refused)$`)
 	judgedValueRE  = regexp.MustCompile(` (\w+) (\S+) is (accepted|refused)$`)
 )
 
@@ -51,6 +53,13 @@ func judgedFields(t *testing.T) map[string]*judgedField {
 				of(m[1]).acceptedLengths = append(of(m[1]).acceptedLengths, n)
 			} else {
 				of(m[1]).refusedLengths = append(of(m[1]).refusedLengths, n)
+			}
+		} else if m := judgedItemsRE.FindStringSubmatch(s.Name); m != nil {
+			n, _ := strconv.Atoi(m[2])
+			if m[3] == "accepted" {
+				of(m[1]).acceptedItems = append(of(m[1]).acceptedItems, n)
+			} else {
+				of(m[1]).refusedItems = append(of(m[1]).refusedItems, n)
 			}
 		} else if m := judgedValueRE.FindStringSubmatch(s.Name); m != nil && m[3] == "accepted" {
 			of(m[1]).acceptedValues = append(of(m[1]).acceptedValues, m[2])
@@ -92,6 +101,13 @@ func TestPackagesPageBoundsAreTheOnesTheSpecsJudge(t *testing.T) {
 			if !slices.Contains(j.acceptedLengths, hi) || !slices.Contains(j.refusedLengths, hi+1) {
 				t.Errorf("%s: %s is at most %d characters on the page; its specs accept %v characters and refuse %v",
 					packagesPage, field, hi, j.acceptedLengths, j.refusedLengths)
+			}
+		}
+		if m := itemsRE.FindStringSubmatch(constraint); m != nil {
+			hi, _ := strconv.Atoi(m[1])
+			if !slices.Contains(j.acceptedItems, hi) || !slices.Contains(j.refusedItems, hi+1) {
+				t.Errorf("%s: %s has at most %d items on the page; its specs accept %v items and refuse %v",
+					packagesPage, field, hi, j.acceptedItems, j.refusedItems)
 			}
 		}
 		if strings.HasPrefix(constraint, "one of ") {

@@ -125,6 +125,7 @@ func fieldsTable(t *testing.T) table {
 
 var (
 	lengthRE     = regexp.MustCompile(`^(\d+) to (\d+) characters`)
+	itemsRE      = regexp.MustCompile(`^a list of at most (\d+) items`)
 	vocabularyRE = regexp.MustCompile(`must be one of (.+?)(?: \(line \d+\))?$`)
 )
 
