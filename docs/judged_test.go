@@ -61,8 +61,10 @@ func judgedFields(t *testing.T) map[string]*judgedField {
 			} else {
 				of(m[1]).refusedItems = append(of(m[1]).refusedItems, n)
 			}
-		} else if m := judgedValueRE.FindStringSubmatch(s.Name); m != nil && m[3] == "accepted" {
-			of(m[1]).acceptedValues = append(of(m[1]).acceptedValues, m[2])
+		} else if m := judgedValueRE.FindStringSubmatch(s.Name); m != nil {
+			if j := of(m[1]); m[3] == "accepted" {
+				j.acceptedValues = append(j.acceptedValues, m[2])
+			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package mockhost
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -16,6 +17,14 @@ var fieldLimits = []struct {
 	field string
 	max   int
 }{{"name", 64}, {"description", 1024}, {"displayName", 128}, {"shortDescription", 140}}
+
+// timelineFields are APP.md's ISO 8601 date-time fields (000 Version and
+// timeline).
+var timelineFields = []string{"createdAt", "updatedAt", "releasedAt", "deprecatedAt", "endOfLifeAt"}
+
+// dateTimeShape finds a quoted value shaped as a date-time in a finding's
+// message, whatever its day.
+var dateTimeShape = regexp.MustCompile(`"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}`)
 
 // manifestRuleFindings are the findings a host with a manifest-rule fault
 // adds of its own: it refuses what the standard allows.
@@ -44,6 +53,15 @@ func (h *Host) manifestRuleFindings(m map[string]any) []protocol.Finding {
 			}
 		}
 	}
+	// fault: timeline-z-only — a timeline date-time with an offset instead of Z is refused.
+	if h.faults.Has("timeline-z-only") {
+		for _, f := range timelineFields {
+			if v, ok := m[f].(string); ok && !strings.HasSuffix(v, "Z") {
+				out = append(out, protocol.Finding{Code: agentpkg.CodeInvalidField, Severity: agentpkg.SeverityError,
+					File: agentpkg.ManifestFile, Field: f, Message: fmt.Sprintf("APP.md: field %s: %q is not a UTC date-time", f, v)})
+			}
+		}
+	}
 	// fault: only-current-manifest-version — any manifestVersion but the current 0.10.0 is refused.
 	if v, ok := m["manifestVersion"].(string); ok && v != agentpkg.StandardVersion && h.faults.Has("only-current-manifest-version") {
 		out = append(out, protocol.Finding{Code: agentpkg.CodeUnsupportedManifestVersion, Severity: agentpkg.SeverityError,
@@ -63,6 +81,12 @@ func (h *Host) dropsFieldRule(f protocol.Finding) bool {
 	// fault: no-length-limits — field lengths are never checked.
 	case strings.Contains(f.Message, "characters; at most"):
 		return h.faults.Has("no-length-limits")
+	// fault: timeline-unchecked — timeline fields take any text.
+	case strings.Contains(f.Message, "is not an RFC 3339 date-time") && h.faults.Has("timeline-unchecked"):
+		return true
+	// fault: timeline-shape-only — a timeline field is checked for the shape of a date-time, not for a day of the calendar: 2026-02-30T10:00:00Z passes.
+	case strings.Contains(f.Message, "is not an RFC 3339 date-time"):
+		return h.faults.Has("timeline-shape-only") && dateTimeShape.MatchString(f.Message)
 	// fault: list-limits-unchecked — keywords and categories take any number of items.
 	case strings.Contains(f.Message, "items; at most"):
 		return h.faults.Has("list-limits-unchecked")

@@ -62,6 +62,16 @@ func fieldConstraintEntries(tc *harness.TestContext) []ginkgo.TableEntry {
 		add(l.field, flowList(l.field, l.max), true, levels.RepresentationLimit)
 		add(l.field, flowList(l.field, l.max+1), false, levels.RepresentationLimit)
 	}
+	// Timeline fields are ISO 8601 date-times (000 Version and timeline):
+	// with Z, an offset or fractional seconds they verify; an impossible
+	// day, or words, do not. A date alone, ISO 8601 too, is not judged.
+	for _, v := range []string{"2026-01-05T10:00:00Z", "2026-01-05T10:00:00+08:00", "2026-01-05T10:00:00.250Z"} {
+		add("releasedAt", v, true, levels.RepresentationLimit)
+	}
+	add("releasedAt", "next-tuesday", false, levels.RepresentationLimit)
+	for _, f := range []string{"createdAt", "updatedAt", "releasedAt", "deprecatedAt", "endOfLifeAt"} {
+		add(f, "2026-02-30T10:00:00Z", false, levels.EveryMember)
+	}
 	add("description", `""`, false, levels.RepresentationLimit)
 	for _, s := range []string{"draft", "ready", "needs-review", "deprecated", "archived"} {
 		add("status", s, true, levels.EveryMember)
@@ -88,6 +98,9 @@ func flowList(field string, n int) string {
 // its number of items, short values whole, long ones by their length in
 // characters.
 func valueText(field, value string) string {
+	if strings.HasSuffix(field, "At") {
+		return field + " " + value
+	}
 	if strings.HasPrefix(value, "[") {
 		return field + " with " + strconv.Itoa(strings.Count(value, ",")+1) + " items"
 	}

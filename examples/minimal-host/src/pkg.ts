@@ -332,6 +332,17 @@ export function loadPackage(root: string): LoadedPackage {
 
 const chars = (s: string): number => [...s].length;
 
+// A date-time: a day of the calendar and a time, with Z or an offset.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+function isDateTime(s: string): boolean {
+  const m = DATE_TIME.exec(s);
+  if (!m) return false;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
+  const days = new Date(Date.UTC(y, mo, 0)).getUTCDate(); // the days of month mo
+  return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h <= 23 && mi <= 59 && se <= 59;
+}
+
 function checkManifest(pkg: LoadedPackage, layered: Array<{ file: string; doc: Obj }>): void {
   const m = pkg.manifest;
   const f = pkg.findings;
@@ -365,6 +376,14 @@ function checkManifest(pkg: LoadedPackage, layered: Array<{ file: string; doc: O
   }
   if (Array.isArray(m.keywords) && m.keywords.length > 32) f.push(finding("invalid-field", "APP.md", "keywords", "keywords has more than 32 items"));
   if (Array.isArray(m.categories) && m.categories.length > 8) f.push(finding("invalid-field", "APP.md", "categories", "categories has more than 8 items"));
+  // The timeline fields are ISO 8601 date-times (000 Version and timeline).
+  for (const field of ["createdAt", "updatedAt", "releasedAt", "deprecatedAt", "endOfLifeAt"]) {
+    const v = m[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string" || !isDateTime(v)) {
+      f.push(finding("invalid-field", "APP.md", field, `${field} must be an ISO 8601 date-time such as 2026-01-05T10:00:00Z`));
+    }
+  }
 
   const mv = manifestVersion(m);
   if (m.manifestVersion !== undefined && !KNOWN_MANIFEST_VERSIONS.includes(mv)) {
