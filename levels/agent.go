@@ -51,6 +51,11 @@ func agentRequirements() []Requirement {
 		{ID: "AGENT-TRANSPORT-UNREACHABLE", BugFamilies: []BugFamily{EveryEntryPoint}, Reading: "The App Server's port", Strength: MustNot, Levels: agent,
 			Title:  "While the host holds its App Server connection, the app's frame gets nothing through to the App Server's port: neither a fetch nor a WebSocket to it arrives there",
 			Clause: spec(SpecMain, "Host Bridge v1", "Apps may only see SDK results, events, and governed projections. They must not see Electron IPC channels, Tauri commands, App Server transport, Rust structs, sidecar paths, or provider API keys. (001 UI runtime: Host Bridge does not expose App Server transport.)")},
+		// Projection is Desktop P0's and Installable's work; a host that
+		// offers lime.agent holds an App Server there too.
+		{ID: "AGENT-NONE-AT-PROJECTION", BugFamilies: []BugFamily{EveryEntryPoint}, Reading: "Agent task mapping", Strength: MustNot, Levels: []string{"installable", "desktop-p0"},
+			Title:  "A host that holds an App Server starts no agent session or turn on it while it verifies, projects or checks the readiness of a package declaring an agent entry",
+			Clause: spec(SpecMain, "Projection contract", "Projection is deterministic. It compiles the manifest into host catalog objects. Projection does not run agents, call models, execute workers, or access customer data.")},
 		{ID: "AGENT-FAIL-CLOSED", BugFamilies: []BugFamily{EveryMember, WhoAnswers}, Strength: MustNot, Levels: agent,
 			Title:  "With the App Server unreachable, refusing, hanging, answering garbage or dropping mid-turn, the app gets a stable error and never a mock success or a fact the App Server did not send",
 			Clause: spec(SpecDesktop, "Electron and Tauri relationship", "When App Server is unavailable, the host returns blocked / host:error; product paths must not fall back to mock success. (001 forbidden paths: App UI state fabricating successful assistant:delta, tool result, artifact, or evidence events.)")},

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -439,6 +440,26 @@ type taskArgs struct {
 // l runs: for lime.agent startTask and for a workflow's agent-task state.
 // down reports that the App Server could not be reached or did not start
 // the turn (d then says so to the app).
+// askAgentAbout is what a host that warms its agent up at projection
+// does (the fault project-asks-the-agent): an App Server session and turn
+// asking for a summary of the package at dir. Errors are ignored.
+func (h *Host) askAgentAbout(dir string) {
+	ctx := context.Background()
+	conn, err := h.agent.connection(ctx)
+	if err != nil {
+		return
+	}
+	cfg, _ := h.config()
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	if call(ctx, h.agent.callTimeout(), conn, "agentSession/start", map[string]any{"appId": filepath.Base(dir), "workspaceId": cfg.WorkspaceID}, &s) != nil {
+		return
+	}
+	_ = call(ctx, h.agent.callTimeout(), conn, "agentSession/turn/start", map[string]any{"sessionId": s.SessionID,
+		"input": map[string]any{"text": "Summarise this app for its catalog card."}}, nil)
+}
+
 func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial, down bool) {
 	unavailable := func(err error) (*agentTaskLink, *denial, bool) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,

@@ -12,6 +12,8 @@ func agentFaults() []Fault {
 			Description: "every error result reaches the app as error_during_execution, whatever its cause (turn limit, budget, structured output, permission)"},
 		{Name: "agent-result-limits-as-success", Breaks: []string{"AGENT-RESULT-SUBTYPE"},
 			Description: "a turn the App Server ended at its turn or budget limit reaches the app as success"},
+		{Name: "project-asks-the-agent", Breaks: []string{"AGENT-NONE-AT-PROJECTION"},
+			Description: "package/project asks the App Server to describe the app: an agent session and a turn for each package projected"},
 		{Name: "appserver-no-clientinfo", Breaks: []string{"APPSERVER-HANDSHAKE"},
 			Description: "the App Server client's initialize carries no clientInfo"},
 		{Name: "appserver-skips-initialized", Breaks: []string{"APPSERVER-HANDSHAKE"},

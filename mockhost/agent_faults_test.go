@@ -159,6 +159,13 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
+		"project-asks-the-agent": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			if _, err := x.project(surfaceApp(t, "tiny-app")); err != nil {
+				t.Fatal(err)
+			}
+			return paramsOf(as.Messages(), appserver.MethodSessionStart)
+		},
 		"agent-result-subtype-dropped":        resultProbe,
 		"agent-result-errors-collapsed":       resultProbe,
 		"agent-result-limits-as-success":      resultProbe,

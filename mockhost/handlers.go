@@ -50,6 +50,10 @@ func (s *session) onProject(_ context.Context, req *jsonrpc2.Request, p protocol
 		return answeredOnStream{}, nil
 	}
 	r, e := h.project(p)
+	// fault: project-asks-the-agent — projection asks the App Server to describe the app: an agent session and a turn per package projected.
+	if e == nil && h.faults.Has("project-asks-the-agent") {
+		h.askAgentAbout(p.Path)
+	}
 	return h.unlessUntranslatable(p.Path, r, e)
 }
 

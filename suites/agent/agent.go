@@ -181,6 +181,7 @@ func fabricated(got []hostbridge.TaskEvent, sent []string) []string {
 // desktop agent execution path).
 func describeAgent(tc *harness.TestContext) {
 	describeAgentOffered(tc)
+	describeAgentAtProjection(tc)
 	Describe("Runtime: lime.agent through App Server JSON-RPC, called with app/invoke", func() {
 		BeforeEach(func() { requireAgentOffered(tc) })
 		It("maps startTask made as the app through app/invoke to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", tc.Req("AGENT-TASK-MAPPED", levels.EveryEntryPoint), func() {
