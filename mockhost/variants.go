@@ -237,13 +237,15 @@ func levelRequirements(ids ...string) []string {
 	return out
 }
 
-// agentMappingRequirements are the AGENT- requirements but AGENT-OFFERED:
-// what a host offering lime.agent is judged on (a host with no agent
-// runtime is not-applicable there), not whether a level needs it offered.
+// agentMappingRequirements are the AGENT- requirements but AGENT-OFFERED
+// and AGENT-NONE-AT-PROJECTION: what a host offering lime.agent is judged
+// on (a host with no agent runtime is not-applicable there), not whether a
+// level needs it offered, nor what projection leaves undone, which a host
+// with none is not-applicable to at the levels it claims.
 func agentMappingRequirements() []string {
 	var out []string
 	for _, r := range levels.Default().Requirements() {
-		if strings.HasPrefix(r.ID, "AGENT-") && r.ID != "AGENT-OFFERED" {
+		if strings.HasPrefix(r.ID, "AGENT-") && r.ID != "AGENT-OFFERED" && r.ID != "AGENT-NONE-AT-PROJECTION" {
 			out = append(out, r.ID)
 		}
 	}

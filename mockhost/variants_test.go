@@ -113,10 +113,12 @@ func variantProbes() map[string]probe {
 			err := x.call(protocol.MethodDisable, protocol.AppIDParams{AppID: "TINY-APP"}, nil)
 			return fmt.Sprint(err)
 		},
-		"retired-entry-disabled":        faults["rollback-keeps-new-entries"],
-		"workspace-not-seeded":          userStateThen,
-		"backend-crash-reported":        faults["backend-crash-ignored"],
-		"workflow-input-checked-in-run": typedStarts,
+		"retired-entry-disabled":            faults["rollback-keeps-new-entries"],
+		"workspace-not-seeded":              userStateThen,
+		"backend-crash-reported":            faults["backend-crash-ignored"],
+		"workflow-input-checked-in-run":     typedStarts,
+		"workflow-branch-last-target":       branchRun,
+		"workflow-idempotent-start-refused": repeatedKey,
 	}
 }
 
