@@ -159,6 +159,16 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
+		"verify-asks-the-agent": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			_ = x.call(protocol.MethodVerify, protocol.PackageParams{Path: surfaceApp(t, "tiny-app")}, nil)
+			return paramsOf(as.Messages(), appserver.MethodSessionStart)
+		},
+		"readiness-asks-the-agent": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			_, _ = x.readiness(protocol.ReadinessParams{Path: surfaceApp(t, "tiny-app")})
+			return paramsOf(as.Messages(), appserver.MethodSessionStart)
+		},
 		"project-asks-the-agent": func(t *testing.T, x *harness) string {
 			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
 			if _, err := x.project(surfaceApp(t, "tiny-app")); err != nil {

@@ -31,6 +31,10 @@ func (s *session) onConfigure(_ context.Context, _ *jsonrpc2.Request, p protocol
 func (s *session) onVerify(_ context.Context, _ *jsonrpc2.Request, p protocol.PackageParams) (any, *jsonrpc2.Error) {
 	h := s.host
 	r, e := h.verify(p)
+	// fault: verify-asks-the-agent — verification asks the App Server to describe the app: an agent session and a turn per package verified.
+	if h.faults.Has("verify-asks-the-agent") {
+		h.askAgentAbout(p.Path)
+	}
 	if u := h.untranslatable(p.Path, e == nil && !r.OK); u != nil {
 		return nil, u
 	}
@@ -153,6 +157,10 @@ func (s *session) onReadiness(ctx context.Context, req *jsonrpc2.Request, p prot
 	if s.host.faults.Has("hang-on-readiness") {
 		<-ctx.Done()
 		return answeredOnStream{}, nil
+	}
+	// fault: readiness-asks-the-agent — a readiness check of a package folder asks the App Server to describe the app first.
+	if p.Path != "" && s.host.faults.Has("readiness-asks-the-agent") {
+		s.host.askAgentAbout(p.Path)
 	}
 	return s.host.readiness(p)
 }
