@@ -282,7 +282,8 @@ func projectionRequirements() []string {
 // app/invoke, the requestId of an error, a search of its text); those that
 // only ask for a host:error, not what it says, are not among them.
 func bridgeErrorRequirements() []string {
-	return []string{"BRIDGE-REQUESTID", "BRIDGE-FAIL-CLOSED", "BRIDGE-INVALID-ANSWERED", "BRIDGE-PERMISSION-INTERCEPTED", "MODEL-SETTINGS-HOST-OWNED", "AGENT-NO-LEAK"}
+	return []string{"BRIDGE-REQUESTID", "BRIDGE-FAIL-CLOSED", "BRIDGE-INVALID-ANSWERED", "BRIDGE-PERMISSION-INTERCEPTED", "MODEL-SETTINGS-HOST-OWNED", "AGENT-NO-LEAK",
+		"WORKFLOW-IDEMPOTENT-START"}
 }
 
 // Expand resolves ids and prefixes (an id ending in *) against the
