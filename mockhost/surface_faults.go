@@ -63,7 +63,7 @@ func surfaceFaults() []Fault {
 		{Name: "frame-gets-node-globals", Breaks: []string{"BRIDGE-CONTAINMENT"},
 			Description: "the app's frame gets a host preload with Node's require, process and Buffer in its main world"},
 		{Name: "host-endpoints-open", Breaks: []string{"BRIDGE-CONTAINMENT"},
-			Description: "a CORS middleware left on: every answer of the host origin, its pages included, carries Access-Control-Allow-Origin: *"},
+			Description: "a CORS middleware left on: every answer of the host origin, its pages included, carries Access-Control-Allow-Origin: *, and the app's frame may connect anywhere (no connect-src)"},
 		{Name: "open-external-any-url", Breaks: []string{"BRIDGE-OPEN-EXTERNAL"},
 			Description: "any URL is allowed (javascript:, file:, data:, other origins)"},
 		{Name: "download-any-url", Breaks: []string{"BRIDGE-DOWNLOAD"},

@@ -262,7 +262,10 @@ func (h *Host) appFiles(origin string) http.HandlerFunc {
 		// Bridge v1: apps "must not see ... App Server transport").
 		csp := "connect-src 'self'; frame-ancestors " + l.hostOrigin
 		// fault: frame-connect-unrestricted — the app's document gets no connect-src: its frame can fetch and open WebSockets to any loopback port, the App Server's included.
-		if h.faults.Has("frame-connect-unrestricted") {
+		// A host with its endpoints open (host-endpoints-open) leaves the
+		// frame unrestricted too: with connect-src 'self' the frame could
+		// reach no endpoint, open or not, and the fault would break nothing.
+		if h.faults.Has("frame-connect-unrestricted") || h.faults.Has("host-endpoints-open") {
 			csp = "frame-ancestors " + l.hostOrigin
 		}
 		hd.Set("Content-Security-Policy", csp)
