@@ -436,13 +436,10 @@ type taskArgs struct {
 	SessionID string `json:"sessionId"`
 }
 
-// beginTurn starts the App Server session and turn of a task of the app
-// l runs: for lime.agent startTask and for a workflow's agent-task state.
-// down reports that the App Server could not be reached or did not start
-// the turn (d then says so to the app).
-// askAgentAbout is what a host that warms its agent up at projection
-// does (the fault project-asks-the-agent): an App Server session and turn
-// asking for a summary of the package at dir. Errors are ignored.
+// askAgentAbout is what a host that warms its agent up while it reads a
+// package does (the faults verify-, project- and readiness-asks-the-agent):
+// an App Server session and turn asking for a summary of the package at
+// dir. Errors are ignored.
 func (h *Host) askAgentAbout(dir string) {
 	ctx := context.Background()
 	conn, err := h.agent.connection(ctx)
@@ -460,6 +457,10 @@ func (h *Host) askAgentAbout(dir string) {
 		"input": map[string]any{"text": "Summarise this app for its catalog card."}}, nil)
 }
 
+// beginTurn starts the App Server session and turn of a task of the app
+// l runs: for lime.agent startTask and for a workflow's agent-task state.
+// down reports that the App Server could not be reached or did not start
+// the turn (d then says so to the app).
 func (h *Host) beginTurn(l *launch, a taskArgs) (link *agentTaskLink, d *denial, down bool) {
 	unavailable := func(err error) (*agentTaskLink, *denial, bool) {
 		return nil, &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
