@@ -59,6 +59,9 @@ type agentTaskLink struct {
 	turnID    string
 	delivered int  // events projected so far
 	ended     bool // a result was projected
+	// endedByApp: a faulty host took a result the app's frame posted as
+	// the task's end (fault frame-result-ends-task).
+	endedByApp bool
 	// result is the turn's result fact, once it came (a workflow's
 	// agent-task state waits for it); done is closed when the result came
 	// or the connection went away.
@@ -312,6 +315,9 @@ func (c *agentClient) handle(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.
 // projectLocked projects one App Server fact of t's turn. Called under
 // c.mu, so a turn's facts reach the app in the order they came.
 func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
+	if t.endedByApp {
+		return
+	}
 	// fault: agent-events-unredacted — a fact quoting a credential the host holds (a tool call's headers) reaches the app as it is.
 	if !c.h.faults.Has("agent-events-unredacted") {
 		// fault: redaction-skips-lists — what the agent runtime says is redacted in its objects' members but not in its lists.

@@ -159,6 +159,11 @@ func agentProbes() map[string]probe {
 			s.invoke("r2", "lime.agent", "cancelTask", map[string]any{"taskId": task.TaskID})
 			return paramsOf(as.Messages(), appserver.MethodTurnCancel)
 		},
+		"frame-facts-relayed":      frameFactProbe,
+		"frame-bare-facts-relayed": frameFactProbe,
+		"frame-result-ends-task":   frameFactProbe,
+		"frame-artifact-kept":      frameFactProbe,
+		"frame-evidence-exported":  frameFactProbe,
 		"verify-asks-the-agent": func(t *testing.T, x *harness) string {
 			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
 			_ = x.call(protocol.MethodVerify, protocol.PackageParams{Path: surfaceApp(t, "tiny-app")}, nil)
@@ -212,6 +217,39 @@ func agentProbes() map[string]probe {
 
 // resultProbe ends a turn with each error subtype the App Server can
 // report and lists the subtype of the result the app received.
+// frameFactProbe posts a task fact of each kind for the app's running task
+// from its frame, as host:event and bare, and reports the task's events
+// the app received after, a read of the posted artifact and the export.
+func frameFactProbe(t *testing.T, x *harness) string {
+	sc := appserver.NewScript()
+	sc.EventGap = 300 * time.Millisecond
+	sc.SetProjections(appserver.Projections{Artifacts: map[string]any{}, Evidence: map[string]any{"records": []any{}}})
+	appServerFor(t, x, sc, protocol.ConfigureParams{})
+	s := x.mount("tiny-app", "main")
+	ev := s.events()
+	answer := s.invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x"})
+	var task struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(answer.Payload, &task)
+	seen := []string{next(ev, 2*time.Second).Type}
+	for i, kind := range []string{"assistant:delta", "artifact:created", "evidence:recorded", "result"} {
+		fact := map[string]any{"schemaVersion": hostbridge.TaskEventSchema, "eventId": fmt.Sprint("posted-", i), "type": kind, "subtype": "success",
+			"taskId": task.TaskID, "payload": map[string]any{"artifactId": "posted-artifact", "text": "posted"}}
+		s.send(hostbridge.TypeEvent, fmt.Sprint("f", i), fact)
+		fact["eventId"] = fmt.Sprint("bare-", i)
+		s.sendRaw(raw(fact))
+	}
+	for m := next(ev, time.Second); m.Type != ""; m = next(ev, time.Second) {
+		var e hostbridge.TaskEvent
+		_ = json.Unmarshal(m.Payload, &e)
+		seen = append(seen, e.EventID+" "+e.Type)
+	}
+	read := s.invoke("r2", "lime.artifacts", "read", map[string]any{"artifactId": "posted-artifact"})
+	export := s.invoke("r3", "lime.evidence", "export", map[string]any{})
+	return fmt.Sprint(seen, " read:", read.Type, " export:", string(export.Payload))
+}
+
 func resultProbe(t *testing.T, x *harness) string {
 	sc := appserver.NewScript()
 	as := appServerFor(t, x, sc, protocol.ConfigureParams{})

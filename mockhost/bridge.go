@@ -99,6 +99,10 @@ func answer(msgs ...hostMessage) pageAnswer { return pageAnswer{Post: msgs} }
 // first, then the request (spec 000, Host Bridge v1: "The host remains the
 // only decision maker").
 func (h *Host) bridge(l *launch, body []byte) pageAnswer {
+	// fault: frame-bare-facts-relayed — a bare task event envelope the app's frame posts for its running task is projected to the app as the task's fact.
+	if e, ok := postedTaskFact(body); ok && h.faults.Has("frame-bare-facts-relayed") {
+		h.frameFact(l, e, true)
+	}
 	m, reason, why := h.envelope(l, body)
 	if reason != "" {
 		h.surf.reject(l.appID, protocol.RejectedMessage{Type: clip(m.Type, 200), Reason: reason})
@@ -140,6 +144,13 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 		return h.bridgeOpenExternal(l, m)
 	case hostbridge.TypeDownload:
 		return h.bridgeDownload(l, m)
+	case hostbridge.TypeEvent:
+		// A task fact is the App Server's to give, never the app's: the
+		// host takes nothing of it and refuses it (frameFact).
+		if e, ok := postedTaskFact(m.Payload); ok {
+			// fault: frame-facts-relayed — a host:event the app's frame posts for its running task is projected to the app as the task's fact.
+			h.frameFact(l, e, h.faults.Has("frame-facts-relayed"))
+		}
 	}
 	return h.deny(l, m, protocol.BridgeCall{Gate: protocol.GateValidation}, hostbridge.CodeInvalidRequest,
 		fmt.Sprintf("The host does not know the request %q.", clip(m.Type, 100)))

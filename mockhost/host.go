@@ -98,6 +98,9 @@ type Host struct {
 	knowledge map[string]map[string]string
 	// workflows is the workflow runtime's runs (workflows.go).
 	workflows *workflowRuns
+	// frameFacts is what a faulty host kept of the task facts the app's
+	// frame posted (app_facts.go).
+	frameFacts frameFacts
 	// healthFailed are the startup health checks seen failing, by app name
 	// (read only by the health-failure-sticks fault); under mu.
 	healthFailed map[string][]string

@@ -48,6 +48,9 @@ func (h *Host) readArtifact(l *launch, args json.RawMessage) (any, *denial) {
 	if h.faults.Has("artifact-read-local") {
 		return map[string]any{"artifactId": a.ArtifactID, "kind": "document", "content": ""}, nil
 	}
+	if posted, ok := h.postedArtifact(l.appID, a.ArtifactID); ok {
+		return posted, nil
+	}
 	res, d := h.fromAppServer(l, appServerArtifactRead, map[string]any{"artifactId": a.ArtifactID})
 	// fault: artifact-mock-when-down — with the App Server unreachable, lime.artifacts read answers with a placeholder artifact.
 	if d != nil && d.code == hostbridge.CodeRuntimeUnavailable && h.faults.Has("artifact-mock-when-down") {
@@ -67,7 +70,11 @@ func (h *Host) exportEvidence(l *launch, args json.RawMessage) (any, *denial) {
 	if h.faults.Has("evidence-export-synthesized") {
 		return map[string]any{"items": h.surf.observe(l.appID).Evidence}, nil
 	}
-	return h.fromAppServer(l, appServerEvidence, params)
+	res, d := h.fromAppServer(l, appServerEvidence, params)
+	if posted := h.postedEvidence(l.appID); d == nil && len(posted) > 0 {
+		return map[string]any{"pack": res, "recorded": posted}, nil
+	}
+	return res, d
 }
 
 // fromAppServer carries one projection call of the app to the App Server,

@@ -119,6 +119,7 @@ func variantProbes() map[string]probe {
 		"workflow-input-checked-in-run":     typedStarts,
 		"workflow-branch-last-target":       branchRun,
 		"workflow-idempotent-start-refused": repeatedKey,
+		"frame-facts-end-task":              frameFactProbe,
 	}
 }
 

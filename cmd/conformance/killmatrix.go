@@ -182,8 +182,14 @@ func judge(k *selftestCase) killVerdict {
 			v.survivors = append(v.survivors, id)
 		}
 	}
+	ran := map[string]bool{}
+	for _, r := range k.report.Requirements {
+		ran[r.ID] = r.Outcome != reports.NotRun
+	}
+	// A recorded collateral the child did not run (the breaks scope runs
+	// only what the fault breaks) is neither stale nor new.
 	for _, id := range k.collateral() {
-		if !failed[id] {
+		if ran[id] && !failed[id] {
 			v.stale = append(v.stale, id)
 		}
 	}

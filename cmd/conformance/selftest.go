@@ -570,15 +570,15 @@ func childLevels(cat *levels.Catalog, f mockhost.Fault) []string {
 func escapesOnly(f mockhost.Fault) bool { return f.Escapes && len(f.Fails()) == 0 }
 
 // breaksFilter is the label filter of a fault's child in the breaks scope:
-// the specs of the requirements that must fail under the fault (its Breaks
-// and its recorded collateral, Fault.Fails), nothing else. So the child
-// proves the kill and finds stale collateral; a failure outside Fails (new
-// collateral) shows only in --scope levels, which --write-collateral is run
-// with to find it. The baseline and a fault whose refusals no spec may rest
-// on run everything ("").
+// the specs of the requirements the fault is meant to break (its Breaks),
+// nothing else. So the child proves the kill; its recorded collateral, and
+// any new one, show only in --scope levels, which --write-collateral is run
+// with (a collateral is no verdict of the suite's: no verdict may rest on
+// another requirement's failure). The baseline and a fault whose refusals
+// no spec may rest on run everything ("").
 func breaksFilter(f mockhost.Fault) string {
 	if f.Name == "" || len(f.Indiscriminate) > 0 {
 		return ""
 	}
-	return strings.Join(f.Fails(), " || ")
+	return strings.Join(f.Breaks, " || ")
 }

@@ -46,10 +46,10 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 	}
 }
 
-// In the breaks scope a fault's child runs the specs of what it breaks and
-// of its recorded collateral, nothing else, wherever they count; the
-// baseline and indiscriminate faults run everything. A requirement a
-// filtered child did not run is no collateral.
+// In the breaks scope a fault's child runs the specs of what it breaks,
+// nothing else, wherever they count; the baseline and indiscriminate
+// faults run everything. A requirement a filtered child did not run is no
+// collateral, and a recorded collateral it did not run is not stale.
 func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	// A fault of the package pipeline runs what it breaks, not its levels whole.
 	plain := mockhost.Fault{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE", "UNINSTALL-EXPORT"}}
@@ -60,9 +60,9 @@ func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	if got, want := breaksFilter(f), "UNINSTALL-EXPORT"; got != want {
 		t.Errorf("filter %q, want %q", got, want)
 	}
-	// Its recorded collateral runs too, or a stale entry would never show.
+	// Its recorded collateral does not run: it is --scope levels' to see.
 	recorded := mockhost.Fault{Name: "x", Breaks: []string{"CAT-LAYERED-LOAD"}, Collateral: []string{"VERIFY-ORDER"}}
-	if got, want := breaksFilter(recorded), "CAT-LAYERED-LOAD || VERIFY-ORDER"; got != want {
+	if got, want := breaksFilter(recorded), "CAT-LAYERED-LOAD"; got != want {
 		t.Errorf("filter %q, want %q", got, want)
 	}
 	if got := breaksFilter(mockhost.Fault{}); got != "" {
@@ -77,6 +77,16 @@ func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	}}}}
 	if v := judge(k); v.status != "KILLED" {
 		t.Errorf("a not-run requirement counted against the fault: %+v", v)
+	}
+	k.fault = recorded
+	k.report.Requirements = []reports.RequirementResult{{ID: "CAT-LAYERED-LOAD", Outcome: reports.Failed}, {ID: "VERIFY-ORDER", Outcome: reports.NotRun}}
+	k.judged = nil
+	if v := judge(k); v.status != "KILLED" {
+		t.Errorf("a recorded collateral the child did not run was judged: %+v", v)
+	}
+	k.report.Requirements[1].Outcome = reports.Passed
+	if v := judge(k); v.status != "STALE" {
+		t.Errorf("a recorded collateral that ran and passed is not reported stale: %+v", v)
 	}
 }
 

@@ -247,6 +247,7 @@ func describeAgent(tc *harness.TestContext) {
 		describeAgentDecisions(tc)
 		describeAgentReads(tc)
 		describeAgentFailClosed(tc)
+		describeAgentAppFacts(tc)
 	})
 }
 
