@@ -164,7 +164,7 @@ func (h *Host) unavailable(l *launch, capability string) string {
 func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *denial) {
 	switch in.Capability + "." + in.Method {
 	case "lime.ui.getLocale":
-		return map[string]string{"locale": h.uiLocale()}, nil
+		return h.getLocale(), nil
 	case "lime.ui.getTheme":
 		return h.theme(), nil
 	case "lime.storage.set":

@@ -132,6 +132,28 @@ func (h *Host) cloudSession() cloudSession {
 
 // uiLocale is the host's locale: host/set's, else host/configure's, else
 // en-US.
+// getLocale answers lime.ui getLocale: the active locale (000 i18n
+// configuration: "Hosts surface the active locale through
+// lime.ui.getLocale()").
+func (h *Host) getLocale() any {
+	loc := h.uiLocale()
+	switch {
+	// fault: locale-fixed — lime.ui getLocale always answers the host's default locale.
+	case h.faults.Has("locale-fixed"):
+		loc = defaultLocale
+	// fault: locale-read-once — lime.ui getLocale answers the configured locale; a later host/set never reaches it.
+	case h.faults.Has("locale-read-once"):
+		if cfg, _ := h.config(); cfg.Locale != "" {
+			loc = cfg.Locale
+		}
+	}
+	// variant: locale-as-string — lime.ui getLocale answers the bare locale tag, not an object naming it.
+	if h.variants.Has("locale-as-string") {
+		return loc
+	}
+	return map[string]string{"locale": loc}
+}
+
 func (h *Host) uiLocale() string {
 	_, loc := h.surf.uiState()
 	if loc != "" {

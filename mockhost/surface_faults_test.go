@@ -84,6 +84,8 @@ func surfaceProbes() map[string]probe {
 			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedApps: []string{"tiny-app"}}})
 			return fmt.Sprint(code(x.call(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, nil)))
 		},
+		"locale-fixed":       localeProbe,
+		"locale-read-once":   localeProbe,
 		"no-snapshot-on-get": sendProbe(hostbridge.TypeGetSnapshot, nil, nil),
 		"snapshot-on-timer": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
@@ -239,4 +241,14 @@ func blockedAppCenter(t *testing.T, x *harness) string {
 	x.must(protocol.MethodCenter, nil, &r)
 	_, body, _ := (&surface{t: t, client: http.DefaultClient}).get(r.URL)
 	return body
+}
+
+// localeProbe reads lime.ui getLocale with zh-CN configured, and again
+// after host/set changes it to ja-JP.
+func localeProbe(t *testing.T, x *harness) string {
+	x.configureWith(protocol.ConfigureParams{Locale: "zh-CN"})
+	s := x.mount("tiny-app", "main")
+	first := string(s.invoke("l1", "lime.ui", "getLocale", nil).Payload)
+	x.must(protocol.MethodSet, protocol.SetParams{Locale: "ja-JP"}, nil)
+	return first + string(s.invoke("l2", "lime.ui", "getLocale", nil).Payload)
 }

@@ -64,6 +64,7 @@ func variantProbes() map[string]probe {
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["capabilities"])
 		}),
+		"locale-as-string": localeProbe,
 		"snapshot-grouped": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["appId"]) + raw(p["locale"])
 		}),

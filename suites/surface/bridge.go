@@ -1004,6 +1004,30 @@ func describeControlledActions(tc *harness.TestContext) {
 // describeThemeAndVisibility declares the specs of theme and visibility updates.
 func describeThemeAndVisibility(tc *harness.TestContext) {
 	Describe("Desktop P2: theme and visibility", tc.BrowserRetry(), func() {
+		// 000 i18n configuration: "Hosts surface the active locale through
+		// lime.ui.getLocale(); apps stop guessing the host language". The
+		// answer's shape is not given: the locale tag as the answer or as a
+		// string member of it, compared as BCP 47 does (case-insensitively).
+		It("answers lime.ui getLocale with the host's active locale, and with the new one once the user changes it", tc.Req("BRIDGE-LOCALE", levels.ChangeBetweenReads), func() {
+			p := tc.DefaultConfigure()
+			p.Locale = "zh-CN"
+			s := tc.ProbeSurface(p)
+			read := func(id, want string) {
+				GinkgoHelper()
+				r := s.Run(harness.Invoke(id, "lime.ui", "getLocale", nil), harness.AwaitAnswer(id))
+				m, ok := r.Answer(id)
+				if !ok || m.Type != hostbridge.TypeResponse {
+					tc.Blockedf("lime.ui getLocale got %s, not host:response, so no locale is surfaced to judge", harness.AnswerText(m, ok))
+				}
+				if !namesLocale(m.Payload, want) {
+					tc.Failf("lime.ui getLocale answered %s; the host's active locale is %s", harness.Excerpt(m.Payload), want)
+				}
+			}
+			read("locale-1", "zh-CN")
+			tc.HostSet(protocol.SetParams{Locale: "ja-JP"})
+			read("locale-2", "ja-JP")
+		})
+
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			tc.Precondition("the app has its first snapshot", func() {
@@ -1060,4 +1084,38 @@ func describeThemeAndVisibility(tc *harness.TestContext) {
 			}
 		})
 	})
+}
+
+// namesLocale reports whether a getLocale answer names the locale tag,
+// compared case-insensitively (BCP 47 tags are): the answer itself when it
+// is a string; else the answer's string members whose names say locale
+// (locale, activeLocale, ...), all of which must name it; else, with none
+// such, one of its string members. A list (the supported locales) names
+// no active one.
+func namesLocale(raw json.RawMessage, tag string) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch x := v.(type) {
+	case string:
+		return strings.EqualFold(x, tag)
+	case map[string]any:
+		named, some := 0, false
+		for k, e := range x {
+			str, ok := e.(string)
+			if !ok {
+				continue
+			}
+			if strings.Contains(strings.ToLower(k), "locale") {
+				if !strings.EqualFold(str, tag) {
+					return false
+				}
+				named++
+			}
+			some = some || strings.EqualFold(str, tag)
+		}
+		return named > 0 || some
+	}
+	return false
 }
