@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/reports"
 )
 
@@ -76,19 +76,23 @@ func loadPredicate(t *testing.T, dir string) any {
 
 // TestTwoRunsGivePredicatesThatDifferOnlyInTimes runs the harness twice
 // against the embedded mockhost, side by side (each run waits on its host
-// more than it computes): the signed predicate must be the same but for
-// times and durations, and report.json must pass every judged level. It is
-// the one test here that certifies every level.
+// more than it computes), at installable and desktop-p1: the package
+// pipeline, readiness, launch gating and the app center, browser pages
+// included. The signed predicate must be the same but for times and
+// durations, and both levels must pass. Spec names are the same in every
+// run by TestCoverageDocIsCurrent (docs/coverage.md lists them all); every
+// level passing is the selftest baseline's to prove (make test runs it).
 func TestTwoRunsGivePredicatesThatDifferOnlyInTimes(t *testing.T) {
 	bin := buildBinary(t)
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+	want := []string{"installable", "desktop-p1"}
 	codes := make([]int, 2)
 	var wg sync.WaitGroup
 	for i, out := range []string{a, b} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			codes[i] = exitCodeOfChild(exec.Command(bin, "run", "--quiet", "--out", out))
+			codes[i] = exitCodeOfChild(exec.Command(bin, "run", "--quiet", "--out", out, "--level", want[0], "--level", want[1]))
 		}()
 	}
 	wg.Wait()
@@ -104,8 +108,10 @@ func TestTwoRunsGivePredicatesThatDifferOnlyInTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := levels.Default().JudgedLevels(); len(rep.LevelsPassed) != len(want) {
-		t.Errorf("levels passed = %v, want every judged level %v", rep.LevelsPassed, want)
+	for _, l := range want {
+		if !slices.Contains(rep.LevelsPassed, l) {
+			t.Errorf("levels passed = %v, want %s among them", rep.LevelsPassed, l)
+		}
 	}
 }
 
