@@ -1088,10 +1088,10 @@ func describeThemeAndVisibility(tc *harness.TestContext) {
 
 // namesLocale reports whether a getLocale answer names the locale tag,
 // compared case-insensitively (BCP 47 tags are): the answer itself when it
-// is a string; else the answer's string members whose names say locale
-// (locale, activeLocale, ...), all of which must name it; else, with none
-// such, one of its string members. A list (the supported locales) names
-// no active one.
+// is a string; else its members locale, activeLocale or currentLocale,
+// each of which must name it; else, with none such, one of its string
+// members (a defaultLocale beside them names no active one). A list (the
+// supported locales) names no active one.
 func namesLocale(raw json.RawMessage, tag string) bool {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
@@ -1107,7 +1107,7 @@ func namesLocale(raw json.RawMessage, tag string) bool {
 			if !ok {
 				continue
 			}
-			if strings.Contains(strings.ToLower(k), "locale") {
+			if slices.Contains([]string{"locale", "activelocale", "currentlocale"}, strings.ToLower(k)) {
 				if !strings.EqualFold(str, tag) {
 					return false
 				}
