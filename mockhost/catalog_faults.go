@@ -35,7 +35,8 @@ func catalogFaults() []Fault {
 			Description: "a publisher that declares itself verified is shown as verified"},
 		{Name: "ignore-host-version", Breaks: []string{"VERIFY-HOST-VERSION"},
 			Description: "requires.lime version ranges (the app runtime) are not checked"},
-		{Name: "drop-display-metadata", Breaks: []string{"CAT-METADATA"},
+		// The default displayName on the catalog row is CAT-DISPLAYNAME-I18N's.
+		{Name: "drop-display-metadata", Breaks: []string{"CAT-METADATA", "CAT-DISPLAYNAME-I18N"},
 			Description: "the catalog card omits displayName and publisher"},
 		{Name: "ignore-layered-files",
 			Breaks:      []string{"CAT-LAYERED-LOAD"},

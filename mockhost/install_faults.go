@@ -21,7 +21,9 @@ func installFaults() []Fault {
 			Description: "app/secret, app/overlay, app/knowledge and app/file still take an uninstalled app, found in the folder it was installed from: a registration left behind"},
 		{Name: "uninstall-by-prefix", Breaks: []string{"UNINSTALL-ISOLATED"},
 			Description: "uninstall deletes the data of every app whose id starts with the one named, as a host deleting by prefix would"},
-		{Name: "uninstall-removes-all", Breaks: []string{"UNINSTALL-ISOLATED"},
+		// Each neighbour-keeping rule of uninstall is what removing every
+		// app breaks: the other app's storage, secret bindings and outputs.
+		{Name: "uninstall-removes-all", Breaks: []string{"UNINSTALL-ISOLATED", "UNINSTALL-APP-STORAGE", "UNINSTALL-SECRET-BINDINGS", "UNINSTALL-APP-OUTPUTS"},
 			Description: "uninstalling one app removes every installed app"},
 		{Name: "register-entries-only", Breaks: []string{"INSTALL-REGISTERS"},
 			Description: "install registers the app's entries and nothing else"},
