@@ -33,9 +33,11 @@ func TestARealNavigationIsJudgedOnWebKit(t *testing.T) {
 		"--level", "desktop-p2", "--label-filter", "BRIDGE-NAVIGATE", "--out", out)
 	console, err := cmd.CombinedOutput()
 	rep, lerr := reports.Load(filepath.Join(out, reports.ReportFile))
-	// One requirement of the level selected: the level is incomplete.
+	// One requirement of the level selected: the level is incomplete; or,
+	// when a page did not load in time on a loaded machine and the retry
+	// passed, not judged (flaky). Either way the navigation was judged.
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete {
+	if !errors.As(err, &ee) || ee.ExitCode() != exitIncomplete && ee.ExitCode() != exitNotJudged {
 		t.Fatalf("want exit %d (incomplete: one requirement selected), got %v\n%s\n%s", exitIncomplete, err, console, navigateSpecs(rep))
 	}
 	if lerr != nil {
@@ -45,7 +47,9 @@ func TestARealNavigationIsJudgedOnWebKit(t *testing.T) {
 		if r.ID != "BRIDGE-NAVIGATE" {
 			continue
 		}
-		if r.Outcome != reports.Passed || len(r.Specs) == 0 {
+		if r.Outcome == reports.Flaky && onlyPagesThatDidNotLoad(r) {
+			t.Logf("BRIDGE-NAVIGATE passed on a retry after a page did not load in time: %s", r.Reason)
+		} else if r.Outcome != reports.Passed || len(r.Specs) == 0 {
 			t.Fatalf("BRIDGE-NAVIGATE is %s on WebKit under a real navigation: %s", r.Outcome, r.Reason)
 		}
 		for _, s := range r.Specs {
@@ -79,4 +83,22 @@ func navigateSpecs(rep *reports.Report) string {
 		}
 	}
 	return b.String()
+}
+
+// onlyPagesThatDidNotLoad reports whether every spec of r passed in the
+// end and each one that needed a retry had failed only because a page did
+// not load in time (the harness's browser on a loaded machine).
+func onlyPagesThatDidNotLoad(r reports.RequirementResult) bool {
+	for _, s := range r.Specs {
+		switch s.Outcome {
+		case reports.Passed:
+		case reports.Flaky:
+			if s.Failure == nil || !strings.Contains(s.Failure.Message, "did not load") {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return len(r.Specs) > 0
 }

@@ -120,6 +120,14 @@ func taskEvents(r *harness.ProbeResult) []hostbridge.TaskEvent {
 	return out
 }
 
+// readArtifact asks lime.artifacts read of artifact id from the app's
+// frame and returns the answer.
+func readArtifact(s *harness.Surface, id string) (hostbridge.Message, bool) {
+	GinkgoHelper()
+	r := s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+	return r.Answer(id)
+}
+
 // answerTo finds the App Server's answer to request id on connection conn.
 func answerTo(msgs []appserver.Message, conn int, id string) (appserver.Message, bool) {
 	for _, m := range msgs {
@@ -847,17 +855,12 @@ func describeAgentFailClosed(tc *harness.TestContext) {
 		}})
 		tc.AppServer().SetScript(sc)
 		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-		read := func(id string) (hostbridge.Message, bool) {
-			GinkgoHelper()
-			r := s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
-			return r.Answer(id)
-		}
 		tc.Precondition("an artifact artifact/read returns is read", func() {
-			if m, answered := read(found); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
+			if m, answered := readArtifact(s, found); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
 				tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", found, harness.AnswerText(m, answered))
 			}
 		})
-		m, answered := read(empty)
+		m, answered := readArtifact(s, empty)
 		if !answered {
 			tc.Errorf("lime.artifacts read of %s got no answer within %s", empty, agentAnswerTimeout)
 		}

@@ -76,11 +76,6 @@ func describeAgentAppFacts(tc *harness.TestContext) {
 			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{}, Evidence: map[string]any{"records": []any{}}})
 			tc.AppServer().SetScript(sc)
 			s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
-			read := func(id string) (hostbridge.Message, bool) {
-				GinkgoHelper()
-				r := s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
-				return r.Answer(id)
-			}
 			// The control, same session and script: with the app posting
 			// nothing, the App Server's facts reach it, and a read of an
 			// artifact the App Server does not know is refused.
@@ -90,7 +85,7 @@ func describeAgentAppFacts(tc *harness.TestContext) {
 				if types := typesOf(got); !slices.Equal(types, []string{"task:queued", "assistant:delta", "result error_during_execution"}) {
 					tc.Failf("the App Server sent task:queued, assistant:delta and result error_during_execution; the app received %v", types)
 				}
-				if m, answered := read(unknown); !answered || m.Type != hostbridge.TypeError {
+				if m, answered := readArtifact(s, unknown); !answered || m.Type != hostbridge.TypeError {
 					tc.Failf("lime.artifacts read of %s, which artifact/read does not know, got %s, not host:error", unknown, harness.AnswerText(m, answered))
 				}
 			})
@@ -119,7 +114,7 @@ func describeAgentAppFacts(tc *harness.TestContext) {
 			} else if got[i].Subtype == "success" {
 				tc.Failf("the App Server ended the task with error_during_execution; after the app posted a success result, the app's task ended in success")
 			}
-			if m, answered := read(artifactID); answered && m.Type == hostbridge.TypeResponse {
+			if m, answered := readArtifact(s, artifactID); answered && m.Type == hostbridge.TypeResponse {
 				tc.Failf("lime.artifacts read of %s, the artifact the app's frame posted as created and artifact/read does not know, got host:response: %s", artifactID, harness.Excerpt(m.Payload))
 			}
 			ex := s.Run(harness.Invoke("export-1", "lime.evidence", "export", map[string]any{}), harness.AwaitAnswerWithin("export-1", agentAnswerTimeout))
