@@ -30,7 +30,7 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 	// (PROTO-RESET's reset of a secret binding among the first), so half a
 	// second after the first requirement settles the signal meets a spec
 	// in the middle, whichever spec the suites put there.
-	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s", "--sign-key", priv,
+	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", interruptCallTimeout, "--sign-key", priv,
 		"--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
 	if !strings.Contains(console, "interrupted") {
 		t.Errorf("the console does not say the run was interrupted:\n%s", console)
@@ -75,7 +75,7 @@ func TestAnInterruptedRunSaysSoEverywhere(t *testing.T) {
 func TestAnInterruptedTwoEngineRunWritesItsReport(t *testing.T) {
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "report")
-	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", "60s",
+	console := interruptRun(t, bin, "run", "--out", out, "--level", "installable", "--call-timeout", interruptCallTimeout,
 		"--browser-engine", "chromium,webkit", "--host-cmd", bin+" mockhost --stdio --fault hang-on-readiness")
 	if !strings.Contains(console, "webkit] not started") {
 		t.Errorf("the console does not say the second engine was not started:\n%s", console)
@@ -97,6 +97,13 @@ func TestAnInterruptedTwoEngineRunWritesItsReport(t *testing.T) {
 		t.Error("no requirement is interrupted: the spec the signal met must be")
 	}
 }
+
+// interruptCallTimeout bounds each call of the interrupted runs: a spec
+// that asks a host hanging on readiness waits this long, so the first
+// requirement settles after one such wait and the signal, half a second
+// later, meets the next hanging spec in its middle (specs that do not hang
+// take milliseconds). Longer only delays the first settled requirement.
+const interruptCallTimeout = "5s"
 
 // interruptRun starts the CLI with args, sends SIGINT half a second after
 // the first requirement passed, and returns the console once the run
