@@ -19,7 +19,7 @@ type frameFacts struct {
 }
 
 // postedTaskFact reads body as a lime.agent-task-event.v1 envelope naming
-// a task ("" task when it is none).
+// a task; false when it is none.
 func postedTaskFact(body json.RawMessage) (hostbridge.TaskEvent, bool) {
 	var e hostbridge.TaskEvent
 	if json.Unmarshal(body, &e) != nil || e.SchemaVersion != hostbridge.TaskEventSchema || e.TaskID == "" {
