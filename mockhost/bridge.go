@@ -100,8 +100,10 @@ func answer(msgs ...hostMessage) pageAnswer { return pageAnswer{Post: msgs} }
 // only decision maker").
 func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 	// fault: frame-bare-facts-relayed — a bare task event envelope the app's frame posts for its running task is projected to the app as the task's fact.
-	if e, ok := postedTaskFact(body); ok && h.faults.Has("frame-bare-facts-relayed") {
-		h.frameFact(l, e, true)
+	if h.faults.Has("frame-bare-facts-relayed") {
+		if e, ok := postedTaskFact(body); ok {
+			h.frameFact(l, e, true)
+		}
 	}
 	m, reason, why := h.envelope(l, body)
 	if reason != "" {

@@ -130,8 +130,6 @@ func (h *Host) cloudSession() cloudSession {
 	return s
 }
 
-// uiLocale is the host's locale: host/set's, else host/configure's, else
-// en-US.
 // getLocale answers lime.ui getLocale: the active locale (000 i18n
 // configuration: "Hosts surface the active locale through
 // lime.ui.getLocale()").
@@ -154,6 +152,8 @@ func (h *Host) getLocale() any {
 	return map[string]string{"locale": loc}
 }
 
+// uiLocale is the host's locale: host/set's, else host/configure's, else
+// en-US.
 func (h *Host) uiLocale() string {
 	_, loc := h.surf.uiState()
 	if loc != "" {
