@@ -333,6 +333,9 @@ func (h *Host) reset() error {
 	if h.runtime != nil {
 		h.runtime.reset()
 	}
+	if h.webview != nil {
+		h.webview.reset()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.cfg = nil

@@ -50,19 +50,20 @@ func (h *Host) centerPage(w http.ResponseWriter, r *http.Request) {
 	nonce := token()
 	var b bytes.Buffer
 	data := struct {
-		Nonce string
-		Apps  []centerApp
-		Spin  bool
-	}{nonce, h.centerApps(), h.pagesSpin()}
+		Nonce  string
+		Apps   []centerApp
+		Spin   bool
+		Follow template.JS
+	}{nonce, h.centerApps(), h.pagesSpin(), h.follow()}
 	if err := centerTemplate.Execute(&b, data); err != nil {
 		http.Error(w, fmt.Sprintf("rendering the app center: %v", err), http.StatusInternalServerError)
 		return
 	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
-	script := "" // the page runs no script, but a spinning one
-	if data.Spin {
-		script = fmt.Sprintf("; script-src 'nonce-%s'", nonce)
+	script := "" // the page runs no script, but a spinning one or a web view's
+	if data.Spin || data.Follow != "" {
+		script = fmt.Sprintf("; script-src 'nonce-%s'; connect-src 'self'", nonce)
 	}
 	hd.Set("Content-Security-Policy", fmt.Sprintf("default-src 'none'; style-src 'nonce-%s'%s; base-uri 'none'; form-action 'none'; frame-ancestors 'none'", nonce, script))
 	pageHeaders(hd)

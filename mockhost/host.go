@@ -86,6 +86,9 @@ type Host struct {
 	// runtime is the host's own browser in DevTools mode (runtime.go);
 	// nil when app/launch answers with a URL.
 	runtime *browserRuntime
+	// webview is the host's own window in web-view mode (webview.go); nil
+	// otherwise.
+	webview *webView
 	// agent is the host's App Server client (agent.go).
 	agent *agentClient
 	// backends supervises the apps' client-local backend services (backends.go).
@@ -160,6 +163,13 @@ type Options struct {
 	// Browser is the Chromium binary DevTools mode starts ("" looks up
 	// chromium in PATH).
 	Browser string
+	// WebView makes the host one whose web view a WebDriver session
+	// starts, as tauri-driver starts a Tauri app: StartWebView runs this
+	// browser binary (WebKitGTK's MiniBrowser for automation) with
+	// WebViewArgs, app/launch and app/center show their page in its one
+	// window and answer with that window (webview.go).
+	WebView     string
+	WebViewArgs []string
 }
 
 // New returns a fresh reference host running with the given faults.
@@ -195,6 +205,7 @@ func NewWithOptions(o Options) *Host {
 		sessions:          map[*session]struct{}{},
 		surf:              newSurfaces(),
 		runtime:           rt,
+		webview:           newWebView(o),
 		backends:          newBackends(),
 		workflows:         newWorkflowRuns(),
 		bindings:          map[string]map[string]string{},

@@ -35,6 +35,10 @@ func (h *Host) launch(p protocol.LaunchParams) (protocol.LaunchResult, *jsonrpc2
 		}
 		return protocol.LaunchResult{DevTools: dt, RuntimeOrigin: l.frameOrigin}, nil
 	}
+	if h.webview != nil {
+		h.webview.show(page)
+		return protocol.LaunchResult{Window: &protocol.HostWindow{URL: page}, RuntimeOrigin: l.frameOrigin}, nil
+	}
 	return protocol.LaunchResult{URL: page, RuntimeOrigin: l.frameOrigin}, nil
 }
 
@@ -234,6 +238,10 @@ func (h *Host) center() (protocol.CenterResult, *jsonrpc2.Error) {
 			return protocol.CenterResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 		}
 		return protocol.CenterResult{DevTools: dt}, nil
+	}
+	if h.webview != nil {
+		h.webview.show(page)
+		return protocol.CenterResult{Window: &protocol.HostWindow{URL: page}}, nil
 	}
 	return protocol.CenterResult{URL: page}, nil
 }

@@ -50,6 +50,8 @@ type pageData struct {
 	FrameURL               string
 	Config                 pageConfig
 	Script                 template.JS
+	// Follow moves a web-view host's window where the host wants it.
+	Follow template.JS
 }
 
 func (h *Host) pageData(l *launch, nonce string) pageData {
@@ -74,6 +76,7 @@ func (h *Host) pageData(l *launch, nonce string) pageData {
 		FrameURL: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry,
 		Config:   cfg,
 		Script:   script,
+		Follow:   h.follow(),
 	}
 }
 

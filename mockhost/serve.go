@@ -177,6 +177,17 @@ func ServeTCP(addr string, o Options, ready func(net.Addr)) error {
 	h.logw = os.Stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.WebView != "" {
+		// A web-view host lives as long as its window's browser.
+		exited, err := h.StartWebView()
+		if err != nil {
+			return err
+		}
+		go func() {
+			<-exited
+			stop()
+		}()
+	}
 	go func() {
 		<-ctx.Done()
 		_ = l.Close()

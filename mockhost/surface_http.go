@@ -21,6 +21,8 @@ import (
 //	POST /surface/<hostToken>/rejected  a message the page ignored ({type, reason, origin})
 //	GET  /surface/<hostToken>/events    host pushes, as Server-Sent Events
 //	GET  /center/<token>                the app center
+//	GET  /window                        a web-view host's window with no app open (webview.go)
+//	GET  /window/want                   where a web-view host wants its window
 //
 // The three bridge endpoints answer only the host page: a request must
 // carry the host token in SurfaceTokenHeader and, when it has an Origin
@@ -41,6 +43,10 @@ func (h *Host) hostMux(hostOrigin, frameOrigin string) http.Handler {
 	mux.HandleFunc("/surface/{token}/rejected", h.bridgeEndpoint(hostOrigin, http.MethodPost, h.postRejected))
 	mux.HandleFunc("/surface/{token}/events", h.bridgeEndpoint(hostOrigin, http.MethodGet, h.events))
 	mux.HandleFunc("GET /center/{token}", h.centerPage)
+	if h.webview != nil {
+		mux.HandleFunc("GET /window", h.serveHome)
+		mux.HandleFunc("GET /window/want", h.webview.serveWant)
+	}
 	// Only a launch whose frame origin is the host origin is served here
 	// (the frame-same-origin-as-host fault); otherwise 404.
 	mux.HandleFunc("GET /app/{token}/{path...}", h.appFiles(hostOrigin))

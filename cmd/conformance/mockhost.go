@@ -17,6 +17,7 @@ func cmdMockhost(c *cli, args []string) int {
 	tcp := fl.String("tcp", "", "serve on this loopback `ADDR` (e.g. 127.0.0.1:7700)")
 	devtools := fl.Bool("devtools", false, "be a browser runtime as an Electron host is: open surfaces in a Chromium of its own and answer app/launch with its DevTools endpoint and target")
 	browserBin := fl.String("browser", "", "Chromium `BINARY` for --devtools (default: chromium on PATH)")
+	webview := fl.String("webview", "", "be a host whose web view a WebDriver session starts, as tauri-driver starts a Tauri app: with --tcp, start the WebKitGTK browser `BINARY` (the arguments after -- go to it, then the window's page), show every surface and the app center in its one window and answer app/launch with that window; the host exits with the browser")
 	list := fl.Bool("list-faults", false, "list the faults: name, the requirement ids that fail under it (what it breaks, then its recorded collateral), # description")
 	listVariants := fl.Bool("list-variants", false, "list the variants: name, requirement ids it touches, # description (clause)")
 	var faults, variants multiFlag
@@ -26,8 +27,12 @@ func cmdMockhost(c *cli, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if len(pos) > 0 {
+	if len(pos) > 0 && *webview == "" {
 		fmt.Fprintf(c.stderr, "conformance mockhost: unexpected argument %q\n", pos[0])
+		return exitUsage
+	}
+	if *webview != "" && (*tcp == "" || *devtools) {
+		fmt.Fprintln(c.stderr, "conformance mockhost: --webview wants --tcp ADDR (the harness reaches the host there) and excludes --devtools")
 		return exitUsage
 	}
 	if *list {
@@ -52,7 +57,7 @@ func cmdMockhost(c *cli, args []string) int {
 		fmt.Fprintf(c.stderr, "conformance mockhost: %v\n", err)
 		return exitUsage
 	}
-	o := mockhost.Options{Faults: fs, Variants: vs, DevTools: *devtools, Browser: *browserBin}
+	o := mockhost.Options{Faults: fs, Variants: vs, DevTools: *devtools, Browser: *browserBin, WebView: *webview, WebViewArgs: pos}
 	switch {
 	case *stdio && *tcp != "":
 		fmt.Fprintln(c.stderr, "conformance mockhost: give --stdio or --tcp, not both")

@@ -42,14 +42,16 @@ type runOptions struct {
 	webdriverCapsObj map[string]any
 	// trustHostBrowser: judge the surface in a browser the host names.
 	trustHostBrowser bool
-	backendProbe     string
-	browserAttempts  int
-	faults           multiFlag
-	variants         multiFlag
-	quiet            bool
-	expected         string
-	shardSpec        string
-	shard            *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
+	// webdriverHost: the WebDriver session's application is the host.
+	webdriverHost   bool
+	backendProbe    string
+	browserAttempts int
+	faults          multiFlag
+	variants        multiFlag
+	quiet           bool
+	expected        string
+	shardSpec       string
+	shard           *shard // parsed from shardSpec by checkRunOptions; nil: the whole run
 	// engines are parsed from browserEngine by checkRunOptions: more than
 	// one runs a child per engine (engines.go).
 	engines []browser.Engine
@@ -72,6 +74,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.StringVar(&o.browserEngine, "browser-engine", "chromium", "the browser `ENGINE` the app surface specs judge in: chromium (over DevTools, or over WebDriver with --webdriver), webkit (WebKitGTK over WebDriver: WebKitWebDriver under xvfb-run, or --webdriver), or both, chromium,webkit: the browser specs run on each, and a requirement fails if it fails on either")
 	fs.StringVar(&o.webdriverURL, "webdriver", "", "judge the app surface through a running W3C WebDriver remote end at `URL` (http://127.0.0.1:4444: tauri-driver, WebKitWebDriver) instead of starting one")
 	fs.StringVar(&o.webdriverCaps, "webdriver-capabilities", "", "the `JSON` object of capabilities each WebDriver session asks for instead of the engine's defaults, e.g. {\"tauri:options\":{\"application\":\"/path/to/app\"}} for tauri-driver")
+	fs.BoolVar(&o.webdriverHost, "webdriver-host", false, "the WebDriver session's application is the host under test (a Tauri host tauri-driver starts, named by --webdriver-capabilities, its control endpoint at --host-addr): the harness starts that session first, keeps it for the run, and judges the windows the host names in app/launch and app/center")
 	fs.BoolVar(&o.trustHostBrowser, "trust-host-browser", false, "judge the app surface in a browser runtime the host names (DevTools) that --browser-endpoint does not: its verdicts then rest on a browser the host controls, and the report says so")
 	fs.IntVar(&o.browserAttempts, "browser-attempts", 2, "how many `TIMES` a browser spec that does not pass runs (1 or 2; a pass the second time is reported flaky)")
 	fs.StringVar(&o.backendProbe, "backend-probe", "", "a backend-probe `BINARY` built beforehand for the backend specs (default: built once per run from the embedded source with the Go toolchain on PATH)")
@@ -266,7 +269,7 @@ func certify(c *cli, o *runOptions, cat *levels.Catalog, want []string, mock emb
 	cfg.Transcript = transcript
 	cfg.Canaries = canaries
 	cfg.BrowserAttempts = o.browserAttempts
-	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: o.engine(), WebDriver: o.webdriverURL, WebDriverCapabilities: o.webdriverCapsObj, TrustHostRuntime: o.trustHostBrowser}
+	cfg.Browser = suites.BrowserConfig{Binary: o.browser, Endpoint: o.browserWS, Engine: o.engine(), WebDriver: o.webdriverURL, WebDriverCapabilities: o.webdriverCapsObj, WebDriverHost: o.webdriverHost, TrustHostRuntime: o.trustHostBrowser}
 	if self, err := os.Executable(); err == nil {
 		cfg.Relay = []string{self, "appserver-relay"}
 	}
@@ -344,6 +347,10 @@ func (o *runOptions) engine() browser.Engine {
 	return o.engines[0]
 }
 
+// hostStartWait is how long a host that the WebDriver session started
+// (--webdriver-host) may take to listen at --host-addr.
+const hostStartWait = 30 * time.Second
+
 // connectorFor picks how to reach the host: a command, an address, or the
 // embedded mockhost over an in-memory pipe.
 func connectorFor(o *runOptions, mock embedded, stderr io.Writer) (control.Connector, string, func(), error) {
@@ -354,6 +361,9 @@ func connectorFor(o *runOptions, mock embedded, stderr io.Writer) (control.Conne
 	case o.hostCmd != "":
 		return control.StdioConnector(o.hostCmd, stderr, opts), "stdio", func() {}, nil
 	case o.hostAddr != "":
+		if o.webdriverHost {
+			opts.DialWait = hostStartWait // the session started it a moment ago
+		}
 		return control.TCPConnector(o.hostAddr, opts), "tcp", func() {}, nil
 	}
 	h := mockhost.NewWithOptions(mockhost.Options{Faults: mock.faults, Variants: mock.variants})

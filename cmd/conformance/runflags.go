@@ -86,6 +86,12 @@ func checkRunOptions(o *runOptions) error {
 			return errors.New("--webdriver-capabilities names one engine's session: drop it with --browser-engine " + o.browserEngine)
 		}
 	}
+	if o.webdriverHost && (o.hostAddr == "" || o.webdriverCapsObj == nil) {
+		// The host is the session's application: it cannot also be the
+		// harness's child, and without capabilities the session starts a
+		// plain browser.
+		return errors.New("--webdriver-host wants --webdriver-capabilities naming the host's application and --host-addr where it listens (not --host-cmd)")
+	}
 	if o.browserWS != "" && (o.webdriverURL != "" || engine != browser.EngineChromium) {
 		return errors.New("--browser-endpoint (DevTools) excludes --webdriver and --browser-engine webkit")
 	}

@@ -44,6 +44,8 @@ func TestRunRejectsBadFlagValuesBeforeAnySpec(t *testing.T) {
 		{"webdriver-capabilities not an object", []string{"--webdriver-capabilities", "[1]"}, "--webdriver-capabilities"},
 		{"webdriver-capabilities null", []string{"--webdriver-capabilities", "null"}, "--webdriver-capabilities"},
 		{"webdriver-capabilities with two engines", []string{"--browser-engine", "chromium,webkit", "--webdriver-capabilities", "{}"}, "--webdriver-capabilities"},
+		{"webdriver-host without host-addr", []string{"--webdriver-host", "--webdriver-capabilities", "{}"}, "--webdriver-host"},
+		{"webdriver-host without capabilities", []string{"--webdriver-host", "--host-addr", "127.0.0.1:7000"}, "--webdriver-host"},
 		{"browser-endpoint with webkit", []string{"--browser-engine", "webkit", "--browser-endpoint", "ws://127.0.0.1:9222"}, "--browser-endpoint"},
 		{"host-addr no port", []string{"--host-addr", "127.0.0.1"}, "--host-addr"},
 		{"host-addr no host", []string{"--host-addr", ":7000"}, "--host-addr"},

@@ -33,6 +33,10 @@ type Options struct {
 	MaxFrameBytes int64         // largest frame accepted from the host
 	// HarnessVersion is sent in conformance/hello; default: the build's module version.
 	HarnessVersion string
+	// DialWait is how long a TCP connector dials again a host that refuses
+	// the connection, as one still starting does (a host that a WebDriver
+	// session starts); 0 dials once.
+	DialWait time.Duration
 }
 
 // DefaultOptions returns 5s per call and 16 MiB per frame.
@@ -57,6 +61,7 @@ func resolveOptions(opts []Options) Options {
 	if last.MaxFrameBytes > 0 {
 		o.MaxFrameBytes = last.MaxFrameBytes
 	}
+	o.DialWait = last.DialWait
 	if last.HarnessVersion != "" {
 		o.HarnessVersion = last.HarnessVersion
 	}

@@ -224,6 +224,56 @@ func TestConnectFailures(t *testing.T) {
 	}
 }
 
+// A host that a WebDriver session starts listens a moment after the run
+// begins: with DialWait the connector dials again until it does; without,
+// a refused dial fails at once.
+func TestTCPDialWaitsForAHostStillStarting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	ctx := context.Background()
+	if _, err := TCPConnector(addr, fast).Connect(ctx, nil); err == nil {
+		t.Fatal("connected to a closed port")
+	}
+	late := make(chan net.Listener, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			late <- nil
+			return
+		}
+		late <- ln
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				serveTestHost(conn, conn, "", func(int) {})
+			}()
+		}
+	}()
+	o := fast
+	o.DialWait = 10 * time.Second
+	cl, err := TCPConnector(addr, o).Connect(ctx, nil)
+	if ln := <-late; ln != nil {
+		defer ln.Close()
+	} else {
+		t.Skip("the port was taken meanwhile")
+	}
+	if err != nil {
+		t.Fatalf("a host listening 300 ms late, DialWait 10s: %v", err)
+	}
+	if err := cl.Call(ctx, protocol.MethodList, nil, nil); err != nil {
+		t.Fatalf("app/list: %v", err)
+	}
+}
+
 func TestTCP(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -2,10 +2,12 @@ package control
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -57,12 +59,25 @@ func (c *tcpConnector) Transport() string { return "tcp" }
 
 func (c *tcpConnector) Connect(ctx context.Context, t *Transcript) (*Client, error) {
 	d := net.Dialer{Timeout: 5 * time.Second}
-	conn, err := d.DialContext(ctx, "tcp", c.addr)
-	if err != nil {
-		return nil, fmt.Errorf("connecting to host at %s: %w", c.addr, err)
+	until := time.Now().Add(c.opts.DialWait)
+	for {
+		conn, err := d.DialContext(ctx, "tcp", c.addr)
+		if err == nil {
+			return c.connect(ctx, &netTransport{Conn: conn}, t)
+		}
+		if !errors.Is(err, syscall.ECONNREFUSED) || !time.Now().Before(until) {
+			return nil, fmt.Errorf("connecting to host at %s: %w", c.addr, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("connecting to host at %s: %w", c.addr, errors.Join(err, ctx.Err()))
+		case <-time.After(dialAgain):
+		}
 	}
-	return c.connect(ctx, &netTransport{Conn: conn}, t)
 }
+
+// dialAgain is how soon a refused dial is tried again within DialWait.
+const dialAgain = 100 * time.Millisecond
 
 // netTransport is a TCP connection: the host's exit is not observable.
 type netTransport struct {

@@ -31,12 +31,16 @@ type LaunchParams struct {
 
 // LaunchResult says how to reach the surface that mounts the entry: a URL a
 // browser opens, or, for a host that is itself a browser runtime
-// (Electron), a DevTools endpoint and target.
+// (Electron), a DevTools endpoint and target, or, for a host whose web
+// view a WebDriver session started (Tauri), the window showing it.
 type LaunchResult struct {
 	// URL of the page that mounts the entry (http or https).
 	URL string `json:"url,omitempty"`
 	// DevTools is set instead of (or beside) URL by a browser-runtime host.
 	DevTools *DevToolsTarget `json:"devtools,omitempty"`
+	// Window is set instead of URL by a host that shows the surface in a
+	// window of its own web view (Where).
+	Window *HostWindow `json:"window,omitempty"`
 	// RuntimeOrigin is the origin the app's frame runs at: the
 	// event.origin the bridge accepts (spec 001, UI runtime).
 	RuntimeOrigin string `json:"runtimeOrigin"`
@@ -48,11 +52,34 @@ type DevToolsTarget struct {
 	TargetID string `json:"targetId,omitempty"`
 }
 
+// HostWindow is a window of the host's own web view, named by the address
+// of the document it shows (tauri://localhost/..., http://tauri.localhost/...):
+// what a host can know of it, since WebDriver's window handles are the
+// remote end's.
+type HostWindow struct {
+	URL string `json:"url"`
+}
+
 // CenterResult says where the app center is (spec 002, Desktop P1).
 type CenterResult struct {
 	URL      string          `json:"url,omitempty"`
 	DevTools *DevToolsTarget `json:"devtools,omitempty"`
+	Window   *HostWindow     `json:"window,omitempty"`
 }
+
+// Where is how to reach a page the host named: the members app/launch and
+// app/center share.
+type Where struct {
+	URL      string
+	DevTools *DevToolsTarget
+	Window   *HostWindow
+}
+
+// Where is how to reach the surface.
+func (r LaunchResult) Where() Where { return Where{r.URL, r.DevTools, r.Window} }
+
+// Where is how to reach the app center.
+func (r CenterResult) Where() Where { return Where(r) }
 
 // ObserveParams asks what the host recorded about one app's surface.
 type ObserveParams struct {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +32,12 @@ type Options struct {
 	// Capabilities, when set, are what each new session asks for instead
 	// of the engine's defaults (tauri-driver's tauri:options).
 	Capabilities Capabilities
+	// HostSession says the session's application is the host under test
+	// (a Tauri host that tauri-driver starts): Launch opens one session
+	// and keeps it until Close, each page is a new window of it, and
+	// [Browser.HostWindow] finds the windows the host shows its pages in.
+	// Capabilities name the host's application.
+	HostSession bool
 	// Log receives the drivers' output; nil discards it.
 	Log io.Writer
 }
@@ -48,6 +55,9 @@ type Browser struct {
 	pages  map[*Page]struct{}
 	closed bool
 	info   browser.Info
+	// host is the session whose application is the host (HostSession):
+	// its first window, open until Close.
+	host *Page
 }
 
 // startTimeout bounds starting a remote end and a session in it.
@@ -84,6 +94,13 @@ func Launch(ctx context.Context, o Options) (*Browser, error) {
 		// engine's version as theirs.
 		b.info.Build = "WebKitGTK"
 	}
+	if o.HostSession {
+		// The session is the host's application: it lives as long as b.
+		b.host = p
+		delete(b.pages, p)
+		b.mu.Unlock()
+		return b, nil
+	}
 	b.mu.Unlock()
 	if err := p.Close(); err != nil {
 		return nil, errors.Join(err, b.Close())
@@ -105,6 +122,9 @@ func capString(c Capabilities, name string) string {
 
 // reached says how the harness reaches the remote end.
 func (b *Browser) reached() string {
+	if b.o.HostSession {
+		return "the host's own application, started by a session of " + or(b.o.URL, filepath.Base(b.o.Driver))
+	}
 	if b.o.URL != "" {
 		return "attached to " + b.o.URL
 	}
@@ -145,6 +165,16 @@ func (b *Browser) newPage(ctx context.Context) (*Page, error) {
 	if b.closed {
 		b.mu.Unlock()
 		return nil, errors.New("webdriver: the browser is closed")
+	}
+	if host := b.host; host != nil {
+		// One application is the host: a second session would start a
+		// second one.
+		b.mu.Unlock()
+		p, err := b.windowIn(ctx, host.sh)
+		if err != nil {
+			return nil, fmt.Errorf("webdriver: a new window of the host's session: %w", err)
+		}
+		return b.register(p)
 	}
 	var srv *Server
 	if n := len(b.idle); n > 0 {
@@ -220,8 +250,27 @@ func (b *Browser) windowPage(ctx context.Context) (*Page, error) {
 	if sh == nil {
 		return nil, nil
 	}
+	return b.windowIn(ctx, sh)
+}
+
+// windowIn opens a page as a new window of the session sh.
+func (b *Browser) windowIn(ctx context.Context, sh *shared) (*Page, error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
+	if err := b.pinAlone(ctx, sh); err != nil {
+		return nil, err
+	}
+	h, err := sh.s.NewWindow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newPage(b, nil, sh, h, ""), nil
+}
+
+// pinAlone gives the page alone in sh so far (no handle: its window is the
+// current one) its window's handle, before another window becomes current.
+// The caller holds sh.mu.
+func (b *Browser) pinAlone(ctx context.Context, sh *shared) error {
 	b.mu.Lock()
 	var alone *Page
 	for p := range b.pages {
@@ -229,21 +278,89 @@ func (b *Browser) windowPage(ctx context.Context) (*Page, error) {
 			alone = p
 		}
 	}
+	if h := b.host; h != nil && h.sh == sh && h.win == "" {
+		alone = h
+	}
 	b.mu.Unlock()
-	if alone != nil {
-		// The page alone in the session so far has no handle; its
-		// window is the current one.
-		h, err := sh.s.WindowHandle(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("webdriver: the session's current window: %w", err)
-		}
-		alone.win, sh.cur = h, h
+	if alone == nil {
+		return nil
 	}
-	h, err := sh.s.NewWindow(ctx)
+	h, err := sh.s.WindowHandle(ctx)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("webdriver: the session's current window: %w", err)
 	}
-	return newPage(b, nil, sh, h, ""), nil
+	alone.win, sh.cur = h, h
+	return nil
+}
+
+// windowPoll is how often HostWindow looks again for the host's window.
+const windowPoll = 100 * time.Millisecond
+
+// HostWindow finds, within ctx, the window of the host's session
+// (Options.HostSession) whose top document is at address, its fragment
+// aside, waiting for the host to show it there, and gives it as a page
+// the harness leaves open: closing the page closes no window of the
+// host's. An error names the address each window showed at the last look.
+func (b *Browser) HostWindow(ctx context.Context, address string) (browser.Page, error) {
+	b.mu.Lock()
+	host := b.host
+	b.mu.Unlock()
+	if host == nil {
+		return nil, errors.New("webdriver: the harness holds no session whose application is the host (HostSession)")
+	}
+	want := withoutFragment(address)
+	for {
+		h, seen, err := b.findWindow(ctx, host.sh, want)
+		if h != "" {
+			host.sh.mu.Lock()
+			p := newPage(b, nil, host.sh, h, "")
+			host.sh.mu.Unlock()
+			p.hosts = true
+			return b.register(p)
+		}
+		if werr := sleep(ctx, windowPoll); werr != nil {
+			if err == nil {
+				err = fmt.Errorf("the windows show %s", strings.Join(seen, ", "))
+			}
+			return nil, fmt.Errorf("webdriver: no window of the host's session shows %s: %w", address, err)
+		}
+	}
+}
+
+// findWindow looks once, window by window, for the one at want, and says
+// what each showed.
+func (b *Browser) findWindow(ctx context.Context, sh *shared, want string) (string, []string, error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if err := b.pinAlone(ctx, sh); err != nil {
+		return "", nil, err
+	}
+	handles, err := sh.s.WindowHandles(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	var seen []string
+	for _, h := range handles {
+		if err := sh.s.SwitchToWindow(ctx, h); err != nil {
+			continue // closed meanwhile
+		}
+		sh.cur = h
+		at, err := sh.s.CurrentURL(ctx)
+		if err != nil {
+			continue
+		}
+		if withoutFragment(at) == want {
+			return h, nil, nil
+		}
+		seen = append(seen, fmt.Sprintf("%q", at))
+	}
+	return "", seen, nil
+}
+
+// withoutFragment is address without its #fragment.
+func withoutFragment(address string) string {
+	s, _, _ := strings.Cut(address, "#")
+	return s
 }
 
 // Timeouts every session gets; each call is bounded by its context too.
@@ -308,9 +425,12 @@ func (b *Browser) Close() error {
 		return nil
 	}
 	b.closed = true
-	pages := make([]*Page, 0, len(b.pages))
+	pages := make([]*Page, 0, len(b.pages)+1)
 	for p := range b.pages {
 		pages = append(pages, p)
+	}
+	if b.host != nil {
+		pages = append(pages, b.host) // last: its session ends the host
 	}
 	idle := b.idle
 	b.idle = nil

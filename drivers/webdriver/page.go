@@ -40,6 +40,7 @@ type Page struct {
 	win     string  // the page's window in a shared session; "" alone in it
 	profile string
 	key     string // the window property holding the worlds
+	hosts   bool   // a window the host showed its page in: left open
 
 	mu       sync.Mutex
 	installs map[string]string // world -> source
@@ -726,6 +727,9 @@ func (p *Page) Close() error {
 	p.sh.pages--
 	others := p.sh.pages > 0
 	p.sh.mu.Unlock()
+	if p.hosts {
+		return nil // the host's window, the host's to close
+	}
 	if others {
 		// Other pages use the session: close this page's window only.
 		err := p.in(ctx, func() error {

@@ -35,6 +35,12 @@ type BrowserConfig struct {
 	// asks for instead of the engine's defaults (tauri-driver's
 	// tauri:options naming the Tauri app).
 	WebDriverCapabilities map[string]any
+	// WebDriverHost says the WebDriver session's application is the host
+	// under test (a Tauri host tauri-driver starts, named by
+	// WebDriverCapabilities): the run starts that session before it
+	// connects to the host, keeps it to the end, and finds the windows the
+	// host names in app/launch and app/center there (--webdriver-host).
+	WebDriverHost bool
 	// TrustHostRuntime lets the harness judge the app surface in a
 	// browser runtime the host names in app/launch or app/center that is
 	// not Endpoint (--trust-host-browser). A browser the host controls can
@@ -61,7 +67,7 @@ func (s *browserStarter) get(cfg BrowserConfig) (browser.Driver, error) {
 		// Each branch keeps a nil Driver on error, never a nil pointer in one.
 		switch {
 		case cfg.overWebDriver():
-			if b, err := webdriver.Launch(ctx, webdriver.Options{Engine: cfg.engine(), URL: cfg.WebDriver, Binary: cfg.Binary, Capabilities: cfg.WebDriverCapabilities}); err != nil {
+			if b, err := webdriver.Launch(ctx, webdriver.Options{Engine: cfg.engine(), URL: cfg.WebDriver, Binary: cfg.Binary, Capabilities: cfg.WebDriverCapabilities, HostSession: cfg.WebDriverHost}); err != nil {
 				s.err = err
 			} else {
 				s.b = b
@@ -93,7 +99,7 @@ func (cfg BrowserConfig) engine() browser.Engine {
 
 // overWebDriver says the run reaches its browser over W3C WebDriver.
 func (cfg BrowserConfig) overWebDriver() bool {
-	return cfg.WebDriver != "" || cfg.engine() != browser.EngineChromium
+	return cfg.WebDriver != "" || cfg.WebDriverHost || cfg.engine() != browser.EngineChromium
 }
 
 // text says which browser the run judged in, for the report, or ""
@@ -103,7 +109,10 @@ func (s *browserStarter) text(cfg BrowserConfig) string {
 		return ""
 	}
 	who := "the harness's"
-	if cfg.Endpoint != "" || cfg.WebDriver != "" {
+	switch {
+	case cfg.WebDriverHost:
+		who = "the host's own web view, in the session --webdriver-capabilities asked for"
+	case cfg.Endpoint != "" || cfg.WebDriver != "":
 		who = "named by the operator"
 	}
 	return fmt.Sprintf("%s (%s); %s", s.b.Describe(), who, probeEvidence(s.b.Info().Protocol))
@@ -166,6 +175,11 @@ type runtimeBrowsers struct {
 // host names: see BrowserConfig.TrustHostRuntime.
 var errUntrustedRuntime = errors.New("the harness judges the app surface only in a browser it launched or the operator named (--browser-endpoint): " +
 	"a browser the host controls can show it whatever the host likes. Name it with --browser-endpoint, or pass --trust-host-browser to judge in it anyway (the report says so)")
+
+// errNoHostSession is why the harness cannot judge a window the host names
+// without --webdriver-host.
+var errNoHostSession = errors.New("the harness finds a host's own window only in the WebDriver session whose application is the host: " +
+	"run with --webdriver-host and --webdriver-capabilities naming the host's application (tauri-driver's tauri:options), and --host-addr where it listens")
 
 // trusts reports whether the harness may judge in the browser at endpoint.
 func (cfg BrowserConfig) trusts(endpoint string) bool {

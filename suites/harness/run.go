@@ -181,6 +181,14 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	tc.thirdParty = third
 	tc.declare(areas)
 	defer tc.close()
+	if cfg.Browser.WebDriverHost {
+		// The session's application is the host: it starts before the
+		// run connects to it.
+		if _, err := tc.browser(); err != nil {
+			tc.gaveUp = "the WebDriver session whose application is the host did not start: " + err.Error()
+			cfg.Unreachable(tc.gaveUp)
+		}
+	}
 	defer func() { res.Browsers, res.BrowserInfos = tc.browsersUsed() }()
 
 	// Ginkgo stops the run on SIGINT / SIGTERM (it aborts the running spec,

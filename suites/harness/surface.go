@@ -150,7 +150,7 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	if tc.surfaceGaveUp != "" {
 		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
 	}
-	s.sess = tc.openPage(s.Launch.URL, s.Launch.DevTools, "the host page")
+	s.sess = tc.openPage(s.Launch.Where(), "the host page")
 	s.HostURL = s.Launch.URL
 	if s.HostURL == "" {
 		ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
@@ -164,29 +164,41 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	return s
 }
 
-// openPage opens a page the host named: address in a fresh browser
-// session, or, when the host gave only a DevTools target (a browser
-// runtime such as Electron), that target in the host's own browser. A page
+// openPage opens a page the host named: its URL in a fresh browser
+// session; or, when the host gave only a DevTools target (a browser
+// runtime such as Electron), that target in the host's own browser; or,
+// when it gave only a window of its own web view (a Tauri host), that
+// window of the WebDriver session whose application is the host. A page
 // that does not load ends the spec as an error (what names it, e.g. "the
 // host page", leads the message).
-func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, what string) browser.Page {
+func (tc *TestContext) openPage(at protocol.Where, what string) browser.Page {
 	ginkgo.GinkgoHelper()
 	tc.usedBrowser = true
 	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
 	defer cancel()
-	if address != "" {
+	switch {
+	case at.URL != "":
 		sess := tc.browserSession()
-		if err := sess.Open(ctx, address); err != nil {
+		if err := sess.Open(ctx, at.URL); err != nil {
 			if errors.Is(err, context.DeadlineExceeded) {
 				tc.markStuck(sess) // still loading: a screenshot would wait too
 			}
-			tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, address, err))
+			tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, at.URL, err))
 		}
 		return sess
+	case at.DevTools != nil:
+		return tc.openDevToolsPage(ctx, at.DevTools, what)
+	case at.Window != nil:
+		return tc.openHostWindow(ctx, at.Window, what)
 	}
-	if dt == nil {
-		tc.Errorf("the host named neither a URL nor a DevTools target for %s", what)
-	}
+	tc.Errorf("the host named neither a URL, a DevTools target nor a window for %s", what)
+	return nil
+}
+
+// openDevToolsPage attaches to the page of a DevTools target in the host's
+// own browser runtime.
+func (tc *TestContext) openDevToolsPage(ctx context.Context, dt *protocol.DevToolsTarget, what string) browser.Page {
+	ginkgo.GinkgoHelper()
 	if !tc.Config.Browser.trusts(dt.Endpoint) {
 		tc.Blockedf("%s: the host named a browser of its own (DevTools %s): %v", what, dt.Endpoint, errUntrustedRuntime)
 	}
@@ -198,10 +210,43 @@ func (tc *TestContext) openPage(address string, dt *protocol.DevToolsTarget, wha
 	if err != nil {
 		tc.surfaceMissed(fmt.Sprintf("%s (DevTools target %s at %s): %v", what, dt.TargetID, dt.Endpoint, err))
 	}
+	return tc.awaitHostPage(ctx, sess, fmt.Sprintf("%s (DevTools target %s)", what, dt.TargetID))
+}
+
+// openHostWindow finds the window of the host's own web view that shows
+// w.URL, in the WebDriver session whose application is the host
+// (--webdriver-host): the harness navigates nothing there, and leaves the
+// window open when the spec ends.
+func (tc *TestContext) openHostWindow(ctx context.Context, w *protocol.HostWindow, what string) browser.Page {
+	ginkgo.GinkgoHelper()
+	if !tc.Config.Browser.WebDriverHost {
+		tc.Blockedf("%s: the host showed it in a window of its own web view (%s): %v", what, w.URL, errNoHostSession)
+	}
+	d, err := tc.browser()
+	if err != nil {
+		tc.surfaceMissed(fmt.Sprintf("%s: the host's WebDriver session: %v", what, err))
+	}
+	hw, ok := d.(interface {
+		HostWindow(ctx context.Context, address string) (browser.Page, error)
+	})
+	if !ok {
+		tc.Errorf("%s: the run's browser (%s) holds no session of the host's", what, d.Describe())
+	}
+	sess, err := hw.HostWindow(ctx, w.URL)
+	if err != nil {
+		tc.surfaceMissed(fmt.Sprintf("%s (the host's window at %s): %v", what, w.URL, err))
+	}
+	return tc.awaitHostPage(ctx, sess, fmt.Sprintf("%s (the host's window at %s)", what, w.URL))
+}
+
+// awaitHostPage keeps a page the host opened for the spec and waits for it
+// to load.
+func (tc *TestContext) awaitHostPage(ctx context.Context, sess browser.Page, what string) browser.Page {
+	ginkgo.GinkgoHelper()
 	tc.resources.Track("browser session", func() error { _ = sess.Close(); return nil })
 	tc.surfaces = append(tc.surfaces, sess)
 	if err := sess.AwaitLoaded(ctx); err != nil {
-		tc.surfaceMissed(fmt.Sprintf("%s (DevTools target %s) did not load: %v", what, dt.TargetID, err))
+		tc.surfaceMissed(fmt.Sprintf("%s did not load: %v", what, err))
 	}
 	return sess
 }
@@ -653,22 +698,27 @@ func (tc *TestContext) HostSet(p protocol.SetParams) {
 	tc.MustCall(protocol.MethodSet, p, &protocol.OK{})
 }
 
-// PageText opens the page the host named (address, or a DevTools target)
+// PageText opens the page the host named (a URL, a DevTools target or a
+// window of its own)
 // and returns the text a user sees there. A page that loads and then stops
 // answering (its script never yields) ends the spec as an error within
 // pageAnswerTimeout, and counts as a surface that failed to load
 // (surfaceMissed), as a page that never loads does: the run gives up on
 // them in bounded time.
-func PageText(tc *TestContext, address string, dt *protocol.DevToolsTarget) string {
+func PageText(tc *TestContext, at protocol.Where) string {
 	ginkgo.GinkgoHelper()
 	if tc.surfaceGaveUp != "" {
 		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
 	}
-	what := "the page " + address
-	if address == "" && dt != nil {
-		what = "the page of DevTools target " + dt.TargetID
+	what := "the page " + at.URL
+	switch {
+	case at.URL != "":
+	case at.DevTools != nil:
+		what = "the page of DevTools target " + at.DevTools.TargetID
+	case at.Window != nil:
+		what = "the host's window at " + at.Window.URL
 	}
-	sess := tc.openPage(address, dt, "the page")
+	sess := tc.openPage(at, "the page")
 	ctx, cancel := context.WithTimeout(tc.ctx(), pageAnswerTimeout)
 	defer cancel()
 	var text string

@@ -106,8 +106,8 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 				if err != nil {
 					tc.FailCall(protocol.MethodLaunch, err)
 				}
-				if lr.URL == "" && lr.DevTools == nil {
-					tc.Failf("app/launch of main gave neither a URL nor a DevTools target")
+				if lr.URL == "" && lr.DevTools == nil && lr.Window == nil {
+					tc.Failf("app/launch of main gave neither a URL, a DevTools target nor a window")
 				}
 			})
 			_, err := tc.TryLaunch(appID, "tasks")
@@ -217,7 +217,7 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 			secret := tc.AppReadiness(secretApp)
 			var cr protocol.CenterResult
 			tc.MustCall(protocol.MethodCenter, struct{}{}, &cr)
-			text := harness.PageText(tc, cr.URL, cr.DevTools)
+			text := harness.PageText(tc, cr.Where())
 			var missing []string
 			// Every installed app is listed, a ready one too (its install
 			// state), by the name app/list gives it.
