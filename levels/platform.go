@@ -20,6 +20,14 @@ func platformRequirements() []Requirement {
 		{ID: "CLOUD-SESSION-NO-TOKEN", BugFamilies: []BugFamily{EveryMember}, Reading: "Platform capability payloads", Strength: MustNot, Levels: p3,
 			Title:  "lime.cloudSession getSnapshot is answered (the session's presence is the app's to see) and never with a bearer or session token the host holds",
 			Clause: spec(SpecDesktop, "Shared platform capabilities; Conformance checklist", "Snapshots do not include bearer tokens; tokens are fetched just in time only. ... lime.cloudSession snapshots never leak tokens.")},
+		{ID: "CLOUD-SESSION-JIT-TOKEN", BugFamilies: []BugFamily{ConfusableIdentity, ChangeBetweenReads}, Reading: "The just-in-time token", Strength: Should, Levels: p3,
+			Title: "On the app's explicit request lime.cloudSession hands it the current token of the host's cloud session (never another session's, never the one before the session changed), and answers requestLogin {force: true} with a session the next request draws a token from",
+			Clause: spec(SpecMain, "Capability SDK", "lime.cloudSession snapshots must never include bearer tokens. Apps that need to call a control plane may explicitly request a just-in-time token. "+
+				"If that token is rejected, apps may call lime.cloudSession.requestLogin with { \"force\": true } and retry once; hosts must only refresh the generic session")},
+		{ID: "CLOUD-SESSION-TOKEN-NOT-KEPT", BugFamilies: []BugFamily{EveryMember, ChangeBetweenReads}, Reading: "The just-in-time token", Strength: MustNot, Levels: p3,
+			Title: "A just-in-time token the host handed the app is kept nowhere the app reads later: not in getSnapshot after the fetch, not in the app's config, evidence or any state host/observe shows of the app",
+			Clause: spec(SpecRelease, "Distribution flow", "An embedded app may use lime.cloudSession to fetch the current host session token just in time, then call the registry or control plane itself. "+
+				"The host only provides generic login, session, and authorization support; it must not proxy the publish flow or persist the token into app config.")},
 		{ID: "BRANDING-HOST-PROJECTED", BugFamilies: []BugFamily{EveryMember}, Reading: "Platform capability payloads", Strength: Must, Levels: p3,
 			Title:  "lime.branding get answers the OEM brand and tokens the host holds, not a brand the app's own package names",
 			Clause: spec(SpecDesktop, "Shared platform capabilities", "The host projects branding, theme, and shell copy; apps consume tokens.")},

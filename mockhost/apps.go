@@ -340,6 +340,7 @@ func (h *Host) reset() error {
 	defer h.mu.Unlock()
 	h.cfg = nil
 	h.clock = time.Time{}
+	h.jitGiven = map[string]string{}
 	// fault: reset-keeps-apps — only the configuration is forgotten.
 	if h.faults.Has("reset-keeps-apps") {
 		return nil

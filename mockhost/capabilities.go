@@ -162,6 +162,10 @@ func (h *Host) unavailable(l *launch, capability string) string {
 // capabilities in memory; any other capability or method is
 // CodeUnsupported at the validation gate.
 func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *denial) {
+	// fault: jit-token-absent — lime.cloudSession has no just-in-time token: its token method is unsupported, as any unknown method.
+	if in.Capability == "lime.cloudSession" && in.Method == h.accessTokenMethod() && !h.faults.Has("jit-token-absent") {
+		return h.accessToken(l)
+	}
 	switch in.Capability + "." + in.Method {
 	case "lime.ui.getLocale":
 		return h.getLocale(), nil
@@ -193,7 +197,13 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		// fault: storage-list-every-app — lime.storage list names the keys of every app.
 		return map[string]any{"keys": h.surf.keys(h.storageNamespace(l), h.faults.Has("storage-list-every-app"))}, nil
 	case "lime.cloudSession.getSnapshot":
-		return h.cloudSession(), nil
+		s := h.cloudSession()
+		if t := h.givenToken(l.appID); t != "" {
+			s.Token = t
+		}
+		return s, nil
+	case "lime.cloudSession.requestLogin":
+		return h.requestLogin(in.Args)
 	case "lime.modelSettings.get":
 		return h.modelSettingsGet()
 	case "lime.modelSettings.set":

@@ -54,6 +54,9 @@ type Host struct {
 	overlays   map[string]map[overlaySlot]overlaySet
 	overlaySeq int
 	retained   map[string]string // appId -> data folder kept by uninstall
+	// jitGiven is the last just-in-time token each app was handed
+	// (cloudsession.go): only faults read it back.
+	jitGiven map[string]string
 	// cleanups are the cleanup records of the uninstalls since the last reset.
 	cleanups []protocol.CleanupRecord
 	// paths remembers the package each app id was installed from since the
@@ -196,6 +199,7 @@ func NewWithOptions(o Options) *Host {
 		variants:          vs,
 		apps:              map[string]*installedApp{},
 		retained:          map[string]string{},
+		jitGiven:          map[string]string{},
 		overlays:          map[string]map[overlaySlot]overlaySet{},
 		paths:             map[string]string{},
 		copies:            map[string][]string{},

@@ -111,9 +111,32 @@ func platformProbes() map[string]probe {
 			x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
 			return raw(o.Holds)
 		},
+		"jit-token-absent":             jitProbe,
+		"jit-token-other-session":      jitProbe,
+		"jit-token-cached":             jitProbe,
+		"forced-login-refused":         jitProbe,
+		"jit-token-in-snapshot-after":  jitProbe,
+		"jit-token-in-app-config":      jitProbe,
 		"app-updates-ignores-registry": updatesProbe(false),
 		"app-updates-fabricated":       updatesProbe(true),
 	}
+}
+
+// jitProbe fetches tiny-app's just-in-time token twice, the session's
+// token changed between, with a forced login after, and reports every
+// answer, the snapshot and the app's overlay after.
+func jitProbe(t *testing.T, x *harness) string {
+	p := protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "tok-1", "cloud-admin": "tok-admin"}}
+	installPlatformApp(t, x, p)
+	out := []string{platformCall(t, x, "lime.cloudSession", x.h.accessTokenMethod(), nil)}
+	p.SessionTokens = map[string]string{"cloud": "tok-2", "cloud-admin": "tok-admin"}
+	x.configureWith(p)
+	out = append(out, platformCall(t, x, "lime.cloudSession", x.h.accessTokenMethod(), nil),
+		platformCall(t, x, "lime.cloudSession", "requestLogin", map[string]any{"force": true}),
+		platformCall(t, x, "lime.cloudSession", "getSnapshot", nil))
+	var o protocol.ObserveResult
+	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
+	return strings.Join(append(out, raw(o.Overlay)), " | ")
 }
 
 // TestPlatformCapabilities checks the clean host's Desktop P3 answers.

@@ -65,6 +65,11 @@ func variantProbes() map[string]probe {
 			return raw(p["capabilities"])
 		}),
 		"locale-as-string": localeProbe,
+		"jit-token-bare":   jitProbe,
+		"jit-token-named-get-token": func(t *testing.T, x *harness) string {
+			installPlatformApp(t, x, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "tok-1"}})
+			return platformCall(t, x, "lime.cloudSession", "getAccessToken", nil)
+		},
 		"snapshot-grouped": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["appId"]) + raw(p["locale"])
 		}),

@@ -97,6 +97,60 @@ func describePlatform(tc *harness.TestContext) {
 			expectHoldsPlanted(tc, app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
 		})
 
+		It("hands the app, on its explicit request, the cloud session's current token, and again after a forced login", tc.Req("CLOUD-SESSION-JIT-TOKEN", levels.ConfusableIdentity, levels.ChangeBetweenReads), func() {
+			cfg := platformConfigure(tc)
+			first, admin := harness.Nonce("jit-token"), harness.Nonce("jit-admin-token")
+			// A session whose name the cloud one prefixes: a host picking
+			// by prefix, or the first session, shows with it.
+			cfg.SessionTokens = map[string]string{"cloud": first, "cloud-admin": admin}
+			app := installPlatformProbe(tc, cfg)
+			name, m, tried := requestJITToken(tc, app)
+			if name == "" {
+				tc.Failf("lime.cloudSession answered no just-in-time token request: %s", tried)
+			}
+			expectJITToken(tc, name, m, first, map[string]string{"the token of the session cloud-admin": admin})
+			second := harness.Nonce("jit-token")
+			cfg.SessionTokens = map[string]string{"cloud": second, "cloud-admin": admin}
+			tc.Configure(cfg)
+			stale := map[string]string{"the token of the session cloud-admin": admin, "the cloud session's token before host/configure changed it": first}
+			expectJITToken(tc, name+" after the session's token changed", platformCall(tc, app, "main", "lime.cloudSession", name, nil), second, stale)
+			login := platformCall(tc, app, "main", "lime.cloudSession", "requestLogin", map[string]any{"force": true})
+			if login.Type != hostbridge.TypeResponse {
+				tc.Failf("lime.cloudSession requestLogin {force: true}, which an app whose token was rejected may call, answered %s", harness.AnswerText(login, true))
+			}
+			expectJITToken(tc, name+" after requestLogin {force: true}", platformCall(tc, app, "main", "lime.cloudSession", name, nil), second, stale)
+		})
+
+		It("keeps a just-in-time token it handed out from every place the app reads later", tc.Req("CLOUD-SESSION-TOKEN-NOT-KEPT", levels.EveryMember, levels.ChangeBetweenReads), func() {
+			cfg := platformConfigure(tc)
+			token := harness.Nonce("jit-token")
+			cfg.SessionTokens = map[string]string{"cloud": token}
+			app := installPlatformProbe(tc, cfg)
+			tc.Precondition("the host hands the app the cloud session's token on its explicit request", func() {
+				name, m, tried := requestJITToken(tc, app)
+				if name == "" {
+					tc.Failf("lime.cloudSession answered no just-in-time token request: %s", tried)
+				}
+				if !harness.ContainsText(m.Payload, token) {
+					tc.Failf("lime.cloudSession %s answered %s, without the cloud session's token", name, harness.AnswerText(m, true))
+				}
+			})
+			planted := map[string]string{"the just-in-time token handed out before": token}
+			snap := platformCall(tc, app, "main", "lime.cloudSession", "getSnapshot", nil)
+			expectNonePlanted(tc, "lime.cloudSession getSnapshot after the app fetched a token", snap.Payload, planted)
+			tc.RequireMethod(protocol.MethodObserve)
+			var state map[string]json.RawMessage
+			if err := tc.CallReading(protocol.MethodObserve, protocol.ObserveParams{AppID: app}, &state, protocol.Reads{}); err != nil {
+				tc.FailCall(protocol.MethodObserve, err)
+			}
+			// calls records the requests, holds names digests: the
+			// rest is what the host keeps of the app.
+			delete(state, "calls")
+			delete(state, "holds")
+			kept, _ := json.Marshal(state)
+			expectNonePlanted(tc, "host/observe of "+app+" (its config, evidence, artifacts and state)", kept, planted)
+		})
+
 		It("projects the OEM brand the host holds, not the one the app's package names", tc.Req("BRANDING-HOST-PROJECTED", levels.EveryMember), func() {
 			cfg := platformConfigure(tc)
 			brand := &protocol.Branding{Name: harness.Nonce("OEM"), ShellCopy: harness.Nonce("copy"), Tokens: map[string]string{"--lime-color-accent": "#7a1fa2"}}
@@ -362,6 +416,40 @@ func platformCallAs(tc *harness.TestContext, app, entry, rid, capability, method
 	}
 	return tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: entry, RequestID: rid,
 		Capability: capability, Method: method, Args: raw})
+}
+
+// jitTokenMethods are the names a just-in-time token request may go by
+// (docs/decisions.md, "The just-in-time token"): the texts name none.
+var jitTokenMethods = []string{"getAccessToken", "getToken", "requestToken", "fetchToken", "getJitToken"}
+
+// requestJITToken asks lime.cloudSession for a just-in-time token under
+// each name of jitTokenMethods in turn, and gives the first answered
+// host:response with its name; "" and what each name got when none was.
+func requestJITToken(tc *harness.TestContext, app string) (string, hostbridge.Message, string) {
+	GinkgoHelper()
+	var got []string
+	for _, name := range jitTokenMethods {
+		m := platformCall(tc, app, "main", "lime.cloudSession", name, nil)
+		if m.Type == hostbridge.TypeResponse {
+			return name, m, ""
+		}
+		got = append(got, name+": "+m.Type+" "+string(m.Payload))
+	}
+	return "", hostbridge.Message{}, strings.Join(got, "; ")
+}
+
+// expectJITToken fails the spec unless the token answer m (of what) is
+// host:response and carries want and none of others.
+func expectJITToken(tc *harness.TestContext, what string, m hostbridge.Message, want string, others map[string]string) {
+	GinkgoHelper()
+	if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, want) {
+		tc.Failf("lime.cloudSession %s answered %s, without the current token of the cloud session", what, harness.AnswerText(m, true))
+	}
+	for name, v := range others {
+		if harness.ContainsText(m.Payload, v) {
+			tc.Failf("lime.cloudSession %s answered %s: the token it hands out is %s, not the cloud session's current one", what, harness.AnswerText(m, true), name)
+		}
+	}
 }
 
 // expectNonePlanted fails the spec when raw carries, in any form, one of
