@@ -28,6 +28,10 @@ type hostMessage struct {
 	// envelope (only under the errors-on-envelope variant).
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Reload, pushed to the host page alone, has it load the app's frame
+	// at this address (variant locale-reloads-frame); such a message is
+	// never posted to the frame.
+	Reload string `json:"reload,omitempty"`
 }
 
 // pageAnswer is what the host page does with a message it forwarded: post

@@ -100,6 +100,13 @@
 
   function pushed(data) {
     var msg = JSON.parse(data);
+    // An instruction to the page alone: load the app frame afresh
+    // (variant locale-reloads-frame).
+    if (msg && typeof msg.reload === "string" && msg.reload) {
+      var f = document.getElementById("app-frame");
+      if (f) f.src = msg.reload;
+      return;
+    }
     later(function () { deliver([msg]); });
   }
 

@@ -233,7 +233,10 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 		if p.Visibility != "" && !h.faults.Has("no-visibility-event") {
 			push(l, h.message(l, hostbridge.TypeVisibility, "", h.visibilityPayload(p.Visibility)))
 		}
-		if p.Locale != "" {
+		// variant: locale-reloads-frame — a locale change loads the app's frame afresh (the new document starts in the new locale) instead of pushing a snapshot.
+		if p.Locale != "" && h.variants.Has("locale-reloads-frame") {
+			l.push(hostMessage{Reload: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry})
+		} else if p.Locale != "" {
 			push(l, h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
 		}
 	}

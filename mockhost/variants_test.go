@@ -64,8 +64,9 @@ func variantProbes() map[string]probe {
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["capabilities"])
 		}),
-		"locale-as-string": localeProbe,
-		"jit-token-bare":   jitProbe,
+		"locale-as-string":     localeProbe,
+		"jit-token-bare":       jitProbe,
+		"locale-reloads-frame": pushProbe(protocol.SetParams{Locale: "de-DE"}, protocol.SetParams{Locale: "fr-FR"}),
 		"jit-token-named-get-token": func(t *testing.T, x *harness) string {
 			installPlatformApp(t, x, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "tok-1"}})
 			return platformCall(t, x, "lime.cloudSession", "getAccessToken", nil)

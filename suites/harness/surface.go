@@ -42,12 +42,18 @@ type Surface struct {
 	// instance names the document of the app's frame the probe runs in
 	// (hostbridge.ProbeInstance).
 	instance string
-	// MayReload is set once the host accepted a host:navigate: a host may
-	// then load the entry or route in the app's frame as a new document
-	// (docs/decisions.md, Navigation requests), and a scenario the reload
-	// cut short runs again in the new document.
-	MayReload bool
+	// reload, once set by AllowReload, is the decisions row and reading
+	// under which the host may load the app's frame as a new document: a
+	// scenario the reload cut short then runs again in the new document.
+	reload [2]string
 }
+
+// AllowReload says that from now on the host may load the app's frame as a
+// new document, by the reading of the docs/decisions.md row topic: after
+// it accepted a host:navigate (Navigation requests), or after the user
+// changed the locale (The active locale). A scenario the reload cuts short
+// runs again in the new document, and the report records the reading.
+func (s *Surface) AllowReload(topic, reading string) { s.reload = [2]string{topic, reading} }
 
 // Frame is the URL prefix that selects the app's frame: its address once
 // found (a host may serve its frame from its own origin), else the runtime
@@ -492,12 +498,12 @@ type ProbePage struct {
 
 // Run hands the probe a scenario and returns what it saw. A probe that
 // cannot finish is an error of the spec: nothing was judged. After the
-// host accepted a host:navigate (mayReload), a scenario cut short because
+// spec allowed a reload (AllowReload), a scenario cut short because
 // the app's frame loaded a new document runs once more there.
 func (s *Surface) Run(steps ...Step) *ProbeResult {
 	ginkgo.GinkgoHelper()
 	r, err := s.TryRun(steps)
-	if err != nil && s.MayReload && s.Reloaded() {
+	if err != nil && s.reload[0] != "" && s.Reloaded() {
 		r, err = s.TryRun(steps)
 	}
 	if err != nil {
@@ -561,7 +567,9 @@ func (s *Surface) Reloaded() bool {
 	if s.instance == before {
 		return false
 	}
-	s.tc.Reading("Navigation requests", "the host loads the entry or route in the app's frame as a new document")
+	if s.reload[0] != "" {
+		s.tc.Reading(s.reload[0], s.reload[1])
+	}
 	return true
 }
 

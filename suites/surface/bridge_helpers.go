@@ -231,12 +231,12 @@ func expectAccepted(s *harness.Surface, t, what string, payload map[string]any) 
 // accepts host:navigate with payload (what describes it). A host may carry
 // out a navigation by loading the entry or route in the app's frame as a
 // new document (docs/decisions.md, Navigation requests): from then on a
-// scenario the reload cuts short runs again (Surface.mayReload), and an
+// scenario the reload cuts short runs again (Surface.AllowReload), and an
 // answer that left with the old document is read from host/observe, which
 // must record the request allowed.
 func expectNavigates(s *harness.Surface, what, requestID string, payload map[string]any) {
 	ginkgo.GinkgoHelper()
-	s.MayReload = true
+	s.AllowReload("Navigation requests", "the host loads the entry or route in the app's frame as a new document")
 	s.TC().Precondition(what+" (one the app may ask for) is allowed", func() {
 		// A navigation that reloads the frame may cut its own scenario
 		// short, or one asked from a document the last navigation was
