@@ -247,16 +247,7 @@ func TestTCPDialWaitsForAHostStillStarting(t *testing.T) {
 			return
 		}
 		late <- ln
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				serveTestHost(conn, conn, "", func(int) {})
-			}()
-		}
+		serveTestHosts(ln, "")
 	}()
 	o := fast
 	o.DialWait = 10 * time.Second
@@ -274,24 +265,28 @@ func TestTCPDialWaitsForAHostStillStarting(t *testing.T) {
 	}
 }
 
+// serveTestHosts serves the test host, with fault, on each connection ln
+// accepts, until ln closes.
+func serveTestHosts(ln net.Listener, fault string) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() {
+			defer conn.Close()
+			serveTestHost(conn, conn, fault, func(int) {})
+		}()
+	}
+}
+
 func TestTCP(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				serveTestHost(conn, conn, "crash-on-uninstall", func(int) {})
-			}()
-		}
-	}()
+	go serveTestHosts(ln, "crash-on-uninstall")
 	c := TCPConnector(ln.Addr().String(), fast)
 	if c.Transport() != "tcp" || !strings.Contains(c.Describe(), ln.Addr().String()) {
 		t.Errorf("Transport %q Describe %q", c.Transport(), c.Describe())
