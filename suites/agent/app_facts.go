@@ -114,11 +114,18 @@ func describeAgentAppFacts(tc *harness.TestContext) {
 			} else if got[i].Subtype == "success" {
 				tc.Failf("the App Server ended the task with error_during_execution; after the app posted a success result, the app's task ended in success")
 			}
-			if m, answered := readArtifact(s, artifactID); answered && m.Type == hostbridge.TypeResponse {
+			// A read or export the host leaves unanswered shows nothing
+			// either way: once nothing else failed, the spec is an error.
+			var unanswered []string
+			if m, answered := readArtifact(s, artifactID); !answered {
+				unanswered = append(unanswered, "lime.artifacts read of the artifact the app's frame posted")
+			} else if m.Type == hostbridge.TypeResponse {
 				tc.Failf("lime.artifacts read of %s, the artifact the app's frame posted as created and artifact/read does not know, got host:response: %s", artifactID, harness.Excerpt(m.Payload))
 			}
 			ex := s.Run(harness.Invoke("export-1", "lime.evidence", "export", map[string]any{}), harness.AwaitAnswerWithin("export-1", agentAnswerTimeout))
-			if m, answered := ex.Answer("export-1"); answered && harness.ContainsText(m.Payload, marker) {
+			if m, answered := ex.Answer("export-1"); !answered {
+				unanswered = append(unanswered, "lime.evidence export")
+			} else if harness.ContainsText(m.Payload, marker) {
 				tc.Failf("lime.evidence export carries the evidence the app's frame posted (%s): %s", marker, harness.Excerpt(m.Payload))
 			}
 			if slices.Contains(tc.Host().Hello().Methods, protocol.MethodObserve) {
@@ -127,6 +134,9 @@ func describeAgentAppFacts(tc *harness.TestContext) {
 						tc.Failf("host/observe lists %s among the artifacts the host's runtime created; only the app's frame posted it", artifactID)
 					}
 				}
+			}
+			if len(unanswered) > 0 {
+				tc.Errorf("%s got no answer within %s: whether the host takes the app's fabricated artifact or evidence there is not known", strings.Join(unanswered, " and "), agentAnswerTimeout)
 			}
 		})
 }
