@@ -9,6 +9,11 @@ import "time"
 const FormatVersion = "agentapp-conformance/report/v2"
 
 // Verdict is a level's verdict, decided by ComputeLevels alone.
+// MaxLabelFilter is the longest run.labelFilter the report schema takes
+// (schema/predicate.schema.json): a run refuses a longer --label-filter
+// before any spec runs.
+const MaxLabelFilter = 4096
+
 type Verdict string
 
 // Level verdicts, worst first after not-judged (docs/report-format.md "Level
@@ -67,7 +72,7 @@ type RunStatus struct {
 	// Focus and LabelFilter are the selection the user asked for; with
 	// either, unselected requirements are not-run and their levels incomplete.
 	Focus       []string `json:"focus,omitempty"`
-	LabelFilter string   `json:"labelFilter,omitempty"`
+	LabelFilter string   `json:"labelFilter,omitempty"` // at most MaxLabelFilter characters
 	// ExpectedFailures is the baseline the user gave (--expected-failures):
 	// requirements known to fail, with why. It only changes the run's exit
 	// code; every outcome and verdict in the report is as the run found it.

@@ -106,6 +106,9 @@ func checkRunOptions(o *runOptions) error {
 	}
 	o.shard = sh
 	if o.labelFilter != "" {
+		if n := len(o.labelFilter); n > reports.MaxLabelFilter {
+			return fmt.Errorf("--label-filter: %d characters, more than the report keeps (%d)", n, reports.MaxLabelFilter)
+		}
 		if _, err := types.ParseLabelFilter(o.labelFilter); err != nil {
 			return fmt.Errorf("--label-filter %q: %s", o.labelFilter, labelFilterError(err))
 		}

@@ -56,6 +56,7 @@ func TestRunRejectsBadFlagValuesBeforeAnySpec(t *testing.T) {
 		{"second focus bad", []string{"--focus", "ok", "--focus", "a)"}, "--focus"},
 		{"label-filter dangling", []string{"--label-filter", "a &&"}, "--label-filter"},
 		{"label-filter unbalanced", []string{"--label-filter", "(a || b"}, "--label-filter"},
+		{"label-filter longer than the report keeps", []string{"--label-filter", strings.Repeat("a || ", 820) + "a"}, "--label-filter"},
 		{"shard index 0", []string{"--shard", "0/3"}, "--shard"},
 		{"shard past its total", []string{"--shard", "4/3"}, "--shard"},
 		{"shard not I/N", []string{"--shard", "2"}, "--shard"},
