@@ -299,7 +299,7 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	a := h.allow(l, m, protocol.BridgeCall{}, map[string]any{"ok": true})
 	// variant: navigate-reloads-frame — after answering, the host page loads the entry or route in the app frame: a new document.
 	if h.variants.Has("navigate-reloads-frame") {
-		a.Reload = l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry + "?route=" + url.QueryEscape(firstNonEmptyString(p.Route, l.routeOf(p.EntryKey)))
+		a.Reload = l.frameURL() + "?route=" + url.QueryEscape(firstNonEmptyString(p.Route, l.routeOf(p.EntryKey)))
 	}
 	return a
 }
@@ -412,7 +412,7 @@ func (l *launch) declaresOriginSuffix(origin string) bool {
 // file's URL) and returns the UI file it names: true only for a file that
 // exists under this launch's /app/<frameToken>/ at the runtime origin.
 func (l *launch) runtimeFile(raw string) (string, bool) {
-	base, err := url.Parse(l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry)
+	base, err := url.Parse(l.frameURL())
 	if err != nil || strings.TrimSpace(raw) == "" {
 		return "", false
 	}

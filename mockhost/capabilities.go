@@ -162,10 +162,6 @@ func (h *Host) unavailable(l *launch, capability string) string {
 // capabilities in memory; any other capability or method is
 // CodeUnsupported at the validation gate.
 func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *denial) {
-	// fault: jit-token-absent — lime.cloudSession has no just-in-time token: its token method is unsupported, as any unknown method.
-	if in.Capability == "lime.cloudSession" && in.Method == h.accessTokenMethod() && !h.faults.Has("jit-token-absent") {
-		return h.accessToken(l)
-	}
 	switch in.Capability + "." + in.Method {
 	case "lime.ui.getLocale":
 		return h.getLocale(), nil
@@ -204,6 +200,13 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 		return s, nil
 	case "lime.cloudSession.requestLogin":
 		return h.requestLogin(in.Args)
+	case "lime.cloudSession.getAccessToken", "lime.cloudSession.getToken":
+		// The token method is one of the two (variant
+		// jit-token-named-get-token); the other is unknown, as below.
+		// fault: jit-token-absent — lime.cloudSession has no just-in-time token: its token method is unsupported, as any unknown method.
+		if in.Method == h.accessTokenMethod() && !h.faults.Has("jit-token-absent") {
+			return h.accessToken(l)
+		}
 	case "lime.modelSettings.get":
 		return h.modelSettingsGet()
 	case "lime.modelSettings.set":

@@ -73,7 +73,7 @@ func (h *Host) pageData(l *launch, nonce string) pageData {
 	}
 	return pageData{
 		Title: l.title, AppID: l.appID, EntryKey: l.entryKey, Nonce: nonce,
-		FrameURL: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry,
+		FrameURL: l.frameURL(),
 		Config:   cfg,
 		Script:   script,
 		Follow:   h.follow(),

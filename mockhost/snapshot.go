@@ -235,7 +235,7 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 		}
 		// variant: locale-reloads-frame — a locale change loads the app's frame afresh (the new document starts in the new locale) instead of pushing a snapshot.
 		if p.Locale != "" && h.variants.Has("locale-reloads-frame") {
-			l.push(hostMessage{Reload: l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry})
+			l.push(hostMessage{Reload: l.frameURL()})
 		} else if p.Locale != "" {
 			push(l, h.message(l, hostbridge.TypeSnapshot, "", h.snapshotAnswer(l)))
 		}

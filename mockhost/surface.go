@@ -134,6 +134,11 @@ func (l *launch) subscribe(queue int) (ch chan hostMessage, cancel func()) {
 	}
 }
 
+// frameURL is the address of the entry's document in the app's frame.
+func (l *launch) frameURL() string {
+	return l.frameOrigin + "/app/" + l.frameToken + "/" + l.ui.entry
+}
+
 // push sends m to every event stream of the surface; a stream too slow to
 // take it loses it (the app can always ask for a snapshot).
 func (l *launch) push(m hostMessage) {

@@ -433,7 +433,7 @@ func requestJITToken(tc *harness.TestContext, app string) (string, hostbridge.Me
 		if m.Type == hostbridge.TypeResponse {
 			return name, m, ""
 		}
-		got = append(got, name+": "+m.Type+" "+string(m.Payload))
+		got = append(got, name+": "+m.Type+" "+harness.Excerpt(m.Payload))
 	}
 	return "", hostbridge.Message{}, strings.Join(got, "; ")
 }
