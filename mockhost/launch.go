@@ -114,7 +114,16 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 	if e := h.startBackends(p.AppID, pk); e != nil {
 		return nil, e
 	}
-	hostOrigin, frameOrigin, err := h.surf.start(h.hostMux, h.frameMux)
+	hostOrigin, err := h.surf.startHost(h.hostMux)
+	if err != nil {
+		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
+	}
+	partition := p.AppID
+	// fault: frames-share-one-origin — every app's frame is served from one origin, so the apps share the browser's storage of it.
+	if h.faults.Has("frames-share-one-origin") {
+		partition = ""
+	}
+	frameOrigin, err := h.surf.startFrame(partition, h.frameMux)
 	if err != nil {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
@@ -227,7 +236,7 @@ func blockerCheck(r protocol.ReadinessResult, blocker string) (protocol.Readines
 
 // center answers app/center with the URL of a fresh app center page.
 func (h *Host) center() (protocol.CenterResult, *jsonrpc2.Error) {
-	hostOrigin, _, err := h.surf.start(h.hostMux, h.frameMux)
+	hostOrigin, err := h.surf.startHost(h.hostMux)
 	if err != nil {
 		return protocol.CenterResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}

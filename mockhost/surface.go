@@ -26,9 +26,9 @@ import (
 //   - the host origin, http://127.0.0.1:P1, serves the page that mounts an
 //     entry (/surface/<hostToken>), the page's bridge endpoints and the app
 //     center;
-//   - the app frame origin, http://localhost:P2, another site, as a real
-//     host's sandbox is, serves the installed package's UI files and
-//     nothing else (/app/<frameToken>/<path>).
+//   - each app's frame origin, http://127.0.0.N:P (N from 2, one address
+//     per app id), another site, as a real host's sandbox is, serves that
+//     app's UI files and nothing else (/app/<frameToken>/<path>).
 
 // maxLogged bounds each observe list of an app, and maxStoredKeys the keys
 // one app may keep in lime.storage.
@@ -43,8 +43,12 @@ type surfaces struct {
 	mu      sync.Mutex
 	closed  bool
 	servers []*http.Server
-	// hostOrigin and frameOrigin are "" until the servers run.
-	hostOrigin, frameOrigin string
+	// hostOrigin is "" until its server runs; frameOrigins are the app
+	// frames' origins by app id, each served from its first launch to the
+	// host's close (a host/reset keeps them, as a browser keeps what was
+	// stored at an origin).
+	hostOrigin   string
+	frameOrigins map[string]string
 	launches                map[string]*launch // by host token
 	frames                  map[string]*launch // by frame token
 	centers                 map[string]bool    // app center tokens
@@ -56,7 +60,7 @@ type surfaces struct {
 }
 
 func newSurfaces() *surfaces {
-	s := &surfaces{}
+	s := &surfaces{frameOrigins: map[string]string{}}
 	s.clear()
 	return s
 }
@@ -155,37 +159,65 @@ func (l *launch) push(m hostMessage) {
 // token returns a fresh unguessable token (128 bits or more).
 func token() string { return rand.Text() }
 
-// start runs the two servers on first use and returns their origins.
-func (s *surfaces) start(hostHandler, frameHandler func(hostOrigin, frameOrigin string) http.Handler) (hostOrigin, frameOrigin string, err error) {
+// startHost runs the host origin's server on first use and returns its
+// origin.
+func (s *surfaces) startHost(handler func(hostOrigin string) http.Handler) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return "", "", errors.New("the host is closed")
+		return "", errors.New("the host is closed")
 	}
 	if s.hostOrigin != "" {
-		return s.hostOrigin, s.frameOrigin, nil
+		return s.hostOrigin, nil
 	}
-	hl, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", "", fmt.Errorf("starting the host origin server: %w", err)
+		return "", fmt.Errorf("starting the host origin server: %w", err)
 	}
-	fl, err := net.Listen("tcp", "127.0.0.1:0")
+	s.hostOrigin = "http://" + l.Addr().String()
+	s.serve(l, handler(s.hostOrigin))
+	return s.hostOrigin, nil
+}
+
+// maxFrameHosts is how many loopback addresses (127.0.0.2 and up) the app
+// frame servers take before they share them, by port only.
+const maxFrameHosts = 250
+
+// startFrame runs, on first use, the server of the frame origin kept for
+// key (an app id) for the host's life, and returns that origin. Each app's
+// frames get a loopback address of their own, so that the browser keeps
+// each app's storage and cookies apart (spec 002, Required desktop host
+// behavior: app data namespaced by app; cookies ignore the port). Where
+// only 127.0.0.1 is a loopback address (macOS), the origins differ by
+// port only, which keeps storage apart and not cookies.
+func (s *surfaces) startFrame(key string, handler func(frameOrigin string) http.Handler) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", errors.New("the host is closed")
+	}
+	if o, ok := s.frameOrigins[key]; ok {
+		return o, nil
+	}
+	ip := fmt.Sprintf("127.0.0.%d", 2+len(s.frameOrigins)%maxFrameHosts)
+	l, err := net.Listen("tcp", ip+":0")
 	if err != nil {
-		_ = hl.Close()
-		return "", "", fmt.Errorf("starting the app frame server: %w", err)
+		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return "", fmt.Errorf("starting the app frame server: %w", err)
+		}
+		ip = "localhost"
 	}
-	hostOrigin = "http://" + hl.Addr().String()
-	frameOrigin = fmt.Sprintf("http://localhost:%d", fl.Addr().(*net.TCPAddr).Port)
-	for _, run := range []struct {
-		l net.Listener
-		h http.Handler
-	}{{hl, hostHandler(hostOrigin, frameOrigin)}, {fl, frameHandler(hostOrigin, frameOrigin)}} {
-		srv := &http.Server{Handler: run.h, ReadHeaderTimeout: 10 * time.Second}
-		s.servers = append(s.servers, srv)
-		go func() { _ = srv.Serve(run.l) }()
-	}
-	s.hostOrigin, s.frameOrigin = hostOrigin, frameOrigin
-	return hostOrigin, frameOrigin, nil
+	origin := fmt.Sprintf("http://%s:%d", ip, l.Addr().(*net.TCPAddr).Port)
+	s.frameOrigins[key] = origin
+	s.serve(l, handler(origin))
+	return origin, nil
+}
+
+// serve runs handler on l until close (mu held).
+func (s *surfaces) serve(l net.Listener, handler http.Handler) {
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	s.servers = append(s.servers, srv)
+	go func() { _ = srv.Serve(l) }()
 }
 
 // add registers an open surface.

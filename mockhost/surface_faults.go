@@ -62,6 +62,8 @@ func surfaceFaults() []Fault {
 			Description: "a lime.secrets status answer echoes the secret's value in its message"},
 		{Name: "frame-same-origin-as-host", Breaks: []string{"BRIDGE-CONTAINMENT"},
 			Description: "the app frame is served from the host origin (same origin as the host page), so it can reach the host DOM"},
+		{Name: "frames-share-one-origin", Breaks: []string{"BRIDGE-STORAGE-PARTITIONED"},
+			Description: "every app's frame is served from one origin, so all apps share the browser's localStorage, IndexedDB and cookies of it"},
 		{Name: "frame-connect-unrestricted", Breaks: []string{"AGENT-TRANSPORT-UNREACHABLE"},
 			Description: "the app's document gets no connect-src: its frame fetches and opens WebSockets to any loopback port, the App Server's included"},
 		{Name: "frame-gets-node-globals", Breaks: []string{"BRIDGE-CONTAINMENT"},

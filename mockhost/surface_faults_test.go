@@ -161,6 +161,10 @@ func surfaceProbes() map[string]probe {
 			_, body, _ := s.get(s.frame)
 			return fmt.Sprint(strings.Contains(body, "window.require"))
 		},
+		"frames-share-one-origin": func(t *testing.T, x *harness) string {
+			a, b := x.mount("tiny-app", "main"), x.mount("tiny-app-b", "main")
+			return fmt.Sprint(a.res.RuntimeOrigin == b.res.RuntimeOrigin)
+		},
 		"frame-same-origin-as-host": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
 			status, _, _ := s.get(s.frame)

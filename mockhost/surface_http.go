@@ -36,7 +36,7 @@ const SurfaceTokenHeader = "X-Surface-Token"
 const maxMessageBytes = 256 << 10
 
 // hostMux serves the host origin.
-func (h *Host) hostMux(hostOrigin, frameOrigin string) http.Handler {
+func (h *Host) hostMux(hostOrigin string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /surface/{token}", h.surfacePage)
 	mux.HandleFunc("/surface/{token}/message", h.bridgeEndpoint(hostOrigin, http.MethodPost, h.postMessage))
@@ -66,7 +66,7 @@ func corsAnyOrigin(next http.Handler) http.Handler {
 }
 
 // frameMux serves the app frame origin: static files and nothing else.
-func (h *Host) frameMux(hostOrigin, frameOrigin string) http.Handler {
+func (h *Host) frameMux(frameOrigin string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /app/{token}/{path...}", h.appFiles(frameOrigin))
 	return onlyHost(frameOrigin, mux)

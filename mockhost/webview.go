@@ -193,7 +193,7 @@ func (h *Host) StartWebView() (<-chan error, error) {
 	if v == nil {
 		return nil, errors.New("mockhost: not a web-view host (Options.WebView)")
 	}
-	hostOrigin, _, err := h.surf.start(h.hostMux, h.frameMux)
+	hostOrigin, err := h.surf.startHost(h.hostMux)
 	if err != nil {
 		return nil, err
 	}

@@ -167,6 +167,77 @@
     return out;
   }
 
+  // The browser storage an app's frame keeps (spec 002, Required desktop
+  // host behavior: app data namespaced by app; Electron surfaces in
+  // host-owned session partitions): keep writes a value under a name in
+  // each member and reads it back in the same frame, recall reads what a
+  // frame finds under the name. A member the frame cannot use reports why.
+  var KEPT_DB = "agentapp-conformance-kept";
+
+  function idb(mode, name, value) {
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(function () { reject(new Error("timeout")); }, 3000);
+      var done = function (v) { clearTimeout(timer); resolve(v); };
+      var fail = function (e) { clearTimeout(timer); reject(e || new Error("failed")); };
+      var open = indexedDB.open(KEPT_DB, 1);
+      open.onupgradeneeded = function () { open.result.createObjectStore("kept"); };
+      open.onerror = function () { fail(open.error); };
+      open.onsuccess = function () {
+        var db = open.result;
+        var tx = db.transaction("kept", mode);
+        var req = mode === "readwrite" ? tx.objectStore("kept").put(value, name) : tx.objectStore("kept").get(name);
+        req.onerror = function () { db.close(); fail(req.error); };
+        tx.oncomplete = function () { db.close(); done(mode === "readwrite" ? value : req.result); };
+      };
+    });
+  }
+
+  function cookieValue(name) {
+    var parts = document.cookie.split(";");
+    for (var i = 0; i < parts.length; i++) {
+      var kv = parts[i].trim();
+      if (kv.indexOf(name + "=") === 0) return kv.slice(name.length + 1);
+    }
+    return null;
+  }
+
+  async function member(read) {
+    try {
+      var v = await read();
+      return { value: v === undefined || v === null ? "" : String(v) };
+    } catch (e) {
+      return { value: "", detail: String(e && (e.name + ": " + e.message) || e) };
+    }
+  }
+
+  async function recall(spec) {
+    return {
+      localStorage: await member(function () { return window.localStorage.getItem(spec.name); }),
+      cookie: await member(function () { return cookieValue(spec.name); }),
+      indexedDB: await member(function () { return idb("readonly", spec.name); })
+    };
+  }
+
+  async function keep(spec) {
+    var wrote = {
+      localStorage: await member(function () { window.localStorage.setItem(spec.name, spec.value); }),
+      cookie: await member(function () {
+        // A frame of another site than its host page may keep a cookie
+        // only as SameSite=None; Secure (loopback counts as secure).
+        document.cookie = spec.name + "=" + spec.value + "; path=/; max-age=600";
+        if (cookieValue(spec.name) !== spec.value) {
+          document.cookie = spec.name + "=" + spec.value + "; path=/; max-age=600; SameSite=None; Secure";
+        }
+      }),
+      indexedDB: await member(function () { return idb("readwrite", spec.name, spec.value); })
+    };
+    var back = await recall(spec);
+    Object.keys(back).forEach(function (k) {
+      if (wrote[k].detail) back[k].detail = "writing: " + wrote[k].detail;
+    });
+    return back;
+  }
+
   function dump(storage) {
     var o = {};
     try { for (var i = 0; i < storage.length; i++) { var k = storage.key(i); o[k] = storage.getItem(k); } } catch (e) { o = { error: String(e) }; }
@@ -206,6 +277,10 @@
           r = await nested(st.nested);
         } else if (st.contain) {
           result.containment = await contain(st.contain);
+        } else if (st.keep) {
+          result.storage = await keep(st.keep);
+        } else if (st.recall) {
+          result.storage = await recall(st.recall);
         } else if (st.page) {
           result.page = page();
         } else {

@@ -144,6 +144,22 @@ func (tc *TestContext) TryLaunch(appID, entry string) (protocol.LaunchResult, er
 // a host that cannot mount a ready entry judges nothing about its bridge.
 func (tc *TestContext) Launch(appID, entry string) *Surface {
 	ginkgo.GinkgoHelper()
+	return tc.launch(appID, entry, nil)
+}
+
+// LaunchBeside launches an entry as Launch does, and shows it where a user
+// of the host would see it after prev: a host page the host names by URL
+// opens in prev's browser session, with its cookies and storage (a fresh
+// session would keep every app apart whatever the host does); a page of
+// the host's own (a DevTools target, a window) is where the host put it.
+// prev's page then shows the new surface.
+func (tc *TestContext) LaunchBeside(prev *Surface, appID, entry string) *Surface {
+	ginkgo.GinkgoHelper()
+	return tc.launch(appID, entry, prev)
+}
+
+func (tc *TestContext) launch(appID, entry string, prev *Surface) *Surface {
+	ginkgo.GinkgoHelper()
 	tc.usedBrowser = true // a browser spec, even if the launch fails before a page opens
 	s := &Surface{tc: tc, AppID: appID, Entry: entry}
 	tc.Precondition("the ready entry "+entry+" of "+appID+" launches", func() {
@@ -156,7 +172,16 @@ func (tc *TestContext) Launch(appID, entry string) *Surface {
 	if tc.surfaceGaveUp != "" {
 		tc.Errorf("not attempted: %s", tc.surfaceGaveUp)
 	}
-	s.sess = tc.openPage(s.Launch.Where(), "the host page")
+	if at := s.Launch.Where(); prev != nil && at.URL != "" {
+		s.sess = prev.sess
+		ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
+		defer cancel()
+		if err := s.sess.Open(ctx, at.URL); err != nil {
+			tc.surfaceMissed(fmt.Sprintf("the host page %s did not load: %v", at.URL, err))
+		}
+	} else {
+		s.sess = tc.openPage(at, "the host page")
+	}
 	s.HostURL = s.Launch.URL
 	if s.HostURL == "" {
 		ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
@@ -399,6 +424,10 @@ type ProbeResult struct {
 	Applied     []map[string]string `json:"applied"`
 	Containment *Containment        `json:"containment"`
 	Page        *ProbePage          `json:"page"`
+	// Storage is what a keep or recall step found of a name in each
+	// member of the frame's browser storage (localStorage, cookie,
+	// indexedDB).
+	Storage map[string]StorageRead `json:"storage"`
 	// Untrusted counts message events a script of the frame made up
 	// (dispatchEvent); the probe records none of them.
 	Untrusted int `json:"untrusted"`
@@ -484,6 +513,21 @@ func (c *Containment) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
+
+// StorageRead is the value one member of the frame's browser storage
+// holds under a name ("" for none), and why the frame could not use it.
+type StorageRead struct {
+	Value  string `json:"value"`
+	Detail string `json:"detail"`
+}
+
+// Keep has the probe keep value under name in each member of the frame's
+// browser storage and read it back there.
+func Keep(name, value string) Step { return Step{"keep": map[string]string{"name": name, "value": value}} }
+
+// Recall has the probe read name in each member of the frame's browser
+// storage.
+func Recall(name string) Step { return Step{"recall": map[string]string{"name": name}} }
 
 // ProbePage is what the frame's own page holds.
 type ProbePage struct {

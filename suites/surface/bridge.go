@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -92,6 +93,7 @@ func describeBridge(tc *harness.TestContext) {
 	describePermissions(tc)
 	describeNoLeak(tc)
 	describeContainment(tc)
+	describeStoragePartition(tc)
 	describeControlledActions(tc)
 	describeThemeAndVisibility(tc)
 }
@@ -867,6 +869,63 @@ func describeContainment(tc *harness.TestContext) {
 					own, f.Status, f.Detail)
 			}
 		})
+	})
+}
+
+// storageMembers are the browser storage a frame keeps (the probe's keep
+// and recall steps), in the order they are reported.
+var storageMembers = []string{"localStorage", "indexedDB", "cookie"}
+
+// describeStoragePartition declares the spec of the browser storage kept
+// by app (spec 002, Required desktop host behavior: "Namespace app data
+// ... by app"; Electron relationship: "host-owned session partitions";
+// docs/decisions.md "Browser storage by app").
+func describeStoragePartition(tc *harness.TestContext) {
+	Describe("Desktop P2: each app's browser storage is its own", tc.BrowserRetry(), func() {
+		DescribeTable("one app's frame reads nothing another app's frame kept in localStorage, IndexedDB or a cookie",
+			func(writerIsNeighbour bool) {
+				probe := tc.InstallProbe(tc.DefaultConfigure())
+				neighbour := tc.InstallNeighbour()
+				writer, reader := probe, neighbour
+				if writerIsNeighbour {
+					writer, reader = neighbour, probe
+				}
+				name, value := harness.Nonce("kept"), harness.Nonce("v")
+				w := tc.Launch(writer, "main")
+				// Seen holding it: the writer's frame reads back what it kept.
+				kept := w.Run(harness.Keep(name, value)).Storage
+				var held, unused []string
+				for _, m := range storageMembers {
+					if kept[m].Value == value {
+						held = append(held, m)
+					} else {
+						unused = append(unused, fmt.Sprintf("%s (%s)", m, harness.FirstNonEmpty(kept[m].Detail, "read back "+strconv.Quote(kept[m].Value))))
+					}
+				}
+				if len(unused) > 0 {
+					By(fmt.Sprintf("%s's frame keeps nothing in %s: nothing there to share", writer, strings.Join(unused, ", ")))
+				}
+				if len(held) == 0 {
+					// A frame with no browser storage (an opaque origin)
+					// has nothing another app could read.
+					return
+				}
+				r := tc.LaunchBeside(w, reader, "main")
+				found := r.Run(harness.Recall(name)).Storage
+				var leaked []string
+				for _, m := range held {
+					if found[m].Value == value {
+						leaked = append(leaked, m)
+					}
+				}
+				if len(leaked) > 0 {
+					tc.Failf("%s's frame read, in %s, the value %s's frame kept there under %s: the two apps share one browser storage",
+						reader, strings.Join(leaked, " and "), writer, name)
+				}
+			},
+			Entry("bridge-probe keeps, bridge-probe-b reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), false),
+			Entry("bridge-probe-b keeps, bridge-probe reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), true),
+		)
 	})
 }
 
