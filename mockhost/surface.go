@@ -49,11 +49,11 @@ type surfaces struct {
 	// stored at an origin).
 	hostOrigin   string
 	frameOrigins map[string]string
-	launches                map[string]*launch // by host token
-	frames                  map[string]*launch // by frame token
-	centers                 map[string]bool    // app center tokens
-	logs                    map[string]*protocol.ObserveResult
-	storage                 map[string]map[string]json.RawMessage // bucket (storageBucket) -> key -> value
+	launches     map[string]*launch // by host token
+	frames       map[string]*launch // by frame token
+	centers      map[string]bool    // app center tokens
+	logs         map[string]*protocol.ObserveResult
+	storage      map[string]map[string]json.RawMessage // bucket (storageBucket) -> key -> value
 	// theme and locale are what host/set changed (nil, "": the defaults).
 	theme  *protocol.Theme
 	locale string

@@ -523,7 +523,9 @@ type StorageRead struct {
 
 // Keep has the probe keep value under name in each member of the frame's
 // browser storage and read it back there.
-func Keep(name, value string) Step { return Step{"keep": map[string]string{"name": name, "value": value}} }
+func Keep(name, value string) Step {
+	return Step{"keep": map[string]string{"name": name, "value": value}}
+}
 
 // Recall has the probe read name in each member of the frame's browser
 // storage.
