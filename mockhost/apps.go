@@ -248,6 +248,10 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		if dropStored {
 			h.surf.dropStorage(id)
 		}
+		// fault: uninstall-delete-keeps-browser-storage — uninstall deleting data keeps the app's browser partition: its next install's frame finds what the old one kept in localStorage and IndexedDB.
+		if !keep && !h.faults.Has("uninstall-delete-keeps-browser-storage") {
+			h.surf.dropPartition(id)
+		}
 		dropOutputs := !keep
 		// fault: delete-data-keeps-outputs — uninstall deleting data leaves the app's artifacts and workflow runs for the next install.
 		if !keep && h.faults.Has("delete-data-keeps-outputs") {

@@ -29,6 +29,8 @@ func dataFaults() []Fault {
 			Description: "uninstall keeping data keeps the app's data folder and reports it retained, but drops what the app stored"},
 		{Name: "uninstall-delete-keeps-storage", Breaks: []string{"UNINSTALL-APP-STORAGE"},
 			Description: "uninstall deleting data removes the data folder and reports it removed, but what the app stored is there for the next install"},
+		{Name: "uninstall-delete-keeps-browser-storage", Breaks: []string{"UNINSTALL-BROWSER-STORAGE"},
+			Description: "uninstall deleting data keeps the app's browser partition (its frame origin): the next install's frame finds what the old one kept in localStorage and IndexedDB"},
 		{Name: "export-keeps-data", Breaks: []string{"UNINSTALL-EXPORT"},
 			Description: "export then delete writes the export but keeps the app's data for the next install"},
 		{Name: "export-without-storage", Breaks: []string{"UNINSTALL-EXPORT"},

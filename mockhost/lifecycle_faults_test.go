@@ -254,6 +254,13 @@ func lifecycleProbes() map[string]probe {
 			storageSet(s, "k", "a")
 			return reinstalled(x, s, "app-a", true, "k")
 		},
+		"uninstall-delete-keeps-browser-storage": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			s := x.mount("app-a", "main")
+			before := s.res.RuntimeOrigin
+			reinstalled(x, s, "app-a", false, "k")
+			return fmt.Sprint(x.launchEntry("app-a", "main").res.RuntimeOrigin == before)
+		},
 		"uninstall-delete-keeps-storage": func(t *testing.T, x *harness) string {
 			x.configureWith(protocol.ConfigureParams{})
 			s := x.mount("app-a", "main")

@@ -43,30 +43,42 @@ type surfaces struct {
 	mu      sync.Mutex
 	closed  bool
 	servers []*http.Server
-	// hostOrigin is "" until its server runs; frameOrigins are the app
-	// frames' origins by app id, each served from its first launch to the
-	// host's close (a host/reset keeps them, as a browser keeps what was
-	// stored at an origin).
-	hostOrigin   string
-	frameOrigins map[string]string
-	launches     map[string]*launch // by host token
-	frames       map[string]*launch // by frame token
-	centers      map[string]bool    // app center tokens
-	logs         map[string]*protocol.ObserveResult
-	storage      map[string]map[string]json.RawMessage // bucket (storageBucket) -> key -> value
+	// hostOrigin is "" until its server runs; partitions are the app
+	// frames' origins and servers by app id, each from the app's first
+	// launch until its data is deleted, host/reset or the host's close:
+	// the browser keeps what a frame stored by origin, so a fresh origin is
+	// a fresh browser storage. nextFrameHost picks the next one's address.
+	hostOrigin    string
+	partitions    map[string]partition
+	nextFrameHost int
+	launches      map[string]*launch // by host token
+	frames        map[string]*launch // by frame token
+	centers       map[string]bool    // app center tokens
+	logs          map[string]*protocol.ObserveResult
+	storage       map[string]map[string]json.RawMessage // bucket (storageBucket) -> key -> value
 	// theme and locale are what host/set changed (nil, "": the defaults).
 	theme  *protocol.Theme
 	locale string
 }
 
 func newSurfaces() *surfaces {
-	s := &surfaces{frameOrigins: map[string]string{}}
+	s := &surfaces{partitions: map[string]partition{}}
 	s.clear()
 	return s
 }
 
-// clear forgets every launch, center, log and stored value (mu held).
+// partition is the origin one app's frames are served from, and its server.
+type partition struct {
+	origin string
+	srv    *http.Server
+}
+
+// clear forgets every launch, center, log, stored value and partition (mu
+// held).
 func (s *surfaces) clear() {
+	for key := range s.partitions {
+		s.dropPartitionLocked(key)
+	}
 	s.launches = map[string]*launch{}
 	s.frames = map[string]*launch{}
 	s.centers = map[string]bool{}
@@ -175,7 +187,7 @@ func (s *surfaces) startHost(handler func(hostOrigin string) http.Handler) (stri
 		return "", fmt.Errorf("starting the host origin server: %w", err)
 	}
 	s.hostOrigin = "http://" + l.Addr().String()
-	s.serve(l, handler(s.hostOrigin))
+	s.servers = append(s.servers, serve(l, handler(s.hostOrigin)))
 	return s.hostOrigin, nil
 }
 
@@ -183,23 +195,24 @@ func (s *surfaces) startHost(handler func(hostOrigin string) http.Handler) (stri
 // frame servers take before they share them, by port only.
 const maxFrameHosts = 250
 
-// startFrame runs, on first use, the server of the frame origin kept for
-// key (an app id) for the host's life, and returns that origin. Each app's
-// frames get a loopback address of their own, so that the browser keeps
-// each app's storage and cookies apart (spec 002, Required desktop host
-// behavior: app data namespaced by app; cookies ignore the port). Where
-// only 127.0.0.1 is a loopback address (macOS), the origins differ by
-// port only, which keeps storage apart and not cookies.
+// startFrame runs, on first use, the server of the partition of key (an
+// app id) and returns its origin. Each partition gets a loopback address
+// of its own, so that the browser keeps each app's storage and cookies
+// apart (spec 002, Required desktop host behavior: app data namespaced by
+// app; cookies ignore the port). Where only 127.0.0.1 is a loopback
+// address (macOS), the origins differ by port only, which keeps storage
+// apart and not cookies.
 func (s *surfaces) startFrame(key string, handler func(frameOrigin string) http.Handler) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return "", errors.New("the host is closed")
 	}
-	if o, ok := s.frameOrigins[key]; ok {
-		return o, nil
+	if p, ok := s.partitions[key]; ok {
+		return p.origin, nil
 	}
-	ip := fmt.Sprintf("127.0.0.%d", 2+len(s.frameOrigins)%maxFrameHosts)
+	ip := fmt.Sprintf("127.0.0.%d", 2+s.nextFrameHost%maxFrameHosts)
+	s.nextFrameHost++
 	l, err := net.Listen("tcp", ip+":0")
 	if err != nil {
 		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
@@ -208,16 +221,31 @@ func (s *surfaces) startFrame(key string, handler func(frameOrigin string) http.
 		ip = "localhost"
 	}
 	origin := fmt.Sprintf("http://%s:%d", ip, l.Addr().(*net.TCPAddr).Port)
-	s.frameOrigins[key] = origin
-	s.serve(l, handler(origin))
+	s.partitions[key] = partition{origin: origin, srv: serve(l, handler(origin))}
 	return origin, nil
 }
 
-// serve runs handler on l until close (mu held).
-func (s *surfaces) serve(l net.Listener, handler http.Handler) {
+// dropPartition forgets the partition of key and stops its server: the
+// app's next launch starts on a fresh origin with nothing stored (uninstall
+// deleting data).
+func (s *surfaces) dropPartition(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropPartitionLocked(key)
+}
+
+func (s *surfaces) dropPartitionLocked(key string) {
+	if p, ok := s.partitions[key]; ok {
+		_ = p.srv.Close()
+		delete(s.partitions, key)
+	}
+}
+
+// serve runs handler on l until it is closed.
+func serve(l net.Listener, handler http.Handler) *http.Server {
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	s.servers = append(s.servers, srv)
 	go func() { _ = srv.Serve(l) }()
+	return srv
 }
 
 // add registers an open surface.
@@ -272,8 +300,9 @@ func (s *surfaces) isCenter(t string) bool {
 	return s.centers[t]
 }
 
-// reset closes every surface and center and forgets logs, app storage and
-// what host/set changed (host/reset). The servers keep running.
+// reset closes every surface and center and forgets logs, app storage,
+// partitions and what host/set changed (host/reset). The host origin's
+// server keeps running.
 func (s *surfaces) reset() {
 	s.mu.Lock()
 	launches := s.launches

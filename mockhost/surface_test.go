@@ -38,7 +38,7 @@ func TestLaunchIsGatedByReadiness(t *testing.T) {
 	var r protocol.LaunchResult
 	x.must(protocol.MethodLaunch, protocol.LaunchParams{AppID: "tiny-app", EntryKey: "main"}, &r)
 	if !strings.HasPrefix(r.URL, "http://127.0.0.1:") || !strings.Contains(r.URL, "/surface/") ||
-		!strings.HasPrefix(r.RuntimeOrigin, "http://localhost:") {
+		!strings.HasPrefix(r.RuntimeOrigin, "http://127.0.0.") || strings.HasPrefix(r.RuntimeOrigin, "http://127.0.0.1:") {
 		t.Errorf("launch = %+v", r)
 	}
 
@@ -486,10 +486,13 @@ func TestResetClosesSurfaces(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("the event stream is still open after host/reset")
 	}
-	for _, u := range []string{s.res.URL, s.frame} {
-		if status, _, _ := s.get(u); status != http.StatusNotFound {
-			t.Errorf("GET %s after reset: %d", u, status)
-		}
+	if status, _, _ := s.get(s.res.URL); status != http.StatusNotFound {
+		t.Errorf("GET %s after reset: %d", s.res.URL, status)
+	}
+	// The app's partition went with the reset: its frame server is gone.
+	if resp, err := s.client.Get(s.frame); err == nil {
+		resp.Body.Close()
+		t.Errorf("GET %s after reset: %d, want no server there", s.frame, resp.StatusCode)
 	}
 	if status, _, _ := s.endpoint(http.MethodPost, "/message", s.host, s.token, "{}"); status != http.StatusNotFound {
 		t.Errorf("POST message after reset: %d", status)
@@ -509,7 +512,7 @@ func TestCloseStopsTheServers(t *testing.T) {
 	x := start(t)
 	s := x.mount("tiny-app", "main")
 	frame, _ := url.Parse(s.frame)
-	addrs := []string{strings.TrimPrefix(s.host, "http://"), "127.0.0.1:" + frame.Port()}
+	addrs := []string{strings.TrimPrefix(s.host, "http://"), frame.Host}
 	for _, a := range addrs {
 		c, err := net.Dial("tcp", a)
 		if err != nil {

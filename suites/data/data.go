@@ -824,6 +824,44 @@ func describeUninstall(tc *harness.TestContext) {
 			tc.Failf("lime.storage list of the reinstalled %s still names %q after uninstall deleting data: %v", a, key, ks)
 		}
 	})
+
+	// What the app's frame kept in the browser is its data too (docs/decisions.md
+	// "Browser storage by app"): the launches are shown one after the other
+	// in one browser session, as one user would see them.
+	DescribeTable("finds nothing the app's frame kept in the browser after uninstall deleting its data and a reinstall:",
+		func(export bool) {
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			name, value := harness.Nonce("kept"), harness.Nonce("v")
+			first := tc.Launch(a, "main")
+			first.Run(harness.Keep(name, value))
+			// Seen holding it: a second launch of the app finds it. What the
+			// host does not keep from one launch to the next it cannot
+			// leave behind an uninstall.
+			again := tc.LaunchBeside(first, a, "main")
+			held, others := harness.Holding(again.Run(harness.Recall(name)).Storage, value)
+			if len(others) > 0 {
+				By(fmt.Sprintf("a second launch of %s finds nothing of what its frame kept in %s: nothing there to leave behind", a, strings.Join(others, ", ")))
+			}
+			if len(held) == 0 {
+				return
+			}
+			mode := "deleting data"
+			if export {
+				mode = "exporting then deleting data"
+				exportThenDelete(tc, a)
+			} else {
+				tc.Uninstall(a, false)
+			}
+			tc.InstallProbe(tc.DefaultConfigure())
+			after := tc.LaunchBeside(again, a, "main")
+			if left, _ := harness.Holding(after.Run(harness.Recall(name)).Storage, value); len(left) > 0 {
+				tc.Failf("after uninstall of %s %s and a reinstall, its frame still finds in %s the value it kept there under %s before",
+					a, mode, strings.Join(left, " and "), name)
+			}
+		},
+		Entry("deleting data", tc.Req("UNINSTALL-BROWSER-STORAGE", levels.EveryEntryPoint, levels.EveryMember), false),
+		Entry("exporting then deleting data", tc.Req("UNINSTALL-BROWSER-STORAGE", levels.EveryEntryPoint, levels.EveryMember), true),
+	)
 }
 
 // consentText says what consent an update carried, for a failure message.

@@ -527,6 +527,27 @@ func Keep(name, value string) Step {
 	return Step{"keep": map[string]string{"name": name, "value": value}}
 }
 
+// StorageMembers are the members of a frame's browser storage the probe
+// keeps and recalls, in the order they are reported.
+var StorageMembers = []string{"localStorage", "indexedDB", "cookie"}
+
+// Holding splits the members of a keep or recall step into those that
+// held value and, for the others, what they held or why the frame could
+// not use them.
+func Holding(read map[string]StorageRead, value string) (held, others []string) {
+	for _, m := range StorageMembers {
+		switch r := read[m]; {
+		case r.Value == value:
+			held = append(held, m)
+		case r.Detail != "":
+			others = append(others, m+" ("+r.Detail+")")
+		default:
+			others = append(others, fmt.Sprintf("%s (held %q)", m, r.Value))
+		}
+	}
+	return held, others
+}
+
 // Recall has the probe read name in each member of the frame's browser
 // storage.
 func Recall(name string) Step { return Step{"recall": map[string]string{"name": name}} }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -872,10 +871,6 @@ func describeContainment(tc *harness.TestContext) {
 	})
 }
 
-// storageMembers are the browser storage a frame keeps (the probe's keep
-// and recall steps), in the order they are reported.
-var storageMembers = []string{"localStorage", "indexedDB", "cookie"}
-
 // describeStoragePartition declares the spec of the browser storage kept
 // by app (spec 002, Required desktop host behavior: "Namespace app data
 // ... by app"; Electron relationship: "host-owned session partitions";
@@ -893,15 +888,7 @@ func describeStoragePartition(tc *harness.TestContext) {
 				name, value := harness.Nonce("kept"), harness.Nonce("v")
 				w := tc.Launch(writer, "main")
 				// Seen holding it: the writer's frame reads back what it kept.
-				kept := w.Run(harness.Keep(name, value)).Storage
-				var held, unused []string
-				for _, m := range storageMembers {
-					if kept[m].Value == value {
-						held = append(held, m)
-					} else {
-						unused = append(unused, fmt.Sprintf("%s (%s)", m, harness.FirstNonEmpty(kept[m].Detail, "read back "+strconv.Quote(kept[m].Value))))
-					}
-				}
+				held, unused := harness.Holding(w.Run(harness.Keep(name, value)).Storage, value)
 				if len(unused) > 0 {
 					By(fmt.Sprintf("%s's frame keeps nothing in %s: nothing there to share", writer, strings.Join(unused, ", ")))
 				}
@@ -911,13 +898,7 @@ func describeStoragePartition(tc *harness.TestContext) {
 					return
 				}
 				r := tc.LaunchBeside(w, reader, "main")
-				found := r.Run(harness.Recall(name)).Storage
-				var leaked []string
-				for _, m := range held {
-					if found[m].Value == value {
-						leaked = append(leaked, m)
-					}
-				}
+				leaked, _ := harness.Holding(r.Run(harness.Recall(name)).Storage, value)
 				if len(leaked) > 0 {
 					tc.Failf("%s's frame read, in %s, the value %s's frame kept there under %s: the two apps share one browser storage",
 						reader, strings.Join(leaked, " and "), writer, name)
