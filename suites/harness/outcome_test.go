@@ -98,3 +98,21 @@ func TestFindCanaryInEveryForm(t *testing.T) {
 		t.Errorf("a clean answer reads as a leak (%s)", got)
 	}
 }
+
+// A member holds a value only when it reads back exactly that value; the
+// others say what they held or why the frame could not use them.
+func TestHoldingSaysWhyAMemberHeldNothing(t *testing.T) {
+	read := map[string]StorageRead{
+		"localStorage": {Value: "v-1"},
+		"indexedDB":    {Value: "v-10"},
+		"cookie":       {Detail: "SecurityError: blocked"},
+	}
+	held, others := Holding(read, "v-1")
+	if strings.Join(held, ",") != "localStorage" {
+		t.Errorf("held = %v, want localStorage alone", held)
+	}
+	want := `indexedDB (held "v-10"),cookie (SecurityError: blocked)`
+	if strings.Join(others, ",") != want {
+		t.Errorf("others = %v, want %s", others, want)
+	}
+}
