@@ -119,11 +119,16 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	partition := p.AppID
+	// variant: partition-per-launch — each launch serves the app's frame from a fresh origin, so nothing kept in the browser outlives its surface.
+	if h.variants.Has("partition-per-launch") {
+		partition = p.AppID + "\x00" + token()
+	}
 	// fault: frames-share-one-origin — every app's frame is served from one origin, so the apps share the browser's storage of it.
 	if h.faults.Has("frames-share-one-origin") {
 		partition = ""
 	}
-	frameOrigin, err := h.surf.startFrame(partition, h.frameMux)
+	// fault: frame-origins-by-port-only — each app's frames get a port of their own on the host page's address: storage is apart, cookies (which ignore the port) are one jar for every app.
+	frameOrigin, err := h.surf.startFrame(partition, h.faults.Has("frame-origins-by-port-only"), h.frameMux)
 	if err != nil {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}

@@ -202,7 +202,7 @@ const maxFrameHosts = 250
 // app; cookies ignore the port). Where only 127.0.0.1 is a loopback
 // address (macOS), the origins differ by port only, which keeps storage
 // apart and not cookies.
-func (s *surfaces) startFrame(key string, handler func(frameOrigin string) http.Handler) (string, error) {
+func (s *surfaces) startFrame(key string, byPortOnly bool, handler func(frameOrigin string) http.Handler) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -213,6 +213,9 @@ func (s *surfaces) startFrame(key string, handler func(frameOrigin string) http.
 	}
 	ip := fmt.Sprintf("127.0.0.%d", 2+s.nextFrameHost%maxFrameHosts)
 	s.nextFrameHost++
+	if byPortOnly {
+		ip = "127.0.0.1"
+	}
 	l, err := net.Listen("tcp", ip+":0")
 	if err != nil {
 		if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {

@@ -64,6 +64,8 @@ func surfaceFaults() []Fault {
 			Description: "the app frame is served from the host origin (same origin as the host page), so it can reach the host DOM"},
 		{Name: "frames-share-one-origin", Breaks: []string{"BRIDGE-STORAGE-PARTITIONED"},
 			Description: "every app's frame is served from one origin, so all apps share the browser's localStorage, IndexedDB and cookies of it"},
+		{Name: "frame-origins-by-port-only", Breaks: []string{"BRIDGE-STORAGE-PARTITIONED"},
+			Description: "each app's frames get a port of their own on the host page's address 127.0.0.1: localStorage and IndexedDB are apart, but cookies ignore the port, so the apps, same-site with the host page, share one cookie jar"},
 		{Name: "frame-connect-unrestricted", Breaks: []string{"AGENT-TRANSPORT-UNREACHABLE"},
 			Description: "the app's document gets no connect-src: its frame fetches and opens WebSockets to any loopback port, the App Server's included"},
 		{Name: "frame-gets-node-globals", Breaks: []string{"BRIDGE-CONTAINMENT"},

@@ -165,6 +165,9 @@ func surfaceProbes() map[string]probe {
 			a, b := x.mount("tiny-app", "main"), x.mount("tiny-app-b", "main")
 			return fmt.Sprint(a.res.RuntimeOrigin == b.res.RuntimeOrigin)
 		},
+		"frame-origins-by-port-only": func(t *testing.T, x *harness) string {
+			return x.mount("tiny-app", "main").res.RuntimeOrigin[:len("http://127.0.0.1:")]
+		},
 		"frame-same-origin-as-host": func(t *testing.T, x *harness) string {
 			s := x.mount("tiny-app", "main")
 			status, _, _ := s.get(s.frame)

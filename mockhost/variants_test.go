@@ -64,8 +64,11 @@ func variantProbes() map[string]probe {
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["capabilities"])
 		}),
-		"locale-as-string":     localeProbe,
-		"jit-token-bare":       jitProbe,
+		"locale-as-string": localeProbe,
+		"jit-token-bare":   jitProbe,
+		"partition-per-launch": func(t *testing.T, x *harness) string {
+			return fmt.Sprint(x.mount("tiny-app", "main").res.RuntimeOrigin == x.launchEntry("tiny-app", "main").res.RuntimeOrigin)
+		},
 		"locale-reloads-frame": pushProbe(protocol.SetParams{Locale: "de-DE"}, protocol.SetParams{Locale: "fr-FR"}),
 		"jit-token-named-get-token": func(t *testing.T, x *harness) string {
 			installPlatformApp(t, x, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": "tok-1"}})

@@ -335,3 +335,37 @@ window.probeSeen = typeof globalThis.harnessProbe;
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A page opened in a session that showed another one holds only the new
+// document's frames: the old document's same-site frame at the same
+// address (Chromium reports no detach for it) is not taken for the new
+// one's, so Eval reaches the frame the page shows now.
+func TestANewDocumentForgetsTheOldOnesFrames(t *testing.T) {
+	b := sharedBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page/{n}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>page</title><iframe src="/child/%s"></iframe>`, r.PathValue("n"))
+	})
+	mux.HandleFunc("/child/{n}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>child</title><script>window.n = %q</script>`, r.PathValue("n"))
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	s := session(t, b)
+	for _, n := range []string{"1", "2"} {
+		if err := s.Open(within(t, 5*time.Second), srv.URL+"/page/"+n); err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := s.Eval(within(t, 5*time.Second), srv.URL+"/child/", "window.n", &got); err != nil || got != n {
+			t.Errorf("after opening page %s, the frame at /child/ says %q (%v), want %s", n, got, err, n)
+		}
+		frames, err := s.Frames(within(t, 2*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(frames) != 2 {
+			t.Errorf("after opening page %s: frames %+v, want the page and its one child", n, frames)
+		}
+	}
+}

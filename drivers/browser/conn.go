@@ -315,6 +315,11 @@ func (s *Session) onEvent(c *conn, ev any) {
 	case *page.EventFrameNavigated:
 		if f := e.Frame; f != nil {
 			c.gen++
+			// A new document has none of the old one's frames: Chromium
+			// reports no detach for the in-process ones, and one left
+			// behind at the same address would be taken for the new
+			// document's (as Puppeteer's frame manager, it forgets them).
+			s.dropChildren(c, f.ID)
 			s.putFrame(c, f)
 		}
 	case *page.EventFrameAttached:

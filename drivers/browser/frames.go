@@ -68,9 +68,13 @@ func (s *Session) putFrame(c *conn, f *cdp.Frame) {
 // under s.mu.
 func (s *Session) dropFrame(c *conn, id cdp.FrameID, subtree bool) {
 	delete(c.frames, id)
-	if !subtree {
-		return
+	if subtree {
+		s.dropChildren(c, id)
 	}
+}
+
+// dropChildren forgets the frames below id in c. Called under s.mu.
+func (s *Session) dropChildren(c *conn, id cdp.FrameID) {
 	for _, f := range c.frames {
 		if f.parent == id {
 			s.dropFrame(c, f.id, true)
