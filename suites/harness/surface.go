@@ -174,11 +174,7 @@ func (tc *TestContext) launch(appID, entry string, prev *Surface) *Surface {
 	}
 	if at := s.Launch.Where(); prev != nil && at.URL != "" {
 		s.sess = prev.sess
-		ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
-		defer cancel()
-		if err := s.sess.Open(ctx, at.URL); err != nil {
-			tc.surfaceMissed(fmt.Sprintf("the host page %s did not load: %v", at.URL, err))
-		}
+		tc.openURL(s.sess, at.URL, "the host page")
 	} else {
 		s.sess = tc.openPage(at, "the host page")
 	}
@@ -210,12 +206,7 @@ func (tc *TestContext) openPage(at protocol.Where, what string) browser.Page {
 	switch {
 	case at.URL != "":
 		sess := tc.browserSession()
-		if err := sess.Open(ctx, at.URL); err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				tc.markStuck(sess) // still loading: a screenshot would wait too
-			}
-			tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, at.URL, err))
-		}
+		tc.openURL(sess, at.URL, what)
 		return sess
 	case at.DevTools != nil:
 		return tc.openDevToolsPage(ctx, at.DevTools, what)
@@ -224,6 +215,20 @@ func (tc *TestContext) openPage(at protocol.Where, what string) browser.Page {
 	}
 	tc.Errorf("the host named neither a URL, a DevTools target nor a window for %s", what)
 	return nil
+}
+
+// openURL loads url in sess; a page that does not load ends the spec as an
+// error, what naming it.
+func (tc *TestContext) openURL(sess browser.Page, url, what string) {
+	ginkgo.GinkgoHelper()
+	ctx, cancel := context.WithTimeout(tc.ctx(), surfaceLoadTimeout)
+	defer cancel()
+	if err := sess.Open(ctx, url); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			tc.markStuck(sess) // still loading: a screenshot would wait too
+		}
+		tc.surfaceMissed(fmt.Sprintf("%s %s did not load: %v", what, url, err))
+	}
 }
 
 // openDevToolsPage attaches to the page of a DevTools target in the host's
