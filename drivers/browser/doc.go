@@ -30,7 +30,7 @@
 // # Frames and site isolation
 //
 // A host page on http://127.0.0.1:P1 mounting its app from
-// http://localhost:P2 in a sandboxed iframe is cross-site. With site
+// http://127.0.0.2:P2 in a sandboxed iframe is cross-site. With site
 // isolation Chromium runs that frame in another renderer process (an
 // out-of-process iframe, OOPIF), and DevTools shows it as a target of its
 // own, of type "iframe", whose ID is the frame's ID. The page's target
@@ -42,6 +42,9 @@
 // runs the frame. [Session.Frames] shows the merged tree; [Session.Eval]
 // and [Session.AwaitResult] take the first frame, in tree order, whose URL
 // starts with a prefix, "" being the top page.
+// A frame of the same site runs in the page's own process and is reported
+// by the page's target; when a frame's document is replaced, the frames of
+// the old document are forgotten (the browser reports no detach for them).
 //
 // # Evidence the page cannot write
 //
