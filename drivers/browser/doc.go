@@ -42,6 +42,7 @@
 // runs the frame. [Session.Frames] shows the merged tree; [Session.Eval]
 // and [Session.AwaitResult] take the first frame, in tree order, whose URL
 // starts with a prefix, "" being the top page.
+//
 // A frame of the same site runs in the page's own process and is reported
 // by the page's target; when a frame's document is replaced, the frames of
 // the old document are forgotten (the browser reports no detach for them).
