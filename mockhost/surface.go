@@ -47,7 +47,9 @@ type surfaces struct {
 	// frames' origins and servers by app id, each from the app's first
 	// launch until its data is deleted, host/reset or the host's close:
 	// the browser keeps what a frame stored by origin, so a fresh origin is
-	// a fresh browser storage. nextFrameHost picks the next one's address.
+	// a fresh browser storage (a forgotten partition's server runs on in
+	// servers until the host closes). nextFrameHost picks the next one's
+	// address.
 	hostOrigin    string
 	partitions    map[string]partition
 	nextFrameHost int
@@ -228,9 +230,10 @@ func (s *surfaces) startFrame(key string, byPortOnly bool, handler func(frameOri
 	return origin, nil
 }
 
-// dropPartition forgets the partition of key and stops its server: the
-// app's next launch starts on a fresh origin with nothing stored (uninstall
-// deleting data).
+// dropPartition forgets the partition of key: the app's next launch starts
+// on a fresh origin with nothing stored (uninstall deleting data). Its
+// server runs on until the host closes, answering 404 to what it served (a
+// web view still showing one of its frames stalled when it stopped).
 func (s *surfaces) dropPartition(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -239,7 +242,7 @@ func (s *surfaces) dropPartition(key string) {
 
 func (s *surfaces) dropPartitionLocked(key string) {
 	if p, ok := s.partitions[key]; ok {
-		_ = p.srv.Close()
+		s.servers = append(s.servers, p.srv)
 		delete(s.partitions, key)
 	}
 }
@@ -320,8 +323,9 @@ func (s *surfaces) reset() {
 func (s *surfaces) close() error {
 	s.mu.Lock()
 	s.closed = true
-	launches, servers := s.launches, s.servers
+	launches := s.launches
 	s.clear()
+	servers := s.servers
 	s.servers = nil
 	s.mu.Unlock()
 	for _, l := range launches {
