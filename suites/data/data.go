@@ -833,12 +833,12 @@ func describeUninstall(tc *harness.TestContext) {
 			a := tc.InstallProbe(tc.DefaultConfigure())
 			name, value := harness.Nonce("kept"), harness.Nonce("v")
 			first := tc.Launch(a, "main")
-			first.Run(harness.Keep(name, value))
+			first.Keep(name, value)
 			// Seen holding it: a second launch of the app finds it. What the
 			// host does not keep from one launch to the next it cannot
 			// leave behind an uninstall.
 			again := tc.LaunchBeside(first, a, "main")
-			held, others := harness.Holding(again.Run(harness.Recall(name)).Storage, value)
+			held, others := harness.Holding(again.Recall(name), value)
 			if len(others) > 0 {
 				By(fmt.Sprintf("a second launch of %s finds nothing of what its frame kept in %s: nothing there to leave behind", a, strings.Join(others, ", ")))
 			}
@@ -854,7 +854,7 @@ func describeUninstall(tc *harness.TestContext) {
 			}
 			tc.InstallProbe(tc.DefaultConfigure())
 			after := tc.LaunchBeside(again, a, "main")
-			if left, _ := harness.Holding(after.Run(harness.Recall(name)).Storage, value); len(left) > 0 {
+			if left, _ := harness.Holding(after.Recall(name), value); len(left) > 0 {
 				tc.Failf("after uninstall of %s %s and a reinstall, its frame still finds in %s the value it kept there under %s before",
 					a, mode, strings.Join(left, " and "), name)
 			}

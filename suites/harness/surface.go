@@ -527,9 +527,30 @@ type StorageRead struct {
 }
 
 // Keep has the probe keep value under name in each member of the frame's
-// browser storage and read it back there.
-func Keep(name, value string) Step {
-	return Step{"keep": map[string]string{"name": name, "value": value}}
+// browser storage and read it back there; it returns what each member then
+// held.
+func (s *Surface) Keep(name, value string) map[string]StorageRead {
+	ginkgo.GinkgoHelper()
+	return s.storage(Step{"keep": map[string]string{"name": name, "value": value}})
+}
+
+// Recall has the probe read name in each member of the frame's browser
+// storage.
+func (s *Surface) Recall(name string) map[string]StorageRead {
+	ginkgo.GinkgoHelper()
+	return s.storage(Step{"recall": map[string]string{"name": name}})
+}
+
+// storage runs a keep or recall step. A probe that reports no storage is
+// the harness's trouble: judged as "nothing held", it would pass a
+// must-not on no evidence.
+func (s *Surface) storage(step Step) map[string]StorageRead {
+	ginkgo.GinkgoHelper()
+	r := s.Run(step)
+	if r.Storage == nil {
+		s.tc.Errorf("the harness's probe reported nothing of the frame's browser storage: %s", Excerpt(r.Raw))
+	}
+	return r.Storage
 }
 
 // StorageMembers are the members of a frame's browser storage the probe
@@ -552,10 +573,6 @@ func Holding(read map[string]StorageRead, value string) (held, others []string) 
 	}
 	return held, others
 }
-
-// Recall has the probe read name in each member of the frame's browser
-// storage.
-func Recall(name string) Step { return Step{"recall": map[string]string{"name": name}} }
 
 // ProbePage is what the frame's own page holds.
 type ProbePage struct {

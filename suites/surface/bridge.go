@@ -888,7 +888,7 @@ func describeStoragePartition(tc *harness.TestContext) {
 				name, value := harness.Nonce("kept"), harness.Nonce("v")
 				w := tc.Launch(writer, "main")
 				// Seen holding it: the writer's frame reads back what it kept.
-				held, unused := harness.Holding(w.Run(harness.Keep(name, value)).Storage, value)
+				held, unused := harness.Holding(w.Keep(name, value), value)
 				if len(unused) > 0 {
 					By(fmt.Sprintf("%s's frame keeps nothing in %s: nothing there to share", writer, strings.Join(unused, ", ")))
 				}
@@ -898,7 +898,7 @@ func describeStoragePartition(tc *harness.TestContext) {
 					return
 				}
 				r := tc.LaunchBeside(w, reader, "main")
-				leaked, _ := harness.Holding(r.Run(harness.Recall(name)).Storage, value)
+				leaked, _ := harness.Holding(r.Recall(name), value)
 				if len(leaked) > 0 {
 					tc.Failf("%s's frame read, in %s, the value %s's frame kept there under %s: the two apps share one browser storage",
 						reader, strings.Join(leaked, " and "), writer, name)
