@@ -33,10 +33,13 @@ type webView struct {
 	arrived chan struct{} // closed when the window says where it is
 }
 
-// webViewFollowJS moves the window to the address the host wants: once
-// the document has loaded it asks where the window should be, giving
-// where it is (which tells the host the window arrived), and the answer
-// comes when they differ (or after wantHold, to ask again).
+// webViewFollowJS moves the window to the address the host wants: as soon
+// as the document runs it (the page's last script), it asks where the
+// window should be, giving where it is (which tells the host the window
+// arrived), and the answer comes when they differ (or after wantHold, to
+// ask again). It does not wait for the load event: a frame whose load
+// stalls would hold the window on that page for good, and every later
+// page the host names would never be shown.
 const webViewFollowJS = `(() => {
   const here = location.href.split("#")[0];
   const follow = async () => {
@@ -50,7 +53,7 @@ const webViewFollowJS = `(() => {
       }
     }
   };
-  if (document.readyState === "complete") follow(); else addEventListener("load", follow);
+  follow();
 })();`
 
 // arriveWithin bounds how long app/launch and app/center wait for the
