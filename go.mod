@@ -15,6 +15,7 @@ require (
 	github.com/sigstore/protobuf-specs v0.5.0
 	github.com/sigstore/sigstore-go v1.1.4
 	github.com/sourcegraph/jsonrpc2 v0.2.3
+	go.opentelemetry.io/proto/otlp v1.7.1
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.42.0

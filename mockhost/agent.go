@@ -430,6 +430,7 @@ func (h *Host) startTask(l *launch, args json.RawMessage) (any, *denial) {
 	if d != nil {
 		return nil, d
 	}
+	h.exportSpan(l, "agent.task", map[string]string{"lime.task.id": link.taskID, "lime.session.id": link.sessionID}, taskContent(a.Input)...)
 	return map[string]any{"taskId": link.taskID, "sessionId": link.sessionID}, nil
 }
 

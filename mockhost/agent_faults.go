@@ -4,6 +4,12 @@ package mockhost
 // (agent.go, runtime.go, redact.go, output.go).
 func agentFaults() []Fault {
 	return []Fault{
+		{Name: "telemetry-exports-prompt", Breaks: []string{"TELEMETRY-NO-CONTENT"},
+			Description: "an agent task's span carries the prompt text although the user never opted in to content export"},
+		{Name: "telemetry-exports-user-content", Breaks: []string{"TELEMETRY-NO-CONTENT"},
+			Description: "an agent task's span carries the user content of its input (its attachments) without the user's opt-in"},
+		{Name: "telemetry-exports-artifact-body", Breaks: []string{"TELEMETRY-NO-CONTENT"},
+			Description: "an artifact.materialize span carries the artifact's body without the user's opt-in"},
 		{Name: "no-app-server-client", Breaks: []string{"AGENT-OFFERED"},
 			Description: "the host claims every level but ships no App Server client: lime.agent is off in its profile and host/configure naming an App Server is answered -32006"},
 		{Name: "frame-facts-relayed", Breaks: []string{"AGENT-NO-APP-FACTS"},

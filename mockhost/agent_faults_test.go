@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
+	"github.com/agentapp/conformance/drivers/telemetry"
 )
 
 // agentProbe mounts the tiny app's main entry with the harness's App
@@ -98,9 +100,55 @@ func quotingProbe() probe {
 	}
 }
 
+// telemetryExports runs a task whose input holds a prompt and an
+// attachment and reads an artifact, with telemetry going to a collector
+// and content export off, and gives what reached the collector.
+func telemetryExports(t *testing.T, x *harness) []telemetry.Export {
+	col, err := telemetry.Start(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer col.Close()
+	sc := appserver.NewScript()
+	sc.SetProjections(appserver.Projections{Artifacts: map[string]any{"a1": map[string]any{"artifactId": "a1", "content": "planted-body"}}})
+	appServerFor(t, x, sc, protocol.ConfigureParams{Telemetry: &protocol.Telemetry{Endpoint: col.URL()}})
+	s := x.mount("tiny-app", "main")
+	s.invoke("r1", "lime.agent", "startTask", map[string]any{"idempotencyKey": "k1",
+		"input": map[string]any{"text": "planted-prompt", "attachments": []any{map[string]any{"content": "planted-user"}}}})
+	s.invoke("r2", "lime.artifacts", "read", map[string]any{"artifactId": "a1"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	col.WaitSince(ctx, time.Time{})
+	time.Sleep(2 * otelBatchDelay)
+	return col.Exports()
+}
+
+// telemetryProbe reports which of the planted prompt, user content and
+// artifact body reached the collector.
+func telemetryProbe(t *testing.T, x *harness) string {
+	var body strings.Builder
+	for _, e := range telemetryExports(t, x) {
+		body.Write(e.Body)
+	}
+	return fmt.Sprintf("prompt %v, user %v, body %v", strings.Contains(body.String(), "planted-prompt"),
+		strings.Contains(body.String(), "planted-user"), strings.Contains(body.String(), "planted-body"))
+}
+
+// telemetryEncodingProbe reports each export's encoding and spans.
+func telemetryEncodingProbe(t *testing.T, x *harness) string {
+	var out []string
+	for _, e := range telemetryExports(t, x) {
+		out = append(out, fmt.Sprintf("%s %q %s", e.ContentType, e.Spans, e.Err))
+	}
+	return strings.Join(out, "; ")
+}
+
 func agentProbes() map[string]probe {
 	return map[string]probe{
-		"no-app-server-client": func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
+		"telemetry-exports-prompt":        telemetryProbe,
+		"telemetry-exports-user-content":  telemetryProbe,
+		"telemetry-exports-artifact-body": telemetryProbe,
+		"no-app-server-client":            func(t *testing.T, x *harness) string { return string(x.c.HelloRaw()) },
 		"events-dropped-under-burst": func(t *testing.T, x *harness) string {
 			sc := appserver.NewScript()
 			sc.EventGap = 0

@@ -43,6 +43,9 @@ type Host struct {
 	// variants are the readings the texts allow that the host takes
 	// instead of its default ones (variants.go).
 	variants VariantSet
+	// otel sends the host's runtime spans to the collector it is given
+	// (telemetry.go).
+	otel otelExporter
 
 	mu     sync.Mutex
 	closed bool

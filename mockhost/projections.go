@@ -56,6 +56,9 @@ func (h *Host) readArtifact(l *launch, args json.RawMessage) (any, *denial) {
 	if d != nil && d.code == hostbridge.CodeRuntimeUnavailable && h.faults.Has("artifact-mock-when-down") {
 		return map[string]any{"artifactId": a.ArtifactID, "kind": "document", "content": "", "mock": true}, nil
 	}
+	if d == nil {
+		h.exportSpan(l, "artifact.materialize", map[string]string{"lime.artifact.id": a.ArtifactID}, artifactContent(res)...)
+	}
 	return res, d
 }
 

@@ -64,8 +64,9 @@ func variantProbes() map[string]probe {
 		"capabilities-as-map": snapshotProbe(protocol.ConfigureParams{}, func(p map[string]any) string {
 			return raw(p["capabilities"])
 		}),
-		"locale-as-string": localeProbe,
-		"jit-token-bare":   jitProbe,
+		"locale-as-string":    localeProbe,
+		"jit-token-bare":      jitProbe,
+		"telemetry-otlp-json": telemetryEncodingProbe,
 		"partition-per-launch": func(t *testing.T, x *harness) string {
 			return fmt.Sprint(x.mount("tiny-app", "main").res.RuntimeOrigin == x.launchEntry("tiny-app", "main").res.RuntimeOrigin)
 		},

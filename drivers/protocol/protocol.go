@@ -160,6 +160,21 @@ type ConfigureParams struct {
 	// checks (evals/health.yaml) read (spec 000, Health checks). Absent:
 	// the host's own signals (not judged).
 	Health *HealthSignals `json:"health,omitempty"`
+	// Telemetry is the OpenTelemetry collector the harness plays (spec
+	// 000, Tool discovery and observability). Absent: the host's own
+	// telemetry, not judged.
+	Telemetry *Telemetry `json:"telemetry,omitempty"`
+}
+
+// Telemetry is where the host exports its runtime spans, and whether the
+// user opted in to exporting content.
+type Telemetry struct {
+	// Endpoint is an OTLP/HTTP base URL: traces go to Endpoint +
+	// "/v1/traces" (as OTEL_EXPORTER_OTLP_ENDPOINT is read).
+	Endpoint string `json:"endpoint"`
+	// ExportContent is the user's explicit opt-in to exporting prompt
+	// text, user content and artifact bodies; false is the default.
+	ExportContent bool `json:"exportContent"`
 }
 
 // HealthSignals name the health checks whose signals read as failing;

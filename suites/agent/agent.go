@@ -257,6 +257,7 @@ func describeAgent(tc *harness.TestContext) {
 		describeAgentFailClosed(tc)
 		describeAgentAppFacts(tc)
 	})
+	describeTelemetry(tc)
 }
 
 // describeAgentSession declares the specs of the handshake, the startTask mapping and the golden exchange.

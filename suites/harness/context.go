@@ -25,6 +25,7 @@ import (
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/drivers/telemetry"
 	"github.com/agentapp/conformance/drivers/thirdparty"
 	"github.com/agentapp/conformance/levels"
 )
@@ -97,6 +98,9 @@ type TestContext struct {
 	revocation *revocation.Service
 	// appServer is the App Server the harness plays (nil in a dry run).
 	appServer *appserver.Server
+	// telemetry is the OpenTelemetry collector the harness plays (nil in
+	// a dry run).
+	telemetry *telemetry.Collector
 	// registry is the registry the harness plays (nil in a dry run);
 	// every spec starts with it empty.
 	registry *registry.Registry
@@ -232,6 +236,9 @@ func (tc *TestContext) beforeEach() {
 	if tc.appServer != nil {
 		tc.appServer.Reset()
 	}
+	if tc.telemetry != nil {
+		tc.telemetry.Reset()
+	}
 	if tc.Config.Transcript != nil {
 		tc.Config.Transcript.SetSpec(ginkgo.CurrentSpecReport().FullText())
 	}
@@ -314,6 +321,16 @@ func (tc *TestContext) Reading(topic, reading string) {
 
 // AppServer is the App Server the harness plays.
 func (tc *TestContext) AppServer() *appserver.Server { return tc.appServer }
+
+// Telemetry is the OpenTelemetry collector the harness plays.
+func (tc *TestContext) Telemetry() *telemetry.Collector { return tc.telemetry }
+
+// WithTelemetry points p's telemetry at the harness's collector, content
+// export left at its default (off) unless exportContent.
+func (tc *TestContext) WithTelemetry(p protocol.ConfigureParams, exportContent bool) protocol.ConfigureParams {
+	p.Telemetry = &protocol.Telemetry{Endpoint: tc.telemetry.URL(), ExportContent: exportContent}
+	return p
+}
 
 // Registry is the registry the harness plays.
 func (tc *TestContext) Registry() *registry.Registry { return tc.registry }

@@ -22,6 +22,7 @@ import (
 	"github.com/agentapp/conformance/drivers/registry"
 	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/sigstore"
+	"github.com/agentapp/conformance/drivers/telemetry"
 	"github.com/agentapp/conformance/drivers/thirdparty"
 
 	"github.com/onsi/ginkgo/v2"
@@ -173,6 +174,14 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	}
 	defer func() { _ = as.Close() }()
 	tc.appServer = as
+	otel, err := telemetry.Start(func(e telemetry.Export) {
+		cfg.Transcript.RecordPeer("telemetry", fmt.Sprintf("POST %s (%s, %d bytes, spans %q)", e.Signal, e.ContentType, len(e.Body), e.Spans), e.Err)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = otel.Close() }()
+	tc.telemetry = otel
 	third, err := thirdparty.Start()
 	if err != nil {
 		return nil, err
