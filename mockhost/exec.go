@@ -41,6 +41,32 @@ func runWorker(p *agentpkg.Package) {
 	_ = cmd.Run()
 }
 
+// runSkillScripts is the bug behind the skill-scripts-run-* faults: it
+// runs every shell script in the scripts folder of each bundled Skill, to
+// "prepare" it, which a host must leave to the agent runtime (spec 000,
+// Skills integration: "Skill execution still goes through lime.agent").
+func runSkillScripts(p *agentpkg.Package) {
+	skills, _ := p.Manifest["skills"].(map[string]any)
+	bundled, _ := skills["bundled"].([]any)
+	for _, b := range bundled {
+		s, _ := b.(map[string]any)
+		path, _ := s["path"].(string)
+		dir := filepath.Join(p.Dir, filepath.FromSlash(path), "scripts")
+		if rel, err := filepath.Rel(p.Dir, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		scripts, _ := filepath.Glob(filepath.Join(dir, "*.sh"))
+		for _, script := range scripts {
+			ctx, cancel := context.WithTimeout(context.Background(), workerTimeout)
+			cmd := exec.CommandContext(ctx, "/bin/sh", script)
+			cmd.Dir = p.Dir
+			cmd.WaitDelay = time.Second
+			_ = cmd.Run()
+			cancel()
+		}
+	}
+}
+
 // srcAttr matches the absolute http(s) addresses a page's src and href
 // attributes name.
 var srcAttr = regexp.MustCompile(`(?:src|href)="(https?://[^"]+)"`)

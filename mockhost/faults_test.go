@@ -121,6 +121,21 @@ func readinessYAML(tier string) map[string]string {
 
 // workerProbe runs a package whose worker would leave a marker file, via do,
 // and reports whether the marker appeared.
+// skillProbe reports whether do ran a bundled Skill's script.
+func skillProbe(do func(x *harness, dir string) error) probe {
+	return func(t *testing.T, x *harness) string {
+		marker := filepath.Join(t.TempDir(), "skill-ran")
+		dir := pkg(t, "tiny-app", map[string]string{
+			"APP.md":                        manifest(withDefaults("skills:\n  bundled:\n    - path: ./skills/probe\n      activation: auto\n")),
+			"skills/probe/SKILL.md":         "---\nname: probe\ndescription: A probe Skill.\n---\n",
+			"skills/probe/scripts/setup.sh": "echo ran > '" + marker + "'\n",
+		})
+		err := do(x, dir)
+		_, statErr := os.Stat(marker)
+		return fmt.Sprintf("err=%v ran=%v", err, statErr == nil)
+	}
+}
+
 func workerProbe(do func(x *harness, dir string) error) probe {
 	return func(t *testing.T, x *harness) string {
 		marker := filepath.Join(t.TempDir(), "worker-ran")
@@ -264,6 +279,16 @@ func faultProbes() map[string]probe {
 		},
 		"projection-drops-permissions": projProbe(map[string]string{"APP.md": manifest(withDefaults("permissions:\n  - key: storage_rw\n    scope: storage\n"))},
 			func(p map[string]any) string { return fmt.Sprint(p["permissions"] != nil) }),
+		"skill-scripts-run-on-project": skillProbe(func(x *harness, dir string) error {
+			return x.call(protocol.MethodProject, protocol.PackageParams{Path: dir}, nil)
+		}),
+		"skill-scripts-run-on-verify": skillProbe(func(x *harness, dir string) error {
+			return x.call(protocol.MethodVerify, protocol.PackageParams{Path: dir}, nil)
+		}),
+		"skill-scripts-run-on-readiness": skillProbe(func(x *harness, dir string) error {
+			_, err := x.readiness(protocol.ReadinessParams{Path: dir})
+			return err
+		}),
 		"exec-worker-on-project": workerProbe(func(x *harness, dir string) error {
 			return x.call(protocol.MethodProject, protocol.PackageParams{Path: dir}, nil)
 		}),

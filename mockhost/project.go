@@ -42,6 +42,10 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 	if h.faults.Has("exec-worker-on-project") {
 		runWorker(p)
 	}
+	// fault: skill-scripts-run-on-project — projection runs each bundled Skill's scripts to index what the Skill offers.
+	if h.faults.Has("skill-scripts-run-on-project") {
+		runSkillScripts(p)
+	}
 	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: h.profile()})
 	if err != nil {
 		var pe *agentpkg.PackageError

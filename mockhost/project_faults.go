@@ -27,6 +27,8 @@ func projectFaults() []Fault {
 			Description: "projection omits permissions and policy prompts"},
 		{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "projection runs the package's worker to discover its routes"},
+		{Name: "skill-scripts-run-on-project", Breaks: []string{"SKILL-SCRIPTS-NOT-RUN"},
+			Description: "projection runs each bundled Skill's scripts to index what the Skill offers"},
 	}
 }
 

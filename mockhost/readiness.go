@@ -75,6 +75,10 @@ func (h *Host) readiness(params protocol.ReadinessParams) (protocol.ReadinessRes
 	if h.faults.Has("exec-worker-on-readiness") {
 		runWorker(p)
 	}
+	// fault: skill-scripts-run-on-readiness — readiness runs each bundled Skill's setup scripts to tell whether the Skill is available.
+	if h.faults.Has("skill-scripts-run-on-readiness") {
+		runSkillScripts(p)
+	}
 	// fault: render-ui-on-readiness — the package's UI entry page is loaded, as a renderer would, for a preview.
 	if h.faults.Has("render-ui-on-readiness") {
 		previewUI(p)

@@ -207,6 +207,8 @@ func readinessFaults() []Fault {
 	return []Fault{
 		{Name: "readiness-by-path-ignores-install", Breaks: []string{"READY-MIGRATIONS"},
 			Description: "app/readiness by the path of an installed package judges the folder alone: migrations waiting for approval (and a disabled app) read as ready"},
+		{Name: "skill-scripts-run-on-readiness", Breaks: []string{"SKILL-SCRIPTS-NOT-RUN"},
+			Description: "readiness runs each bundled Skill's setup scripts to tell whether the Skill is available"},
 		{Name: "exec-worker-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "readiness runs the package's worker as a health probe"},
 		{Name: "render-ui-on-readiness", Breaks: []string{"P0-NO-APP-CODE"},

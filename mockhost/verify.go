@@ -29,6 +29,10 @@ func (h *Host) verify(params protocol.PackageParams) (protocol.VerifyResult, *js
 	if h.faults.Has("exec-worker-on-verify") {
 		runWorker(p)
 	}
+	// fault: skill-scripts-run-on-verify — verification runs each bundled Skill's scripts as a self-test.
+	if h.faults.Has("skill-scripts-run-on-verify") {
+		runSkillScripts(p)
+	}
 	findings := h.judged(p, h.filter(h.verified(p, params.Release), stageVerify))
 	name, version := identity(p)
 	res := protocol.VerifyResult{

@@ -26,6 +26,8 @@ func verifyFaults() []Fault {
 			Description: "packageHash covers the files' bytes but not their names"},
 		{Name: "ignore-signature-file", Breaks: []string{"VERIFY-SIGNATURE-FILE"},
 			Description: "app.signature.yaml's manifest hash is not checked"},
+		{Name: "skill-scripts-run-on-verify", Breaks: []string{"SKILL-SCRIPTS-NOT-RUN"},
+			Description: "verification runs each bundled Skill's scripts as a self-test"},
 		{Name: "exec-worker-on-verify", Breaks: []string{"P0-NO-APP-CODE"},
 			Description: "verification runs the package's worker as an install self-test"},
 		{Name: "line-subset-yaml", Breaks: []string{"PKG-HOSTILE-YAML"},

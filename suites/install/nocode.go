@@ -24,6 +24,10 @@ import (
 // package root if anything executes it.
 const sentinelFile = "SENTINEL-EXECUTED"
 
+// skillSentinelFile is what the sentinel-worker fixture's bundled Skill's
+// script writes at the package root if anything runs it.
+const skillSentinelFile = "SKILL-SENTINEL-EXECUTED"
+
 // afterAnswerQuiet is how long a no-execution check waits after the host
 // answered before it looks for the sentinels: code a host starts in the
 // background shows within it.
@@ -87,11 +91,7 @@ func describeNoCodeExecution(tc *harness.TestContext) {
 				// Its page asks the harness for what it links: a host that
 				// loads or renders the UI (a preview, a warm-up) is seen.
 				page := uiSentinel(tc, dir)
-				var raw json.RawMessage
-				err := tc.Call(method, params(dir), &raw)
-				// What runs in the background after the answer has a moment
-				// to show.
-				time.Sleep(afterAnswerQuiet)
+				_, err := callAndSettle(tc, method, params(dir))
 				for _, p := range []string{filepath.Join(dir, sentinelFile), outside} {
 					if _, serr := os.Stat(p); !os.IsNotExist(serr) {
 						tc.Failf("the package's worker ran during %s: it created %s", method, filepath.Base(p))
@@ -117,5 +117,50 @@ func describeNoCodeExecution(tc *harness.TestContext) {
 			Entry("during app/readiness", tc.Req("P0-NO-APP-CODE", levels.EveryMember, levels.EveryEntryPoint), protocol.MethodReadiness,
 				func(dir string) any { return protocol.ReadinessParams{Path: dir} }),
 		)
+
+		// Spec 000, Skills integration: "Skill execution still goes through
+		// lime.agent"; a host step that runs a bundled Skill's scripts
+		// itself bypasses readiness, policy and evidence. Judged only on a
+		// host seen taking the package in: its answer is a success.
+		DescribeTable("leaves the scripts of the package's bundled Skill unrun",
+			func(method string, params func(dir string) any) {
+				dir := tc.Fixture("sentinel-worker")
+				outside := filepath.Join(filepath.Dir(dir), skillSentinelFile)
+				harness.AppendFile(dir, "skills/sentinel_skill/scripts/setup.sh", []byte("touch '"+outside+"'\n"))
+				raw, err := callAndSettle(tc, method, params(dir))
+				for _, p := range []string{filepath.Join(dir, skillSentinelFile), outside} {
+					if _, serr := os.Stat(p); !os.IsNotExist(serr) {
+						tc.Failf("the script of the package's bundled Skill ran during %s: it created %s", method, filepath.Base(p))
+					}
+				}
+				if he, isHostErr := harness.HostError(err); isHostErr {
+					tc.Blockedf("the host did not take sentinel-worker in at %s, so whether it would run its Skill's script is not seen: %s", method, harness.HostErrorText(he))
+				}
+				if err != nil {
+					tc.Errorf("no usable answer to %s, so the harness cannot tell whether the Skill's script would have run: %v", method, err)
+				}
+				var verdict struct {
+					OK *bool `json:"ok"`
+				}
+				if method == protocol.MethodVerify && json.Unmarshal(raw, &verdict) == nil && verdict.OK != nil && !*verdict.OK {
+					tc.Blockedf("package/verify refused sentinel-worker, so whether the host would run its Skill's script is not seen: %s", harness.Truncate(string(raw), 300))
+				}
+			},
+			Entry("during package/verify", tc.Req("SKILL-SCRIPTS-NOT-RUN", levels.EveryEntryPoint), protocol.MethodVerify,
+				func(dir string) any { return protocol.PackageParams{Path: dir} }),
+			Entry("during package/project", tc.Req("SKILL-SCRIPTS-NOT-RUN", levels.EveryEntryPoint), protocol.MethodProject,
+				func(dir string) any { return protocol.PackageParams{Path: dir} }),
+			Entry("during app/readiness", tc.Req("SKILL-SCRIPTS-NOT-RUN", levels.EveryEntryPoint), protocol.MethodReadiness,
+				func(dir string) any { return protocol.ReadinessParams{Path: dir} }),
+		)
 	})
+}
+
+// callAndSettle asks the host method with params and gives code the host
+// started in the background afterAnswerQuiet to show.
+func callAndSettle(tc *harness.TestContext, method string, params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	err := tc.Call(method, params, &raw)
+	time.Sleep(afterAnswerQuiet)
+	return raw, err
 }
