@@ -66,7 +66,8 @@ type otelTarget struct {
 // each piece of content only on the user's opt-in.
 func (h *Host) exportSpan(l *launch, name string, attrs map[string]string, content ...spanContent) {
 	cfg, _ := h.config()
-	if cfg.Telemetry == nil || cfg.Telemetry.Endpoint == "" {
+	// variant: telemetry-none — the host exports no telemetry at all, whatever host/configure names.
+	if cfg.Telemetry == nil || cfg.Telemetry.Endpoint == "" || h.variants.Has("telemetry-none") {
 		return
 	}
 	all := map[string]string{"lime.app.id": l.appID, "lime.app.version": l.version}

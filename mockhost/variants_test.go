@@ -67,6 +67,7 @@ func variantProbes() map[string]probe {
 		"locale-as-string":    localeProbe,
 		"jit-token-bare":      jitProbe,
 		"telemetry-otlp-json": telemetryEncodingProbe,
+		"telemetry-none":      telemetryEncodingProbe,
 		"partition-per-launch": func(t *testing.T, x *harness) string {
 			return fmt.Sprint(x.mount("tiny-app", "main").res.RuntimeOrigin == x.launchEntry("tiny-app", "main").res.RuntimeOrigin)
 		},
