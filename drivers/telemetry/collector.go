@@ -79,7 +79,7 @@ func Start(record func(Export)) (*Collector, error) {
 		return nil, fmt.Errorf("telemetry collector: %w", err)
 	}
 	c := &Collector{url: "http://" + l.Addr().String(), arrived: make(chan struct{}), record: record}
-	c.srv = &http.Server{Handler: http.HandlerFunc(c.serve), ReadHeaderTimeout: 10 * time.Second}
+	c.srv = &http.Server{Handler: http.HandlerFunc(c.serve), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second}
 	go func() { _ = c.srv.Serve(l) }()
 	return c, nil
 }
