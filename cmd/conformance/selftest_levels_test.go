@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/agentapp/conformance/levels"
 	"github.com/agentapp/conformance/mockhost"
 	"github.com/agentapp/conformance/reports"
@@ -47,9 +49,10 @@ func TestChildLevelsSpareTheBrowserUnlessTheFaultNeedsIt(t *testing.T) {
 }
 
 // In the breaks scope a fault's child runs the specs of what it breaks,
-// nothing else, wherever they count; the baseline and indiscriminate
-// faults run everything. A requirement a filtered child did not run is no
-// collateral, and a recorded collateral it did not run is not stale.
+// nothing else, wherever they count; the baseline runs everything, an
+// indiscriminate fault what it breaks and its recorded collateral. A
+// requirement a filtered child did not run is no collateral, and a
+// recorded collateral it did not run is not stale.
 func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	// A fault of the package pipeline runs what it breaks, not its levels whole.
 	plain := mockhost.Fault{Name: "exec-worker-on-project", Breaks: []string{"P0-NO-APP-CODE", "UNINSTALL-EXPORT"}}
@@ -68,8 +71,12 @@ func TestBreaksScopeFiltersOrdinaryFaultsOnly(t *testing.T) {
 	if got := breaksFilter(mockhost.Fault{}); got != "" {
 		t.Errorf("the baseline is filtered: %q", got)
 	}
-	if got := breaksFilter(mockhost.Fault{Name: "x", Indiscriminate: []levels.RefusalKind{levels.RefusesPackage}}); got != "" {
-		t.Errorf("an indiscriminate fault is filtered: %q", got)
+	// An indiscriminate fault runs what rests on its refusals and what it
+	// was seen to fail besides, not a whole certification.
+	wide := mockhost.Fault{Name: "x", Indiscriminate: []levels.RefusalKind{levels.RefusesPackage},
+		Breaks: []string{"VERIFY-ORDER"}, Collateral: []string{"INSTALL-REVIEW"}}
+	if got, want := breaksFilter(wide), "VERIFY-ORDER || INSTALL-REVIEW"; got != want {
+		t.Errorf("indiscriminate fault's filter %q, want %q", got, want)
 	}
 	k := &selftestCase{fault: f, report: &reports.Report{Results: reports.Results{Requirements: []reports.RequirementResult{
 		{ID: "UNINSTALL-EXPORT", Outcome: reports.Failed},
@@ -108,5 +115,20 @@ func TestLongestChildrenStartFirst(t *testing.T) {
 			names = append(names, k.fault.Name)
 		}
 		t.Errorf("order %q, want hang-on-readiness, baseline, wide, bridge-trusts-any-origin, exec-worker-on-project", names)
+	}
+}
+
+// Every fault's child in the breaks scope gets a label filter the report
+// keeps and Ginkgo parses (an indiscriminate fault's lists what it breaks
+// and its collateral: the longest).
+func TestEveryFaultFilterFitsTheReport(t *testing.T) {
+	for _, f := range mockhost.Faults() {
+		filter := breaksFilter(f)
+		if len(filter) > reports.MaxLabelFilter {
+			t.Errorf("fault %s: its child's label filter is %d characters, more than the report keeps (%d)", f.Name, len(filter), reports.MaxLabelFilter)
+		}
+		if _, err := types.ParseLabelFilter(filter); err != nil {
+			t.Errorf("fault %s: %q does not parse: %v", f.Name, filter, err)
+		}
 	}
 }
