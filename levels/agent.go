@@ -41,7 +41,7 @@ func agentRequirements() []Requirement {
 			Title: "lime.agent listCapabilities, lime.artifacts read and lime.evidence export are answered with what capability/list, artifact/read and evidence/export return, bound to the app and workspace; with the App Server down each is a stable error, never a made-up answer",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "app.runtime.yaml fixed rules; 002 Conformance checklist",
 				Quote: "capability/list, artifact/read, and evidence/export are current entries for capability, artifact, and evidence projection; apps must not bypass them to read host databases or filesystems. ... [ ] agentSession/event, artifact/read, and evidence/export derive from RuntimeCore / services facts, not app UI synthesis."}},
-		{ID: "AGENT-NO-LEAK", BugFamilies: []BugFamily{EveryMember}, Reading: "Credentials in what the agent runtime says", Strength: MustNot, Levels: agent,
+		{ID: "AGENT-NO-LEAK", BugFamilies: []BugFamily{EveryMember, ChangeBetweenReads}, Reading: "Credentials in what the agent runtime says", Strength: MustNot, Levels: agent,
 			Title: "A credential the host holds (a configured secret or session token) never reaches the app through a task event, a projection or an error message, even when the App Server's facts or answers quote it",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "Shared host model; Agent Task Runtime Control Plane design goals",
 				Quote: "The host must not expose bearer tokens, refresh tokens, provider keys, plaintext secrets, raw billing ledgers, direct database handles, or internal filesystem paths to apps. ... the host remains the only authority for permissions, policy, tools, secrets, evidence, and model routing."}},

@@ -41,7 +41,7 @@ func platformRequirements() []Requirement {
 		{ID: "EVIDENCE-LOCAL-RECORD", BugFamilies: []BugFamily{EveryMember}, Reading: "Local evidence", Strength: Must, Levels: p3,
 			Title:  "An app's lime.evidence record is answered with success only when the host keeps it: host/observe then shows the record, bound to the app, the request and the installed release",
 			Clause: spec(SpecDesktop, "Shared platform capabilities; Desktop levels", "Evidence: lime.evidence: Important runs and external side effects keep provenance. ... Desktop P3: Provide ... local evidence projection.")},
-		{ID: "APP-UPDATES-CHECK", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads}, Reading: "lime.appUpdates check", Strength: Must, Levels: p3,
+		{ID: "APP-UPDATES-CHECK", BugFamilies: []BugFamily{RepresentationLimit, ChangeBetweenReads, WhoAnswers}, Reading: "lime.appUpdates check", Strength: Must, Levels: p3,
 			Title:  "lime.appUpdates check names the newer release the host's registry enables for the app, and with the registry down is a host:error, never an answer that the app is up to date",
 			Clause: spec(SpecDesktop, "Shared platform capabilities", "The host checks releases, downloads, switches versions, and rolls back; apps do not build private updaters.")},
 	}

@@ -42,7 +42,7 @@ func workflowRequirements() []Requirement {
 		// 001 names the idempotency key among what a start carries and says
 		// nothing of what a host does with it: the harness reads the key's
 		// common meaning, a should (docs/decisions.md "Workflow runtime").
-		{ID: "WORKFLOW-IDEMPOTENT-START", BugFamilies: []BugFamily{EveryTransition, ChangeBetweenReads}, Reading: reading, Strength: Should, Levels: rt,
+		{ID: "WORKFLOW-IDEMPOTENT-START", BugFamilies: []BugFamily{EveryTransition, ChangeBetweenReads, ConfusableIdentity}, Reading: reading, Strength: Should, Levels: rt,
 			Title:  "A second lime.workflow start of the same workflow with an idempotency key the app already used starts no second run, whether the first run still waits or has completed and whatever input the second start carries: it is answered with the first run (or refused naming the key), while a start with a new key starts a run of its own",
 			Clause: spec(SpecRuntime, "Minimum contract", "The app starts work with lime.agent.startTask() or lime.workflow.start() and includes app id, entry key, idempotency key, business context, requested tools, knowledge bindings, and expected output schema.")},
 		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,

@@ -60,7 +60,8 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
 			fmt.Sprintf("package %s: APP.md has no name to install it under", params.Path), nil)
 	}
-	if e := h.policyRefusal(name); e != nil {
+	// fault: update-skips-tenant-policy — tenant policy gates new apps only: a release of an app already installed (an update) is installed whatever the policy says now.
+	if e := h.policyRefusal(name); e != nil && !(h.faults.Has("update-skips-tenant-policy") && h.isInstalled(name)) {
 		return protocol.InstallResult{}, e
 	}
 	row := protocol.InstalledApp{
@@ -91,6 +92,7 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 		_ = os.RemoveAll(own.owner)
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
+	h.restoreStrayWorkspace(name, dataDir)
 	if err := h.seedWorkspace(own.dir, dataDir, false); err != nil {
 		_ = os.RemoveAll(own.owner)
 		return protocol.InstallResult{}, rpcError(protocol.CodeInternalError, err.Error(), nil)
@@ -272,6 +274,7 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 		}
 		h.secretBindingsAtUninstallLocked(id, keep)
 		h.knowledgeAtUninstallLocked(id, keep)
+		h.workspaceAtUninstallLocked(id, d, keep)
 		if keep {
 			// fault: uninstall-keep-drops-database — uninstall keeping data keeps the data folder but deletes the app's database in it.
 			if h.faults.Has("uninstall-keep-drops-database") {

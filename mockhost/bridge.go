@@ -69,6 +69,10 @@ type appMessage struct {
 
 // message builds a host -> app message of surface l.
 func (h *Host) message(l *launch, typ, requestID string, payload any) hostMessage {
+	// fault: requestid-clipped — a requestId comes back cut to 64 bytes, the width of a bridge log's id column: a longer one matches no request of the app.
+	if len(requestID) > 64 && h.faults.Has("requestid-clipped") {
+		requestID = requestID[:64]
+	}
 	m := hostMessage{Protocol: hostbridge.Protocol, Version: hostbridge.Version, Type: typ,
 		RequestID: requestID, AppID: l.appID, EntryKey: l.entryKey, Payload: payload}
 	// fault: version-as-string — host messages carry version "1", a string.

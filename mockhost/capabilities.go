@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -266,6 +267,10 @@ func (h *Host) storageNamespace(l *launch) string {
 		return l.appID
 	}
 	cfg, _ := h.config()
+	// fault: storage-scope-unescaped — the tenant and workspace ids are joined into the bucket as they are: tenant "T/x" with workspace "W" shares "T" with "x/W"'s keys.
+	if h.faults.Has("storage-scope-unescaped") {
+		return url.QueryEscape(l.appID) + "@" + cfg.TenantID + "/" + cfg.WorkspaceID
+	}
 	return storageBucket(l.appID, cfg.TenantID, cfg.WorkspaceID)
 }
 

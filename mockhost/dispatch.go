@@ -194,7 +194,12 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if h.faults.Has("holds-no-platform-credentials") {
 		dropPlatformCredentials(&p)
 	}
-	h.agent.configure(p.AppServer, secretValues(p), timeoutsOf(p).appServer)
+	secrets := secretValues(p)
+	// fault: redaction-stale-after-configure — the credentials kept out of the App Server's answers are the ones the host held when it first had them: a provider key a later host/configure gives reaches the app.
+	if held := h.agent.heldSecrets(); len(held) > 0 && h.faults.Has("redaction-stale-after-configure") {
+		secrets = held
+	}
+	h.agent.configure(p.AppServer, secrets, timeoutsOf(p).appServer)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	// fault: configure-merges-capabilities — a later host/configure changes only the capability overrides it names and keeps those of the earlier one.

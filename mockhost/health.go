@@ -46,6 +46,10 @@ func (h *Host) healthReadiness(p *agentpkg.Package, res *protocol.ReadinessResul
 	if cfg.Health == nil || h.faults.Has("health-ignored") {
 		return
 	}
+	// fault: health-skipped-for-entry — health is applied to the app's readiness only: an answer for one entry leaves a failing startup check out, and the entry launches.
+	if res.Entry != "" && h.faults.Has("health-skipped-for-entry") {
+		return
+	}
 	failing := cfg.Health.Failing
 	// fault: health-failure-sticks — a startup check once seen failing is remembered for the app: it stays blocked after the signal passes again.
 	if h.faults.Has("health-failure-sticks") {

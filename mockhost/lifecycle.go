@@ -138,6 +138,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	defer h.mu.Unlock()
 	a := h.apps[params.AppID]
 	a.previous = &before
+	// fault: rollback-target-carried-over — a release that names no rollbackTarget keeps the one an earlier release named: the rollback goes two releases back.
+	if a.rollbackTarget == "" && h.faults.Has("rollback-target-carried-over") {
+		a.rollbackTarget = before.rollbackTarget
+	}
 	// fault: update-keeps-old-registrations — app/update keeps the catalog registrations of the first install: entries the newer release adds are never registered.
 	if h.faults.Has("update-keeps-old-registrations") {
 		a.row.Registered = before.row.Registered

@@ -323,6 +323,12 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 		return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,
 			"The host cannot check for updates now: its registry did not answer."}
 	}
+	// fault: app-updates-from-catalogue — lime.appUpdates check also offers the newest release of the registry's public catalogue, which the tenant's bootstrap never enabled.
+	if h.faults.Has("app-updates-from-catalogue") {
+		if r, ok := h.fromCatalogue(protocol.Source{AppID: l.appID}); ok {
+			rels = append(rels, r)
+		}
+	}
 	cur, err := semver.NewVersion(current)
 	if err != nil {
 		return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,

@@ -46,6 +46,12 @@ func (h *Host) project(params protocol.PackageParams) (protocol.ProjectResult, *
 	if h.faults.Has("skill-scripts-run-on-project") {
 		runSkillScripts(p)
 	}
+	// fault: provenance-from-release — with a release given, provenance names the release's packageHash, not the one the folder hashes to.
+	if params.Release != nil && params.Release.PackageHash != "" && h.faults.Has("provenance-from-release") {
+		q := *p
+		q.PackageHash = params.Release.PackageHash
+		p = &q
+	}
 	raw, err := agentpkg.Project(p, agentpkg.Profile{Capabilities: h.profile()})
 	if err != nil {
 		var pe *agentpkg.PackageError

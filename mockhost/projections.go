@@ -118,7 +118,13 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 
 // forApp keeps the host's credentials out of a text the App Server wrote
 // that goes on to the app.
-func (h *Host) forApp(s string) string { return redactText(s, h.projectionSecrets()) }
+func (h *Host) forApp(s string) string {
+	// fault: redaction-first-copy-only — an App Server message that quotes a credential twice reaches the app with the second copy in it.
+	if h.faults.Has("redaction-first-copy-only") {
+		return redactFirstText(s, h.projectionSecrets())
+	}
+	return redactText(s, h.projectionSecrets())
+}
 
 // projectionSecrets are the credential values kept out of the App Server's
 // answers and error messages on their way to the app.

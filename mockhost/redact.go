@@ -36,6 +36,17 @@ func redactText(s string, secrets []string) string {
 	return s
 }
 
+// redactFirstText replaces the first copy of each secret value in s (used
+// only by the redaction-first-copy-only fault).
+func redactFirstText(s string, secrets []string) string {
+	for _, v := range secrets {
+		if i := strings.Index(s, v); i >= 0 {
+			s = s[:i] + redactedMark + s[i+len(v):]
+		}
+	}
+	return s
+}
+
 // redactJSON replaces every secret value inside the strings and member
 // names of a JSON document bound for an app (spec 000, Shared host model:
 // "The host must not expose bearer tokens, refresh tokens, provider keys,

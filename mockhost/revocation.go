@@ -56,6 +56,12 @@ func (h *Host) revocationFindings(p *agentpkg.Package, findings []protocol.Findi
 			if h.faults.Has("revocation-fail-open") {
 				return nil
 			}
+			// fault: revocation-failure-cached — a failed lookup is remembered for cacheSeconds as "not revoked", to spare a service that is down: the next verification passes.
+			if h.faults.Has("revocation-failure-cached") {
+				h.mu.Lock()
+				h.revocations[key] = revocationEntry{until: now.Add(time.Duration(cacheSeconds) * time.Second)}
+				h.mu.Unlock()
+			}
 			return []protocol.Finding{revocationFinding("revocation-unavailable",
 				fmt.Sprintf("the revocation status could not be had from %s (%v); the package is blocked until it can", checkURL, err))}
 		}

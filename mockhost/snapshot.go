@@ -85,6 +85,21 @@ func (h *Host) snapshot(l *launch) snapshotPayload {
 // "Capability summary for the current entry and reasons for blocked
 // capabilities").
 func (h *Host) capabilitySummary(l *launch) []hostbridge.CapabilityState {
+	// fault: snapshot-capabilities-cached — the capability summary is kept from the surface's first snapshot: a capability host/configure switches off later still shows available.
+	if !h.faults.Has("snapshot-capabilities-cached") {
+		return h.currentCapabilities(l)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.firstCapabilities == nil {
+		l.firstCapabilities = h.currentCapabilities(l)
+	}
+	return l.firstCapabilities
+}
+
+// currentCapabilities is the capability summary of l under the host's
+// profile now.
+func (h *Host) currentCapabilities(l *launch) []hostbridge.CapabilityState {
 	profile := h.profile()
 	names := l.declared
 	// fault: snapshot-offers-profile — the summary lists the whole host profile, not what the app declares.

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -117,6 +118,9 @@ type launch struct {
 	// secretStatuses are lime.secrets status answers kept for the life of
 	// the surface, by key (only under the fault secret-status-cached-per-surface).
 	secretStatuses map[string]string
+	// firstCapabilities is the capability summary of the surface's first
+	// snapshot (only under the fault snapshot-capabilities-cached).
+	firstCapabilities []hostbridge.CapabilityState
 }
 
 // actingAs is the bug behind bridge-acts-as-message-appid: the surface's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -195,8 +196,63 @@ func (h *Host) replaceWorkspace(pkgDir, dataDir string) error {
 // knowledgeAtUninstallLocked drops appID's knowledge bindings with its
 // data, or keeps them with it (under h.mu).
 func (h *Host) knowledgeAtUninstallLocked(appID string, keep bool) {
-	if !keep {
+	drop := !keep
+	// fault: uninstall-delete-keeps-knowledge — uninstall deleting data keeps the knowledge packs bound to the app, as the user's library: a reinstall finds them bound.
+	if !keep && h.faults.Has("uninstall-delete-keeps-knowledge") {
+		drop = false
+	}
+	// fault: uninstall-keep-drops-knowledge — uninstall keeping data keeps the data folder but forgets the knowledge packs bound to the app.
+	if keep && h.faults.Has("uninstall-keep-drops-knowledge") {
+		drop = true
+	}
+	if drop {
 		delete(h.knowledge, appID)
+	}
+}
+
+// workspaceAtUninstallLocked lets the workspace folder of appID's data
+// folder d go with the data, as it should, or, under a fault, takes it out
+// of the data before uninstall deletes it (to give it back to the next
+// install) or deletes it from data an uninstall keeps (under h.mu).
+func (h *Host) workspaceAtUninstallLocked(appID, d string, keep bool) {
+	ws := filepath.Join(d, "workspace")
+	switch {
+	// fault: uninstall-keep-drops-workspace — uninstall keeping data keeps the data folder but empties the app's workspace.
+	case keep && h.faults.Has("uninstall-keep-drops-workspace"):
+		_ = os.RemoveAll(ws)
+	// fault: uninstall-delete-keeps-workspace — uninstall deleting data keeps the app's workspace files in a documents folder of the host's, and the next install of the app finds them there.
+	case !keep && h.faults.Has("uninstall-delete-keeps-workspace"):
+		if stray := h.strayWorkspaceLocked(appID); stray != "" && os.MkdirAll(filepath.Dir(stray), 0o700) == nil {
+			_ = os.RemoveAll(stray)
+			_ = os.Rename(ws, stray)
+		}
+	}
+}
+
+// strayWorkspaceLocked is where the uninstall-delete-keeps-workspace fault
+// keeps an app's workspace ("" when the host has no data folder; under
+// h.mu).
+func (h *Host) strayWorkspaceLocked(appID string) string {
+	root, err := h.dataRootLocked()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(root, "documents", url.PathEscape(appID))
+}
+
+// restoreStrayWorkspace gives a new install of appID the workspace the
+// uninstall-delete-keeps-workspace fault kept.
+func (h *Host) restoreStrayWorkspace(appID, dataDir string) {
+	if !h.faults.Has("uninstall-delete-keeps-workspace") {
+		return
+	}
+	h.mu.Lock()
+	stray := h.strayWorkspaceLocked(appID)
+	h.mu.Unlock()
+	if dirExists(stray) {
+		ws := filepath.Join(dataDir, "workspace")
+		_ = os.RemoveAll(ws)
+		_ = os.Rename(stray, ws)
 	}
 }
 

@@ -294,7 +294,8 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 func (w *workflowRuns) keyedLocked(app, key, idem string, input json.RawMessage, faults FaultSet) *workflowRun {
 	for _, r := range w.runs {
 		// fault: workflow-idempotency-across-apps — a start's idempotency key is matched across apps: another app's run with the same key is answered.
-		if (r.appID != app && !faults.Has("workflow-idempotency-across-apps")) || r.def.key != key || r.idem != idem {
+		// fault: workflow-idempotency-across-workflows — a start's idempotency key is matched across the app's workflows: a start of another workflow reusing the key is answered with the first workflow's run.
+		if (r.appID != app && !faults.Has("workflow-idempotency-across-apps")) || (r.def.key != key && !faults.Has("workflow-idempotency-across-workflows")) || r.idem != idem {
 			continue
 		}
 		// fault: workflow-idempotency-while-running — a key is held only while its run has not ended: a start repeating the key of a completed run starts another.

@@ -731,6 +731,10 @@ func describeAgentReads(tc *harness.TestContext) {
 				"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
 			}
 			clean, tainted, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
+			// A provider key the host is given only by a later
+			// host/configure (a change between two reads: a host that
+			// learns what to redact once lets the new key through).
+			fresh := "canary-" + harness.Nonce("key")
 			sc := appserver.NewScript()
 			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
 				clean:   map[string]any{"artifactId": clean, "content": marker},
@@ -740,11 +744,19 @@ func describeAgentReads(tc *harness.TestContext) {
 			case "facts":
 				fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
 				sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
+			case "error-after-configure":
+				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+					clean:   map[string]any{"artifactId": clean, "content": marker},
+					tainted: &jsonrpc2.Error{Code: -32000, Message: "upstream refused the provider key " + fresh},
+				}})
 			case "error":
 				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
 					clean: map[string]any{"artifactId": clean, "content": marker},
 					tainted: &jsonrpc2.Error{Code: -32000,
-						Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey + ")"},
+						// Each credential twice: a host that redacts the first
+						// copy of a value passes the second on.
+						Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey +
+							"); retried with " + canaries.SessionToken + " and key " + canaries.ProviderKey + ", refused again"},
 				}})
 			}
 			tc.AppServer().SetScript(sc)
@@ -771,15 +783,24 @@ func describeAgentReads(tc *harness.TestContext) {
 						tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.AnswerText(m, answered))
 					}
 				})
+				if where == "error-after-configure" {
+					p := tc.WithAppServer(tc.WithSecret())
+					p.Secrets["provider_api_key"] = fresh
+					tc.Configure(p)
+				}
 				// Either answer is fine (host:response without the
 				// credentials, or host:error); what it carries is judged.
 				read(tainted)
 			}
 			tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.Raw)
+			if harness.ContainsText(r.Raw, fresh) {
+				tc.Failf("the provider key host/configure gave the host after the first, %s, reached the app's frame in what the App Server said: %s", fresh, harness.Excerpt(r.Raw))
+			}
 		},
 		Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
 		Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
-		Entry("in the error message artifact/read answers", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
+		Entry("in the error message artifact/read answers, each credential quoted twice", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
+		Entry("in the error message artifact/read answers, quoting a provider key a later host/configure gave the host", tc.Req("AGENT-NO-LEAK", levels.ChangeBetweenReads), "error-after-configure"),
 	)
 }
 

@@ -475,6 +475,35 @@ func describeUpdates(tc *harness.TestContext) {
 		expectUntouched(tc, a, before, key, value, "a refused app/update")
 	})
 
+	// The policy gate of POLICY-INSTALL is on every call that installs a
+	// release: app/update installs the newer one (spec 003, Release and
+	// distribution: the host "still performs ... policy checks"), whatever
+	// the policy was when the app came in.
+	It("checks tenant policy on an update as on an install: an app the policy now denies is not updated (-32007 naming it), and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint, levels.EveryTransition), func() {
+		a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
+		tc.RequireMethod(protocol.MethodUpdate)
+		tc.Configure(tc.WithPolicy(protocol.Policy{DeniedApps: []string{a}}))
+		_, err := tc.TryUpdate(a, dir, rel)
+		if err == nil {
+			tc.Failf("app/update installed %s %s, an app tenant policy denies since it was installed", a, harness.NewerProbeVersion)
+		}
+		he, ok := harness.HostError(err)
+		if !ok {
+			tc.Errorf("no usable answer to app/update: %v", err)
+		}
+		if he.Code != protocol.CodePolicyDenied || !strings.Contains(harness.HostErrorText(he), a) {
+			tc.Failf("app/update of %s, which tenant policy denies, was answered with error %d %s; the protocol names %d (denied by policy), naming the app",
+				a, he.Code, harness.HostErrorText(he), protocol.CodePolicyDenied)
+		}
+		tc.Configure(tc.DefaultConfigure())
+		expectUntouched(tc, a, before, key, value, "an app/update tenant policy denied")
+		tc.Precondition("the same update, the policy lifted, is done", func() {
+			if _, err := tc.TryUpdate(a, dir, rel); err != nil {
+				tc.FailCall(protocol.MethodUpdate, err)
+			}
+		})
+	})
+
 	// The consent gate of INSTALL-CONSENT is on every call that installs
 	// a release: app/update installs the newer one (spec 000, Runtime
 	// contract 3), whatever consent the first install had.

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"strings"
+
 	"github.com/agentapp/conformance/suites/harness"
 	. "github.com/onsi/ginkgo/v2"
 
@@ -17,8 +19,11 @@ import (
 func describeScoping(tc *harness.TestContext) {
 	Describe("Runtime: app storage scoped by workspace and tenant", func() {
 		DescribeTable("keeps what an app stores in one workspace and tenant from the same app run in",
-			func(elsewhere func(protocol.ConfigureParams) protocol.ConfigureParams) {
+			func(elsewhere func(protocol.ConfigureParams) protocol.ConfigureParams, homeAs ...func(protocol.ConfigureParams) protocol.ConfigureParams) {
 				home := tc.DefaultConfigure()
+				for _, edit := range homeAs {
+					home = edit(home)
+				}
 				app := tc.InstallProbe(home)
 				key, value, theirs := harness.Nonce("scoped"), harness.Nonce("value"), harness.Nonce("value")
 				tc.Precondition("lime.storage set and get through app/invoke keep "+key+" in "+home.WorkspaceID, func() {
@@ -55,6 +60,17 @@ func describeScoping(tc *harness.TestContext) {
 			// first workspace's id begins with this one's.
 			Entry("a workspace of the same tenant whose id the first's begins with", tc.Req("STORAGE-SCOPED", levels.ConfusableIdentity), func(p protocol.ConfigureParams) protocol.ConfigureParams {
 				p.WorkspaceID = p.WorkspaceID[:len(p.WorkspaceID)-1]
+				return p
+			}),
+			// A host that keys storage by tenant and workspace joined with
+			// a separator, unescaped, shows here: tenant "T/x" with
+			// workspace "W" and tenant "T" with workspace "x/W" join alike.
+			Entry("a tenant and workspace whose ids joined with a slash spell the first pair's (tenant T/x, workspace W; then tenant T, workspace x/W)", tc.Req("STORAGE-SCOPED", levels.ConfusableIdentity, levels.RepresentationLimit), func(p protocol.ConfigureParams) protocol.ConfigureParams {
+				p.TenantID = strings.TrimSuffix(p.TenantID, "/x")
+				p.WorkspaceID = "x/" + p.WorkspaceID
+				return p
+			}, func(p protocol.ConfigureParams) protocol.ConfigureParams {
+				p.TenantID += "/x"
 				return p
 			}),
 		)

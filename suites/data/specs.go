@@ -12,4 +12,5 @@ func Specs(tc *harness.TestContext) {
 	describeData(tc)
 	describeSecretBindings(tc)
 	describeUpgrades(tc)
+	describeUninstallUserState(tc)
 }

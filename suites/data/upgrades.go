@@ -210,27 +210,37 @@ func describeUpgrades(tc *harness.TestContext) {
 		)
 
 		// Both sides: the target named is older than the release the last
-		// update replaced, or is that release.
-		DescribeTable("rolls back to the release its release object names as rollbackTarget:",
-			func(targetFirst bool) {
+		// update replaced, or is that release; and a transition after one
+		// that named a target: the release installed now names none, so the
+		// target is the release the last update replaced, not one an
+		// earlier release named.
+		DescribeTable("rolls back to the release its release object names as rollbackTarget, or without one to the release the last update replaced:",
+			func(secondNamesFirst bool, third string) {
 				tc.Configure(tc.DefaultConfigure())
 				dir := tc.Fixture("minimal-app")
 				harness.SetField(dir, "version", "1.0.0")
 				a := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				first, _ := tc.ListedApp(a)
-				second := updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.1.0", "")
-				target := second
-				if targetFirst {
-					target = first
+				namedBySecond := ""
+				if secondNamesFirst {
+					namedBySecond = first.Version
 				}
-				updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.2.0", target.Version)
+				second := updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.1.0", namedBySecond)
+				target, named := second, ""
+				switch third {
+				case "first":
+					target, named = first, first.Version
+				case "second":
+					named = second.Version
+				}
+				updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.2.0", named)
 				tc.RequireMethod(protocol.MethodRollback)
 				var res protocol.RollbackResult
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
 				row, _ := tc.ListedApp(a)
 				if row.Version != target.Version || !strings.EqualFold(row.PackageHash, target.PackageHash) {
-					tc.Failf("release 1.2.0 of %s names rollbackTarget %s; after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
-						a, target.Version, row.Version, row.PackageHash, target.Version, target.PackageHash)
+					tc.Failf("release 1.2.0 of %s names rollbackTarget %q (1.1.0 named %q); after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
+						a, named, namedBySecond, row.Version, row.PackageHash, target.Version, target.PackageHash)
 				}
 				// The answer says both ends of the move: the app as app/list
 				// now shows it, and the release it left
@@ -240,8 +250,9 @@ func describeUpgrades(tc *harness.TestContext) {
 						a, target.Version, res.RolledBackFrom, res.App.Version, "1.2.0", row.Version)
 				}
 			},
-			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true),
-			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false),
+			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false, "first"),
+			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false, "second"),
+			Entry("none named by 1.2.0, 1.1.0 having named 1.0.0: the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true, ""),
 		)
 
 		// The row app/list shows after a rollback is the older release's,

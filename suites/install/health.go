@@ -33,9 +33,14 @@ const healthYAML = `health:
 func describeHealth(tc *harness.TestContext) {
 	Describe("Desktop P0: health checks in readiness", func() {
 		It("regresses an app whose startup health check fails to blocked, naming the check, and to ready once it passes; a failing runtime check or another check's signal does not block it",
-			tc.Req("READY-HEALTH-STARTUP", levels.EveryMember, levels.ChangeBetweenReads, levels.ConfusableIdentity), func() {
+			tc.Req("READY-HEALTH-STARTUP", levels.EveryMember, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint), func() {
 				dir := tc.Fixture("minimal-app")
 				harness.WriteFile(dir, "evals/health.yaml", []byte(healthYAML))
+				// One entry, asked for by name below: the app's health is
+				// every entry's.
+				harness.EditFrontmatter(dir, func(lines []string) []string {
+					return append(lines, "entries:", "  - key: "+healthEntry, "    kind: page", "    title: Home Page", "    route: /home")
+				})
 				tc.Configure(withFailingHealth(tc))
 				tc.ExpectReady("the app is ready while no health signal fails", dir, "")
 				// Every startup check, each alone.
@@ -69,6 +74,20 @@ func describeHealth(tc *harness.TestContext) {
 				if !slices.Contains(blockedStatuses(), r.Status) || !harness.NamesFailingCheck(r, "ui_bundle_loaded") {
 					tc.Failf("app/readiness of the installed %s (by appId) is %q with its startup health check ui_bundle_loaded failing, not blocked naming it; the answer: %s", app, r.Status, harness.Excerpt(raw))
 				}
+				// Every entry point of the same rule: readiness asked for the
+				// app's entry by name is the app's, whose startup check
+				// fails (a host that applies health to the app's answer
+				// alone lets the entry launch).
+				tc.Precondition("app/readiness of "+app+"'s entry "+healthEntry+" is launchable while no health signal fails", func() {
+					tc.Configure(withFailingHealth(tc))
+					if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: healthEntry}); !harness.IsLaunchable(r.Status) {
+						tc.Failf("app/readiness of %s's entry %s is %q with no health signal failing; the answer: %s", app, healthEntry, r.Status, harness.Excerpt(raw))
+					}
+				})
+				tc.Configure(withFailingHealth(tc, "storage_accessible"))
+				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: healthEntry}); !slices.Contains(blockedStatuses(), r.Status) || !harness.NamesFailingCheck(r, "storage_accessible") {
+					tc.Failf("app/readiness of the installed %s's entry %s is %q with the app's startup health check storage_accessible failing, not blocked naming it; the answer: %s", app, healthEntry, r.Status, harness.Excerpt(raw))
+				}
 				tc.Configure(withFailingHealth(tc))
 				r, raw = tc.ReadinessOf(protocol.ReadinessParams{AppID: app})
 				if r.Status != protocol.StatusReady {
@@ -77,6 +96,9 @@ func describeHealth(tc *harness.TestContext) {
 			})
 	})
 }
+
+// healthEntry is the entry the health spec gives minimal-app.
+const healthEntry = "home_page"
 
 // withFailingHealth is the default configuration with exactly the health
 // signals of checks failing.

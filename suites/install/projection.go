@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentapp/conformance/suites/harness"
@@ -69,15 +70,7 @@ func describeProjection(tc *harness.TestContext) {
 					tc.Project(dir)
 					harness.EditSameSize(dir, harness.TamperTarget(tc, dir))
 				}
-				pkg := tc.Oracle(dir)
-				want := map[string]any{
-					"appName":         pkg.Manifest["name"],
-					"appVersion":      pkg.Manifest["version"],
-					"packageHash":     pkg.PackageHash,
-					"manifestHash":    pkg.ManifestHash,
-					"standard":        agentpkg.Standard,
-					"standardVersion": Equal(agentpkg.StandardVersion),
-				}
+				want := provenanceOf(tc.Oracle(dir))
 				if manifestVersion != "" {
 					// standardVersion is the standard projected under or the
 					// one the package declares (docs/decisions.md,
@@ -107,6 +100,35 @@ func describeProjection(tc *harness.TestContext) {
 			Entry("a full app projected again after a file changed at the same size", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.ChangeBetweenReads), "full-app", true, ""),
 			Entry("an app declaring the older manifestVersion 0.9.0", tc.Req("PROJ-PROVENANCE", levels.EveryMember, levels.RepresentationLimit), "minimal-app", false, "0.9.0"),
 		)
+
+		// Who answers for the package's identity: the host, from the
+		// folder it projects. A release handed with the package that
+		// claims another packageHash is refused as a mismatch (as
+		// package/verify refuses it) or ignored; its word never becomes
+		// the provenance.
+		It("names in provenance the hashes of the package it projects, never the packageHash a release given with it claims", tc.Req("PROJ-PROVENANCE", levels.WhoAnswers), func() {
+			dir := tc.Fixture("full-app")
+			want := provenanceOf(tc.Oracle(dir))
+			tc.Project(dir)
+			rel := tc.ReleaseOf(dir)
+			rel.PackageHash = "sha256:" + strings.Repeat("0", 64)
+			planted := harness.Planted{What: "a release whose packageHash is not the package's", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
+			var res protocol.ProjectResult
+			err := tc.CallReading(protocol.MethodProject, protocol.PackageParams{Path: dir, Release: rel}, &res,
+				protocol.Reads{"/ok", "/findings", "/projection/provenance", "/projection/app"})
+			if he, ok := tc.RefusalError(protocol.MethodProject, err); ok {
+				refused := he.Code == protocol.CodePackageInvalid || he.Code == protocol.CodeVerificationFailed
+				tc.ExpectRefused(harness.Refusal{Refused: refused, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
+				return
+			}
+			if !res.OK {
+				tc.ExpectRefused(harness.Refusal{Refused: true, Findings: res.Findings}, planted)
+				return
+			}
+			proj := harness.DecodeObject("projection", res.Projection)
+			expectProvenance([]any{"provenance"}, proj["provenance"], want)
+			expectProvenance([]any{"app", "provenance"}, harness.MapOf(proj["app"])["provenance"], want)
+		})
 
 		It("never carries the values of secrets or session tokens the host holds", tc.Req("PROJ-NO-SECRETS", levels.EveryMember), func() {
 			tc.Configure(tc.WithSecret())
@@ -149,6 +171,19 @@ func expectSameBytes(tc *harness.TestContext, what string, want, got []byte) {
 
 // expectProvenance judges the provenance object at path of
 // package/project's result against the members want.
+// provenanceOf is the provenance every object projected from pkg carries
+// (docs/host-control-protocol.md, package/project).
+func provenanceOf(pkg *agentpkg.Package) map[string]any {
+	return map[string]any{
+		"appName":         pkg.Manifest["name"],
+		"appVersion":      pkg.Manifest["version"],
+		"packageHash":     pkg.PackageHash,
+		"manifestHash":    pkg.ManifestHash,
+		"standard":        agentpkg.Standard,
+		"standardVersion": Equal(agentpkg.StandardVersion),
+	}
+}
+
 func expectProvenance(path []any, got any, want map[string]any) {
 	GinkgoHelper()
 	p, ok := got.(map[string]any)

@@ -109,6 +109,25 @@ func describeRevocation(tc *harness.TestContext) {
 			}
 		})
 
+		// A change between two reads: a host that remembers a failed
+		// lookup for cacheSeconds, as it may remember an answer, lets the
+		// package through on the next verification while the service is
+		// still down. The control comes after the refusals (a status had
+		// first could be cached, as the protocol allows): with the service
+		// answering again, the same package verifies.
+		It("refuses the package again while its revocation status still cannot be had: a failed lookup is no answer to cache", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.ChangeBetweenReads), func() {
+			dir, rel := revocablePackage(tc, 600)
+			tc.Revocation().SetMode(revocation.ErrorStatus)
+			planted := harness.Planted{What: "a revocation service that " + revocation.ErrorStatus.Describe() + ", asked twice",
+				Codes: []string{"revocation-unavailable", "revoked"}, File: "app.signature.yaml", Field: "revocation"}
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
+			tc.ExpectRefused(tc.VerifyRefusal(dir, rel), planted)
+			tc.Revocation().SetMode(revocation.Answer)
+			tc.Precondition("with the revocation service answering again, the same package verifies", func() {
+				tc.ExpectVerifies(dir, rel)
+			})
+		})
+
 		// Every way a status cannot be had, not one representative: no
 		// connection, no answer, an error status (whatever its body says),
 		// a redirect to nothing, a body that is not JSON, and JSON without

@@ -261,7 +261,7 @@ func describePlatform(tc *harness.TestContext) {
 			}
 		})
 
-		It("names the newer release the registry offers, not one it withdrew, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK", levels.ChangeBetweenReads), func() {
+		It("names the newer release the registry offers, not one it withdrew, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK", levels.ChangeBetweenReads, levels.WhoAnswers), func() {
 			if tc.Registry() == nil {
 				tc.Blockedf("no registry is running (dry run)")
 			}
@@ -286,8 +286,18 @@ func describePlatform(tc *harness.TestContext) {
 			wrel := tc.Publish(withdrawn)
 			tc.Registry().EnableVersion(harness.TenantID, wrel.AppID, wrel.Version)
 			tc.Registry().Withdraw(wrel.AppID, wrel.Version)
-			if again := platformCall(tc, app, "main", "lime.appUpdates", "check", nil); again.Type == hostbridge.TypeResponse && harness.ContainsText(again.Payload, `"1.2.0"`) {
+			// Nor is a newer release the public catalogue lists and the
+			// registry never enabled for the tenant: the tenant's bootstrap
+			// alone says what the host may offer.
+			unenabled := tc.Fixture(platformFixture)
+			harness.SetField(unenabled, "version", "1.3.0")
+			tc.Publish(unenabled)
+			again := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
+			if again.Type == hostbridge.TypeResponse && harness.ContainsText(again.Payload, `"1.2.0"`) {
 				tc.Failf("lime.appUpdates check of %s offers 1.2.0, a release the registry withdrew: %s", app, again.Payload)
+			}
+			if again.Type == hostbridge.TypeResponse && harness.ContainsText(again.Payload, `"1.3.0"`) {
+				tc.Failf("lime.appUpdates check of %s offers 1.3.0, a release of the public catalogue the registry never enabled for tenant %s: %s", app, harness.TenantID, again.Payload)
 			}
 			tc.Registry().SetMode(registry.Down)
 			DeferCleanup(func() { tc.Registry().SetMode(registry.Answer) })

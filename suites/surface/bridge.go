@@ -344,7 +344,7 @@ func describeSnapshot(tc *harness.TestContext) {
 			}
 		})
 
-		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED", levels.EveryMember), func() {
+		It("offers only the capabilities the manifest declares, naming why a declared one is unavailable", tc.Req("BRIDGE-CAPS-DECLARED", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.ProbeSurface(tc.WithCapabilityDisabled("lime.agent"))
 			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			snaps := r.OfType(hostbridge.TypeSnapshot)
@@ -373,6 +373,24 @@ func describeSnapshot(tc *harness.TestContext) {
 			if len(undeclared) > 0 {
 				sort.Strings(undeclared)
 				tc.Failf("the snapshot offers %s, which %s does not declare", strings.Join(undeclared, ", "), harness.ProbeFixture)
+			}
+			// A change between two reads: host/configure switches
+			// lime.storage off as well, and the next snapshot on the same
+			// surface says so (a host that kept the first summary offers
+			// what it now refuses).
+			off := tc.WithCapabilityDisabled("lime.agent")
+			off.Capabilities["lime.storage"] = protocol.Capability{Version: "0.10.0", Enabled: false}
+			tc.Configure(off)
+			r = s.Run(harness.Request(hostbridge.TypeGetSnapshot, "get-2", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
+			snaps = r.OfType(hostbridge.TypeSnapshot)
+			if len(snaps) == 0 {
+				tc.Blockedf("no host:snapshot reached the app after host:getSnapshot, once host/configure switched lime.storage off")
+			}
+			caps, _ = capabilitySummary(snaps[len(snaps)-1].Payload)
+			for _, c := range caps {
+				if c.Name == "lime.storage" && (c.Available || c.Reason == "") {
+					tc.Failf("after host/configure switched lime.storage off, the snapshot lists it available %t with reason %q: %s", c.Available, c.Reason, snaps[len(snaps)-1].Payload)
+				}
 			}
 		})
 	})
@@ -408,7 +426,7 @@ func describeEnvelope(tc *harness.TestContext) {
 			}
 		})
 
-		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID", levels.EveryMember, levels.ConfusableIdentity), func() {
+		It("answers every request with its requestId, and host:error with a stable code and a message", tc.Req("BRIDGE-REQUESTID", levels.EveryMember, levels.ConfusableIdentity, levels.RepresentationLimit), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(
 				harness.Invoke("ok-1", "lime.ui", "getLocale", nil), harness.AwaitAnswer("ok-1"),
@@ -432,11 +450,13 @@ func describeEnvelope(tc *harness.TestContext) {
 			}
 			// Request ids that extend, prefix or case-fold onto the ones
 			// answered above are other requests: each answer carries its
-			// own request's id, and is the answer that request gets.
+			// own request's id, and is the answer that request gets. The
+			// standard sets no length: an id of 100 bytes, past a 64-byte
+			// column a host might clip it to, comes back whole.
 			confusable := []struct {
 				id         string
 				executable bool
-			}{{"ok-10", false}, {"ok-1.", true}, {"OK-1", false}, {"no", true}}
+			}{{"ok-10", false}, {"ok-1.", true}, {"OK-1", false}, {"no", true}, {"ok-1-" + strings.Repeat("0123456789", 9) + "long.", true}}
 			var steps []harness.Step
 			for _, c := range confusable {
 				if c.executable {
@@ -465,7 +485,7 @@ func describeEnvelope(tc *harness.TestContext) {
 				}
 			}
 			if len(wrong) > 0 {
-				tc.Failf("after requests ok-1 and no-1, requests whose ids extend, prefix or case-fold onto theirs were answered as others: %s", strings.Join(wrong, "; "))
+				tc.Failf("after requests ok-1 and no-1, requests whose ids extend, prefix or case-fold onto theirs, or run to 100 bytes, were answered as others or not at all: %s", strings.Join(wrong, "; "))
 			}
 		})
 

@@ -55,6 +55,33 @@ func describeIdempotentStart(tc *harness.TestContext) {
 		Entry("the first run completed, its input stored", tc.Req("WORKFLOW-IDEMPOTENT-START", levels.EveryTransition, levels.ChangeBetweenReads), typedFlow, "completed",
 			func(app, run, topic string) { expectCompletedWith(tc, app, run, topic) }),
 	)
+
+	// Two requests confusable by their key alone: the key the app used to
+	// start one workflow, reused to start another, is not a repeat of
+	// that start (the protocol: "a start of the same workflow repeating an
+	// idempotencyKey"). The other workflow's run, still waiting, must not
+	// answer for it; a refusal naming the key is a host that keys by app.
+	It("never answers a start of one workflow with the run of another the app started with the same idempotency key", tc.Req("WORKFLOW-IDEMPOTENT-START", levels.ConfusableIdentity), func() {
+		app := installWorkflowApp(tc, tc.DefaultConfigure())
+		key := harness.Nonce("idem")
+		first := startKeyedWith(tc, app, reviewFlow, key, harness.Nonce("first"))
+		expectRunAt(tc, app, first, "waiting", "review")
+		topic := harness.Nonce("second")
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": typedFlow, "input": typedInput(topic), "idempotencyKey": key})
+		var v runView
+		switch {
+		case m.Type == hostbridge.TypeError:
+			if why := hostbridge.ErrorOf(m).Message; !strings.Contains(why, key) {
+				tc.Blockedf("the start of %s with the idempotency key %s of a run of %s was refused without naming the key, so why is not seen: %s",
+					typedFlow, key, reviewFlow, harness.AnswerText(m, true))
+			}
+			tc.Reading("a start of another workflow reusing an idempotency key", "refused naming the key")
+		case m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "":
+			tc.Failf("the start of %s with the idempotency key %s of a run of %s got %s, neither a run nor a refusal", typedFlow, key, reviewFlow, harness.AnswerText(m, true))
+		case v.RunID == first:
+			tc.Failf("the start of %s with the idempotency key %s answered the run %s of %s, which the app started with that key: %s", typedFlow, key, first, reviewFlow, v)
+		}
+	})
 }
 
 // expectCompletedWith is a positive control: typed_flow's run completes
