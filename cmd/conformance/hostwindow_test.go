@@ -41,7 +41,7 @@ func TestATauriHostIsJudgedInItsOwnWindow(t *testing.T) {
 		}
 	}
 	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	log, err := os.Create(filepath.Join(t.TempDir(), "tauri-driver.log"))
 	if err != nil {
@@ -72,8 +72,17 @@ func TestATauriHostIsJudgedInItsOwnWindow(t *testing.T) {
 		transcript, _ := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
 		return rep, string(transcript)
 	}
+	ids := []string{"LAUNCH-GATED", "CENTER-BLOCKERS", "BRIDGE-SNAPSHOT", "BRIDGE-ORIGIN"}
 	clean, transcript := run("")
-	for _, id := range []string{"LAUNCH-GATED", "CENTER-BLOCKERS", "BRIDGE-SNAPSHOT", "BRIDGE-ORIGIN"} {
+	// A window the harness did not find in time ends its requirement an
+	// error, the harness's own trouble (WebKitGTK under xvfb on a loaded
+	// machine: CI runs every package's tests at once); such a run is run
+	// once more. A failure or a blocked requirement is judged at once.
+	if trouble := harnessTroubleOnly(clean, ids); trouble != "" {
+		t.Logf("the first run ended in the harness's own trouble (%s); running it again", trouble)
+		clean, transcript = run("")
+	}
+	for _, id := range ids {
 		if r := requirement(clean, id); r.Outcome != reports.Passed {
 			t.Errorf("%s is %q (%s) against a host judged in its own window, want passed", id, r.Outcome, r.Reason)
 		}
@@ -85,6 +94,10 @@ func TestATauriHostIsJudgedInItsOwnWindow(t *testing.T) {
 		t.Errorf("environment.browser %q does not say the verdicts rest on the host's own web view", b)
 	}
 	faulty, _ := run("bridge-trusts-any-origin")
+	if r := requirement(faulty, "BRIDGE-ORIGIN"); r.Outcome == reports.Error {
+		t.Logf("BRIDGE-ORIGIN under the fault ended in the harness's own trouble (%s); running it again", r.Reason)
+		faulty, _ = run("bridge-trusts-any-origin")
+	}
 	if r := requirement(faulty, "BRIDGE-ORIGIN"); r.Outcome != reports.Failed {
 		t.Errorf("BRIDGE-ORIGIN is %q (%s) in the window of a host that trusts any origin, want failed", r.Outcome, r.Reason)
 	}
@@ -131,4 +144,21 @@ func freeAddr(t *testing.T) string {
 	}
 	defer l.Close()
 	return l.Addr().String()
+}
+
+// harnessTroubleOnly names the requirements of ids that ended an error
+// when none of them failed or was blocked (every other one passed), and is
+// "" otherwise: a run whose only trouble was the harness's.
+func harnessTroubleOnly(rep *reports.Report, ids []string) string {
+	var errs []string
+	for _, id := range ids {
+		switch r := requirement(rep, id); r.Outcome {
+		case reports.Passed:
+		case reports.Error:
+			errs = append(errs, id)
+		default:
+			return ""
+		}
+	}
+	return strings.Join(errs, ", ")
 }
