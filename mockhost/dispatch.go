@@ -196,8 +196,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	}
 	secrets := secretValues(p)
 	// fault: redaction-stale-after-configure — the credentials kept out of the App Server's answers are the ones the host held when it first had them: a provider key a later host/configure gives reaches the app.
-	if held := h.agent.heldSecrets(); len(held) > 0 && h.faults.Has("redaction-stale-after-configure") {
-		secrets = held
+	if h.faults.Has("redaction-stale-after-configure") {
+		if held := h.agent.heldSecrets(); len(held) > 0 {
+			secrets = held
+		}
 	}
 	h.agent.configure(p.AppServer, secrets, timeoutsOf(p).appServer)
 	h.mu.Lock()
