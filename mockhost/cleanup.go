@@ -50,6 +50,15 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 	for _, id := range owners {
 		maps.Copy(exp.Storage, h.surf.storedBy(id))
 	}
+	// fault: export-current-workspace-only — the export holds what the app stored in the tenant and workspace configured now, and the rest is deleted unexported.
+	if h.faults.Has("export-current-workspace-only") {
+		var cfg protocol.ConfigureParams
+		if h.cfg != nil {
+			cfg = *h.cfg
+		}
+		current := storageBucket(appID, cfg.TenantID, cfg.WorkspaceID)
+		exp.Storage = map[string]map[string]json.RawMessage{current: exp.Storage[current]}
+	}
 	// fault: export-without-storage — the export holds the app's files but not what it stored.
 	if h.faults.Has("export-without-storage") {
 		exp.Storage = map[string]map[string]json.RawMessage{}

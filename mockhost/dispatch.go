@@ -217,6 +217,10 @@ func (h *Host) configure(p protocol.ConfigureParams) *jsonrpc2.Error {
 	if p.Policy == nil && h.cfg != nil && h.faults.Has("configure-keeps-policy") {
 		p.Policy = h.cfg.Policy
 	}
+	// fault: configure-keeps-secrets — a host/configure naming no secrets keeps the secrets of the one before, as a keychain would.
+	if p.Secrets == nil && h.cfg != nil && h.faults.Has("configure-keeps-secrets") {
+		p.Secrets = h.cfg.Secrets
+	}
 	h.cfg = &p
 	// fault: configure-keeps-clock — a host/configure naming no clock keeps the clock of the one before, not the wall clock.
 	if !clock.IsZero() || !h.faults.Has("configure-keeps-clock") {

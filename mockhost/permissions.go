@@ -95,6 +95,12 @@ func (h *Host) capabilityPermission(l *launch, capability, method string) *denia
 		return nil
 	}
 	access := callAccess(method)
+	// fault: permission-scope-covers-access — any granted permission of the call's scope lets it through: a grant that reads covers a write.
+	if h.faults.Has("permission-scope-covers-access") && slices.ContainsFunc(l.permissions, func(p declaredPermission) bool {
+		return p.Scope == scope && h.granted(l, p.Key)
+	}) {
+		return nil
+	}
 	if p := h.ungranted(l, func(p declaredPermission) bool { return p.Scope == scope && coversAccess(p.Access, access) }); p != nil {
 		return h.permissionDenial(p)
 	}
@@ -127,4 +133,10 @@ func (h *Host) grantedFor(l *launch, capability, method string) bool {
 	return slices.ContainsFunc(l.permissions, func(p declaredPermission) bool {
 		return p.Scope == scope && coversAccess(p.Access, access) && slices.Contains(cfg.Grants[l.appID], p.Key)
 	})
+}
+
+// granted reports whether the grants name key for the launched app.
+func (h *Host) granted(l *launch, key string) bool {
+	cfg, _ := h.config()
+	return slices.Contains(cfg.Grants[l.appID], key)
 }

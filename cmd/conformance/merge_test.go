@@ -12,11 +12,13 @@ import (
 	"github.com/agentapp/conformance/reports"
 )
 
-// installableFault fails requirements of the installable level (mockhost
-// --list-faults), so a failing verdict must survive the merge.
-const installableFault = "accept-any-manifest-version"
+// catalogFault fails a requirement of the catalog level (CAT-MANIFEST-VERSION),
+// so a failing verdict must survive the merge. The catalog level is the
+// cheapest whole level (14 requirements, a few seconds) and sharding deals
+// whole requirements, so it shows the merge as well as a longer level would.
+const catalogFault = "accept-any-manifest-version"
 
-// shardedRun runs `run --level installable` (with args) as n shards into
+// shardedRun runs `run --level catalog` (with args) as n shards into
 // root/shard-I and returns their folders. Each shard alone leaves the
 // others' requirements not-run, so it exits 8 (1 when it holds a failure
 // under a fault), and records its shard.
@@ -25,7 +27,7 @@ func shardedRun(t *testing.T, bin, root string, n int, args ...string) []string 
 	var dirs []string
 	for i := 1; i <= n; i++ {
 		dir := filepath.Join(root, fmt.Sprintf("shard-%d", i))
-		a := append([]string{"run", "--quiet", "--level", "installable", "--shard", fmt.Sprintf("%d/%d", i, n), "--out", dir}, args...)
+		a := append([]string{"run", "--quiet", "--level", "catalog", "--shard", fmt.Sprintf("%d/%d", i, n), "--out", dir}, args...)
 		code := runBinary(t, bin, a...)
 		if code != exitIncomplete && !(len(args) > 0 && code == exitFailed) {
 			t.Fatalf("shard %d/%d %v exited %d, want %d", i, n, args, code, exitIncomplete)
@@ -46,6 +48,7 @@ func shardedRun(t *testing.T, bin, root string, n int, args ...string) []string 
 // merged, give the levels, verdicts, requirement outcomes and spec outcomes
 // of one unsharded run, and its exit code; with and without a fault.
 func TestMergingRunShardsGivesTheUnshardedReport(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	priv, pub := keygen(t, reports.Ed25519)
 	for _, tc := range []struct {
@@ -54,12 +57,12 @@ func TestMergingRunShardsGivesTheUnshardedReport(t *testing.T) {
 		code int
 	}{
 		{"no fault", nil, exitOK},
-		{installableFault, []string{"--fault", installableFault}, exitFailed},
+		{catalogFault, []string{"--fault", catalogFault}, exitFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			whole := filepath.Join(root, "whole")
-			if code := runBinary(t, bin, append([]string{"run", "--quiet", "--level", "installable", "--out", whole}, tc.args...)...); code != tc.code {
+			if code := runBinary(t, bin, append([]string{"run", "--quiet", "--level", "catalog", "--out", whole}, tc.args...)...); code != tc.code {
 				t.Fatalf("unsharded run exited %d, want %d", code, tc.code)
 			}
 			shards := shardedRun(t, bin, root, 3, tc.args...)
@@ -127,10 +130,11 @@ func judged(r *reports.Report) any {
 // twice, a folder without report.json: exit 2, one line naming the file and
 // the field.
 func TestMergeRefusesShardsOfDifferentRuns(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	root := t.TempDir()
 	plain := shardedRun(t, bin, filepath.Join(root, "plain"), 2)
-	faulty := shardedRun(t, bin, filepath.Join(root, "faulty"), 2, "--fault", installableFault)
+	faulty := shardedRun(t, bin, filepath.Join(root, "faulty"), 2, "--fault", catalogFault)
 	empty := filepath.Join(root, "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)

@@ -10,21 +10,21 @@ import (
 	"testing"
 )
 
-// selftestFaults break requirements of the installable level, so a
-// selftest restricted to it runs and judges each of them.
-var selftestFaults = []string{"accept-any-manifest-version", "allow-parent-refs", "follow-escaping-links"}
+// selftestFaults break requirements of the catalog level (the cheapest
+// whole level), so a selftest restricted to it runs and judges each of them.
+var selftestFaults = []string{"accept-any-manifest-version", "name-from-directory", "trust-self-declared-verified"}
 
-// selftestVariants touch requirements of the installable level, so their
+// selftestVariants touch requirements of the catalog level, so their
 // children run in the same selftest and are sharded and merged too.
-var selftestVariants = []string{"install-manifest-as-invalid"}
+var selftestVariants = []string{"legacy-kinds-marked"}
 
-// runSelftest runs the binary's selftest over the installable level and
+// runSelftest runs the binary's selftest over the catalog level and
 // returns its exit code and its kill-matrix lines: the output without the
 // lines that differ between runs (each child's settled line and time) or
 // between a selftest and a merge (the opening line, a shard's skip note).
 func runSelftest(t *testing.T, bin string, args ...string) (int, []string) {
 	t.Helper()
-	a := []string{"selftest", "--transport", "in-process", "--level", "installable", "--jobs", "2"}
+	a := []string{"selftest", "--transport", "in-process", "--level", "catalog", "--jobs", "2"}
 	for _, f := range selftestFaults {
 		a = append(a, "--fault", f)
 	}
@@ -58,6 +58,7 @@ func killMatrixLines(out string) []string {
 // exit code of one unsharded selftest; merge refuses a folder that names
 // no fault and a fault kept twice.
 func TestMergingSelftestShardsGivesTheUnshardedKillMatrix(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	root := t.TempDir()
 	wantCode, want := runSelftest(t, bin, "--keep", filepath.Join(root, "whole"))

@@ -307,10 +307,12 @@ func TestARunRefusesAnOutAnotherRunHolds(t *testing.T) {
 // first report must stay byte for byte, with no staging folder beside it.
 // A third, good run then replaces the folder whole.
 func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
+	// The catalog level, the cheapest: the report folder is what is judged.
 	parent := t.TempDir()
 	out := filepath.Join(parent, "report")
-	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out); code != exitOK {
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "catalog", "--out", out); code != exitOK {
 		t.Fatalf("first run: exit %d", code)
 	}
 	first := readTree(t, out)
@@ -320,7 +322,7 @@ func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	hostCmd := "rm -f " + shellQuote(artifact) + "; exec " + shellQuote(bin) + " mockhost --stdio"
-	cmd := exec.Command(bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--host-artifact", artifact, "--host-cmd", hostCmd)
+	cmd := exec.Command(bin, "run", "--quiet", "--level", "catalog", "--out", out, "--host-artifact", artifact, "--host-cmd", hostCmd)
 	msg, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitHarness {
@@ -337,7 +339,7 @@ func TestAFailedRunLeavesThePreviousReportWhole(t *testing.T) {
 	}
 
 	writeTree(t, out, map[string]string{"stale.txt": "from an older run"})
-	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--fault", "exec-worker-on-project"); code != exitFailed {
+	if code := runBinary(t, bin, "run", "--quiet", "--level", "catalog", "--out", out, "--fault", catalogFault); code != exitFailed {
 		t.Fatalf("third run: exit %d, want %d", code, exitFailed)
 	}
 	third := readTree(t, out)

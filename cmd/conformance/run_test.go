@@ -144,6 +144,7 @@ func BenchmarkDesktopP0Run(b *testing.B) {
 // requirement settles against report.json, under a fault that fails only
 // the second of a table's specs.
 func TestProgressLinesAgreeWithTheReport(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
 	// One level holds the fault's requirement: the console and the report
@@ -221,6 +222,7 @@ func TestRunOverTCP(t *testing.T) {
 // planted secrets: the leak must fail its specs, and no file of the report
 // may carry a canary value.
 func TestLeakedSecretsNeverReachTheReport(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
 	// Desktop P0 is where both requirements count (with installable, where

@@ -14,6 +14,7 @@ import (
 // passed (the host refused nothing) and never failed (it broke no clause
 // the harness saw), and the run exits "could not judge".
 func TestUnsupportedIsBlockedNeverPassedNorFailed(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	out := filepath.Join(t.TempDir(), "r")
 	if code := runBinary(t, bin, "run", "--quiet", "--level", "desktop-p0", "--out", out, "--fault", "refusals-as-unsupported"); code != exitNotJudged {

@@ -691,11 +691,24 @@ func describeUninstall(tc *harness.TestContext) {
 		for k, v := range stored {
 			store(s, k, v)
 		}
+		// Every member of the app's data: what it stored in another
+		// workspace of the same host is the app's too, and the export
+		// holds it though that workspace is not the current one.
+		elsewhere := tc.DefaultConfigure()
+		elsewhere.WorkspaceID = "workspace-elsewhere"
+		otherKey, otherValue := harness.Nonce("elsewhere"), harness.Nonce("value")
+		tc.Configure(elsewhere)
+		store(tc.Launch(a, "main"), otherKey, otherValue)
+		tc.Configure(tc.DefaultConfigure())
 		res, text := exportThenDelete(tc, a)
 		for k, v := range stored {
 			if !bytes.Contains(text, []byte(v)) {
 				tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
 			}
+		}
+		if !bytes.Contains(text, []byte(otherValue)) {
+			tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored in workspace %s: the export must hold all the app's data before it is deleted",
+				a, res.Exported, otherKey, otherValue, elsewhere.WorkspaceID)
 		}
 		if !res.DataRemoved {
 			tc.Failf("app/uninstall of %s with export then delete answered dataRemoved false", a)
@@ -706,6 +719,10 @@ func describeUninstall(tc *harness.TestContext) {
 			if got := read(s, k); got != "" {
 				tc.Failf("%s stored %q = %q; after export then delete and a reinstall it still reads %q", a, k, v, got)
 			}
+		}
+		tc.Configure(elsewhere)
+		if got := read(tc.Launch(a, "main"), otherKey); got != "" {
+			tc.Failf("%s stored %q = %q in workspace %s; after export then delete and a reinstall it still reads %q there", a, otherKey, otherValue, elsewhere.WorkspaceID, got)
 		}
 	})
 

@@ -114,13 +114,22 @@ func describeReadiness(tc *harness.TestContext) {
 
 		It("keeps an app whose required secret is not configured from ready, naming the secret", tc.Req("READY-SECRETS", levels.EveryEntryPoint, levels.ChangeBetweenReads), func() {
 			dir := tc.Fixture("secret-required-app")
-			tc.Configure(tc.WithSecret())
-			tc.ExpectReady("the app is ready once its secret is configured", dir, "")
-			tc.Configure(tc.DefaultConfigure())
-			r, raw := tc.Readiness(dir, "")
-			Expect(r.Status).To(BeElementOf(harness.NotReady()), harness.At(protocol.MethodReadiness, []any{"status"}, fmt.Sprintf("without the required secret; the answer: %s", harness.Excerpt(raw))))
-			if !harness.NamesFailingCheck(r, "provider_api_key") {
-				tc.Failf("app/readiness is %s but names no failing check for the missing secret provider_api_key; the answer: %s", r.Status, harness.Excerpt(raw))
+			// host/configure replaces the configuration before it (no
+			// merge): one naming other secrets, and one naming none, each
+			// takes the secret away.
+			noSecrets := tc.DefaultConfigure()
+			noSecrets.Secrets = nil
+			for _, without := range []struct {
+				what string
+				cfg  protocol.ConfigureParams
+			}{{"a configuration naming other secrets", tc.DefaultConfigure()}, {"a configuration naming no secrets at all", noSecrets}} {
+				tc.Configure(tc.WithSecret())
+				tc.ExpectReady("the app is ready once its secret is configured", dir, "")
+				tc.Configure(without.cfg)
+				r, raw := tc.Readiness(dir, "")
+				if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
+					tc.Failf("after %s, app/readiness is %q and names no failing check for the required secret provider_api_key, which is no longer configured; the answer: %s", without.what, r.Status, harness.Excerpt(raw))
+				}
 			}
 			app, r, raw := installedReadiness(tc, dir)
 			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {

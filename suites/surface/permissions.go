@@ -17,7 +17,11 @@ import (
 // permission per scope a spec withholds (docs/decisions.md, "Permissions
 // at call time"): readiness never waits for an optional permission, so a
 // refusal of a call needing one is the host intercepting it at call time.
+// Storage has two, one reading and one reading and writing: a grant of
+// the first covers no write.
 const probePermissions = "permissions:\n" +
+	"  - key: app-records-read\n    scope: storage\n    access: read\n    required: false\n" +
+	"    reason: The permission specs read the app's own records.\n" +
 	"  - key: app-records\n    scope: storage\n    access: read-write\n    required: false\n" +
 	"    reason: The permission specs store and read the app's own records.\n" +
 	"  - key: secret-status\n    scope: secret\n    access: read\n    required: false\n" +
@@ -28,7 +32,7 @@ const probePermissions = "permissions:\n" +
 	"    reason: The openExternal specs open the app's documentation site.\n"
 
 // probePermissionKeys are the keys probePermissions declares.
-var probePermissionKeys = []string{"app-records", "secret-status", "save-files", "open-docs"}
+var probePermissionKeys = []string{"app-records-read", "app-records", "secret-status", "save-files", "open-docs"}
 
 // withGrants is the default configuration with bridge-probe granted
 // exactly keys (and, when p is set, under tenant policy p).
@@ -110,6 +114,16 @@ func describePermissions(tc *harness.TestContext) {
 	Describe("Capability, Desktop P2: permissions intercepted at call time", tc.BrowserRetry(), func() {
 		DescribeTable("refuses a call whose declared permission is not granted, naming it, and runs it once granted",
 			append([]any{func(i int) { expectIntercepted(tc, permissionCalls()[i]) }}, permissionEntries(tc)...)...)
+
+		It("refuses a write whose only granted permission of its scope reads, naming the one that writes, and runs the read that one covers",
+			tc.Req("BRIDGE-PERMISSION-INTERCEPTED", levels.ConfusableIdentity), func() {
+				s := permittedSurface(tc, withGrants(tc, nil, grantsWithout("app-records")...))
+				read := permissionCall{"lime.storage get (scope storage, access read)", "app-records-read", func(_ *harness.Surface, id string) harness.Step {
+					return harness.Invoke(id, "lime.storage", "get", map[string]any{"key": "permission-probe"})
+				}}
+				expectCallRuns(s, read, "read-1", "with the storage permission that reads granted")
+				expectWithheld(tc, s, permissionCalls()[0], "write-1", "app-records-read, which reads only,")
+			})
 
 		DescribeTable("refuses a call several gates stop at the earliest gate of the permission order",
 			func(cfg func() protocol.ConfigureParams, capability, method string, args any, earliest []string) {
@@ -195,19 +209,31 @@ func expectIntercepted(tc *harness.TestContext, c permissionCall) {
 	s := permittedSurface(tc, withGrants(tc, nil, probePermissionKeys...))
 	expectCallRuns(s, c, "granted-1", "with every permission of the app granted")
 	tc.Configure(withGrants(tc, nil, grantsWithout(c.permission)...))
-	m, ok := callAnswer(s, c, "withheld-1")
-	switch {
-	case ok && m.Type == hostbridge.TypeResponse:
-		tc.Failf("%s ran (host:response) after the user's grant of %s was withdrawn: the host must intercept the permission at call time", c.what, c.permission)
-	case harness.Executed(tc.Observe(s.AppID), "withheld-1"):
-		tc.Failf("%s ran after the grant of %s was withdrawn: host/observe records it allowed", c.what, c.permission)
-	case !ok || m.Type != hostbridge.TypeError:
-		tc.Failf("%s without the grant of %s got %s, not host:error", c.what, c.permission, harness.AnswerText(m, ok))
-	case !strings.Contains(harness.AnswerText(m, ok), c.permission):
-		tc.Failf("%s without the grant of %s got host:error that does not name the permission: %s", c.what, c.permission, harness.AnswerText(m, ok))
-	}
+	expectWithheld(tc, s, c, "withheld-1", "")
 	tc.Configure(withGrants(tc, nil, probePermissionKeys...))
 	if m, ok := callAnswer(s, c, "regranted-1"); !ok || m.Type != hostbridge.TypeResponse {
 		tc.Failf("%s, with %s granted again, got %s, not host:response: a grant must decide the next call", c.what, c.permission, harness.AnswerText(m, ok))
+	}
+}
+
+// expectWithheld judges c, sent as requestID while c.permission is not
+// granted (only what granted says is), refused: host:error naming
+// c.permission, and not recorded allowed.
+func expectWithheld(tc *harness.TestContext, s *harness.Surface, c permissionCall, requestID, granted string) {
+	GinkgoHelper()
+	without := "after the user's grant of " + c.permission + " was withdrawn"
+	if granted != "" {
+		without = "with " + granted + " granted and " + c.permission + " not"
+	}
+	m, ok := callAnswer(s, c, requestID)
+	switch {
+	case ok && m.Type == hostbridge.TypeResponse:
+		tc.Failf("%s ran (host:response) %s: the host must intercept the permission at call time", c.what, without)
+	case harness.Executed(tc.Observe(s.AppID), requestID):
+		tc.Failf("%s ran %s: host/observe records it allowed", c.what, without)
+	case !ok || m.Type != hostbridge.TypeError:
+		tc.Failf("%s %s got %s, not host:error", c.what, without, harness.AnswerText(m, ok))
+	case !strings.Contains(harness.AnswerText(m, ok), c.permission):
+		tc.Failf("%s %s got host:error that does not name the permission %s: %s", c.what, without, c.permission, harness.AnswerText(m, ok))
 	}
 }

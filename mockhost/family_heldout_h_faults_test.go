@@ -1,0 +1,82 @@
+//go:build !mutation
+
+package mockhost
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/agentapp/conformance/drivers/protocol"
+)
+
+// heldOutHProbes observe the faults of heldOutHFaults (TestEveryFaultChangesTheAnswer).
+func heldOutHProbes() map[string]probe {
+	return map[string]probe{
+		// lime.storage set with the storage permission that reads granted
+		// and the one that writes not
+		"permission-scope-covers-access": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Grants: map[string][]string{"tiny-app": {"storage_read"}}})
+			dir := pkg(t, "tiny-app", map[string]string{
+				"APP.md": manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: current\n    lime.storage: current\n" +
+					"permissions:\n  - key: storage_read\n    scope: storage\n    access: read\n    reason: Read notes.\n" +
+					"  - key: storage_write\n    scope: storage\n    access: write\n    reason: Save notes.\n")),
+				"dist/ui/index.html": "<!doctype html><title>tiny</title>",
+			})
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var r protocol.InvokeResult
+			x.must(protocol.MethodInvoke, map[string]any{"appId": "tiny-app", "entryKey": "main", "requestId": "w1",
+				"capability": "lime.storage", "method": "set", "args": map[string]any{"key": "k", "value": "v"}}, &r)
+			return string(r.Answer)
+		},
+		// readiness of an app requiring a secret after a configuration
+		// naming none follows one naming it
+		"configure-keeps-secrets": func(t *testing.T, x *harness) string {
+			dir := app(t, "secrets:\n  - key: provider_api_key\n    provider: generic-llm\n    required: true\n    scope: workspace\n")
+			x.configure(map[string]string{"provider_api_key": "canary-0123456789abcdef0123456789abcdef"}, nil, "")
+			x.configure(nil, nil, "")
+			r, err := x.readiness(protocol.ReadinessParams{Path: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r.Status
+		},
+		// what the export of an app holds after it stored a value in each
+		// of two workspaces
+		"export-current-workspace-only": func(t *testing.T, x *harness) string {
+			dir := pkg(t, "tiny-app", map[string]string{
+				"APP.md":             manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: current\n    lime.storage: current\n")),
+				"dist/ui/index.html": "<!doctype html><title>tiny</title>",
+			})
+			set := func(workspace, value string) {
+				x.must(protocol.MethodConfigure, protocol.ConfigureParams{TenantID: "t1", WorkspaceID: workspace, UserID: "u1"}, nil)
+				var r protocol.InvokeResult
+				x.must(protocol.MethodInvoke, map[string]any{"appId": "tiny-app", "entryKey": "main", "requestId": "set-" + workspace,
+					"capability": "lime.storage", "method": "set", "args": map[string]any{"key": "note", "value": value}}, &r)
+			}
+			x.configureWith(protocol.ConfigureParams{})
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			set("w1", "stored-in-workspace-one")
+			set("w2", "stored-in-workspace-two")
+			var u protocol.UninstallResult
+			x.must(protocol.MethodUninstall, map[string]any{"appId": "tiny-app", "keepData": false, "exportTo": t.TempDir()}, &u)
+			var held []string
+			for _, f := range u.Exported {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range []string{"stored-in-workspace-one", "stored-in-workspace-two"} {
+					if strings.Contains(string(b), v) {
+						held = append(held, v)
+					}
+				}
+			}
+			return strings.Join(held, " ")
+		},
+	}
+}
