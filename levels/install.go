@@ -70,7 +70,7 @@ func installRequirements() []Requirement {
 		{ID: "VERIFY-REVOCATION-CACHE", BugFamilies: []BugFamily{ChangeBetweenReads, ConfusableIdentity}, Refusal: pkg, Reading: "The revocation cache", Strength: Must, Levels: installP0,
 			Title:  "A cached revocation answer older than cacheSeconds (by the configured clock) is asked again",
 			Clause: spec(SpecMain, "Package signing and revocation", "Call revocation.checkUrl (with cache) for revocation status.")},
-		{ID: "CAT-DISPLAYNAME-I18N", BugFamilies: []BugFamily{ConfusableIdentity}, Reading: "Localised display names", Strength: Should, Levels: []string{"installable", "desktop-p1"},
+		{ID: "CAT-DISPLAYNAME-I18N", BugFamilies: []BugFamily{ConfusableIdentity, ChangeBetweenReads, EveryTransition}, Reading: "Localised display names", Strength: Should, Levels: []string{"installable", "desktop-p1"},
 			Title:  "The catalog row of an installed app shows its displayNameI18n override for the host's locale, and the displayName for a locale it does not override",
 			Clause: spec(SpecMain, "Identity and presentation", "displayNameI18n: locale -> displayName overrides.")},
 		{ID: "INSTALL-REVIEW", BugFamilies: []BugFamily{EveryMember}, Reading: "The install review", Strength: Must, Levels: []string{"installable", "desktop-p1"},

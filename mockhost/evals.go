@@ -65,6 +65,10 @@ func (h *Host) runEvals(appID string) (protocol.EvalsResult, *jsonrpc2.Error) {
 		if d.Threshold != nil && *d.Threshold >= 0 && *d.Threshold <= 1 {
 			r.Threshold = *d.Threshold
 		}
+		// fault: eval-zero-threshold-ignored — a threshold of 0 is read as none, so the default 1 applies.
+		if h.faults.Has("eval-zero-threshold-ignored") && r.Threshold == 0 {
+			r.Threshold = 1
+		}
 		// fault: evals-provenance-without-hashes — an eval result's provenance names the app and release but not the package and manifest hashes.
 		if h.faults.Has("evals-provenance-without-hashes") {
 			r.Provenance["packageHash"], r.Provenance["manifestHash"] = "", ""

@@ -11,5 +11,11 @@ func heldOutHFaults() []Fault {
 			Description: "a host/configure naming no secrets keeps the secrets of the configuration before: a required secret no longer configured still counts as configured (held-out h04)"},
 		{Name: "export-current-workspace-only", Breaks: []string{"UNINSTALL-EXPORT"},
 			Description: "export then delete exports what the app stored in the workspace configured now: what it stored in another workspace is deleted unexported (held-out h05)"},
+		{Name: "eval-zero-threshold-ignored", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "a regression eval's threshold of 0 is read as no threshold, so the default 1 applies and an eval accepting any score fails (held-out h06)"},
+		{Name: "state-change-retained-app", Breaks: []string{"UNINSTALL-KEEP-DATA"},
+			Description: "app/disable and app/enable of an app uninstalled with its data kept answer ok with the state asked for, as if it were still installed, instead of -32004 (held-out h11)"},
+		{Name: "update-keeps-localized-names", Breaks: []string{"CAT-DISPLAYNAME-I18N"},
+			Description: "an update keeps the displayNameI18n of the release it replaced: app/list shows the older release's name for the configured locale (held-out h10)"},
 	}
 }

@@ -3,6 +3,7 @@
 package mockhost
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -77,6 +78,45 @@ func heldOutHProbes() map[string]probe {
 				}
 			}
 			return strings.Join(held, " ")
+		},
+		// app/evals of a regression eval with threshold 0 whose one case
+		// does not hold
+		"eval-zero-threshold-ignored": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{})
+			dir := pkg(t, "tiny-app", map[string]string{
+				"APP.md": manifest("manifestVersion: 0.10.0\n" +
+					"requires:\n  capabilities:\n    lime.ui: current\n    lime.workflow: current\n" +
+					"entries:\n  - key: main\n    kind: workflow\n    title: Flow\n    route: /main\n    workflow: quick_flow\n    requiredCapabilities: [lime.ui, lime.workflow]\n" +
+					"workflows:\n  - key: quick_flow\n    states:\n      - key: begin\n        kind: start\n        next: done\n      - key: done\n        kind: end\n" +
+					"evals:\n  - key: lenient\n    kind: regression\n    workflow: quick_flow\n    threshold: 0\n    cases:\n      - key: expects-a-failure\n        input: {}\n        expect: failed\n"),
+				"dist/ui/index.html": "<!doctype html><title>tiny</title>",
+			})
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var r protocol.EvalsResult
+			x.must(protocol.MethodEvals, map[string]any{"appId": "tiny-app"}, &r)
+			return fmt.Sprintf("%+v", r.Evals)
+		},
+		// app/enable of an app uninstalled with its data kept
+		"state-change-retained-app": func(t *testing.T, x *harness) string {
+			x.installedTinyApp(t)
+			x.must(protocol.MethodUninstall, map[string]any{"appId": "tiny-app", "keepData": true}, nil)
+			var r protocol.AppStateResult
+			err := x.call(protocol.MethodEnable, map[string]any{"appId": "tiny-app"}, &r)
+			return fmt.Sprintf("%v %+v", err, r)
+		},
+		// app/list's name of an app in its locale after an update to a
+		// release naming it otherwise
+		"update-keeps-localized-names": func(t *testing.T, x *harness) string {
+			x.configureWith(protocol.ConfigureParams{Locale: "zh-CN"})
+			v1 := app(t, "displayNameI18n:\n  zh-CN: Old Name\n")
+			v2 := pkg(t, "tiny-app", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("displayNameI18n:\n  zh-CN: New Name\n")), "version: 1.0.0", "version: 1.1.0", 1)})
+			if _, err := x.install(v1, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			x.must(protocol.MethodUpdate, map[string]any{"appId": "tiny-app", "path": v2, "consent": map[string]any{"granted": true, "by": "user"}}, nil)
+			return fmt.Sprintf("%+v", x.list().Apps)
 		},
 	}
 }

@@ -31,12 +31,16 @@ func (h *Host) setState(appID string, disabled bool) (protocol.AppStateResult, *
 			}
 		}
 	}
-	if !ok {
-		return protocol.AppStateResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
-	}
 	state := protocol.StateInstalled
 	if disabled {
 		state = protocol.StateDisabled
+	}
+	// fault: state-change-retained-app — app/disable and app/enable of an app uninstalled with its data kept answer ok, as if it were still installed.
+	if _, kept := h.retained[appID]; !ok && kept && h.faults.Has("state-change-retained-app") {
+		return protocol.AppStateResult{OK: true, AppID: appID, State: state}, nil
+	}
+	if !ok {
+		return protocol.AppStateResult{}, rpcError(protocol.CodeAppNotFound, fmt.Sprintf("no installed app with appId %q", appID), nil)
 	}
 	// fault: state-change-repeat-refused — app/disable of a disabled app, or app/enable of an enabled one, is refused with -32602 naming appId.
 	if a.row.State == state && h.faults.Has("state-change-repeat-refused") {
@@ -138,6 +142,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	defer h.mu.Unlock()
 	a := h.apps[params.AppID]
 	a.previous = &before
+	// fault: update-keeps-localized-names — an update keeps the displayNameI18n of the release it replaced.
+	if h.faults.Has("update-keeps-localized-names") {
+		a.displayNames = before.displayNames
+	}
 	// fault: rollback-target-carried-over — a release that names no rollbackTarget keeps the one an earlier release named: the rollback goes two releases back.
 	if a.rollbackTarget == "" && h.faults.Has("rollback-target-carried-over") {
 		a.rollbackTarget = before.rollbackTarget

@@ -663,8 +663,9 @@ type AppCall struct {
 // (docs/host-control-protocol.md: -32004 for an app that is not
 // installed), each naming what the package at dir declares: a read of a
 // workspace file, a read of its first knowledge template, a binding of its
-// first secret slot, an empty overlay of its first overlay template; among
-// the methods the host announces. It returns those the host answered with
+// first secret slot, an empty overlay of its first overlay template, a
+// disable and an enable, a readiness by its id; among the methods the host
+// announces. It returns those the host answered with
 // a result: ExpectGone's positive control, on the same app in the same
 // session.
 func (tc *TestContext) AcceptedAppCalls(appID, dir string) []AppCall {
@@ -698,6 +699,12 @@ func (tc *TestContext) AcceptedAppCalls(appID, dir string) []AppCall {
 	if k := first("overlayTemplates", "key", "scope"); k != nil {
 		calls = append(calls, AppCall{protocol.MethodOverlay, protocol.OverlayParams{AppID: appID, Key: k[0], Scope: k[1], Values: map[string]json.RawMessage{}}})
 	}
+	// The app's state (app/disable then app/enable, which leaves it as it
+	// was) and its readiness by id: each answers -32004 for an app that is
+	// not installed, one whose data is retained included.
+	calls = append(calls, AppCall{protocol.MethodDisable, protocol.AppIDParams{AppID: appID}},
+		AppCall{protocol.MethodEnable, protocol.AppIDParams{AppID: appID}},
+		AppCall{protocol.MethodReadiness, protocol.ReadinessParams{AppID: appID}})
 	var accepted []AppCall
 	for _, c := range calls {
 		if !slices.Contains(tc.Host().Hello().Methods, c.Method) {

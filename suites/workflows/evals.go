@@ -23,6 +23,10 @@ const (
 	// boundaryEval has failingEval's outcomes and threshold 0.5: its score
 	// reaches its threshold, so it passes.
 	boundaryEval = "typed_flow_half"
+	// floorEval has one case, staleCase, and threshold 0, the lowest the
+	// range allows: its score 0 reaches it, so it passes (a threshold of 0
+	// is a threshold, not a missing one).
+	floorEval = "typed_flow_any"
 	// staleCase is failingEval's case that does not hold: it expects its
 	// run to fail, and typed_flow completes it.
 	staleCase = "expects-a-failed-run"
@@ -35,6 +39,7 @@ var evalCases = map[string]map[string]string{
 	passingEval:  {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
 	failingEval:  {"saves-a-larger-count": "completed", staleCase: "completed"},
 	boundaryEval: {"saves-a-valid-input": "completed", staleCase: "completed"},
+	floorEval:    {staleCase: "completed"},
 }
 
 // runEvals installs workflow-app and calls app/evals: a host without the
@@ -87,7 +92,7 @@ func expectCases(tc *harness.TestContext, i int, e protocol.EvalResult, held fun
 }
 
 func describeEvals(tc *harness.TestContext) {
-	It("runs the app's regression evals: one whose cases all end as they expect passes, one with a case that does not fails below its threshold, naming it, and passes at it",
+	It("runs the app's regression evals: one whose cases all end as they expect passes, one with a case that does not fails below its threshold, naming it, and passes at it, a threshold of 0 included",
 		tc.Req("EVAL-REGRESSION-RUN", levels.EveryMember, levels.RepresentationLimit), func() {
 			_, r := runEvals(tc)
 			i, pass := evalAt(tc, r, passingEval)
@@ -97,6 +102,10 @@ func describeEvals(tc *harness.TestContext) {
 					tc.Failf("%s: the eval %s, whose cases all hold, is reported passed=%v score=%v", harness.At(protocol.MethodEvals, []any{"evals", i}), passingEval, pass.Passed, pass.Score)
 				}
 			})
+			// It states no threshold: the default is 1.
+			if pass.Threshold != 1 {
+				tc.Failf("%s: the eval %s states no threshold, so its threshold is the default 1; the answer says %v", harness.At(protocol.MethodEvals, []any{"evals", i, "threshold"}), passingEval, pass.Threshold)
+			}
 			i, fail := evalAt(tc, r, failingEval)
 			at := harness.At(protocol.MethodEvals, []any{"evals", i})
 			expectCases(tc, i, fail, func(key string) bool { return key != staleCase })
@@ -111,6 +120,12 @@ func describeEvals(tc *harness.TestContext) {
 			if !half.Passed || half.Score != 0.5 || half.Threshold != 0.5 {
 				tc.Failf("%s: the eval %s holds one case of two against its threshold 0.5, so it passes; the answer says passed=%v, score %v, threshold %v",
 					harness.At(protocol.MethodEvals, []any{"evals", i}), boundaryEval, half.Passed, half.Score, half.Threshold)
+			}
+			i, floor := evalAt(tc, r, floorEval)
+			expectCases(tc, i, floor, func(string) bool { return false })
+			if !floor.Passed || floor.Score != 0 || floor.Threshold != 0 {
+				tc.Failf("%s: the eval %s holds none of its one case against its threshold 0, the lowest the range allows, so it passes; the answer says passed=%v, score %v, threshold %v",
+					harness.At(protocol.MethodEvals, []any{"evals", i}), floorEval, floor.Passed, floor.Score, floor.Threshold)
 			}
 			if n := len(r.Evals); n != len(evalCases) {
 				tc.Failf("%s: workflow-app declares %d regression evals, and the answer reports %d: %+v", harness.At(protocol.MethodEvals, []any{"evals"}), len(evalCases), n, r.Evals)
