@@ -11,5 +11,11 @@ func heldOutHFaults() []Fault {
 			Description: "a host/configure naming no secrets keeps the secrets of the configuration before: a required secret no longer configured still counts as configured (held-out h04)"},
 		{Name: "export-current-workspace-only", Breaks: []string{"UNINSTALL-EXPORT"},
 			Description: "export then delete exports what the app stored in the workspace configured now: what it stored in another workspace is deleted unexported (held-out h05)"},
+		{Name: "projection-app-from-args", Breaks: []string{"AGENT-PROJECTIONS"},
+			Description: "a projection call whose args name an appId asks the App Server for that app's records: lime.evidence export {appId: another app} gets the other app's evidence pack (held-out h13)"},
+		{Name: "agent-resume-unstated-workspace", Breaks: []string{"AGENT-RESUME-CONFIRMED"},
+			Description: "a cached session whose agentSession/read answer states no workspace is resumed as this workspace's, and a turn starts in it (held-out h14)"},
+		{Name: "redaction-skips-member-names", Breaks: []string{"AGENT-NO-LEAK"},
+			Description: "what the App Server says is redacted in its strings but not in its objects' member names: a credential quoted as a key (headers keyed by \"Bearer <token>\") reaches the app (held-out h17)"},
 	}
 }

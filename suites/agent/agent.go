@@ -444,7 +444,7 @@ func describeAgentTasks(tc *harness.TestContext) {
 		}
 	})
 
-	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace or another app", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
+	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace or another app, or whose workspace the App Server does not state", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity, levels.WhoAnswers), func() {
 		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 		own := expectStarted(s, "task-1")
 		tc.Precondition("the app's own session resumes", func() {
@@ -484,15 +484,40 @@ func describeAgentTasks(tc *harness.TestContext) {
 		// app's: the session binds its app (spec 001, agentSession/start
 		// "Binds appId, workspaceId"), and its history is that app's data.
 		neighbours := appserver.Session{SessionID: harness.Nonce("neighbour-session"), AppID: s.AppID + "-b", WorkspaceID: harness.WorkspaceID}
+		// A workspace whose id is this one's in other case: confusable.
+		cased := appserver.Session{SessionID: harness.Nonce("cased-session"), AppID: s.AppID, WorkspaceID: strings.ToUpper(harness.WorkspaceID)}
 		tc.AppServer().Script().Seed(foreign)
 		tc.AppServer().Script().Seed(shadow)
 		tc.AppServer().Script().Seed(neighbours)
-		for _, c := range []struct{ what, id string }{
+		tc.AppServer().Script().Seed(cased)
+		cases := []struct{ what, id string }{
 			{"of another workspace", foreign.SessionID},
 			{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
+			{"of a workspace whose id is this one's in other case (" + cased.WorkspaceID + ")", cased.SessionID},
 			{"of another app (" + neighbours.AppID + ") in this workspace", neighbours.SessionID},
 			{"the App Server does not know", harness.Nonce("unknown-session")},
+		}
+		// Who answers: the session must be confirmed as this workspace's
+		// ("must be confirmed by the server and must belong to the current
+		// workspace"); an answer that states no workspace confirms nothing.
+		for _, u := range []struct {
+			what      string
+			workspace any
+			stated    bool
+		}{
+			{"whose workspace agentSession/read leaves out", nil, false},
+			{"whose workspace agentSession/read states as null", nil, true},
+			{"whose workspace agentSession/read states as \"\"", "", true},
 		} {
+			id := harness.Nonce("unstated-session")
+			answer := map[string]any{"sessionId": id, "appId": s.AppID}
+			if u.stated {
+				answer["workspaceId"] = u.workspace
+			}
+			tc.AppServer().Script().SeedAnswer(id, answer)
+			cases = append(cases, struct{ what, id string }{u.what, id})
+		}
+		for _, c := range cases {
 			t := resumeTask(s, "resume-"+c.id, c.id)
 			if t.answered && t.answer.Type == hostbridge.TypeResponse {
 				tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
