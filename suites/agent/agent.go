@@ -491,7 +491,8 @@ func describeAgentTasks(tc *harness.TestContext) {
 		tc.AppServer().Script().Seed(shadow)
 		tc.AppServer().Script().Seed(neighbours)
 		tc.AppServer().Script().Seed(cased)
-		cases := []struct{ what, id string }{
+		type refused struct{ what, id string }
+		cases := []refused{
 			{"of another workspace", foreign.SessionID},
 			{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
 			{"of a workspace whose id is this one's in other case (" + cased.WorkspaceID + ")", cased.SessionID},
@@ -516,7 +517,7 @@ func describeAgentTasks(tc *harness.TestContext) {
 				answer["workspaceId"] = u.workspace
 			}
 			tc.AppServer().Script().SeedAnswer(id, answer)
-			cases = append(cases, struct{ what, id string }{u.what, id})
+			cases = append(cases, refused{u.what, id})
 		}
 		for _, c := range cases {
 			t := resumeTask(s, "resume-"+c.id, c.id)
