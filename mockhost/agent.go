@@ -320,8 +320,7 @@ func (c *agentClient) projectLocked(t *agentTaskLink, ev appServerEvent) {
 	}
 	// fault: agent-events-unredacted — a fact quoting a credential the host holds (a tool call's headers) reaches the app as it is.
 	if !c.h.faults.Has("agent-events-unredacted") {
-		// fault: redaction-skips-lists — what the agent runtime says is redacted in its objects' members but not in its lists.
-		ev.Payload = redactJSON(ev.Payload, c.secrets, c.h.faults.Has("redaction-skips-lists"))
+		ev.Payload = redactJSON(ev.Payload, c.secrets, c.h.redactionGaps())
 	}
 	if ev.Type == "result" && t.result == nil {
 		t.ended = true
@@ -624,6 +623,10 @@ func (h *Host) confirmSession(ctx context.Context, conn *jsonrpc2.Conn, l *launc
 		return nil
 	}
 	sameWorkspace := r.WorkspaceID == workspace
+	// fault: agent-resume-unstated-workspace — an agentSession/read answer that states no workspace is taken for a session of this one.
+	if r.WorkspaceID == "" && h.faults.Has("agent-resume-unstated-workspace") {
+		sameWorkspace = true
+	}
 	// fault: agent-resume-workspace-prefix — the session's workspace is checked as a prefix match: a workspace whose id begins with the current one's passes.
 	if h.faults.Has("agent-resume-workspace-prefix") {
 		sameWorkspace = strings.HasPrefix(r.WorkspaceID, workspace)

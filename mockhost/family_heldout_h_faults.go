@@ -17,5 +17,11 @@ func heldOutHFaults() []Fault {
 			Description: "app/disable and app/enable of an app uninstalled with its data kept answer ok with the state asked for, as if it were still installed, instead of -32004 (held-out h11)"},
 		{Name: "update-keeps-localized-names", Breaks: []string{"CAT-DISPLAYNAME-I18N"},
 			Description: "an update keeps the displayNameI18n of the release it replaced: app/list shows the older release's name for the configured locale (held-out h10)"},
+		{Name: "projection-app-from-args", Breaks: []string{"AGENT-PROJECTIONS"},
+			Description: "a projection call whose args name an appId asks the App Server for that app's records: lime.evidence export {appId: another app} gets the other app's evidence pack (held-out h13)"},
+		{Name: "agent-resume-unstated-workspace", Breaks: []string{"AGENT-RESUME-CONFIRMED"},
+			Description: "a cached session whose agentSession/read answer states no workspace is resumed as this workspace's, and a turn starts in it (held-out h14)"},
+		{Name: "redaction-skips-member-names", Breaks: []string{"AGENT-NO-LEAK"},
+			Description: "what the App Server says is redacted in its strings but not in its objects' member names: a credential quoted as a key (headers keyed by \"Bearer <token>\") reaches the app (held-out h17)"},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentapp/conformance/drivers/appserver"
 	"github.com/agentapp/conformance/drivers/protocol"
 )
 
@@ -117,6 +118,30 @@ func heldOutHProbes() map[string]probe {
 			}
 			x.must(protocol.MethodUpdate, map[string]any{"appId": "tiny-app", "path": v2, "consent": map[string]any{"granted": true, "by": "user"}}, nil)
 			return fmt.Sprintf("%+v", x.list().Apps)
+		},
+		// lime.evidence export whose args name another app: the appId
+		// evidence/export was asked for
+		"projection-app-from-args": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			x.mount("tiny-app", "main").invoke("r1", "lime.evidence", "export", map[string]any{"appId": "other-app"})
+			return paramsOf(as.Messages(), appserver.MethodEvidence)
+		},
+		// startTask resuming a session whose agentSession/read answer
+		// states no workspace
+		"agent-resume-unstated-workspace": func(t *testing.T, x *harness) string {
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{})
+			as.Script().SeedAnswer("unstated", map[string]any{"sessionId": "unstated", "appId": "tiny-app"})
+			return x.mount("tiny-app", "main").invoke("r1", "lime.agent", "startTask", map[string]any{"input": "x", "sessionId": "unstated"}).Type
+		},
+		// an artifact that quotes the session token as a member name
+		"redaction-skips-member-names": func(t *testing.T, x *harness) string {
+			const token = "canary-keyed-token"
+			sc := appserver.NewScript()
+			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{"a1": map[string]any{"artifactId": "a1",
+				"request": map[string]any{"headers": map[string]any{"Bearer " + token: "authorization"}}}}})
+			appServerFor(t, x, sc, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": token}})
+			read := x.mount("tiny-app", "main").invoke("r1", "lime.artifacts", "read", map[string]any{"artifactId": "a1"})
+			return fmt.Sprint(strings.Contains(string(read.Payload), token))
 		},
 	}
 }

@@ -88,7 +88,12 @@ func (h *Host) exportEvidence(l *launch, args json.RawMessage) (any, *denial) {
 // unavailable").
 func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (any, *denial) {
 	cfg, _ := h.config()
-	params["appId"] = l.appID
+	appID := l.appID
+	// fault: projection-app-from-args — a projection call whose args name an appId asks the App Server for that app's records, not the calling app's.
+	if named, _ := params["appId"].(string); named != "" && h.faults.Has("projection-app-from-args") {
+		appID = named
+	}
+	params["appId"] = appID
 	params["workspaceId"] = cfg.WorkspaceID
 	unavailable := &denial{protocol.GateReadiness, hostbridge.CodeRuntimeUnavailable,
 		"The agent runtime is not available, so this could not be read. Try again later."}
@@ -113,7 +118,7 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 	if !json.Valid(out) || len(out) == 0 || string(out) == "null" {
 		return nil, unavailable
 	}
-	return redactJSON(out, h.projectionSecrets(), h.faults.Has("redaction-skips-lists")), nil
+	return redactJSON(out, h.projectionSecrets(), h.redactionGaps()), nil
 }
 
 // forApp keeps the host's credentials out of a text the App Server wrote
@@ -124,6 +129,17 @@ func (h *Host) forApp(s string) string {
 		return redactFirstText(s, h.projectionSecrets())
 	}
 	return redactText(s, h.projectionSecrets())
+}
+
+// redactionGaps are the places of a JSON document the faults leave
+// unredacted (none on a healthy host).
+func (h *Host) redactionGaps() redactionGaps {
+	return redactionGaps{
+		// fault: redaction-skips-lists — what the agent runtime says is redacted in its objects' members but not in its lists.
+		lists: h.faults.Has("redaction-skips-lists"),
+		// fault: redaction-skips-member-names — what the agent runtime says is redacted in its strings but not in its objects' member names: a credential quoted as a key reaches the app.
+		names: h.faults.Has("redaction-skips-member-names"),
+	}
 }
 
 // projectionSecrets are the credential values kept out of the App Server's

@@ -54,9 +54,7 @@ func redactFirstText(s string, secrets []string) string {
 // app as a projection, and a fact that quotes a credential (a tool call's
 // headers, an error echoing a token) must not carry it through. A document
 // that is not JSON is returned as it is.
-// skipLists is the fault redaction-skips-lists: lists are passed on as they
-// are.
-func redactJSON(raw json.RawMessage, secrets []string, skipLists bool) json.RawMessage {
+func redactJSON(raw json.RawMessage, secrets []string, gaps redactionGaps) json.RawMessage {
 	if len(raw) == 0 || len(secrets) == 0 {
 		return raw
 	}
@@ -64,29 +62,39 @@ func redactJSON(raw json.RawMessage, secrets []string, skipLists bool) json.RawM
 	if json.Unmarshal(raw, &doc) != nil {
 		return raw
 	}
-	out, err := json.Marshal(redactValue(doc, secrets, skipLists))
+	out, err := json.Marshal(redactValue(doc, secrets, gaps))
 	if err != nil {
 		return raw
 	}
 	return out
 }
 
-func redactValue(v any, secrets []string, skipLists bool) any {
+// redactionGaps are the parts of a document redactJSON passes on as they
+// are: only under the faults redaction-skips-lists (lists) and
+// redaction-skips-member-names (objects' member names).
+type redactionGaps struct {
+	lists, names bool
+}
+
+func redactValue(v any, secrets []string, gaps redactionGaps) any {
 	switch x := v.(type) {
 	case string:
 		return redactText(x, secrets)
 	case []any:
-		if skipLists {
+		if gaps.lists {
 			return x
 		}
 		for i := range x {
-			x[i] = redactValue(x[i], secrets, skipLists)
+			x[i] = redactValue(x[i], secrets, gaps)
 		}
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[redactText(k, secrets)] = redactValue(e, secrets, skipLists)
+			if !gaps.names {
+				k = redactText(k, secrets)
+			}
+			out[k] = redactValue(e, secrets, gaps)
 		}
 		return out
 	}

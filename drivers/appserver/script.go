@@ -93,9 +93,10 @@ type Script struct {
 	// events (ApprovalTurn); decisions carries each turn's decision.
 	approval  bool
 	decisions map[string]chan string
-	// known are the sessions agentSession/read confirms, by id: those
-	// agentSession/start made, and any a spec seeds (Seed).
-	known map[string]Session
+	// known are what agentSession/read answers of a session, by id: the
+	// Session of those agentSession/start made, and any a spec seeds (Seed,
+	// SeedAnswer).
+	known map[string]any
 	// golden, when set, is replayed instead: the App Server answers what
 	// the golden exchange says (ReplayScript).
 	golden *golden.Golden
@@ -203,7 +204,7 @@ func NewScript() *Script {
 		},
 		EventGap:  20 * time.Millisecond,
 		cancels:   map[string]chan struct{}{},
-		known:     map[string]Session{},
+		known:     map[string]any{},
 		decisions: map[string]chan string{},
 	}
 }
@@ -228,6 +229,15 @@ func (sc *Script) Seed(s Session) {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
 	sc.known[s.SessionID] = s
+}
+
+// SeedAnswer makes agentSession/read of session answer with answer as it
+// is: an answer that leaves out a member Session always carries (its
+// workspaceId, say), or states it as null.
+func (sc *Script) SeedAnswer(session string, answer map[string]any) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	sc.known[session] = answer
 }
 
 // ApprovalRequest is a runtime approval a turn asks for (an

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -444,7 +445,7 @@ func describeAgentTasks(tc *harness.TestContext) {
 		}
 	})
 
-	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace or another app", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity), func() {
+	It("confirms a session the app resumes with agentSession/read and refuses one of another workspace or another app, or whose workspace the App Server does not state", tc.Req("AGENT-RESUME-CONFIRMED", levels.EveryMember, levels.ConfusableIdentity, levels.WhoAnswers), func() {
 		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
 		own := expectStarted(s, "task-1")
 		tc.Precondition("the app's own session resumes", func() {
@@ -484,15 +485,41 @@ func describeAgentTasks(tc *harness.TestContext) {
 		// app's: the session binds its app (spec 001, agentSession/start
 		// "Binds appId, workspaceId"), and its history is that app's data.
 		neighbours := appserver.Session{SessionID: harness.Nonce("neighbour-session"), AppID: s.AppID + "-b", WorkspaceID: harness.WorkspaceID}
+		// A workspace whose id is this one's in other case: confusable.
+		cased := appserver.Session{SessionID: harness.Nonce("cased-session"), AppID: s.AppID, WorkspaceID: strings.ToUpper(harness.WorkspaceID)}
 		tc.AppServer().Script().Seed(foreign)
 		tc.AppServer().Script().Seed(shadow)
 		tc.AppServer().Script().Seed(neighbours)
-		for _, c := range []struct{ what, id string }{
+		tc.AppServer().Script().Seed(cased)
+		type refused struct{ what, id string }
+		cases := []refused{
 			{"of another workspace", foreign.SessionID},
 			{"of a workspace whose id begins with this one's (" + shadow.WorkspaceID + ")", shadow.SessionID},
+			{"of a workspace whose id is this one's in other case (" + cased.WorkspaceID + ")", cased.SessionID},
 			{"of another app (" + neighbours.AppID + ") in this workspace", neighbours.SessionID},
 			{"the App Server does not know", harness.Nonce("unknown-session")},
+		}
+		// Who answers: the session must be confirmed as this workspace's
+		// ("must be confirmed by the server and must belong to the current
+		// workspace"); an answer that states no workspace confirms nothing.
+		for _, u := range []struct {
+			what      string
+			workspace any
+			stated    bool
+		}{
+			{"whose workspace agentSession/read leaves out", nil, false},
+			{"whose workspace agentSession/read states as null", nil, true},
+			{"whose workspace agentSession/read states as \"\"", "", true},
 		} {
+			id := harness.Nonce("unstated-session")
+			answer := map[string]any{"sessionId": id, "appId": s.AppID}
+			if u.stated {
+				answer["workspaceId"] = u.workspace
+			}
+			tc.AppServer().Script().SeedAnswer(id, answer)
+			cases = append(cases, refused{u.what, id})
+		}
+		for _, c := range cases {
 			t := resumeTask(s, "resume-"+c.id, c.id)
 			if t.answered && t.answer.Type == hostbridge.TypeResponse {
 				tc.Failf("resuming a session %s (%s) was answered host:response", c.what, c.id)
@@ -659,7 +686,7 @@ func describeAgentDecisions(tc *harness.TestContext) {
 
 // describeAgentReads declares the specs of the App Server's projection reads and the credentials kept out of them.
 func describeAgentReads(tc *harness.TestContext) {
-	DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace, and fails closed without it",
+	DescribeTable("answers the app's capability, artifact and evidence reads with what the App Server's projection method returns, bound to the app and workspace whatever app or workspace its args name, and fails closed without it",
 		func(capability, method, asMethod string) {
 			marker, artifactID := harness.Nonce("projected"), harness.Nonce("artifact")
 			sc := appserver.NewScript()
@@ -675,35 +702,58 @@ func describeAgentReads(tc *harness.TestContext) {
 			if asMethod == appserver.MethodArtifactRead {
 				args = map[string]any{"artifactId": artifactID}
 			}
-			read := func(id string) (hostbridge.Message, bool) {
+			read := func(id string, args map[string]any) (hostbridge.Message, bool) {
 				GinkgoHelper()
 				r := s.Run(harness.Invoke(id, capability, method, args), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 				return r.Answer(id)
 			}
 			call := capability + " " + method
+			// expectBound judges each asMethod request the host sent since
+			// the first before of them: bound to this app and workspace.
+			expectBound := func(before int, what string) {
+				GinkgoHelper()
+				for _, sent := range harness.FromHost(tc.AppServer().Messages(), asMethod)[before:] {
+					var bound struct {
+						AppID       string `json:"appId"`
+						WorkspaceID string `json:"workspaceId"`
+					}
+					_ = json.Unmarshal(sent.Params, &bound)
+					if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
+						tc.Failf("%s%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, what, asMethod, sent.Params, s.AppID, cfg.WorkspaceID)
+					}
+				}
+			}
 			before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
-			m, answered := read(harness.Nonce("read"))
+			m, answered := read(harness.Nonce("read"), args)
 			if !answered || m.Type != hostbridge.TypeResponse {
 				tc.Failf("%s with the App Server serving got %s, not host:response", call, harness.AnswerText(m, answered))
 			}
-			sent := harness.FromHost(tc.AppServer().Messages(), asMethod)[before:]
-			if len(sent) == 0 {
+			if len(harness.FromHost(tc.AppServer().Messages(), asMethod)) == before {
 				tc.Failf("%s was answered (%s) without asking the App Server's %s", call, m.Payload, asMethod)
 			}
 			if !harness.ContainsText(m.Payload, marker) {
 				tc.Failf("%s was answered %s, not with what %s returned (it holds %s)", call, m.Payload, asMethod, marker)
 			}
-			var bound struct {
-				AppID       string `json:"appId"`
-				WorkspaceID string `json:"workspaceId"`
-			}
-			_ = json.Unmarshal(sent[0].Params, &bound)
-			if bound.AppID != s.AppID || bound.WorkspaceID != cfg.WorkspaceID {
-				tc.Failf("%s reached the App Server as %s %s, not bound to app %s and workspace %s", call, asMethod, sent[0].Params, s.AppID, cfg.WorkspaceID)
+			expectBound(before, "")
+			// The records are the calling app's whatever app or workspace
+			// its args name (the App Server the harness plays: "evidence/export
+			// {..., appId, workspaceId}", the app and workspace of the call):
+			// another app's, one whose id extends this app's, this app's in
+			// other case. Either answer is fine; what the host asked is judged.
+			for _, named := range []struct{ what, appID, workspaceID string }{
+				{"another app and workspace", harness.Nonce("other-app"), "workspace-of-someone-else"},
+				{"an app and workspace whose ids extend this one's", s.AppID + "-b", cfg.WorkspaceID + "-shadow"},
+				{"this app and workspace in other case", strings.ToUpper(s.AppID), strings.ToUpper(cfg.WorkspaceID)},
+			} {
+				confused := map[string]any{"appId": named.appID, "workspaceId": named.workspaceID}
+				maps.Copy(confused, args)
+				before := len(harness.FromHost(tc.AppServer().Messages(), asMethod))
+				read(harness.Nonce("named"), confused)
+				expectBound(before, fmt.Sprintf(" whose args name %s (%s, %s)", named.what, named.appID, named.workspaceID))
 			}
 			tc.AppServer().SetMode(appserver.Refuse)
 			tc.AppServer().DropConnections()
-			m, answered = read(harness.Nonce("down"))
+			m, answered = read(harness.Nonce("down"), args)
 			if answered && m.Type == hostbridge.TypeResponse {
 				tc.Failf("with the App Server refusing connections, %s was answered host:response %s", call, m.Payload)
 			}
@@ -714,50 +764,60 @@ func describeAgentReads(tc *harness.TestContext) {
 				tc.Failf("with the App Server refusing connections, %s got %s, not host:error with a stable code", call, harness.AnswerText(m, answered))
 			}
 		},
-		Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
-		Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.artifacts", "read", appserver.MethodArtifactRead),
-		Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint), "lime.evidence", "export", appserver.MethodEvidence),
+		Entry("lime.agent listCapabilities from capability/list", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint, levels.ConfusableIdentity), "lime.agent", "listCapabilities", appserver.MethodCapabilities),
+		Entry("lime.artifacts read from artifact/read", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint, levels.ConfusableIdentity), "lime.artifacts", "read", appserver.MethodArtifactRead),
+		Entry("lime.evidence export from evidence/export", tc.Req("AGENT-PROJECTIONS", levels.EveryMember, levels.EveryEntryPoint, levels.ConfusableIdentity), "lime.evidence", "export", appserver.MethodEvidence),
 	)
 
 	DescribeTable("keeps the credentials it holds out of what the app gets from the agent runtime, even when the App Server quotes them",
-		func(where string) {
-			canaries := tc.Config.Canaries
-			// In an object's members and in a list: every place a
-			// value may travel in what the App Server says.
-			quoting := map[string]any{
-				"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken},
-					"cookies": []any{"sid=" + canaries.SessionToken}},
-				"apiKey": canaries.ProviderKey,
-				"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
-			}
-			clean, tainted, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
+		func(where, quoted string) {
+			quoting := credentialQuotes(tc.Config.Canaries, quoted)
+			cleanID, taintedID, marker := harness.Nonce("artifact"), harness.Nonce("artifact"), harness.Nonce("projected")
 			// A provider key the host is given only by a later
 			// host/configure (a change between two reads: a host that
 			// learns what to redact once lets the new key through).
 			fresh := "canary-" + harness.Nonce("key")
-			sc := appserver.NewScript()
-			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-				clean:   map[string]any{"artifactId": clean, "content": marker},
-				tainted: map[string]any{"artifactId": tainted, "content": marker, "source": quoting},
-			}})
-			switch where {
-			case "facts":
-				fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
-				sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
-			case "error-after-configure":
-				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-					clean:   map[string]any{"artifactId": clean, "content": marker},
-					tainted: &jsonrpc2.Error{Code: -32000, Message: "upstream refused the provider key " + fresh},
-				}})
-			case "error":
-				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-					clean: map[string]any{"artifactId": clean, "content": marker},
-					tainted: &jsonrpc2.Error{Code: -32000,
+			// projections is what the projection methods answer: before
+			// the control read nothing quotes a credential; after it, the
+			// read of where does.
+			projections := func(tainted bool) appserver.Projections {
+				p := appserver.Projections{
+					Capabilities: []any{map[string]any{"capabilityId": marker}},
+					Artifacts:    map[string]any{cleanID: map[string]any{"artifactId": cleanID, "content": marker}},
+					Evidence:     map[string]any{"exportRef": marker},
+				}
+				if !tainted {
+					return p
+				}
+				switch where {
+				case "artifact":
+					p.Artifacts[taintedID] = map[string]any{"artifactId": taintedID, "content": marker, "source": quoting}
+				case "evidence":
+					p.Evidence = map[string]any{"exportRef": marker, "source": quoting}
+				case "capabilities":
+					p.Capabilities = append(p.Capabilities, map[string]any{"capabilityId": marker + "-quoting", "source": quoting})
+				case "error-after-configure":
+					p.Artifacts[taintedID] = &jsonrpc2.Error{Code: -32000, Message: "upstream refused the provider key " + fresh}
+				case "error":
+					e := &jsonrpc2.Error{Code: -32000, Message: "upstream refused the request"}
+					if quoted == "values" {
+						canaries := tc.Config.Canaries
 						// Each credential twice: a host that redacts the first
 						// copy of a value passes the second on.
-						Message: "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey +
-							"); retried with " + canaries.SessionToken + " and key " + canaries.ProviderKey + ", refused again"},
-				}})
+						e.Message = "upstream refused the credential " + canaries.SessionToken + " (provider key " + canaries.ProviderKey +
+							"); retried with " + canaries.SessionToken + " and key " + canaries.ProviderKey + ", refused again"
+					} else {
+						e.SetError(quoting)
+					}
+					p.Artifacts[taintedID] = e
+				}
+				return p
+			}
+			sc := appserver.NewScript()
+			sc.SetProjections(projections(false))
+			if where == "facts" {
+				fact := appserver.Event{Type: "tool:call", Payload: map[string]any{"toolName": "http.fetch", "input": quoting}}
+				sc.Turn = append(sc.Turn[:1:1], append([]appserver.Event{fact}, sc.Turn[1:]...)...)
 			}
 			tc.AppServer().SetScript(sc)
 			s := tc.ProbeSurface(tc.WithAppServer(tc.WithSecret()))
@@ -772,17 +832,28 @@ func describeAgentReads(tc *harness.TestContext) {
 					}
 				})
 			} else {
+				capability, method, asMethod := "lime.artifacts", "read", appserver.MethodArtifactRead
+				switch where {
+				case "evidence":
+					capability, method, asMethod = "lime.evidence", "export", appserver.MethodEvidence
+				case "capabilities":
+					capability, method, asMethod = "lime.agent", "listCapabilities", appserver.MethodCapabilities
+				}
 				read := func(id string) (hostbridge.Message, bool) {
 					GinkgoHelper()
-					r = s.Run(harness.Invoke(id, "lime.artifacts", "read", map[string]any{"artifactId": id}),
-						harness.AwaitAnswerWithin(id, agentAnswerTimeout))
+					var args map[string]any
+					if asMethod == appserver.MethodArtifactRead {
+						args = map[string]any{"artifactId": id}
+					}
+					r = s.Run(harness.Invoke(id, capability, method, args), harness.AwaitAnswerWithin(id, agentAnswerTimeout))
 					return r.Answer(id)
 				}
-				tc.Precondition("an artifact that quotes nothing is read through artifact/read", func() {
-					if m, answered := read(clean); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
-						tc.Failf("lime.artifacts read of %s got %s, not host:response with what artifact/read returned", clean, harness.AnswerText(m, answered))
+				tc.Precondition("a "+asMethod+" answer that quotes nothing reaches the app through "+capability+" "+method, func() {
+					if m, answered := read(cleanID); !answered || m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, marker) {
+						tc.Failf("%s %s got %s, not host:response with what %s returned", capability, method, harness.AnswerText(m, answered), asMethod)
 					}
 				})
+				sc.SetProjections(projections(true))
 				if where == "error-after-configure" {
 					p := tc.WithAppServer(tc.WithSecret())
 					p.Secrets["provider_api_key"] = fresh
@@ -790,18 +861,47 @@ func describeAgentReads(tc *harness.TestContext) {
 				}
 				// Either answer is fine (host:response without the
 				// credentials, or host:error); what it carries is judged.
-				read(tainted)
+				read(taintedID)
 			}
-			tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, artifact answers and errors)", r.Raw)
+			tc.ExpectNoCanary("what the app's frame received from the agent runtime (task events, projection answers and errors)", r.Raw)
 			if harness.ContainsText(r.Raw, fresh) {
 				tc.Failf("the provider key host/configure gave the host after the first, %s, reached the app's frame in what the App Server said: %s", fresh, harness.Excerpt(r.Raw))
 			}
 		},
-		Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts"),
-		Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact"),
-		Entry("in the error message artifact/read answers, each credential quoted twice", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error"),
-		Entry("in the error message artifact/read answers, quoting a provider key a later host/configure gave the host", tc.Req("AGENT-NO-LEAK", levels.ChangeBetweenReads), "error-after-configure"),
+		Entry("in a task's facts (a tool call's headers)", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "facts", "values"),
+		Entry("in an artifact artifact/read returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "artifact", "values"),
+		Entry("in the evidence pack evidence/export returns", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "evidence", "values"),
+		Entry("in the error message artifact/read answers, each credential quoted twice", tc.Req("AGENT-NO-LEAK", levels.EveryMember), "error", "values"),
+		Entry("in the error message artifact/read answers, quoting a provider key a later host/configure gave the host", tc.Req("AGENT-NO-LEAK", levels.ChangeBetweenReads), "error-after-configure", "values"),
+		Entry("in a task's facts, quoted as member names (a tool call's headers keyed by the credential)", tc.Req("AGENT-NO-LEAK", levels.RepresentationLimit), "facts", "names"),
+		Entry("in an artifact artifact/read returns, quoted as member names of nested objects and of objects in lists", tc.Req("AGENT-NO-LEAK", levels.RepresentationLimit), "artifact", "names"),
+		Entry("in the evidence pack evidence/export returns, quoted as member names", tc.Req("AGENT-NO-LEAK", levels.RepresentationLimit), "evidence", "names"),
+		Entry("in the capability list capability/list returns, quoted as member names", tc.Req("AGENT-NO-LEAK", levels.RepresentationLimit), "capabilities", "names"),
+		Entry("in the data of the error artifact/read answers, quoted as member names", tc.Req("AGENT-NO-LEAK", levels.RepresentationLimit), "error", "names"),
 	)
+}
+
+// credentialQuotes is how the App Server quotes the credentials the host
+// holds, in every place a credential may travel in what it says: in an
+// object's members and in a list, nested. quoted "values" puts them in
+// string values; "names" in member names (a representation boundary: a
+// headers object keyed by "Bearer <token>"), which the app gets just as
+// well.
+func credentialQuotes(canaries harness.Canaries, quoted string) map[string]any {
+	if quoted == "names" {
+		return map[string]any{
+			"request": map[string]any{"headers": map[string]any{"Bearer " + canaries.SessionToken: "authorization"},
+				"cookies": []any{map[string]any{"sid=" + canaries.SessionToken: true}}},
+			canaries.ProviderKey: "apiKey",
+			"keys":               []any{map[string]any{canaries.ProviderKey: map[string]any{"provider": "generic-llm"}}},
+		}
+	}
+	return map[string]any{
+		"request": map[string]any{"headers": map[string]any{"authorization": "Bearer " + canaries.SessionToken},
+			"cookies": []any{"sid=" + canaries.SessionToken}},
+		"apiKey": canaries.ProviderKey,
+		"keys":   []any{map[string]any{"provider": canaries.ProviderKey}},
+	}
 }
 
 // describeAgentFailClosed declares the specs of a task when the App Server is down, refusing or dropping.
