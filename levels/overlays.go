@@ -19,7 +19,7 @@ func overlayRequirements() []Requirement {
 			Title:  "app/overlay sets only a template the app declares, under its exact key and scope: a key in another case, padded, cut short or extended, or another scope, is refused with -32602 naming key or scope",
 			Clause: proto("app/overlay", "-32602 naming `key` or `scope` for a template the app does not declare or a scope that is not the template's")},
 		{ID: "UPDATE-KEEPS-OVERLAYS", BugFamilies: []BugFamily{EveryMember, EveryTransition}, Reading: "Overlays", Strength: MustNot, Levels: []string{"product", "desktop-p4"},
-			Title:  "An update to a newer release, and a rollback from it, keep the tenant overlays, user overrides and workspace overrides set before: the same values stay in effect from the same scopes",
+			Title:  "An update to a newer release, and a rollback from it, keep the tenant overlays, user overrides and workspace overrides as last set, before the update or between the transitions (a name set, a value changed, an overlay cleared): the same values stay in effect from the same scopes",
 			Clause: spec(SpecRelease, "What must not be overwritten", "A release upgrade must not overwrite: ... tenant overlays - user overrides ... Official package defaults can change. User and tenant state must remain separate.")},
 	}
 }

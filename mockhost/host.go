@@ -148,6 +148,9 @@ type installedApp struct {
 	// leftPath is the package of the release a rollback left (read only by
 	// the rollback-keeps-new-entries fault).
 	leftPath string
+	// overlays are the app's overlays as they were when an update replaced
+	// this release (kept only by the rollback-restores-old-overlays fault).
+	overlays map[overlaySlot]overlaySet
 }
 
 // hasData reports whether the app has data of its own. The reference host

@@ -2,6 +2,7 @@ package mockhost
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -141,6 +142,10 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := h.apps[params.AppID]
+	// fault: rollback-restores-old-overlays — app/update keeps the app's overlays with the release it replaces, and app/rollback brings that copy back: an overlay set, changed or cleared after the update is undone by the rollback.
+	if h.faults.Has("rollback-restores-old-overlays") {
+		before.overlays = maps.Clone(h.overlays[params.AppID])
+	}
 	a.previous = &before
 	// fault: update-keeps-localized-names — an update keeps the displayNameI18n of the release it replaced.
 	if h.faults.Has("update-keeps-localized-names") {
@@ -277,6 +282,11 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	}
 	h.apps[appID] = back
 	h.paths[appID] = prev.source
+	// The rollback-restores-old-overlays fault brings back the overlays
+	// app/update kept with the release.
+	if h.faults.Has("rollback-restores-old-overlays") {
+		h.overlays[appID] = prev.overlays
+	}
 	from := a.row.Version
 	// fault: rolled-back-from-target — app/rollback answers rolledBackFrom with the release it went to, not the one it left.
 	if h.faults.Has("rolled-back-from-target") {

@@ -54,6 +54,24 @@ type otelExporter struct {
 	mu      sync.Mutex
 	queue   map[otelTarget][]*tracepb.Span
 	pending bool
+	// optIns is the content opt-in each collector was first configured
+	// with (kept only by the telemetry-content-opt-in-latched fault).
+	optIns map[string]bool
+}
+
+// firstOptIn is the content opt-in of the first configuration that named
+// endpoint, optIn when this one is the first.
+func (e *otelExporter) firstOptIn(endpoint string, optIn bool) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if first, ok := e.optIns[endpoint]; ok {
+		return first
+	}
+	if e.optIns == nil {
+		e.optIns = map[string]bool{}
+	}
+	e.optIns[endpoint] = optIn
+	return optIn
 }
 
 // otelTarget is where a batch goes and in which OTLP/HTTP encoding.
@@ -74,8 +92,13 @@ func (h *Host) exportSpan(l *launch, name string, attrs map[string]string, conte
 	for k, v := range attrs {
 		all[k] = v
 	}
+	optIn := cfg.Telemetry.ExportContent
+	// fault: telemetry-content-opt-in-latched — the exporter keeps, per collector, the content opt-in of the first host/configure that named it: after a host/configure turning content export off, spans to the same collector still carry the prompt text, user content and artifact bodies.
+	if h.faults.Has("telemetry-content-opt-in-latched") {
+		optIn = h.otel.firstOptIn(cfg.Telemetry.Endpoint, optIn)
+	}
 	for _, c := range content {
-		if cfg.Telemetry.ExportContent || h.exportsContent(c.member) {
+		if optIn || h.exportsContent(c.member) {
 			all[c.key] = c.value
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,59 +29,94 @@ const telemetryWait = 6 * time.Second
 func describeTelemetry(tc *harness.TestContext) {
 	Describe("Runtime: what the host exports as telemetry", func() {
 		BeforeEach(func() { requireAgentOffered(tc) })
-		It("exports no prompt text, user content or artifact body to the OpenTelemetry collector while the user has not opted in to content export", tc.Req("TELEMETRY-NO-CONTENT", levels.EveryMember), func() {
-			planted := map[string]string{
-				"the prompt text":   harness.Nonce("prompt"),
-				"the user content":  harness.Nonce("user-content"),
-				"the artifact body": harness.Nonce("artifact-body"),
-			}
-			artifact := harness.Nonce("artifact")
-			sc := appserver.NewScript()
-			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-				artifact: map[string]any{"artifactId": artifact, "content": planted["the artifact body"]}}})
-			tc.AppServer().SetScript(sc)
-			appID := tc.InstallProbe(tc.WithTelemetry(tc.WithAppServer(tc.DefaultConfigure()), false))
-			invoke := func(capability, method string, args any) hostbridge.Message {
-				GinkgoHelper()
-				b, _ := json.Marshal(args)
-				return tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: harness.Nonce("telemetry"),
-					Capability: capability, Method: method, Args: b})
-			}
-			tc.Precondition("a task carries the prompt text and the user content to the App Server", func() {
-				input := map[string]any{"text": planted["the prompt text"],
-					"attachments": []any{map[string]any{"name": "notes.txt", "content": planted["the user content"]}}}
-				m := invoke("lime.agent", "startTask", map[string]any{"input": input, "idempotencyKey": harness.Nonce("idem")})
-				if m.Type != hostbridge.TypeResponse {
-					tc.Failf("lime.agent startTask got %s", harness.AnswerText(m, true))
+		// "content export must be explicit opt-in", and host/configure
+		// "replaces any earlier configuration (no merge)": the opt-in that
+		// counts is the configuration's the host runs under when it holds
+		// the content. The user opts in, then a host/configure naming the
+		// same collector takes the opt-in back; what the host holds after
+		// it must reach no export, however the host set up its exporter
+		// for that collector before.
+		It("exports no prompt text, user content or artifact body to the OpenTelemetry collector while the user has not opted in to content export, also once a later host/configure took an opt-in back",
+			tc.Req("TELEMETRY-NO-CONTENT", levels.EveryMember, levels.ChangeBetweenReads), func() {
+				optedIn, optedOut := plantContent("opted-in"), plantContent("opted-out")
+				sc := appserver.NewScript()
+				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+					optedIn.artifact:  map[string]any{"artifactId": optedIn.artifact, "content": optedIn.body},
+					optedOut.artifact: map[string]any{"artifactId": optedOut.artifact, "content": optedOut.body}}})
+				tc.AppServer().SetScript(sc)
+				profile := func(exportContent bool) protocol.ConfigureParams {
+					return tc.WithTelemetry(tc.WithAppServer(tc.DefaultConfigure()), exportContent)
 				}
-				turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
-				if len(turns) == 0 || !harness.ContainsText(turns[0].Params, planted["the prompt text"]) || !harness.ContainsText(turns[0].Params, planted["the user content"]) {
-					tc.Failf("the App Server got no agentSession/turn/start carrying the task's input (%d turns)", len(turns))
+				appID := tc.InstallProbe(profile(true))
+				holdContent(tc, appID, optedIn, "with content export opted in")
+				tc.Configure(profile(false))
+				holdContent(tc, appID, optedOut, "after host/configure took the opt-in back")
+				held := time.Now()
+				ctx, cancel := context.WithTimeout(tc.Context(), telemetryWait)
+				defer cancel()
+				tc.Telemetry().WaitSince(ctx, held)
+				exports := tc.Telemetry().Exports()
+				if len(exports) == 0 {
+					tc.NotApplicablef("the host exported nothing to the OTLP collector host/configure named, within %s of holding the content: it exports no telemetry the harness can see", telemetryWait)
+				}
+				var leaks []string
+				for _, c := range optedOut.members() {
+					if where := exportsHolding(exports, c.value); where != "" {
+						leaks = append(leaks, fmt.Sprintf("%s (%s)", c.what, where))
+					}
+				}
+				if len(leaks) > 0 {
+					tc.Failf("with content export off (host/configure took back the opt-in an earlier one gave), the host exported what it held after that to the collector: %s", strings.Join(leaks, "; "))
 				}
 			})
-			tc.Precondition("the app reads the artifact body through lime.artifacts read", func() {
-				if m := invoke("lime.artifacts", "read", map[string]any{"artifactId": artifact}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, planted["the artifact body"]) {
-					tc.Failf("lime.artifacts read of %s got %s, not the body artifact/read returned", artifact, harness.AnswerText(m, true))
-				}
-			})
-			held := time.Now()
-			ctx, cancel := context.WithTimeout(tc.Context(), telemetryWait)
-			defer cancel()
-			tc.Telemetry().WaitSince(ctx, held)
-			exports := tc.Telemetry().Exports()
-			if len(exports) == 0 {
-				tc.NotApplicablef("the host exported nothing to the OTLP collector host/configure named, within %s of holding the content: it exports no telemetry the harness can see", telemetryWait)
-			}
-			var leaks []string
-			for _, what := range []string{"the prompt text", "the user content", "the artifact body"} {
-				if where := exportsHolding(exports, planted[what]); where != "" {
-					leaks = append(leaks, fmt.Sprintf("%s (%s)", what, where))
-				}
-			}
-			if len(leaks) > 0 {
-				tc.Failf("with content export left off, the host exported %s to the collector", strings.Join(leaks, "; "))
-			}
-		})
+	})
+}
+
+// telemetryContent is content the host holds for an app: a task's prompt
+// text and user content, and the body of an artifact the app reads.
+type telemetryContent struct{ prompt, user, artifact, body string }
+
+// plantContent is fresh content, each piece named after phase.
+func plantContent(phase string) telemetryContent {
+	return telemetryContent{prompt: harness.Nonce(phase + "-prompt"), user: harness.Nonce(phase + "-user-content"),
+		artifact: harness.Nonce(phase + "-artifact"), body: harness.Nonce(phase + "-artifact-body")}
+}
+
+// members are the pieces of c the clause names.
+func (c telemetryContent) members() []struct{ what, value string } {
+	return []struct{ what, value string }{{"the prompt text", c.prompt}, {"the user content", c.user}, {"the artifact body", c.body}}
+}
+
+// holdContent has the host hold c for appID (when says under which
+// opt-in): a task carries the prompt text and the user content to the App
+// Server, and the app reads the artifact body through lime.artifacts read.
+// These are the spec's positive controls: content the host was never seen
+// holding proves nothing by staying out of the exports.
+func holdContent(tc *harness.TestContext, appID string, c telemetryContent, when string) {
+	GinkgoHelper()
+	invoke := func(capability, method string, args any) hostbridge.Message {
+		GinkgoHelper()
+		b, _ := json.Marshal(args)
+		return tc.InvokeAsApp(protocol.InvokeParams{AppID: appID, EntryKey: "main", RequestID: harness.Nonce("telemetry"),
+			Capability: capability, Method: method, Args: b})
+	}
+	tc.Precondition("a task carries the prompt text and the user content to the App Server, "+when, func() {
+		input := map[string]any{"text": c.prompt, "attachments": []any{map[string]any{"name": "notes.txt", "content": c.user}}}
+		m := invoke("lime.agent", "startTask", map[string]any{"input": input, "idempotencyKey": harness.Nonce("idem")})
+		if m.Type != hostbridge.TypeResponse {
+			tc.Failf("lime.agent startTask got %s", harness.AnswerText(m, true))
+		}
+		turns := harness.FromHost(tc.AppServer().Messages(), appserver.MethodTurnStart)
+		if !slices.ContainsFunc(turns, func(t appserver.Message) bool {
+			return harness.ContainsText(t.Params, c.prompt) && harness.ContainsText(t.Params, c.user)
+		}) {
+			tc.Failf("the App Server got no agentSession/turn/start carrying the task's input (%d turns)", len(turns))
+		}
+	})
+	tc.Precondition("the app reads the artifact body through lime.artifacts read, "+when, func() {
+		if m := invoke("lime.artifacts", "read", map[string]any{"artifactId": c.artifact}); m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, c.body) {
+			tc.Failf("lime.artifacts read of %s got %s, not the body artifact/read returned", c.artifact, harness.AnswerText(m, true))
+		}
 	})
 }
 

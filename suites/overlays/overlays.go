@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,26 +179,55 @@ func describeOverlays(tc *harness.TestContext) {
 				}
 			})
 
-		It("keeps the tenant, user and workspace overlays in effect across an update and a rollback", tc.Req("UPDATE-KEEPS-OVERLAYS", levels.EveryTransition, levels.EveryMember), func() {
-			app := installOverlayApp(tc)
-			before := setEveryOverlay(tc, app)
-			tc.Precondition("app/update takes "+app+" to 1.1.0", func() {
-				dir := tc.Fixture(overlayFixture)
-				harness.SetField(dir, "version", "1.1.0")
-				if _, err := tc.TryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
-					tc.FailCall(protocol.MethodUpdate, err)
+		// "an update or a rollback keeps them in effect" (UPDATE-KEEPS-OVERLAYS):
+		// the overlays as last set, whenever they were set. Before each
+		// transition the tenant, user and workspace change their overlays
+		// (a name set, a value changed, an overlay cleared), and after it
+		// host/observe must show what was in effect just before: a host
+		// that keeps a copy of the overlays with a release, and brings it
+		// back with the release, undoes every change made since.
+		It("keeps the tenant, user and workspace overlays in effect as last set across an update, a rollback and another update, whatever was set, changed or cleared between them",
+			tc.Req("UPDATE-KEEPS-OVERLAYS", levels.EveryTransition, levels.EveryMember), func() {
+				app := installOverlayApp(tc)
+				update := func(version string) func() {
+					return func() {
+						dir := tc.Fixture(overlayFixture)
+						harness.SetField(dir, "version", version)
+						if _, err := tc.TryUpdate(app, dir, tc.ReleaseOf(dir)); err != nil {
+							tc.FailCall(protocol.MethodUpdate, err)
+						}
+						if row, _ := tc.ListedApp(app); row.Version != version {
+							tc.Failf("app/list shows %s at version %q after app/update to %s", app, row.Version, version)
+						}
+					}
 				}
-				if row, _ := tc.ListedApp(app); row.Version != "1.1.0" {
-					tc.Failf("app/list shows %s at version %q after app/update", app, row.Version)
+				rollback := func() {
+					tc.RequireMethod(protocol.MethodRollback)
+					tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: app}, &protocol.RollbackResult{})
+				}
+				tenant, user, workspace := protocol.ScopeTenant, protocol.ScopeUser, protocol.ScopeWorkspace
+				steps := []struct {
+					edits      []overlayEdit // made before the transition
+					transition string
+					run        func()
+				}{
+					{everyOverlay(), "app/update to 1.1.0", update("1.1.0")},
+					{[]overlayEdit{{tenant, "budget", harness.Nonce("tenant-changed")}, {user, "bannedWords", harness.Nonce("user-set")}, {workspace, "", ""}},
+						"app/rollback", rollback},
+					{[]overlayEdit{{user, "", ""}, {tenant, "defaultModel", harness.Nonce("tenant-changed")}, {workspace, "tone", harness.Nonce("workspace-set-again")}},
+						"app/update to 1.2.0", update("1.2.0")},
+				}
+				sets := newOverlayState()
+				for i, step := range steps {
+					want := editOverlays(tc, app, sets, step.edits)
+					tc.Precondition(step.transition+" of "+app+" is done", step.run)
+					after := step.transition
+					if i > 0 {
+						after = fmt.Sprintf("%s (the overlays changed after %s: %s)", step.transition, steps[i-1].transition, editsText(step.edits))
+					}
+					expectOverlays(tc, app, want, after)
 				}
 			})
-			expectOverlays(tc, app, before, "app/update to 1.1.0")
-			tc.Precondition("app/rollback of "+app+" is done", func() {
-				tc.RequireMethod(protocol.MethodRollback)
-				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: app}, &protocol.RollbackResult{})
-			})
-			expectOverlays(tc, app, before, "app/rollback")
-		})
 	})
 }
 
@@ -228,26 +258,96 @@ func setOverlay(tc *harness.TestContext, app, scope string, values map[string]st
 	}
 }
 
-// setEveryOverlay sets a tenant, a user and a workspace overlay that
-// overlap, and returns what host/observe then shows in effect. Its
-// positive control asks only that each name set shows a value set for it:
-// which one wins is OVERLAY-PRECEDENCE's to judge, so a host that ranks
-// the scopes otherwise is still judged on what else keeps its overlays.
+// overlayState is what each scope's overlay sets now, by scope, and every
+// value an overlay was ever set to.
+type overlayState struct {
+	now  map[string]map[string]string
+	ever map[overlayEdit]bool
+}
+
+func newOverlayState() *overlayState {
+	return &overlayState{now: map[string]map[string]string{}, ever: map[overlayEdit]bool{}}
+}
+
+// overlayEdit is one change to a scope's overlay: name set to value (a
+// name the overlay did not set, or a new value), or, with no name, the
+// overlay cleared ({}).
+type overlayEdit struct{ scope, name, value string }
+
+func (e overlayEdit) String() string {
+	if e.name == "" {
+		return "the " + e.scope + " overlay cleared"
+	}
+	return fmt.Sprintf("the %s overlay sets %s", e.scope, e.name)
+}
+
+// editsText renders edits for a failure message.
+func editsText(edits []overlayEdit) string {
+	parts := make([]string, len(edits))
+	for i, e := range edits {
+		parts[i] = e.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// everyOverlay is a tenant, a user and a workspace overlay that overlap.
+func everyOverlay() []overlayEdit {
+	var edits []overlayEdit
+	for _, e := range []struct{ scope, names string }{
+		{protocol.ScopeTenant, "tone defaultModel budget"},
+		{protocol.ScopeUser, "tone defaultModel"},
+		{protocol.ScopeWorkspace, "tone"},
+	} {
+		for _, name := range strings.Fields(e.names) {
+			edits = append(edits, overlayEdit{e.scope, name, harness.Nonce(e.scope)})
+		}
+	}
+	return edits
+}
+
+// setEveryOverlay sets everyOverlay and returns what host/observe then
+// shows in effect.
 func setEveryOverlay(tc *harness.TestContext, app string) map[string]inEffect {
 	GinkgoHelper()
-	sets := map[string]map[string]string{
-		protocol.ScopeTenant:    {"tone": harness.Nonce("tenant"), "defaultModel": harness.Nonce("tenant"), "budget": harness.Nonce("tenant")},
-		protocol.ScopeUser:      {"tone": harness.Nonce("user"), "defaultModel": harness.Nonce("user")},
-		protocol.ScopeWorkspace: {"tone": harness.Nonce("workspace")},
+	return editOverlays(tc, app, newOverlayState(), everyOverlay())
+}
+
+// editOverlays makes edits to sets, sets through app/overlay each scope
+// they touch (all its values: they replace what was set before), and
+// returns what host/observe then shows in effect. Its positive control asks
+// only that each name some overlay now sets shows a value an overlay of
+// that scope was set to: which one wins, and whether a cleared overlay is
+// gone, is OVERLAY-PRECEDENCE's to judge, so a host that ranks the scopes
+// otherwise, or keeps a cleared overlay, is still judged on what else
+// keeps its overlays.
+func editOverlays(tc *harness.TestContext, app string, sets *overlayState, edits []overlayEdit) map[string]inEffect {
+	GinkgoHelper()
+	touched := map[string]bool{}
+	for _, e := range edits {
+		touched[e.scope] = true
+		switch {
+		case e.name == "":
+			sets.now[e.scope] = map[string]string{}
+		case sets.now[e.scope] == nil:
+			sets.now[e.scope] = map[string]string{e.name: e.value}
+		default:
+			sets.now[e.scope][e.name] = e.value
+		}
+		if e.name != "" {
+			sets.ever[e] = true
+		}
 	}
 	for _, scope := range overlayScopes() {
-		setOverlay(tc, app, scope, sets[scope])
+		if touched[scope] {
+			setOverlay(tc, app, scope, sets.now[scope])
+		}
 	}
 	var got map[string]inEffect
 	tc.Precondition("each name the overlays set shows a value set for it (host/observe overlay)", func() {
 		got = overlayOf(tc, app)
-		for _, name := range []string{"tone", "defaultModel", "budget"} {
-			if v, ok := sets[got[name].scope][name]; !ok || v != got[name].value {
+		for _, name := range overlayNames() {
+			setNow := slices.ContainsFunc(overlayScopes(), func(scope string) bool { _, ok := sets.now[scope][name]; return ok })
+			if setNow && !sets.ever[overlayEdit{got[name].scope, name, got[name].value}] {
 				tc.Failf("host/observe of %s shows %s for %s, which no overlay set", app, got[name], name)
 			}
 		}
@@ -256,13 +356,19 @@ func setEveryOverlay(tc *harness.TestContext, app string) map[string]inEffect {
 }
 
 // expectOverlays fails the spec unless what is in effect for app is still
-// want (what was in effect before), after what happened.
+// want (what was in effect before), after what happened: each name in
+// effect before, and no name that was not (a cleared overlay stays gone).
 func expectOverlays(tc *harness.TestContext, app string, want map[string]inEffect, after string) {
 	GinkgoHelper()
 	got := overlayOf(tc, app)
 	var wrong []string
+	for _, name := range overlayNames() {
+		if got[name] != want[name] {
+			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", name, got[name], want[name]))
+		}
+	}
 	for name, w := range want {
-		if got[name] != w {
+		if !slices.Contains(overlayNames(), name) && got[name] != w {
 			wrong = append(wrong, fmt.Sprintf("%s is %s, not %s", name, got[name], w))
 		}
 	}
