@@ -347,6 +347,11 @@ func (o *runOptions) engine() browser.Engine {
 	return o.engines[0]
 }
 
+// hostStartTimeout is how long a host just started (or connected) has to
+// answer conformance/hello, whatever --call-timeout says: a start is not a
+// call (docs/host-control-protocol.md, Timeouts and limits).
+const hostStartTimeout = 20 * time.Second
+
 // hostStartWait is how long a host that the WebDriver session started
 // (--webdriver-host) may take to listen at --host-addr.
 const hostStartWait = 30 * time.Second
@@ -356,6 +361,7 @@ const hostStartWait = 30 * time.Second
 func connectorFor(o *runOptions, mock embedded, stderr io.Writer) (control.Connector, string, func(), error) {
 	opts := control.DefaultOptions()
 	opts.CallTimeout = o.callTimeout
+	opts.StartTimeout = hostStartTimeout
 	opts.HarnessVersion = harnessVersion
 	switch {
 	case o.hostCmd != "":

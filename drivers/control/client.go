@@ -37,6 +37,11 @@ type Options struct {
 	// the connection, as one still starting does (a host that a WebDriver
 	// session starts); 0 dials once.
 	DialWait time.Duration
+	// StartTimeout is how long a host just connected (a stdio host just
+	// started) has to answer conformance/hello: its start is not a call
+	// (an Electron shell takes seconds, any host longer on a loaded
+	// machine). The longer of it and CallTimeout applies; 0: CallTimeout.
+	StartTimeout time.Duration
 }
 
 // DefaultOptions returns 5s per call and 16 MiB per frame.
@@ -62,6 +67,7 @@ func resolveOptions(opts []Options) Options {
 		o.MaxFrameBytes = last.MaxFrameBytes
 	}
 	o.DialWait = last.DialWait
+	o.StartTimeout = last.StartTimeout
 	if last.HarnessVersion != "" {
 		o.HarnessVersion = last.HarnessVersion
 	}
@@ -104,7 +110,7 @@ func connect(ctx context.Context, tr transport, t *Transcript, opts Options, sch
 	stream := jsonrpc2.NewBufferedStream(tr, c.codec)
 	c.conn = jsonrpc2.NewConn(context.Background(), stream, refuseHandler{},
 		jsonrpc2.SetLogger(log.New(io.Discard, "", 0)))
-	raw, err := c.call(ctx, protocol.MethodHello, protocol.HelloParams{
+	raw, err := c.callWithin(ctx, max(opts.CallTimeout, opts.StartTimeout), protocol.MethodHello, protocol.HelloParams{
 		HarnessName: HarnessName, HarnessVersion: opts.HarnessVersion, ProtocolVersion: protocol.Version,
 	})
 	var he *HostError
@@ -229,7 +235,13 @@ type callResult struct {
 	err error
 }
 
+// call calls method within the per-call timeout.
 func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	return c.callWithin(ctx, c.opts.CallTimeout, method, params)
+}
+
+// callWithin is call with timeout in place of the per-call timeout.
+func (c *Client) callWithin(ctx context.Context, timeout time.Duration, method string, params any) (json.RawMessage, error) {
 	if err := c.unusable(method); err != nil {
 		return nil, err
 	}
@@ -241,11 +253,11 @@ func (c *Client) call(ctx context.Context, method string, params any) (json.RawM
 		}
 		p = json.RawMessage(b)
 	}
-	limit := c.opts.CallTimeout
+	limit := timeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
 		limit = max(time.Until(dl).Round(time.Millisecond), 0)
 	}
-	cctx, cancel := context.WithTimeout(ctx, c.opts.CallTimeout)
+	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	id := jsonrpc2.ID{Num: c.nextID.Add(1)} // ids start at 1
 	done := make(chan callResult, 1)

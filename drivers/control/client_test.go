@@ -212,6 +212,20 @@ func TestConnectFailures(t *testing.T) {
 	if !errors.As(err, &te) || te.Kind != KindTimeout || err.Error() != "host did not answer conformance/hello within 300ms" {
 		t.Errorf("silent host: %v", err)
 	}
+	// A host still starting past the per-call timeout: only a start
+	// timeout lets it answer conformance/hello.
+	_, err = StdioConnector(stdioCmd("slow-start"), io.Discard, fast).Connect(ctx, nil)
+	if !errors.As(err, &te) || te.Kind != KindTimeout {
+		t.Errorf("slow host, no start timeout: %v", err)
+	}
+	starting := fast
+	starting.StartTimeout = 10 * time.Second
+	cl, err := StdioConnector(stdioCmd("slow-start"), io.Discard, starting).Connect(ctx, nil)
+	if err != nil || cl.HelloErr() != nil {
+		t.Errorf("slow host given a start timeout: %v %v", err, cl.HelloErr())
+	} else {
+		_ = cl.Close()
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -104,6 +104,9 @@ func serveTestHost(r io.Reader, w io.Writer, behaviour string, exit func(code in
 		}
 		switch req.Method {
 		case "conformance/hello":
+			if behaviour == "slow-start" {
+				time.Sleep(600 * time.Millisecond) // a host still starting
+			}
 			switch behaviour {
 			case "bad-hello":
 				reply(req.ID, `{"host":{"name":"test-host","version":"0.0.1","kind":"toaster"},"protocolVersion":"0","capabilities":{},"levels":[]}`)
