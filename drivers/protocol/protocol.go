@@ -527,12 +527,28 @@ type UpdateResult struct {
 	PreviousVersion string       `json:"previousVersion"`
 }
 
+// RollbackParams names the installed app app/rollback takes back to its
+// earlier release. DownMigrations asks the host to run the downgrade
+// migrations the release it leaves ships (the user asked to undo its
+// schema; never done unasked, spec 003 Rollback: "avoid running downgrade
+// migrations automatically"). ExportTo, only with DownMigrations, asks for
+// export before delete: a complete export of the app's data is written
+// into that folder before the downgrade runs (spec 003 Rollback: "expose
+// export before delete when data loss is possible").
+type RollbackParams struct {
+	AppID          string `json:"appId"`
+	DownMigrations bool   `json:"downMigrations,omitempty"`
+	ExportTo       string `json:"exportTo,omitempty"`
+}
+
 // RollbackResult answers app/rollback with the app as app/list shows it
-// now (the release it went back to) and the version it left.
+// now (the release it went back to) and the version it left. Exported
+// lists the files of the export asked with ExportTo.
 type RollbackResult struct {
 	OK             bool         `json:"ok"`
 	App            InstalledApp `json:"app"`
 	RolledBackFrom string       `json:"rolledBackFrom"`
+	Exported       []string     `json:"exported,omitempty"`
 }
 
 // App states of app/list and of app/disable / app/enable answers.
