@@ -66,7 +66,7 @@ func routes() []route {
 		{protocol.MethodDisable, handle(paramsRequired, appIDMember, (*session).onSetState)},
 		{protocol.MethodEnable, handle(paramsRequired, appIDMember, (*session).onSetState)},
 		{protocol.MethodUpdate, handle(paramsRequired, func(p protocol.UpdateParams) []member { return []member{{"appId", p.AppID}, {"path", p.Path}} }, (*session).onUpdate)},
-		{protocol.MethodRollback, handle(paramsRequired, appIDMember, (*session).onRollback)},
+		{protocol.MethodRollback, handle(paramsRequired, rollbackMember, (*session).onRollback)},
 		{protocol.MethodMigrate, handle(paramsRequired, func(p protocol.MigrateParams) []member { return appID(p.AppID) }, (*session).onMigrate)},
 		{protocol.MethodOverlay, handle(paramsRequired, func(p protocol.OverlayParams) []member {
 			return []member{{"appId", p.AppID}, {"key", p.Key}, {"scope", p.Scope}}
@@ -115,6 +115,8 @@ func methods() []string {
 func pathMember(p protocol.PackageParams) []member { return []member{{"path", p.Path}} }
 
 func appIDMember(p protocol.AppIDParams) []member { return []member{{"appId", p.AppID}} }
+
+func rollbackMember(p protocol.RollbackParams) []member { return []member{{"appId", p.AppID}} }
 
 // dispatch answers one request. answered is true when the request was dealt
 // with on the raw stream (hostile faults) and jsonrpc2 must not reply.

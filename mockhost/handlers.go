@@ -111,8 +111,8 @@ func (s *session) onUpdate(_ context.Context, _ *jsonrpc2.Request, p protocol.Up
 	return r, e
 }
 
-func (s *session) onRollback(_ context.Context, _ *jsonrpc2.Request, p protocol.AppIDParams) (any, *jsonrpc2.Error) {
-	r, e := s.host.rollback(p.AppID)
+func (s *session) onRollback(_ context.Context, _ *jsonrpc2.Request, p protocol.RollbackParams) (any, *jsonrpc2.Error) {
+	r, e := s.host.rollback(p)
 	if e == nil {
 		s.host.backends.stopApp(p.AppID)
 	}

@@ -216,13 +216,20 @@ func (h *Host) update(params protocol.UpdateParams) (protocol.UpdateResult, *jso
 
 // rollback answers app/rollback: the release before the last update comes
 // back with the data as it is now (spec 003, Rollback: "keep user data by
-// default", "avoid running downgrade migrations automatically").
-func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error) {
+// default", "avoid running downgrade migrations automatically"); asked
+// with downMigrations, the downgrade runs, after the export exportTo asks
+// for (rollbackDowngrade).
+func (h *Host) rollback(params protocol.RollbackParams) (protocol.RollbackResult, *jsonrpc2.Error) {
+	appID := params.AppID
 	// fault: rollback-runs-down-migrations — app/rollback runs the downgrade migrations the release it leaves ships (the .sql files of its migrations folder's down/), unasked.
-	if h.faults.Has("rollback-runs-down-migrations") {
+	if h.faults.Has("rollback-runs-down-migrations") && !params.DownMigrations {
 		if e := h.runDownMigrations(appID); e != nil {
 			return protocol.RollbackResult{}, e
 		}
+	}
+	exported, e := h.rollbackDowngrade(params)
+	if e != nil {
+		return protocol.RollbackResult{}, e
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -292,5 +299,5 @@ func (h *Host) rollback(appID string) (protocol.RollbackResult, *jsonrpc2.Error)
 	if h.faults.Has("rolled-back-from-target") {
 		from = back.row.Version
 	}
-	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: from}, nil
+	return protocol.RollbackResult{OK: true, App: back.row, RolledBackFrom: from, Exported: exported}, nil
 }

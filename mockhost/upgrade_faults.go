@@ -17,5 +17,9 @@ func upgradeFaults() []Fault {
 			Description: "app/rollback goes to the release the last update replaced, whatever rollbackTarget the release names"},
 		{Name: "rollback-runs-down-migrations", Breaks: []string{"ROLLBACK-NO-DOWN-MIGRATIONS"},
 			Description: "app/rollback runs the downgrade migrations the release it leaves ships, unasked"},
+		{Name: "rollback-export-after-down", Breaks: []string{"ROLLBACK-EXPORT-BEFORE-DELETE"},
+			Description: "app/rollback with downMigrations and exportTo writes the export after the downgrade ran: the rows of the table it dropped are missing"},
+		{Name: "rollback-export-ignored", Breaks: []string{"ROLLBACK-EXPORT-BEFORE-DELETE"},
+			Description: "app/rollback with downMigrations ignores exportTo: the downgrade runs and nothing is exported"},
 	}
 }

@@ -263,8 +263,8 @@ const downMigrations = "down"
 
 // runDownMigrations runs, on appID's own database, the downgrade
 // migrations its installed release ships, in file-name order: what a
-// rollback must not do unasked (used only by the
-// rollback-runs-down-migrations fault).
+// rollback must not do unasked (the rollback-runs-down-migrations fault),
+// and does when app/rollback asks with downMigrations.
 func (h *Host) runDownMigrations(appID string) *jsonrpc2.Error {
 	h.mu.Lock()
 	a, ok := h.apps[appID]
@@ -290,6 +290,11 @@ func (h *Host) runDownMigrations(appID string) *jsonrpc2.Error {
 		return rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	defer closeDB()
+	// What a downgrade drops is gone from the file too, not left in its
+	// free pages: an export written after it cannot hold it.
+	if _, err := db.Exec("PRAGMA secure_delete = ON"); err != nil {
+		return rpcError(protocol.CodeInternalError, fmt.Sprintf("downgrade migrations of %s: %v", appID, err), nil)
+	}
 	for _, name := range names { // Glob sorts by name
 		script, err := os.ReadFile(name)
 		if err != nil {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -187,10 +185,7 @@ func recordEvidence(s *harness.Surface, requestID string) {
 // fails the spec.
 func exportThenDelete(tc *harness.TestContext, appID string) (protocol.UninstallResult, []byte) {
 	GinkgoHelper()
-	dir := filepath.Join(tc.Scratch(), "export")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		harness.Errorf("making the export folder: %v", err)
-	}
+	dir := exportFolder(tc, "export")
 	var res protocol.UninstallResult
 	tc.MustCall(protocol.MethodUninstall, protocol.UninstallParams{AppID: appID, ExportTo: dir}, &res)
 	if len(res.Exported) == 0 {
@@ -735,10 +730,7 @@ func describeUninstall(tc *harness.TestContext) {
 			exportThenDelete(tc, a)
 			tc.InstallProbe(tc.DefaultConfigure())
 		})
-		dir := filepath.Join(tc.Scratch(), "export-kept")
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			harness.Errorf("making the export folder: %v", err)
-		}
+		dir := exportFolder(tc, "export-kept")
 		err := tc.Call(protocol.MethodUninstall, protocol.UninstallParams{AppID: a, KeepData: true, ExportTo: dir}, nil)
 		if !harness.InvalidParamsNaming(err, "exportTo") {
 			tc.Failf("app/uninstall of %s with keepData true and exportTo answered %s, not -32602 naming exportTo", a, harness.AnswerOf(err))

@@ -3,6 +3,8 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -286,27 +288,64 @@ func describeUpgrades(tc *harness.TestContext) {
 
 		It("runs no downgrade migration the release it leaves ships when it rolls back", tc.Req("ROLLBACK-NO-DOWN-MIGRATIONS", levels.EveryTransition), func() {
 			tc.Configure(tc.DefaultConfigure())
-			a := tc.InstallMigrating(tc.Fixture("migration-app"), true)
-			newer := tc.Fixture("migration-app")
-			harness.WriteFile(newer, "storage/migrations/"+downFile, []byte("CREATE TABLE "+downTable+" (id TEXT PRIMARY KEY, body TEXT NOT NULL);\n"))
-			harness.WriteFile(newer, "storage/migrations/down/"+downFile, []byte("DROP TABLE "+downTable+";\n"))
-			// The downgrade declared the way 003's migration notes declare
-			// an upgrade's, from the newer release to the older.
-			harness.EditFrontmatter(newer, func(lines []string) []string {
-				return append(lines, "lifecycle:", "  upgrade:", "    migrations:",
-					`      - from: "`+harness.NewerProbeVersion+`"`, `        to: "1.0.0"`,
-					"        storage: ./storage/migrations/down/"+downFile, "        reversible: true")
-			})
-			updatedToVersion(tc, a, newer, harness.NewerProbeVersion, "")
-			tc.Precondition("host/observe shows the table "+downTable+" the newer release's approved migration made", func() {
-				if !slices.Contains(tablesOf(tc, a), downTable) {
-					tc.Failf("after app/update approving its migrations host/observe shows %s's tables %v, without %s", a, tablesOf(tc, a), downTable)
-				}
-			})
+			a := updatedOverDowngrade(tc, "")
 			tc.RequireMethod(protocol.MethodRollback)
 			tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
 			if tables := tablesOf(tc, a); !slices.Contains(tables, downTable) {
 				tc.Failf("after app/rollback host/observe shows %s's tables %v: %s, which the newer release's migration made, is gone (its downgrade migration ran unasked)", a, tables, downTable)
+			}
+		})
+
+		// Spec 003, Rollback: "expose export before delete when data loss
+		// is possible". The downgrade the user asks for drops the newer
+		// release's table: the export written before it holds the table's
+		// row, and the table is gone after it (docs/decisions.md, "Export
+		// before a downgrade").
+		It("writes an export holding what the downgrade migrations drop before it runs them, when a rollback asks for both", tc.Req("ROLLBACK-EXPORT-BEFORE-DELETE", levels.EveryTransition), func() {
+			tc.Configure(tc.DefaultConfigure())
+			stored := harness.Nonce("draft")
+			half := len(stored) / 2
+			// The value is joined by SQLite, so only the app's database
+			// holds it whole, not its package.
+			a := updatedOverDowngrade(tc, fmt.Sprintf("INSERT INTO %s VALUES ('%s', '%s' || '%s');\n", downTable, harness.Nonce("id"), stored[:half], stored[half:]))
+			tc.RequireMethod(protocol.MethodRollback)
+			dir := exportFolder(tc, "rollback-export")
+			var res protocol.RollbackResult
+			err := tc.Call(protocol.MethodRollback, protocol.RollbackParams{AppID: a, DownMigrations: true, ExportTo: dir}, &res)
+			if neverDowngrades(tc, err) {
+				tc.NotApplicablef("app/rollback of %s asking for its downgrade migrations answered %s: a host that never runs them loses no data in a rollback, so there is nothing to export before", a, harness.AnswerOf(err))
+			}
+			if err != nil {
+				tc.FailCall(protocol.MethodRollback, err)
+			}
+			if len(res.Exported) == 0 {
+				tc.Failf("app/rollback of %s with downMigrations and exportTo %s answered without naming an exported file", a, dir)
+			}
+			text, err := harness.ExportText(dir, res.Exported)
+			if err != nil {
+				tc.Failf("app/rollback of %s with downMigrations and exportTo: %v", a, err)
+			}
+			if !bytes.Contains(text, []byte(stored)) {
+				tc.Failf("the export app/rollback of %s wrote before its downgrade (%v) does not hold %q, which the table %s held: the downgrade dropped it unexported", a, res.Exported, stored, downTable)
+			}
+			if tables := tablesOf(tc, a); slices.Contains(tables, downTable) {
+				tc.Failf("app/rollback of %s asked to run its downgrade migrations, but host/observe still shows %s among its tables %v", a, downTable, tables)
+			}
+		})
+
+		// Without downMigrations a rollback deletes nothing, so an export
+		// before delete contradicts it: refused naming exportTo, as
+		// app/uninstall's exportTo with keepData, and the app stays.
+		It("refuses exportTo on a rollback that runs no downgrade migration, naming exportTo, and stays on the newer release", tc.Req("ROLLBACK-EXPORT-BEFORE-DELETE", levels.EveryTransition), func() {
+			tc.Configure(tc.DefaultConfigure())
+			a := updatedOverDowngrade(tc, "")
+			tc.RequireMethod(protocol.MethodRollback)
+			err := tc.Call(protocol.MethodRollback, protocol.RollbackParams{AppID: a, ExportTo: exportFolder(tc, "rollback-export")}, nil)
+			if !harness.InvalidParamsNaming(err, "exportTo") {
+				tc.Failf("app/rollback of %s with exportTo and no downMigrations answered %s, not -32602 naming exportTo", a, harness.AnswerOf(err))
+			}
+			if row, _ := tc.ListedApp(a); row.Version != harness.NewerProbeVersion {
+				tc.Failf("app/rollback of %s with exportTo and no downMigrations was refused, but app/list shows it at %s, not %s", a, row.Version, harness.NewerProbeVersion)
 			}
 		})
 	})
@@ -318,3 +357,59 @@ const (
 	downFile  = "003_drafts.sql"
 	downTable = "drafts"
 )
+
+// newerWithDowngrade is migration-app's newer release: its migration
+// downFile makes downTable, then runs extra (SQL), and its downgrade
+// migration down/downFile drops the table, declared too the way 003's
+// migration notes declare an upgrade's, from the newer release to the
+// older.
+func newerWithDowngrade(tc *harness.TestContext, extra string) string {
+	GinkgoHelper()
+	newer := tc.Fixture("migration-app")
+	harness.WriteFile(newer, "storage/migrations/"+downFile, []byte("CREATE TABLE "+downTable+" (id TEXT PRIMARY KEY, body TEXT NOT NULL);\n"+extra))
+	harness.WriteFile(newer, "storage/migrations/down/"+downFile, []byte("DROP TABLE "+downTable+";\n"))
+	harness.EditFrontmatter(newer, func(lines []string) []string {
+		return append(lines, "lifecycle:", "  upgrade:", "    migrations:",
+			`      - from: "`+harness.NewerProbeVersion+`"`, `        to: "1.0.0"`,
+			"        storage: ./storage/migrations/down/"+downFile, "        reversible: true")
+	})
+	return newer
+}
+
+// updatedOverDowngrade installs migration-app approving its migrations and
+// updates it to newerWithDowngrade(extra), host/observe showing downTable
+// after it (a precondition), and answers the app id.
+func updatedOverDowngrade(tc *harness.TestContext, extra string) string {
+	GinkgoHelper()
+	a := tc.InstallMigrating(tc.Fixture("migration-app"), true)
+	updatedToVersion(tc, a, newerWithDowngrade(tc, extra), harness.NewerProbeVersion, "")
+	tc.Precondition("host/observe shows the table "+downTable+" the newer release's approved migration made", func() {
+		if tables := tablesOf(tc, a); !slices.Contains(tables, downTable) {
+			tc.Failf("after app/update approving its migrations host/observe shows %s's tables %v, without %s", a, tables, downTable)
+		}
+	})
+	return a
+}
+
+// neverDowngrades tells whether err is a host's answer that it never runs
+// downgrade migrations: -32602 naming downMigrations, or -32006
+// unsupported (docs/decisions.md, "Export before a downgrade").
+func neverDowngrades(tc *harness.TestContext, err error) bool {
+	GinkgoHelper()
+	if harness.InvalidParamsNaming(err, "downMigrations") {
+		return true
+	}
+	code, isErr := tc.HostErrorCode(protocol.MethodRollback, err)
+	return isErr && code == protocol.CodeUnsupported
+}
+
+// exportFolder makes a fresh, empty folder named name in the spec's
+// scratch space for a host to export into.
+func exportFolder(tc *harness.TestContext, name string) string {
+	GinkgoHelper()
+	dir := filepath.Join(tc.Scratch(), name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		harness.Errorf("making the export folder %s: %v", dir, err)
+	}
+	return dir
+}
