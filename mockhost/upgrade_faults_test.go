@@ -101,32 +101,68 @@ func rollbackChain(t *testing.T, x *harness, target string) string {
 	x.must(protocol.MethodMigrate, protocol.MigrateParams{AppID: "tiny-app", Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
 	scripts["002_drafts.sql"] = "CREATE TABLE drafts (id TEXT PRIMARY KEY);\n"
 	scripts["down/002_drafts.sql"] = "DROP TABLE drafts;\n"
-	for _, v := range []string{"1.1.0", "1.2.0"} {
-		dir := migrationApp(t, scripts)
-		md := filepath.Join(dir, "APP.md")
-		b, err := os.ReadFile(md)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(md, []byte(strings.Replace(string(b), "version: 1.0.0", "version: "+v, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rel := releaseOf(t, dir)
-		if v == "1.2.0" {
-			rel.RollbackTarget = target
-		}
-		x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "tiny-app", Path: dir, Release: rel,
-			Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, nil)
-	}
+	updateMigrationApp(t, x, scripts, "1.1.0", "")
+	updateMigrationApp(t, x, scripts, "1.2.0", target)
 	var rb protocol.RollbackResult
 	x.must(protocol.MethodRollback, protocol.AppIDParams{AppID: "tiny-app"}, &rb)
+	return fmt.Sprintf("%s %v", rb.App.Version, tablesOfTiny(x))
+}
+
+// updateMigrationApp updates tiny-app to migrationApp(scripts) at
+// version, its release naming target, approving its migrations.
+func updateMigrationApp(t *testing.T, x *harness, scripts map[string]string, version, target string) {
+	t.Helper()
+	dir := migrationApp(t, scripts)
+	md := filepath.Join(dir, "APP.md")
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(md, []byte(strings.Replace(string(b), "version: 1.0.0", "version: "+version, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel := releaseOf(t, dir)
+	rel.RollbackTarget = target
+	x.must(protocol.MethodUpdate, protocol.UpdateParams{AppID: "tiny-app", Path: dir, Release: rel,
+		Consent: protocol.Consent{Granted: true, By: "user", Migrations: true}}, nil)
+}
+
+// tablesOfTiny lists the tables host/observe shows of tiny-app.
+func tablesOfTiny(x *harness) []string {
 	var o protocol.ObserveResult
 	x.must(protocol.MethodObserve, protocol.ObserveParams{AppID: "tiny-app"}, &o)
 	var tables []string
 	for _, ns := range o.Storage {
 		tables = append(tables, ns.Tables...)
 	}
-	return fmt.Sprintf("%s %v", rb.App.Version, tables)
+	return tables
+}
+
+// rollbackExport installs tiny-app 1.0.0 (with migration-app's storage),
+// updates it to 1.1.0 (a migration making drafts with one row, and a
+// downgrade migration dropping it), rolls back with downMigrations and
+// exportTo, and reports whether the export holds the row, how many files
+// it lists, and the tables after it.
+func rollbackExport(t *testing.T, x *harness) string {
+	scripts := map[string]string{"001_notes.sql": notesMigration}
+	if _, err := x.install(migrationApp(t, scripts), nil, true); err != nil {
+		t.Fatal(err)
+	}
+	x.must(protocol.MethodMigrate, protocol.MigrateParams{AppID: "tiny-app", Consent: protocol.Consent{Granted: true, By: "user"}}, nil)
+	scripts["002_drafts.sql"] = "CREATE TABLE drafts (id TEXT PRIMARY KEY, body TEXT);\nINSERT INTO drafts VALUES ('d1', 'kept-' || 'draft');\n"
+	scripts["down/002_drafts.sql"] = "DROP TABLE drafts;\n"
+	updateMigrationApp(t, x, scripts, "1.1.0", "")
+	var rb protocol.RollbackResult
+	x.must(protocol.MethodRollback, protocol.RollbackParams{AppID: "tiny-app", DownMigrations: true, ExportTo: t.TempDir()}, &rb)
+	var export strings.Builder
+	for _, f := range rb.Exported {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		export.Write(b)
+	}
+	return fmt.Sprintf("%d files, row exported %v, tables %v", len(rb.Exported), strings.Contains(export.String(), "kept-draft"), tablesOfTiny(x))
 }
 
 func TestRollbackGoesToTheNamedTargetAndRunsNoDowngrade(t *testing.T) {
@@ -145,5 +181,7 @@ func upgradeProbes() map[string]probe {
 		"rollback-to-first-release":         func(t *testing.T, x *harness) string { return rollbackChain(t, x, "1.1.0") },
 		"rollback-ignores-target":           func(t *testing.T, x *harness) string { return rollbackChain(t, x, "1.0.0") },
 		"rollback-runs-down-migrations":     func(t *testing.T, x *harness) string { return rollbackChain(t, x, "") },
+		"rollback-export-after-down":        rollbackExport,
+		"rollback-export-ignored":           rollbackExport,
 	}
 }
