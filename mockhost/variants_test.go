@@ -127,6 +127,7 @@ func variantProbes() map[string]probe {
 		},
 		"retired-entry-disabled":            faults["rollback-keeps-new-entries"],
 		"workspace-not-seeded":              userStateThen,
+		"rollback-never-downgrades":         rollbackExport,
 		"backend-crash-reported":            faults["backend-crash-ignored"],
 		"workflow-input-checked-in-run":     typedStarts,
 		"workflow-branch-last-target":       branchRun,
