@@ -64,6 +64,8 @@ func agentFaults() []Fault {
 			Description: "a task fact quoting a credential the host holds (a tool call's authorization header) reaches the app as it is"},
 		{Name: "agent-projections-unredacted", Breaks: []string{"AGENT-NO-LEAK"},
 			Description: "what the App Server answers an artifact read or an evidence export with, and its error messages, reach the app as they are, credentials they quote included"},
+		{Name: "appserver-error-data-forwarded", Breaks: []string{"AGENT-NO-LEAK"},
+			Description: "the host:error for a projection read the App Server refused quotes that error's data as it is: credentials it quotes, as values or member names, reach the app"},
 		{Name: "artifact-mock-when-down", Breaks: []string{"AGENT-PROJECTIONS"},
 			Description: "with the App Server unreachable, lime.artifacts read answers with a placeholder artifact"},
 		{Name: "evidence-export-synthesized", Breaks: []string{"AGENT-PROJECTIONS"},

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sourcegraph/jsonrpc2"
 	"strings"
 	"testing"
 	"time"
@@ -169,10 +170,22 @@ func agentProbes() map[string]probe {
 		},
 		"agent-events-unredacted":      quotingProbe(),
 		"agent-projections-unredacted": quotingProbe(),
-		"capabilities-from-manifest":   projectionProbe("lime.agent", "listCapabilities", nil, false),
-		"artifact-read-local":          projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, false),
-		"artifact-mock-when-down":      projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, true),
-		"evidence-export-synthesized":  projectionProbe("lime.evidence", "export", nil, false),
+		// an artifact read the App Server refuses with error data keyed by
+		// a credential the host holds
+		"appserver-error-data-forwarded": func(t *testing.T, x *harness) string {
+			const token = "canary-quoted-token"
+			refusal := &jsonrpc2.Error{Code: -32000, Message: "upstream refused the request"}
+			refusal.SetError(map[string]any{"Bearer " + token: "rejected"})
+			sc := appserver.NewScript()
+			sc.SetProjections(appserver.Projections{Artifacts: map[string]any{"a1": refusal}})
+			appServerFor(t, x, sc, protocol.ConfigureParams{SessionTokens: map[string]string{"cloud": token}})
+			read := x.mount("tiny-app", "main").invoke("r1", "lime.artifacts", "read", map[string]any{"artifactId": "a1"})
+			return fmt.Sprintf("%s quoted %v", read.Type, strings.Contains(string(read.Payload), token))
+		},
+		"capabilities-from-manifest":  projectionProbe("lime.agent", "listCapabilities", nil, false),
+		"artifact-read-local":         projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, false),
+		"artifact-mock-when-down":     projectionProbe("lime.artifacts", "read", map[string]any{"artifactId": "a1"}, true),
+		"evidence-export-synthesized": projectionProbe("lime.evidence", "export", nil, false),
 		"appserver-no-clientinfo": agentProbe(true, func(_ hostbridge.Message, msgs []appserver.Message, _ hostbridge.Message) string {
 			return paramsOf(msgs, appserver.MethodInitialize)
 		}),

@@ -106,8 +106,12 @@ func (h *Host) fromAppServer(l *launch, method string, params map[string]any) (a
 	if err := call(ctx, h.agent.callTimeout(), conn, method, params, &out); err != nil {
 		var rpcErr *jsonrpc2.Error
 		if errors.As(err, &rpcErr) {
-			return nil, &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest,
-				fmt.Sprintf("The agent runtime could not answer: %s", clip(h.forApp(rpcErr.Message), 200))}
+			text := fmt.Sprintf("The agent runtime could not answer: %s", clip(h.forApp(rpcErr.Message), 200))
+			// fault: appserver-error-data-forwarded — the host:error the app gets quotes the App Server error's data as it is, after the redacted message.
+			if rpcErr.Data != nil && h.faults.Has("appserver-error-data-forwarded") {
+				text += " (" + string(*rpcErr.Data) + ")"
+			}
+			return nil, &denial{protocol.GateValidation, hostbridge.CodeInvalidRequest, text}
 		}
 		return nil, unavailable
 	}
