@@ -51,7 +51,7 @@ func parseEngines(s string) ([]browser.Engine, error) {
 // (the parent signs the merged report).
 func engineChildArgs(o *runOptions, engine browser.Engine, out, filter string) []string {
 	args := []string{"run", "--browser-engine", string(engine), "--out", out,
-		"--call-timeout", o.callTimeout.String()}
+		"--call-timeout", o.callTimeout.String(), "--start-timeout", o.startTimeout.String()}
 	add := func(flag string, vals ...string) {
 		for _, v := range vals {
 			if v != "" {

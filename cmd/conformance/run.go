@@ -30,6 +30,7 @@ type runOptions struct {
 	focus        multiFlag
 	out          string
 	callTimeout  time.Duration
+	startTimeout time.Duration
 	signKey      string
 	hostArtifact string
 	browser      string
@@ -67,6 +68,7 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	fs.Var(&o.focus, "focus", "run only specs whose text matches this `REGEXP` (repeatable)")
 	fs.StringVar(&o.out, "out", "./conformance-report", "`DIR` the report replaces whole when the run ends")
 	fs.DurationVar(&o.callTimeout, "call-timeout", 5*time.Second, "how long the host may take to answer one call")
+	fs.DurationVar(&o.startTimeout, "start-timeout", hostStartTimeout, "how long a host just started (or connected) may take to answer conformance/hello; --call-timeout when that is longer")
 	fs.StringVar(&o.signKey, "sign-key", "", "PEM private key `FILE` (PKCS#8) to sign the report with")
 	fs.StringVar(&o.hostArtifact, "host-artifact", "", "host build artifact `FILE` whose SHA-256 becomes a report subject")
 	fs.StringVar(&o.browser, "browser", "", "Chromium `BINARY` for the app surface specs (default: chromium on PATH)")
@@ -101,6 +103,9 @@ func parseRunFlags(c *cli, args []string) (*runOptions, error) {
 	}
 	if o.callTimeout <= 0 {
 		return nil, errors.New("--call-timeout must be positive")
+	}
+	if o.startTimeout <= 0 {
+		return nil, errors.New("--start-timeout must be positive")
 	}
 	if err := checkRunOptions(o); err != nil {
 		return nil, err
@@ -347,9 +352,10 @@ func (o *runOptions) engine() browser.Engine {
 	return o.engines[0]
 }
 
-// hostStartTimeout is how long a host just started (or connected) has to
-// answer conformance/hello, whatever --call-timeout says: a start is not a
-// call (docs/host-control-protocol.md, Timeouts and limits).
+// hostStartTimeout is --start-timeout's default: how long a host just
+// started (or connected) has to answer conformance/hello, whatever
+// --call-timeout says, since a start is not a call
+// (docs/host-control-protocol.md, Timeouts and limits).
 const hostStartTimeout = 20 * time.Second
 
 // hostStartWait is how long a host that the WebDriver session started
@@ -361,7 +367,7 @@ const hostStartWait = 30 * time.Second
 func connectorFor(o *runOptions, mock embedded, stderr io.Writer) (control.Connector, string, func(), error) {
 	opts := control.DefaultOptions()
 	opts.CallTimeout = o.callTimeout
-	opts.StartTimeout = hostStartTimeout
+	opts.StartTimeout = o.startTimeout
 	opts.HarnessVersion = harnessVersion
 	switch {
 	case o.hostCmd != "":

@@ -19,8 +19,9 @@ import (
 // more than twice (which is what bounds the run's time).
 func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 	bin := buildBinary(t)
-	// Only the silent host waits out its call timeout; the others are given
-	// a long one, so a loaded machine cannot turn their answer into silence.
+	// Only the silent host waits out its call and start timeouts; the others
+	// are given long ones, so a loaded machine cannot turn their answer into
+	// silence.
 	cases := []struct{ name, hostCmd, timeout, says string }{
 		{"log on stdout", "echo listening on 7000; sleep 30", "20s",
 			`the host wrote "listening on 7000" where the answer to conformance/hello was due: that is not a Content-Length frame`},
@@ -30,7 +31,7 @@ func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "report")
-			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", tc.timeout, "--host-cmd", tc.hostCmd)
+			cmd := exec.Command(bin, "run", "--quiet", "--out", out, "--call-timeout", tc.timeout, "--start-timeout", tc.timeout, "--host-cmd", tc.hostCmd)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
