@@ -16,7 +16,8 @@ import (
 // the files exported. exportTo without downMigrations deletes nothing and
 // is refused naming exportTo.
 func (h *Host) rollbackDowngrade(params protocol.RollbackParams) ([]string, *jsonrpc2.Error) {
-	if params.ExportTo != "" && !params.DownMigrations {
+	// fault: rollback-export-without-down-ignored — app/rollback takes exportTo without downMigrations as if it were not there: the rollback goes ahead and nothing is exported.
+	if params.ExportTo != "" && !params.DownMigrations && !h.faults.Has("rollback-export-without-down-ignored") {
 		return nil, invalidParams(protocol.MethodRollback, "exportTo",
 			"asks for export before delete, but without downMigrations: true a rollback deletes nothing")
 	}

@@ -19,6 +19,8 @@ func upgradeFaults() []Fault {
 			Description: "app/rollback runs the downgrade migrations the release it leaves ships, unasked"},
 		{Name: "rollback-export-after-down", Breaks: []string{"ROLLBACK-EXPORT-BEFORE-DELETE"},
 			Description: "app/rollback with downMigrations and exportTo writes the export after the downgrade ran: the rows of the table it dropped are missing"},
+		{Name: "rollback-export-without-down-ignored", Breaks: []string{"ROLLBACK-EXPORT-BEFORE-DELETE"},
+			Description: "app/rollback with exportTo and no downMigrations is not refused: the rollback goes ahead as if exportTo were not there"},
 		{Name: "rollback-export-ignored", Breaks: []string{"ROLLBACK-EXPORT-BEFORE-DELETE"},
 			Description: "app/rollback with downMigrations ignores exportTo: the downgrade runs and nothing is exported"},
 	}

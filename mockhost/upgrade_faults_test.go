@@ -184,6 +184,13 @@ func upgradeProbes() map[string]probe {
 		"rollback-ignores-target":           func(t *testing.T, x *harness) string { return rollbackChain(t, x, "1.0.0") },
 		"rollback-runs-down-migrations":     func(t *testing.T, x *harness) string { return rollbackChain(t, x, "") },
 		"rollback-export-after-down":        rollbackExport,
-		"rollback-export-ignored":           rollbackExport,
+		// app/rollback with exportTo and no downMigrations
+		"rollback-export-without-down-ignored": func(t *testing.T, x *harness) string {
+			x.installedTinyApp(t)
+			x.must(protocol.MethodUpdate, map[string]any{"appId": "tiny-app", "path": pkg(t, "tiny-app", map[string]string{"APP.md": strings.Replace(manifest(withDefaults("")), "version: 1.0.0", "version: 1.1.0", 1)}), "consent": map[string]any{"granted": true, "by": "user"}}, nil)
+			err := x.call(protocol.MethodRollback, protocol.RollbackParams{AppID: "tiny-app", ExportTo: t.TempDir()}, nil)
+			return fmt.Sprintf("%v, version %s", err, x.list().Apps[0].Version)
+		},
+		"rollback-export-ignored": rollbackExport,
 	}
 }
