@@ -59,5 +59,27 @@ func heldOutH2Probes() map[string]probe {
 			}
 			return fmt.Sprintf("opted in %v, opted out %v", strings.Contains(body.String(), "opted-in-prompt"), strings.Contains(body.String(), "opted-out-prompt"))
 		},
+		// whether a task's prompt reaches a collector the host was
+		// configured with, content export off, from the start
+		"telemetry-content-opt-in-on-change": func(t *testing.T, x *harness) string {
+			col, err := telemetry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer col.Close()
+			appServerFor(t, x, appserver.NewScript(), protocol.ConfigureParams{Telemetry: &protocol.Telemetry{Endpoint: col.URL()}})
+			s := x.mount("tiny-app", "main")
+			mark := time.Now()
+			s.invoke("r1", "lime.agent", "startTask", map[string]any{"idempotencyKey": "k1", "input": map[string]any{"text": "never-opted-in-prompt"}})
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			col.WaitSince(ctx, mark)
+			time.Sleep(2 * otelBatchDelay)
+			var body strings.Builder
+			for _, e := range col.Exports() {
+				body.Write(e.Body)
+			}
+			return fmt.Sprintf("prompt exported %v", strings.Contains(body.String(), "never-opted-in-prompt"))
+		},
 	}
 }

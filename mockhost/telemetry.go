@@ -57,6 +57,25 @@ type otelExporter struct {
 	// optIns is the content opt-in each collector was first configured
 	// with (kept only by the telemetry-content-opt-in-latched fault).
 	optIns map[string]bool
+	// changed are the collectors whose opt-in a configuration changed
+	// (kept only by the telemetry-content-opt-in-on-change fault).
+	changed map[string]bool
+}
+
+// optInOnceChanged is the opt-in of a host that starts with content
+// capture on and applies a configuration's opt-in only once it differs
+// from the first one that named endpoint.
+func (e *otelExporter) optInOnceChanged(endpoint string, optIn bool) bool {
+	first := e.firstOptIn(endpoint, optIn)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if optIn != first {
+		if e.changed == nil {
+			e.changed = map[string]bool{}
+		}
+		e.changed[endpoint] = true
+	}
+	return optIn || !e.changed[endpoint]
 }
 
 // firstOptIn is the content opt-in of the first configuration that named
@@ -96,6 +115,10 @@ func (h *Host) exportSpan(l *launch, name string, attrs map[string]string, conte
 	// fault: telemetry-content-opt-in-latched — the exporter keeps, per collector, the content opt-in of the first host/configure that named it: after a host/configure turning content export off, spans to the same collector still carry the prompt text, user content and artifact bodies.
 	if h.faults.Has("telemetry-content-opt-in-latched") {
 		optIn = h.otel.firstOptIn(cfg.Telemetry.Endpoint, optIn)
+	}
+	// fault: telemetry-content-opt-in-on-change — the exporter starts with content capture on (an instrumentation's default) and applies a configuration's content opt-in only once it differs from the first one that named the collector: a host configured with content export off from the start exports the prompt text, user content and artifact bodies until a later host/configure changes the opt-in.
+	if h.faults.Has("telemetry-content-opt-in-on-change") {
+		optIn = h.otel.optInOnceChanged(cfg.Telemetry.Endpoint, optIn)
 	}
 	for _, c := range content {
 		if optIn || h.exportsContent(c.member) {

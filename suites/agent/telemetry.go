@@ -32,44 +32,70 @@ func describeTelemetry(tc *harness.TestContext) {
 		// "content export must be explicit opt-in", and host/configure
 		// "replaces any earlier configuration (no merge)": the opt-in that
 		// counts is the configuration's the host runs under when it holds
-		// the content. The user opts in, then a host/configure naming the
-		// same collector takes the opt-in back; what the host holds after
-		// it must reach no export, however the host set up its exporter
-		// for that collector before.
-		It("exports no prompt text, user content or artifact body to the OpenTelemetry collector while the user has not opted in to content export, also once a later host/configure took an opt-in back",
+		// the content. The host first runs never opted in, then the user
+		// opts in, then a host/configure naming the same collector takes
+		// the opt-in back; what the host holds in the first and the last
+		// phase must reach no export, however the host set up its
+		// exporter for that collector before.
+		It("exports no prompt text, user content or artifact body to the OpenTelemetry collector while the user has not opted in to content export, from its first configuration on and once a later host/configure took an opt-in back",
 			tc.Req("TELEMETRY-NO-CONTENT", levels.EveryMember, levels.ChangeBetweenReads), func() {
-				optedIn, optedOut := plantContent("opted-in"), plantContent("opted-out")
+				never, optedIn, optedOut := plantContent("never-opted-in"), plantContent("opted-in"), plantContent("opted-out")
 				sc := appserver.NewScript()
-				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
-					optedIn.artifact:  map[string]any{"artifactId": optedIn.artifact, "content": optedIn.body},
-					optedOut.artifact: map[string]any{"artifactId": optedOut.artifact, "content": optedOut.body}}})
-				tc.AppServer().SetScript(sc)
 				profile := func(exportContent bool) protocol.ConfigureParams {
 					return tc.WithTelemetry(tc.WithAppServer(tc.DefaultConfigure()), exportContent)
 				}
-				appID := tc.InstallProbe(profile(true))
+				sc.SetProjections(appserver.Projections{Artifacts: map[string]any{
+					never.artifact:    map[string]any{"artifactId": never.artifact, "content": never.body},
+					optedIn.artifact:  map[string]any{"artifactId": optedIn.artifact, "content": optedIn.body},
+					optedOut.artifact: map[string]any{"artifactId": optedOut.artifact, "content": optedOut.body}}})
+				tc.AppServer().SetScript(sc)
+				// The first configuration the host runs under says no, and
+				// names a collector of its own, so the one the user later
+				// opts in for and out of is first named with the opt-in
+				// given. The content held before any opt-in is judged on
+				// what reached that first collector before the opt-in was
+				// given: a host that decides at export time is not blamed
+				// for sending it after the user said yes.
+				firstCollector := tc.AnotherCollector()
+				first := profile(false)
+				first.Telemetry.Endpoint = firstCollector.URL()
+				appID := tc.InstallProbe(first)
+				holdContent(tc, appID, never, "before the user ever opted in")
+				beforeOptIn := awaitExports(tc, firstCollector, time.Now())
+				tc.Configure(profile(true))
 				holdContent(tc, appID, optedIn, "with content export opted in")
 				tc.Configure(profile(false))
 				holdContent(tc, appID, optedOut, "after host/configure took the opt-in back")
-				held := time.Now()
-				ctx, cancel := context.WithTimeout(tc.Context(), telemetryWait)
-				defer cancel()
-				tc.Telemetry().WaitSince(ctx, held)
-				exports := tc.Telemetry().Exports()
-				if len(exports) == 0 {
-					tc.NotApplicablef("the host exported nothing to the OTLP collector host/configure named, within %s of holding the content: it exports no telemetry the harness can see", telemetryWait)
+				exports := awaitExports(tc, tc.Telemetry(), time.Now())
+				if len(exports) == 0 && len(beforeOptIn) == 0 {
+					tc.NotApplicablef("the host exported nothing to the OTLP collectors host/configure named, within %s of holding the content: it exports no telemetry the harness can see", telemetryWait)
 				}
 				var leaks []string
-				for _, c := range optedOut.members() {
-					if where := exportsHolding(exports, c.value); where != "" {
-						leaks = append(leaks, fmt.Sprintf("%s (%s)", c.what, where))
+				for _, phase := range []struct {
+					content telemetryContent
+					exports []telemetry.Export
+					when    string
+				}{{never, beforeOptIn, "held before the user ever opted in"}, {optedOut, exports, "held after host/configure took back the opt-in an earlier one gave"}} {
+					for _, c := range phase.content.members() {
+						if where := exportsHolding(phase.exports, c.value); where != "" {
+							leaks = append(leaks, fmt.Sprintf("%s %s (%s)", c.what, phase.when, where))
+						}
 					}
 				}
 				if len(leaks) > 0 {
-					tc.Failf("with content export off (host/configure took back the opt-in an earlier one gave), the host exported what it held after that to the collector: %s", strings.Join(leaks, "; "))
+					tc.Failf("with content export off, the host exported content it held to the collector: %s", strings.Join(leaks, "; "))
 				}
 			})
 	})
+}
+
+// awaitExports waits, up to telemetryWait, for an export to c received
+// after held, and answers every export c received so far.
+func awaitExports(tc *harness.TestContext, c *telemetry.Collector, held time.Time) []telemetry.Export {
+	ctx, cancel := context.WithTimeout(tc.Context(), telemetryWait)
+	defer cancel()
+	c.WaitSince(ctx, held)
+	return c.Exports()
 }
 
 // telemetryContent is content the host holds for an app: a task's prompt

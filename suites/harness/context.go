@@ -101,6 +101,9 @@ type TestContext struct {
 	// telemetry is the OpenTelemetry collector the harness plays (nil in
 	// a dry run).
 	telemetry *telemetry.Collector
+	// recordTelemetry puts an export to a collector of the harness's in
+	// the transcript.
+	recordTelemetry func(telemetry.Export)
 	// registry is the registry the harness plays (nil in a dry run);
 	// every spec starts with it empty.
 	registry *registry.Registry
@@ -324,6 +327,19 @@ func (tc *TestContext) AppServer() *appserver.Server { return tc.appServer }
 
 // Telemetry is the OpenTelemetry collector the harness plays.
 func (tc *TestContext) Telemetry() *telemetry.Collector { return tc.telemetry }
+
+// AnotherCollector starts one more OpenTelemetry collector on loopback,
+// for this spec alone: its exports go to the transcript as the first
+// collector's do, and it stops when the spec ends.
+func (tc *TestContext) AnotherCollector() *telemetry.Collector {
+	ginkgo.GinkgoHelper()
+	c, err := telemetry.Start(tc.recordTelemetry)
+	if err != nil {
+		tc.Errorf("the harness could not start a second OpenTelemetry collector: %v", err)
+	}
+	ginkgo.DeferCleanup(c.Close)
+	return c
+}
 
 // WithTelemetry points p's telemetry at the harness's collector, content
 // export left at its default (off) unless exportContent.

@@ -174,9 +174,10 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	}
 	defer func() { _ = as.Close() }()
 	tc.appServer = as
-	otel, err := telemetry.Start(func(e telemetry.Export) {
+	tc.recordTelemetry = func(e telemetry.Export) {
 		cfg.Transcript.RecordPeer("telemetry", fmt.Sprintf("POST %s (%s, %d bytes, spans %q)", e.Signal, e.ContentType, len(e.Body), e.Spans), e.Err)
-	})
+	}
+	otel, err := telemetry.Start(tc.recordTelemetry)
 	if err != nil {
 		return nil, err
 	}
