@@ -8,7 +8,7 @@ package levels
 func migrationRequirements() []Requirement {
 	return []Requirement{
 		{ID: "READY-MIGRATIONS", BugFamilies: []BugFamily{ChangeBetweenReads, EveryTransition, EveryEntryPoint}, Reading: "Storage migrations", Refusal: []RefusalKind{NotReadyInstalled}, Strength: Must, Levels: []string{"executable", "desktop-p1"},
-			Title: "An installed app whose storage migrations wait for the user's approval (after install or after an update that brings a new one) is not ready and readiness names the migration; approved and applied, the app is ready",
+			Title: "An installed app whose storage migrations wait for the user's approval (after install or after an update that brings a new one) is not ready and readiness names the migration; approved and applied, the app is ready; approved and failed, it is not",
 			Clause: Clause{Source: SpecText, File: SpecMain, Section: "Runtime contract; Readiness",
 				Quote: "Compatible hosts must: ... Run readiness before execution: capability negotiation, permissions, Knowledge bindings, secrets, storage migrations, tool availability, policy. ... storage migrations are complete or waiting for user approval"}},
 		{ID: "MIGRATIONS-AFTER-CONSENT", BugFamilies: []BugFamily{EveryEntryPoint, WhoAnswers}, Reading: "Storage migrations", Strength: Must, Levels: []string{"runtime", "desktop-p4"},

@@ -46,7 +46,7 @@ func workflowRequirements() []Requirement {
 			Title:  "A second lime.workflow start of the same workflow with an idempotency key the app already used starts no second run, whether the first run still waits or has completed and whatever input the second start carries: it is answered with the first run (or refused naming the key), while a start with a new key starts a run of its own",
 			Clause: spec(SpecRuntime, "Minimum contract", "The app starts work with lime.agent.startTask() or lime.workflow.start() and includes app id, entry key, idempotency key, business context, requested tools, knowledge bindings, and expected output schema.")},
 		{ID: "WORKFLOW-OUTPUTS-RECORDED", BugFamilies: []BugFamily{EveryMember}, Reading: reading, Strength: Must, Levels: rt,
-			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run",
+			Title:  "A completed run leaves its artifact with provenance (app, release, workflow, run, state) and evidence of each state that did something (agent task, tool call, review, storage write, artifact), all naming the run; a review the app rejected leaves its evidence too",
 			Clause: spec(SpecMain, "Workflow descriptor", "Long-running workflows must support interrupt, resume, retry policy, timeout, artifact outputs, and evidence recording.")},
 		// Typed SDK calls: only the generic ladder's Executable level asks
 		// for them ("typed workflows, typed SDK calls"); no desktop level's

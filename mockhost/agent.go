@@ -681,6 +681,10 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 		return nil, invalidArgs(fmt.Sprintf("Task %q has no approval %q waiting.", clip(a.TaskID, 100), clip(a.RequestID, 100)))
 	}
 	behavior := a.Behavior
+	// fault: approval-defer-sent-as-allow — the App Server is told yes or no: anything but deny, a defer included, goes to it as allow.
+	if behavior == "defer" && h.faults.Has("approval-defer-sent-as-allow") {
+		behavior = "allow"
+	}
 	// fault: approval-app-overrides-policy — the app's allow is passed on although the tenant policy denies the tool.
 	if h.policyDeniesTool(tool) && !h.faults.Has("approval-app-overrides-policy") {
 		behavior = "deny"

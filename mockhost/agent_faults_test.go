@@ -385,7 +385,10 @@ func resumeProbe() probe {
 
 // approvalProbe starts an approval turn (with the tool denied by policy
 // when deny), answers allow and reports what reached the App Server.
-func approvalProbe(deny bool) probe {
+func approvalProbe(deny bool) probe { return approvalDecisionProbe(deny, "allow") }
+
+// approvalDecisionProbe is approvalProbe with the app deciding behavior.
+func approvalDecisionProbe(deny bool, behavior string) probe {
 	return func(t *testing.T, x *harness) string {
 		p := protocol.ConfigureParams{}
 		if deny {
@@ -399,7 +402,7 @@ func approvalProbe(deny bool) probe {
 		}
 		_ = json.Unmarshal(started.Payload, &task)
 		for i := 0; i < 100; i++ {
-			m := s.invoke(fmt.Sprint("a", i), "lime.agent", "respondApproval", map[string]any{"taskId": task.TaskID, "requestId": "approval-1", "behavior": "allow"})
+			m := s.invoke(fmt.Sprint("a", i), "lime.agent", "respondApproval", map[string]any{"taskId": task.TaskID, "requestId": "approval-1", "behavior": behavior})
 			if m.Type == hostbridge.TypeResponse {
 				break
 			}

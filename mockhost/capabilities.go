@@ -50,6 +50,10 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 		if d.gate == protocol.GateReadiness && h.faults.Has("invoke-unready-mock-success") {
 			return h.allow(l, m, c, map[string]any{"ok": true, "mock": true})
 		}
+		// fault: storage-write-lands-when-permission-denied — a lime.storage set the permission gate stops is answered host:error, but its write-behind path stores the value all the same.
+		if d.gate == protocol.GatePermission && in.Capability+"."+in.Method == "lime.storage.set" && h.faults.Has("storage-write-lands-when-permission-denied") {
+			_, _ = h.storageSet(l, in.Args)
+		}
 		c.Gate = d.gate
 		return h.deny(l, m, c, d.code, d.message)
 	}
@@ -153,6 +157,10 @@ func (h *Host) unavailable(l *launch, capability string) string {
 		entry = ""
 	}
 	r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: entry})
+	// fault: call-gate-readiness-error-passes — a readiness the gate cannot have (the app is no longer installed) is taken as no objection: a surface left open across an uninstall still runs its calls.
+	if e != nil && h.faults.Has("call-gate-readiness-error-passes") {
+		return ""
+	}
 	if e != nil || !r.OK {
 		return "This part of the app is not ready to run."
 	}

@@ -22,6 +22,8 @@ type appExport struct {
 	Version string                                `json:"version"`
 	Storage map[string]map[string]json.RawMessage `json:"storage"`
 	Files   []string                              `json:"files"`
+	// Secrets is only ever set by a fault.
+	Secrets map[string]string `json:"secrets,omitempty"`
 }
 
 // export writes a complete export of appID's data into dir before an
@@ -58,6 +60,10 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 		}
 		current := storageBucket(appID, cfg.TenantID, cfg.WorkspaceID)
 		exp.Storage = map[string]map[string]json.RawMessage{current: exp.Storage[current]}
+	}
+	// fault: export-includes-secret-bindings — the export holds the secrets the user bound to the app, in plain text, "so a re-import restores its settings".
+	if len(h.bindings[appID]) > 0 && h.faults.Has("export-includes-secret-bindings") {
+		exp.Secrets = maps.Clone(h.bindings[appID])
 	}
 	// fault: export-without-storage — the export holds the app's files but not what it stored.
 	if h.faults.Has("export-without-storage") {

@@ -30,6 +30,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{heldOutGFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutHFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutH2Faults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
+		{heldOutIFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

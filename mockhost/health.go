@@ -13,6 +13,9 @@ import (
 type healthCheck struct {
 	name     string
 	critical bool
+	// stated says the check names critical itself; unstated, it is
+	// critical ("Failed startup checks regress readiness to blocked").
+	stated bool
 }
 
 // healthChecks lists the checks of phase ("startup" or "runtime") the
@@ -28,7 +31,7 @@ func healthChecks(p *agentpkg.Package, phase string) []healthCheck {
 			continue
 		}
 		critical, ok := m["critical"].(bool)
-		out = append(out, healthCheck{name: name, critical: critical || !ok})
+		out = append(out, healthCheck{name: name, critical: critical || !ok, stated: ok})
 	}
 	return out
 }
@@ -74,6 +77,10 @@ func (h *Host) healthReadiness(p *agentpkg.Package, res *protocol.ReadinessResul
 			}
 			if !h.healthSignalFails(failing, c.name) {
 				continue
+			}
+			// fault: health-critical-absent-read-as-false — a check that does not state critical is read as critical: false, so a failing startup check written without it only degrades the app.
+			if !c.stated && h.faults.Has("health-critical-absent-read-as-false") {
+				c.critical = false
 			}
 			// fault: health-runtime-blocks — a failing runtime check blocks the app like a startup one.
 			blocks := c.critical && (phase == "startup" || h.faults.Has("health-runtime-blocks"))

@@ -232,6 +232,12 @@ func (h *Host) applyMigrations(appID, version, dataDir string, p *agentpkg.Packa
 	defer closeDB()
 	applied := []string{}
 	for _, f := range pending {
+		// fault: migration-recorded-before-run — each migration is written into the ledger before it runs ("so a host that dies half-way never runs it twice"), and stays there when it fails: readiness stops waiting for it.
+		if h.faults.Has("migration-recorded-before-run") {
+			if err := h.recordApplied(appID, version, f); err != nil {
+				return applied, rpcError(protocol.CodeInternalError, err.Error(), nil)
+			}
+		}
 		if partial {
 			for i, stmt := range splitStatements(f.sql) {
 				if word := forbiddenWord(stmt); word != "" {
@@ -244,8 +250,10 @@ func (h *Host) applyMigrations(appID, version, dataDir string, p *agentpkg.Packa
 		} else if err := runInTx(db, f.sql); err != nil {
 			return applied, migrationFailed(appID, f, err)
 		}
-		if err := h.recordApplied(appID, version, f); err != nil {
-			return applied, rpcError(protocol.CodeInternalError, err.Error(), nil)
+		if !h.faults.Has("migration-recorded-before-run") {
+			if err := h.recordApplied(appID, version, f); err != nil {
+				return applied, rpcError(protocol.CodeInternalError, err.Error(), nil)
+			}
 		}
 		applied = append(applied, f.name)
 		// fault: migrate-first-pending-only — one approval applies only the first pending migration; the others stay pending.

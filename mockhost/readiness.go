@@ -163,7 +163,18 @@ func (h *Host) installedFrom(dir string) (string, bool) {
 // state (disabled), and the faults that rewrite answers.
 func (h *Host) finishReadiness(params protocol.ReadinessParams, res protocol.ReadinessResult) protocol.ReadinessResult {
 	if params.AppID != "" && h.isDisabled(params.AppID) {
+		// fault: disabled-entries-keep-status — a disabled app's answer lists each entry with its own status (ready), the disabled blocker added; the app's status and an entry asked for by name still say disabled.
+		keep := params.Entry == "" && h.faults.Has("disabled-entries-keep-status")
+		statuses := make([]string, len(res.Entries))
+		for i, e := range res.Entries {
+			statuses[i] = e.Status
+		}
 		markDisabled(&res)
+		if keep {
+			for i := range res.Entries {
+				res.Entries[i].Status = statuses[i]
+			}
+		}
 	}
 	// fault: installed-readiness-drops-ok — an installed app's answer is built apart from a folder's and leaves ok false, even when ready.
 	if params.AppID != "" && h.faults.Has("installed-readiness-drops-ok") {

@@ -149,7 +149,14 @@ func (h *Host) fetchSource(src protocol.Source) (string, *protocol.Release, *jso
 			return "", nil, e
 		}
 	}
-	if fs := agentpkg.ReleaseCompatibility(rel.Compatibility, h.profile()); agentpkg.HasErrors(fs) {
+	compat := rel.Compatibility
+	// fault: release-compatibility-lime-unread — only the capability ranges of a release's compatibility are read before the download; its host version range (lime) is left to the manifest.
+	// A host-version-at-readiness host installs what its app runtime range
+	// excludes and blocks it in readiness, so that range refuses no download.
+	if h.faults.Has("release-compatibility-lime-unread") || h.variants.Has("host-version-at-readiness") {
+		compat = map[string]any{"capabilities": rel.Compatibility["capabilities"]}
+	}
+	if fs := agentpkg.ReleaseCompatibility(compat, h.profile()); agentpkg.HasErrors(fs) {
 		return "", nil, rpcError(protocol.CodeVerificationFailed,
 			fmt.Sprintf("release %s@%s is not compatible with this host, nothing was downloaded: %s", rel.AppID, rel.Version, firstError(fs)),
 			protocol.ErrorData{Findings: fs})

@@ -2,6 +2,7 @@ package mockhost
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
 	"github.com/agentapp/conformance/drivers/protocol"
@@ -50,6 +51,13 @@ func (h *Host) review(params protocol.ReviewParams) (protocol.ReviewResult, *jso
 		rel = &unpinned
 	}
 	findings := h.installFindings(p, rel)
+	// fault: review-compatibility-from-hello — the review judges version compatibility against the hello's capability profile, not the one host/configure set: a capability configured below the package's range still reviews as compatible (app/install refuses it).
+	if h.faults.Has("review-compatibility-from-hello") {
+		hello := agentpkg.Verify(p, rel, DefaultProfile())
+		findings = slices.DeleteFunc(findings, func(f protocol.Finding) bool {
+			return stepOf[f.Code] == protocol.StepCompatibility && !slices.ContainsFunc(hello, func(g protocol.Finding) bool { return g.Code == f.Code && g.Field == f.Field })
+		})
+	}
 	name, version := identity(p)
 	res := protocol.ReviewResult{OK: !agentpkg.HasErrors(findings), AppID: name, Version: version,
 		Checks: reviewChecks(findings, applicable(p, rel)), Findings: findings}

@@ -27,6 +27,8 @@ type snapshotPayload struct {
 	CloudSession cloudSession `json:"cloudSession"`
 	// User is only ever set by a fault.
 	User *userPreferences `json:"user,omitempty"`
+	// Billing is only ever set by a fault.
+	Billing *protocol.Billing `json:"billing,omitempty"`
 }
 
 // userPreferences are what the user chose (only the
@@ -60,6 +62,10 @@ func (h *Host) snapshot(l *launch) snapshotPayload {
 	if s.Timezone == "" {
 		s.Timezone = defaultTimezone
 	}
+	// fault: snapshot-locale-from-configure — the snapshot builder reads the locale host/configure gave, not the user's change (host/set): after the change getLocale and the snapshot disagree.
+	if cfg.Locale != "" && h.faults.Has("snapshot-locale-from-configure") {
+		s.Locale = cfg.Locale
+	}
 	status := protocol.StatusUnknown
 	if r, e := h.readiness(protocol.ReadinessParams{AppID: l.appID, Entry: l.entryKey}); e == nil {
 		status = r.Status
@@ -72,6 +78,11 @@ func (h *Host) snapshot(l *launch) snapshotPayload {
 		s.Theme, s.Timezone = nil, ""
 	}
 	p := snapshotPayload{Snapshot: s, CloudSession: h.cloudSession()}
+	// fault: snapshot-carries-billing-record — the snapshot carries the tenant's billing record as Lime Cloud (host/configure) gave it, ledger and payment credential included.
+	if cfg.Billing != nil && h.faults.Has("snapshot-carries-billing-record") {
+		b := *cfg.Billing
+		p.Billing = &b
+	}
 	// fault: snapshot-default-locale-on-top — the snapshot's locale and timezone stay the host's defaults; what the user configured only rides along in a nested user object.
 	if h.faults.Has("snapshot-default-locale-on-top") {
 		p.User = &userPreferences{Locale: p.Locale, Timezone: p.Timezone}

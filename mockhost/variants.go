@@ -73,7 +73,7 @@ func Variants() []Variant {
 		{Name: "legacy-kinds-marked", Touches: []string{"CAT-LEGACY-KINDS"},
 			Clause:      "docs/decisions.md, Legacy entry kinds in a 0.10.0 manifest: rejecting the package, or projecting them marked legacy: true",
 			Description: "home and scene entries of a 0.10.0 manifest are accepted and projected marked legacy: true, as compatibility entries, instead of refusing the package"},
-		{Name: "host-version-at-readiness", Touches: []string{"VERIFY-HOST-VERSION", "INSTALL-REVIEW"},
+		{Name: "host-version-at-readiness", Touches: []string{"VERIFY-HOST-VERSION", "INSTALL-REVIEW", "REGISTRY-METADATA-FIRST"},
 			Clause:      "docs/decisions.md, An incompatible host version: refused at verification, or verified and blocked in readiness (002 Readiness state rules)",
 			Description: "an app needing another app runtime version verifies and installs; readiness blocks it naming appRuntime"},
 		{Name: "links-outside-intake-form", Alone: true, Touches: []string{"PKG-NO-ESCAPING-LINKS", "VERIFY-HASH-ALGORITHM", "INSTALL-VERIFY-FIRST"},

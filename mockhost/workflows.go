@@ -461,7 +461,10 @@ func (h *Host) respondLocked(r *workflowRun, decision string) (any, *denial) {
 		h.goOnLocked(r, st.next)
 	case "reject":
 		r.recordLocked(stateRecord{State: st.key, Kind: st.kind, Status: "rejected"})
-		h.workflowEvidence(r, st)
+		// fault: workflow-reject-leaves-no-evidence — only an approved review is recorded as evidence: a rejected one leaves none.
+		if !h.faults.Has("workflow-reject-leaves-no-evidence") {
+			h.workflowEvidence(r, st)
+		}
 		// fault: workflow-reject-continues — a rejection at a human review is taken as an approval.
 		if h.faults.Has("workflow-reject-continues") {
 			h.goOnLocked(r, st.next)

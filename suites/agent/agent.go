@@ -617,6 +617,9 @@ func describeAgentDecisions(tc *harness.TestContext) {
 		},
 		Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success"),
 		Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied"),
+		// 000 RuntimeApprovalDecision: behavior "allow" | "deny" | "defer".
+		// The harness's App Server runs the tool on allow alone.
+		Entry("the app defers", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "defer", "defer", "error_permission_denied"),
 		Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied"),
 	)
 

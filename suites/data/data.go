@@ -84,6 +84,27 @@ func expectState(tc *harness.TestContext, appID, state, after string) {
 	}
 }
 
+// expectDisabledReadiness judges app/readiness of the disabled appID: the
+// app is disabled, and each of its entries too, in the app's answer and
+// asked for by name ("app/readiness of a disabled app has status:
+// "disabled" (ok: false), and each of its entries too",
+// docs/host-control-protocol.md, app/disable and app/enable).
+func expectDisabledReadiness(tc *harness.TestContext, appID, what string) {
+	GinkgoHelper()
+	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: appID})
+	if r.OK || r.Status != protocol.StatusDisabled {
+		tc.Failf("app/readiness of %s, %s, is %q (ok %v), not %q: %s", appID, what, r.Status, r.OK, protocol.StatusDisabled, harness.Excerpt(raw))
+	}
+	for _, e := range r.Entries {
+		if e.Status != protocol.StatusDisabled {
+			tc.Failf("app/readiness of %s, %s, lists its entry %s as %q, not %q: %s", appID, what, e.Key, e.Status, protocol.StatusDisabled, harness.Excerpt(raw))
+		}
+	}
+	if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: appID, Entry: "main"}); r.OK || r.Status != protocol.StatusDisabled {
+		tc.Failf("app/readiness of %s's entry main, %s, is %q (ok %v), not %q: %s", appID, what, r.Status, r.OK, protocol.StatusDisabled, harness.Excerpt(raw))
+	}
+}
+
 // newerProbe is the probe app's package as its next release: the same
 // files with version 1.1.0.
 func newerProbe(tc *harness.TestContext) string {
@@ -241,7 +262,7 @@ func describeStorageAndState(tc *harness.TestContext) {
 		}
 	})
 
-	It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint), func() {
+	It("hides every entry of a disabled app and keeps its data; enabled again, the app launches and finds the same data", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryEntryPoint, levels.EveryMember), func() {
 		a := tc.InstallProbe(tc.DefaultConfigure())
 		// Updated first, so that the app disabled below has a release to
 		// roll back to.
@@ -253,26 +274,20 @@ func describeStorageAndState(tc *harness.TestContext) {
 			tc.Failf("app/disable of %s answered state %q, not %q", a, got, protocol.StateDisabled)
 		}
 		expectState(tc, a, protocol.StateDisabled, "app/disable")
-		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
-			tc.Failf("app/readiness of the disabled %s is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
-		}
+		expectDisabledReadiness(tc, a, "disabled")
 		// The transitions in between: a rollback and an update keep the
 		// app's state ("disabled stays disabled"). A host may refuse either
 		// for a disabled app; either way it stays disabled.
 		_ = tc.Call(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &protocol.RollbackResult{})
 		expectState(tc, a, protocol.StateDisabled, "app/rollback of the disabled app")
-		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
-			tc.Failf("app/readiness of %s, disabled and then rolled back, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
-		}
+		expectDisabledReadiness(tc, a, "disabled and then rolled back")
 		newer := newerProbe(tc)
 		// An update taken answers the app as it is after it: disabled.
 		if res, err := tc.TryUpdate(a, newer, tc.ReleaseOf(newer)); err == nil && res.App.State != protocol.StateDisabled {
 			tc.Failf("app/update of the disabled %s answered the app in state %q, not %q: the answer gives the app as it is after the update", a, res.App.State, protocol.StateDisabled)
 		}
 		expectState(tc, a, protocol.StateDisabled, "app/update of the disabled app")
-		if r := tc.AppReadiness(a); r.OK || r.Status != protocol.StatusDisabled {
-			tc.Failf("app/readiness of %s, disabled and then updated, is %q (ok %v), not %q", a, r.Status, r.OK, protocol.StatusDisabled)
-		}
+		expectDisabledReadiness(tc, a, "disabled and then updated")
 		// The entry open when the app was disabled is hidden as well:
 		// its calls pass the readiness gate afresh (spec 001, UI
 		// runtime), so a storage write is not executed (what the app
@@ -774,6 +789,30 @@ func describeUninstall(tc *harness.TestContext) {
 		tc.InstallProbe(tc.DefaultConfigure())
 		if got := read(tc.Launch(a, "main"), key); got != value {
 			tc.Failf("%s stored %q = %q; after uninstall keeping data and a reinstall it reads %q", a, key, value, got)
+		}
+	})
+
+	// A surface left open across the uninstall: its calls pass readiness
+	// afresh (spec 001, UI runtime: "storage writes must still pass
+	// readiness"), and an app no longer installed has none, so a write
+	// from it is refused, or never answered when the host closed the
+	// frame; either way the next install starts empty
+	// (docs/host-control-protocol.md, app/uninstall: "a later install
+	// starts empty").
+	It("takes no write from a surface left open across an uninstall deleting data: a reinstall finds nothing of it", tc.Req("UNINSTALL-APP-STORAGE", levels.EveryTransition), func() {
+		a := tc.InstallProbe(tc.DefaultConfigure())
+		open := tc.Launch(a, "main")
+		store(open, harness.Nonce("before"), harness.Nonce("value"))
+		tc.Uninstall(a, false)
+		key, id := harness.Nonce("after-uninstall"), harness.Nonce("set-after-uninstall")
+		if r, err := open.TryRun([]harness.Step{harness.Invoke(id, "lime.storage", "set", map[string]any{"key": key, "value": id}), harness.AwaitAnswer(id)}); err == nil {
+			if m, ok := r.Answer(id); ok && m.Type == hostbridge.TypeResponse {
+				tc.Failf("the surface of %s left open across app/uninstall ran lime.storage set (answered %s): an app no longer installed has no readiness to pass", a, m.Type)
+			}
+		}
+		tc.InstallProbe(tc.DefaultConfigure())
+		if got := read(tc.Launch(a, "main"), key); got != "" {
+			tc.Failf("a write from the surface of %s left open across app/uninstall (deleting data) is there after a reinstall: %q = %q", a, key, got)
 		}
 	})
 

@@ -80,6 +80,16 @@ func describeSecretBindings(tc *harness.TestContext) {
 			Entry("deleting data", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.EveryMember), false),
 		)
 
+		// The third uninstall mode: the export is the app's data, written
+		// where the user can read it and hand it back later; a credential
+		// belongs in lime.secrets (spec 000, Storage and data boundary 3),
+		// so the value bound to the slot is in no exported file.
+		It("writes no secret bound to an app into the export of export then delete", tc.Req("UNINSTALL-SECRET-BINDINGS", levels.EveryMember), func() {
+			app := tc.InstallBoundSecretApp()
+			res, text := exportThenDelete(tc, app)
+			tc.ExpectNoCanary(fmt.Sprintf("the export of %s (%v)", app, res.Exported), text)
+		})
+
 		// A pair whose ids prefix each other, each with a secret bound:
 		// uninstall deleting the data of either leaves the other's binding
 		// (a host that deletes by prefix shows on one side only).

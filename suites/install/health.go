@@ -11,8 +11,9 @@ import (
 )
 
 // healthYAML is the evals/health.yaml the spec adds to minimal-app: two
-// critical startup checks and a critical runtime one (spec 000, Health
-// checks).
+// critical startup checks, one that does not state critical (the rule,
+// "Failed startup checks regress readiness to blocked", binds it as it
+// stands), and a critical runtime one (spec 000, Health checks).
 const healthYAML = `health:
   startup:
     - check: storage_accessible
@@ -21,6 +22,8 @@ const healthYAML = `health:
     - check: ui_bundle_loaded
       timeout: 10s
       critical: true
+    - check: sdk_connection
+      timeout: 5s
   runtime:
     - check: agent_runtime_available
       interval: 60s
@@ -44,7 +47,7 @@ func describeHealth(tc *harness.TestContext) {
 				tc.Configure(withFailingHealth(tc))
 				tc.ExpectReady("the app is ready while no health signal fails", dir, "")
 				// Every startup check, each alone.
-				for _, check := range []string{"storage_accessible", "ui_bundle_loaded"} {
+				for _, check := range []string{"storage_accessible", "ui_bundle_loaded", "sdk_connection"} {
 					tc.Configure(withFailingHealth(tc, check))
 					r, raw := tc.Readiness(dir, "")
 					if !slices.Contains(blockedStatuses(), r.Status) || !harness.NamesFailingCheck(r, check) {

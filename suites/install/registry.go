@@ -128,8 +128,11 @@ func describeRegistry(tc *harness.TestContext) {
 		// Both ways a release is named: by its version, and by a channel
 		// the tenant enabled, which resolves to one (a host that learns a
 		// channel's release from its package shows there).
+		// Each range the release's compatibility holds (spec 003, Release
+		// object: "Host, SDK, and capability version ranges"): a
+		// capability's, and the host's own (requires.lime).
 		DescribeTable("refuses an incompatible release from its metadata, before downloading the package",
-			func(channel string) {
+			func(channel string, incompatible incompatibleRelease) {
 				enable := func(rel registry.Release) protocol.Source {
 					if channel == "" {
 						tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
@@ -146,21 +149,32 @@ func describeRegistry(tc *harness.TestContext) {
 						tc.Blockedf("the host installed %s from the registry without fetching %s, so when it fetches cannot be seen", ok.AppID, ok.PackageURL)
 					}
 				})
-				bad := tc.Publish(tc.Fixture("incompatible-capability"))
+				bad := tc.Publish(tc.Fixture(incompatible.fixture))
 				src := enable(bad)
 				_, err := TryInstallSource(tc, src, true)
 				he, refused := tc.RefusalError(protocol.MethodInstall, err)
-				if !refused {
-					tc.Failf("app/install of %s (%s) succeeded although its release requires lime.agent >=9.0.0", bad.AppID, sourceText(src))
+				if !refused && incompatible.blockedInReadiness {
+					// The reading "incompatible host version": verified and
+					// blocked in readiness. Such a host may install the
+					// release, so fetching it decided nothing too early.
+					r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: bad.AppID})
+					if !slices.Contains(blockedStatuses(), r.Status) || !harness.NamesFailingCheck(r, "appRuntime") {
+						tc.Failf("app/install of %s (%s) succeeded although it is %s, and its readiness is not blocked naming appRuntime: %s", bad.AppID, sourceText(src), incompatible.planted.What, harness.Excerpt(raw))
+					}
+					tc.Reading("incompatible host version", "verified, blocked in readiness")
+					return
 				}
-				tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)},
-					harness.Planted{What: "a release whose compatibility the host does not meet", Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"})
+				if !refused {
+					tc.Failf("app/install of %s (%s) succeeded although it is %s", bad.AppID, sourceText(src), incompatible.planted.What)
+				}
+				tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, incompatible.planted)
 				if n := len(tc.Registry().Requests(registry.PackagePath(bad.AppID, bad.Version))); n > 0 {
 					tc.Failf("the host downloaded %s (%d request(s)) before deciding from the release's compatibility that it cannot install it (%s)", bad.PackageURL, n, sourceText(src))
 				}
 			},
-			Entry("named by its version", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint), ""),
-			Entry("named by a channel the tenant enabled", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint), "stable"),
+			Entry("named by its version, a capability out of range", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint, levels.EveryMember), "", incompatibleCapability),
+			Entry("named by a channel the tenant enabled, a capability out of range", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint, levels.EveryMember), "stable", incompatibleCapability),
+			Entry("named by its version, the host's version out of range", tc.Req("REGISTRY-METADATA-FIRST", levels.EveryEntryPoint, levels.EveryMember), "", incompatibleHost),
 		)
 
 		DescribeTable("keeps apps installed from the registry listed and ready while the registry",
@@ -328,3 +342,20 @@ func expectSourceRefused(tc *harness.TestContext, src protocol.Source, planted h
 		tc.Failf("app/install refused %s, yet app/list shows it installed", planted.What)
 	}
 }
+
+// incompatibleRelease is a fixture whose release compatibility no host
+// meets, and what the refusal of it must name.
+type incompatibleRelease struct {
+	fixture string
+	planted harness.Planted
+	// blockedInReadiness: a host may instead install it and block it in
+	// readiness (docs/decisions.md, An incompatible host version).
+	blockedInReadiness bool
+}
+
+var (
+	incompatibleCapability = incompatibleRelease{fixture: "incompatible-capability", planted: harness.Planted{What: "a release whose compatibility requires lime.agent >=9.0.0",
+		Codes: []string{agentpkg.CodeIncompatibleCapability}, Field: "lime.agent"}}
+	incompatibleHost = incompatibleRelease{fixture: "incompatible-host-version", planted: harness.Planted{What: "a release whose compatibility requires an appRuntime >=2.0.0 <3.0.0",
+		Codes: []string{agentpkg.CodeIncompatibleHostVersion}, Field: "appRuntime"}, blockedInReadiness: true}
+)

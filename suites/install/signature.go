@@ -190,6 +190,14 @@ func signedRelease(tc *harness.TestContext, dir string) *protocol.Release {
 	return rel
 }
 
+// withCapability is withSigstore with capability offered at version.
+func withCapability(tc *harness.TestContext, capability, version string) protocol.ConfigureParams {
+	GinkgoHelper()
+	p := withSigstore(tc)
+	p.Capabilities = map[string]protocol.Capability{capability: {Version: version, Enabled: true}}
+	return p
+}
+
 // withSigstore is the default configuration trusting the harness's Sigstore.
 func withSigstore(tc *harness.TestContext) protocol.ConfigureParams {
 	GinkgoHelper()
@@ -247,7 +255,7 @@ func expectRefusedAtVerifyAndInstall(tc *harness.TestContext, dir string, rel *p
 // found, before anything is installed.
 func describeInstallReview(tc *harness.TestContext) {
 	Describe("Installable: the install review", func() {
-		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember), func() {
+		It("shows each verification step and its result before consent, and installs nothing", tc.Req("INSTALL-REVIEW", levels.EveryMember, levels.EveryEntryPoint), func() {
 			dir, _ := signedPackage(tc)
 			harness.AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: 0\n", tc.Revocation().URL())))
 			rel := signedRelease(tc, dir)
@@ -255,7 +263,7 @@ func describeInstallReview(tc *harness.TestContext) {
 			judged := []string{protocol.StepHashes, protocol.StepSignature, protocol.StepRevocation, protocol.StepPublisher}
 			tc.Precondition("the review of the untouched package passes every step", func() {
 				r := Review(tc, dir, rel)
-				for _, step := range judged {
+				for _, step := range append([]string{protocol.StepCompatibility}, judged...) {
 					if st := reviewStatus(r, step); st != protocol.StepPassed {
 						tc.Blockedf("the review of a package every step accepts says %s is %q: %s", step, st, reviewText(r))
 					}
@@ -267,6 +275,19 @@ func describeInstallReview(tc *harness.TestContext) {
 			if _, ok := tc.ListedApp(rel.AppID); ok {
 				tc.Failf("app/review installed %s: the review comes before consent", rel.AppID)
 			}
+			// "version compatibility" is judged against the profile the
+			// host runs under: host/configure sets lime.artifacts below
+			// the range full-app requires (">=0.3.0 <1.0.0"). The standard
+			// gives compatibility no place in the order, so only its own
+			// status is judged.
+			tc.Configure(withCapability(tc, "lime.artifacts", "0.2.0"))
+			if r := Review(tc, dir, rel); r.OK || reviewStatus(r, protocol.StepCompatibility) != protocol.StepFailed {
+				tc.Failf("the review of a package requiring lime.artifacts >=0.3.0, with host/configure offering lime.artifacts 0.2.0, does not show the compatibility step failed: %s", reviewText(r))
+			}
+			if _, ok := tc.ListedApp(rel.AppID); ok {
+				tc.Failf("app/review of a package the configured profile cannot run installed %s", rel.AppID)
+			}
+			tc.Configure(withSigstore(tc))
 			// Each step in turn fails (the revocation last: it stays
 			// revoked): the review shows that step failed, no step after it
 			// passed, and nothing installed.

@@ -137,6 +137,20 @@ func describeMigrations(tc *harness.TestContext) {
 			}
 		})
 
+		// A migration that fails is neither complete nor waiting for
+		// approval: the app is not ready, however the host recorded the
+		// attempt.
+		It("keeps an app whose approved storage migration failed from ready", tc.Req("READY-MIGRATIONS", levels.EveryTransition), func() {
+			dir := tc.MigrationApp(harness.Nonce("failing"), map[string]string{"003_broken.sql": "INSERT INTO no_such_table_of_the_app VALUES (1);\n"})
+			app := tc.InstallMigrating(dir, false)
+			if _, err := tc.Migrate(app, true); err == nil {
+				tc.Blockedf("app/migrate of %s succeeded although its migration 003_broken inserts into a table no migration made: the failure to judge never came", app)
+			}
+			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app}); harness.IsLaunchable(r.Status) {
+				tc.Failf("app/readiness of %s is %q after app/migrate failed on its migration 003_broken: a failed migration is neither complete nor waiting for approval: %s", app, r.Status, harness.Excerpt(raw))
+			}
+		})
+
 		It("keeps an updated app from ready while the migration its newer release brings waits for approval", tc.Req("READY-MIGRATIONS", levels.EveryTransition, levels.ChangeBetweenReads), func() {
 			name := harness.Nonce("migrating")
 			app := tc.InstallMigrating(tc.MigrationApp(name, nil), true)

@@ -829,8 +829,14 @@ func describeFailClosedSpellings(tc *harness.TestContext) {
 // describeNoLeak declares the spec of what the app's frame must never hold.
 func describeNoLeak(tc *harness.TestContext) {
 	Describe("Desktop P2: nothing secret reaches the frame", tc.BrowserRetry(), func() {
-		It("keeps session tokens, secrets and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
-			s := tc.ProbeSurface(tc.WithSecret())
+		It("keeps session tokens, secrets, the billing ledger and host paths out of everything the frame observes", tc.Req("BRIDGE-NO-LEAK", levels.EveryMember, levels.EveryEntryPoint), func() {
+			// The tenant's billing state as Lime Cloud gives it, its raw
+			// ledger and payment credential included (002, Minimum host
+			// snapshot fields: "must not contain ... raw billing ledgers").
+			cfg := tc.WithSecret()
+			billing := &protocol.Billing{Plan: harness.Nonce("plan"), Quota: protocol.QuotaOK, Ledger: harness.Nonce("ledger"), PaymentCredential: harness.Nonce("card")}
+			cfg.Billing = billing
+			s := tc.ProbeSurface(cfg)
 			// A must-not is judged on what the host was seen to hand the
 			// frame: a host that answers nothing leaks nothing through
 			// answers it never gave.
@@ -871,6 +877,11 @@ func describeNoLeak(tc *harness.TestContext) {
 			} {
 				tc.ExpectNoCanary(seen.what, seen.text)
 				tc.ExpectNoHostPath(seen.what, seen.text)
+				for _, held := range []struct{ name, value string }{{"the billing ledger", billing.Ledger}, {"the payment credential", billing.PaymentCredential}} {
+					if form := harness.FindCanary(seen.text, held.value); form != "" {
+						tc.Failf("%s carries %s host/configure's billing gave the host (%s), which no app may see", seen.what, held.name, form)
+					}
+				}
 			}
 		})
 	})
@@ -1111,6 +1122,22 @@ func describeThemeAndVisibility(tc *harness.TestContext) {
 			s.AllowReload("The active locale", "the host loads the app's frame as a new document when the locale changes")
 			tc.HostSet(protocol.SetParams{Locale: "ja-JP"})
 			read("locale-2", "ja-JP")
+			// The snapshot is the app's other source of the locale (spec
+			// 001, UI runtime: "treat host snapshots as refreshable
+			// facts"; its locale summary): one asked for after the change
+			// names no other locale than getLocale now does.
+			r := s.Run(harness.Request(hostbridge.TypeGetSnapshot, "snapshot-2", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
+			snaps := r.OfType(hostbridge.TypeSnapshot)
+			for _, m := range snaps {
+				if m.RequestID == "snapshot-2" {
+					snaps = []hostbridge.Message{m}
+				}
+			}
+			if len(snaps) > 0 {
+				if f, _ := snapshotFields(snaps[len(snaps)-1].Payload, []string{"locale"}); f["locale"] != nil && !strings.EqualFold(fmt.Sprint(f["locale"]), "ja-JP") {
+					tc.Failf("after the user changed the locale to ja-JP, lime.ui getLocale names it but a host:snapshot asked for then says locale %q: %s", fmt.Sprint(f["locale"]), harness.Excerpt(snaps[len(snaps)-1].Payload))
+				}
+			}
 		})
 
 		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {

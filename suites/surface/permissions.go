@@ -69,7 +69,13 @@ func permittedSurface(tc *harness.TestContext, cfg protocol.ConfigureParams) *ha
 type permissionCall struct {
 	what, permission string
 	step             func(s *harness.Surface, requestID string) harness.Step
+	// writes says the call stores its requestId under permissionProbeKey:
+	// a refused one must leave no trace a later read finds.
+	writes bool
 }
+
+// permissionProbeKey is the storage key the permission specs write.
+const permissionProbeKey = "permission-probe"
 
 // permissionCalls are the calls, one per permission scope the probe can
 // exercise (spec 001: "Intercept file, network, secret, tool, agent,
@@ -78,17 +84,17 @@ type permissionCall struct {
 func permissionCalls() []permissionCall {
 	return []permissionCall{
 		{"lime.storage set (scope storage)", "app-records", func(_ *harness.Surface, id string) harness.Step {
-			return harness.Invoke(id, "lime.storage", "set", map[string]any{"key": "permission-probe", "value": id})
-		}},
+			return harness.Invoke(id, "lime.storage", "set", map[string]any{"key": permissionProbeKey, "value": id})
+		}, true},
 		{"lime.secrets status (scope secret)", "secret-status", func(_ *harness.Surface, id string) harness.Step {
 			return harness.Invoke(id, "lime.secrets", "status", map[string]any{"key": "provider_api_key"})
-		}},
+		}, false},
 		{"host:download of the app's own file (scope export)", "save-files", func(s *harness.Surface, id string) harness.Step {
 			return harness.Request(hostbridge.TypeDownload, id, map[string]any{"url": s.FrameFile("download.txt")})
-		}},
+		}, false},
 		{"host:openExternal of the app's documentation site (scope network)", "open-docs", func(_ *harness.Surface, id string) harness.Step {
 			return harness.Request(hostbridge.TypeOpenExternal, id, map[string]any{"url": "https://probe.conformance.example.org/docs"})
-		}},
+		}, false},
 	}
 }
 
@@ -118,11 +124,12 @@ func describePermissions(tc *harness.TestContext) {
 		It("refuses a write whose only granted permission of its scope reads, naming the one that writes, and runs the read that one covers",
 			tc.Req("BRIDGE-PERMISSION-INTERCEPTED", levels.ConfusableIdentity), func() {
 				s := permittedSurface(tc, withGrants(tc, nil, grantsWithout("app-records")...))
-				read := permissionCall{"lime.storage get (scope storage, access read)", "app-records-read", func(_ *harness.Surface, id string) harness.Step {
-					return harness.Invoke(id, "lime.storage", "get", map[string]any{"key": "permission-probe"})
+				read := permissionCall{what: "lime.storage get (scope storage, access read)", permission: "app-records-read", step: func(_ *harness.Surface, id string) harness.Step {
+					return harness.Invoke(id, "lime.storage", "get", map[string]any{"key": permissionProbeKey})
 				}}
 				expectCallRuns(s, read, "read-1", "with the storage permission that reads granted")
 				expectWithheld(tc, s, permissionCalls()[0], "write-1", "app-records-read, which reads only,")
+				expectNoTrace(s, permissionCalls()[0], "write-1", "read-2")
 			})
 
 		DescribeTable("refuses a call several gates stop at the earliest gate of the permission order",
@@ -211,6 +218,7 @@ func expectIntercepted(tc *harness.TestContext, c permissionCall) {
 	tc.Configure(withGrants(tc, nil, grantsWithout(c.permission)...))
 	expectWithheld(tc, s, c, "withheld-1", "")
 	tc.Configure(withGrants(tc, nil, probePermissionKeys...))
+	expectNoTrace(s, c, "withheld-1", "read-1")
 	if m, ok := callAnswer(s, c, "regranted-1"); !ok || m.Type != hostbridge.TypeResponse {
 		tc.Failf("%s, with %s granted again, got %s, not host:response: a grant must decide the next call", c.what, c.permission, harness.AnswerText(m, ok))
 	}
@@ -235,5 +243,24 @@ func expectWithheld(tc *harness.TestContext, s *harness.Surface, c permissionCal
 		tc.Failf("%s %s got %s, not host:error", c.what, without, harness.AnswerText(m, ok))
 	case !strings.Contains(harness.AnswerText(m, ok), c.permission):
 		tc.Failf("%s %s got host:error that does not name the permission %s: %s", c.what, without, c.permission, harness.AnswerText(m, ok))
+	}
+}
+
+// expectNoTrace judges a write c refused as refusedID: a read (readID, its
+// permission granted) finds another value than the one it carried
+// (spec 001, UI runtime: storage writes "must still pass ... permission";
+// a refusal that stores the value anyway executed the call).
+func expectNoTrace(s *harness.Surface, c permissionCall, refusedID, readID string) {
+	GinkgoHelper()
+	if !c.writes {
+		return
+	}
+	r := s.Run(harness.Invoke(readID, "lime.storage", "get", map[string]any{"key": permissionProbeKey}), harness.AwaitAnswer(readID))
+	got, ok := harness.StoredValue(r, readID)
+	if !ok {
+		s.TC().Blockedf("lime.storage get of %s, its permission granted, got no host:response, so what the refused %s left cannot be read", permissionProbeKey, c.what)
+	}
+	if got == refusedID {
+		s.TC().Failf("%s was answered host:error while %s was not granted, yet a later lime.storage get reads the value it carried (%q): the refused write was executed", c.what, c.permission, got)
 	}
 }

@@ -894,6 +894,15 @@ func describeWorkflowIsolation(tc *harness.TestContext) {
 			if len(missing) > 0 {
 				tc.Failf("host/observe has no evidence of run %s at %v: %+v", run, missing, ev)
 			}
+			// Every decision of a review is something the run did: a
+			// rejected review leaves its evidence as an approved one does.
+			rejected := startRun(tc, app, reviewFlow)
+			expectRunAt(tc, app, rejected, "waiting", "review")
+			decide(tc, app, rejected, "respond", map[string]any{"decision": "reject"})
+			settleRun(tc, app, rejected)
+			if ev := tc.Observe(app).Evidence; !slices.ContainsFunc(ev, func(e protocol.EvidenceRecord) bool { return e.RunID == rejected && e.State == "review" }) {
+				tc.Failf("host/observe has no evidence of the review of run %s, which the app rejected (the approved run %s has one): %+v", rejected, run, ev)
+			}
 		})
 }
 
