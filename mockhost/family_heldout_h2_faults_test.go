@@ -49,15 +49,8 @@ func heldOutH2Probes() map[string]probe {
 			x.configureWith(off)
 			mark := time.Now()
 			s.invoke("r2", "lime.agent", "startTask", map[string]any{"idempotencyKey": "k2", "input": map[string]any{"text": "opted-out-prompt"}})
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			col.WaitSince(ctx, mark)
-			time.Sleep(2 * otelBatchDelay)
-			var body strings.Builder
-			for _, e := range col.Exports() {
-				body.Write(e.Body)
-			}
-			return fmt.Sprintf("opted in %v, opted out %v", strings.Contains(body.String(), "opted-in-prompt"), strings.Contains(body.String(), "opted-out-prompt"))
+			body := exportedSince(col, mark)
+			return fmt.Sprintf("opted in %v, opted out %v", strings.Contains(body, "opted-in-prompt"), strings.Contains(body, "opted-out-prompt"))
 		},
 		// whether a task's prompt reaches a collector the host was
 		// configured with, content export off, from the start
@@ -71,15 +64,22 @@ func heldOutH2Probes() map[string]probe {
 			s := x.mount("tiny-app", "main")
 			mark := time.Now()
 			s.invoke("r1", "lime.agent", "startTask", map[string]any{"idempotencyKey": "k1", "input": map[string]any{"text": "never-opted-in-prompt"}})
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			col.WaitSince(ctx, mark)
-			time.Sleep(2 * otelBatchDelay)
-			var body strings.Builder
-			for _, e := range col.Exports() {
-				body.Write(e.Body)
-			}
-			return fmt.Sprintf("prompt exported %v", strings.Contains(body.String(), "never-opted-in-prompt"))
+			body := exportedSince(col, mark)
+			return fmt.Sprintf("prompt exported %v", strings.Contains(body, "never-opted-in-prompt"))
 		},
 	}
+}
+
+// exportedSince waits for an export to col after mark, and a batch more,
+// and answers every body col received.
+func exportedSince(col *telemetry.Collector, mark time.Time) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	col.WaitSince(ctx, mark)
+	time.Sleep(2 * otelBatchDelay)
+	var body strings.Builder
+	for _, e := range col.Exports() {
+		body.Write(e.Body)
+	}
+	return body.String()
 }
