@@ -29,5 +29,7 @@ func heldOutIFaults() []Fault {
 			Description: "a storage migration is written into the host's ledger before it runs and stays there when it fails: app/migrate answers the failure, yet readiness answers ready (held-out i17)"},
 		{Name: "export-includes-secret-bindings", Breaks: []string{"UNINSTALL-SECRET-BINDINGS"},
 			Description: "export then delete writes the secrets the user bound to the app, in plain text, into the export file (held-out i19)"},
+		{Name: "workflow-span-carries-input", Breaks: []string{"TELEMETRY-NO-CONTENT"},
+			Description: "each lime.workflow start exports a workflow.run span carrying the run's input as a plain attribute, whether or not the user opted in to content export (held-out i20)"},
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/drivers/telemetry"
 )
 
 // heldOutIProbes observe the faults of heldOutIFaults (TestEveryFaultChangesTheAnswer).
@@ -127,6 +129,23 @@ func heldOutIProbes() map[string]probe {
 				all.Write(b)
 			}
 			return fmt.Sprint(strings.Contains(all.String(), "canary-bound"))
+		},
+		// whether a workflow run's input reaches the collector, content
+		// export off
+		"workflow-span-carries-input": func(t *testing.T, x *harness) string {
+			col, err := telemetry.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer col.Close()
+			as := appServerFor(t, x, nil, protocol.ConfigureParams{Telemetry: &protocol.Telemetry{Endpoint: col.URL()}})
+			if _, err := x.install(fixtureCopy(t, "workflow-app", "", ""), nil, true); err != nil {
+				t.Fatal(err)
+			}
+			d := &wfDriver{t: t, x: x, as: as}
+			mark := time.Now()
+			d.call("start", map[string]any{"workflowKey": "typed_flow", "input": map[string]any{"topic": "input-of-the-run", "count": 1}})
+			return fmt.Sprint(strings.Contains(exportedSince(col, mark), "input-of-the-run"))
 		},
 		// whether a release whose compatibility names a host version the
 		// host is not is downloaded

@@ -255,6 +255,10 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	if !ok {
 		return nil, invalidArgs(fmt.Sprintf("This app declares no workflow %q with states.", clip(key, 100)))
 	}
+	// fault: workflow-span-carries-input — each lime.workflow start exports a workflow.run span whose attributes carry the run's input as it is, whether or not the user opted in to content export.
+	if h.faults.Has("workflow-span-carries-input") {
+		h.exportSpan(l, "workflow.run", map[string]string{"lime.workflow.key": key, "lime.workflow.input": string(input)})
+	}
 	badInput := h.checkInput(def, input)
 	// variant: workflow-input-checked-in-run — a start whose input does not meet the workflow's declared inputs is answered with a run that ends failed at once, its reason naming the member, and runs no state.
 	if badInput != nil && !h.variants.Has("workflow-input-checked-in-run") {

@@ -66,6 +66,18 @@ func describeTelemetry(tc *harness.TestContext) {
 				holdContent(tc, appID, optedIn, "with content export opted in")
 				tc.Configure(profile(false))
 				holdContent(tc, appID, optedOut, "after host/configure took the opt-in back")
+				// Every entry point of the user's content: the input of a
+				// workflow run the app starts, where the host offers
+				// lime.workflow (a Desktop level may offer none).
+				workflowInput := harness.Nonce("opted-out-workflow-input")
+				wf := tc.Fixture("workflow-app")
+				wfApp := tc.Install(wf, tc.ReleaseOf(wf)).AppID
+				args, _ := json.Marshal(map[string]any{"workflowKey": "typed_flow", "input": map[string]any{"topic": workflowInput, "count": 1}, "idempotencyKey": harness.Nonce("idem")})
+				started := tc.InvokeAsApp(protocol.InvokeParams{AppID: wfApp, EntryKey: "main", RequestID: harness.Nonce("workflow"), Capability: "lime.workflow", Method: "start", Args: args})
+				if started.Type != hostbridge.TypeResponse {
+					tc.Reading("Telemetry content", "the host started no workflow run ("+harness.AnswerText(started, true)+"): a run's input is not judged")
+					workflowInput = ""
+				}
 				exports := awaitExports(tc, tc.Telemetry(), time.Now())
 				if len(exports) == 0 && len(beforeOptIn) == 0 {
 					tc.NotApplicablef("the host exported nothing to the OTLP collectors host/configure named, within %s of holding the content: it exports no telemetry the harness can see", telemetryWait)
@@ -80,6 +92,11 @@ func describeTelemetry(tc *harness.TestContext) {
 						if where := exportsHolding(phase.exports, c.value); where != "" {
 							leaks = append(leaks, fmt.Sprintf("%s %s (%s)", c.what, phase.when, where))
 						}
+					}
+				}
+				if workflowInput != "" {
+					if where := exportsHolding(exports, workflowInput); where != "" {
+						leaks = append(leaks, fmt.Sprintf("the input of a workflow run started after the opt-in was taken back (%s)", where))
 					}
 				}
 				if len(leaks) > 0 {

@@ -3,6 +3,7 @@ package install
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -190,12 +191,38 @@ func signedRelease(tc *harness.TestContext, dir string) *protocol.Release {
 	return rel
 }
 
-// withCapability is withSigstore with capability offered at version.
-func withCapability(tc *harness.TestContext, capability, version string) protocol.ConfigureParams {
+// expectReviewedCompatibility judges the review's "version compatibility"
+// against the profile the host runs under: a package requiring a
+// capability the hello offers enabled, at ">=0.0.1", reviews compatible,
+// and reviews incompatible once host/configure offers that capability at
+// 0.0.0. The standard gives compatibility no place in the order, so only
+// its own status is judged.
+func expectReviewedCompatibility(tc *harness.TestContext) {
 	GinkgoHelper()
-	p := withSigstore(tc)
-	p.Capabilities = map[string]protocol.Capability{capability: {Version: version, Enabled: true}}
-	return p
+	offered := slices.Sorted(maps.Keys(tc.OfferedEnabled()))
+	if len(offered) == 0 {
+		tc.Reading("The install review", "the host's hello offers no capability enabled: the compatibility step is not judged")
+		return
+	}
+	name := offered[0]
+	dir := tc.Fixture("minimal-app")
+	harness.EditFrontmatter(dir, func(lines []string) []string {
+		return append(lines, "requires:", "  capabilities:", fmt.Sprintf("    %s: \">=0.0.1\"", name))
+	})
+	tc.Precondition("the review of a package requiring "+name+" >=0.0.1 passes the compatibility step under the hello's profile", func() {
+		if r := Review(tc, dir, nil); reviewStatus(r, protocol.StepCompatibility) != protocol.StepPassed {
+			tc.Failf("the review of a package requiring %s >=0.0.1, which the hello offers, says compatibility is %q: %s", name, reviewStatus(r, protocol.StepCompatibility), reviewText(r))
+		}
+	})
+	cfg := withSigstore(tc)
+	cfg.Capabilities = map[string]protocol.Capability{name: {Version: "0.0.0", Enabled: true}}
+	tc.Configure(cfg)
+	if r := Review(tc, dir, nil); r.OK || reviewStatus(r, protocol.StepCompatibility) != protocol.StepFailed {
+		tc.Failf("the review of a package requiring %s >=0.0.1, with host/configure offering %s 0.0.0, does not show the compatibility step failed: %s", name, name, reviewText(r))
+	}
+	if _, ok := tc.ListedApp("minimal-app"); ok {
+		tc.Failf("app/review of a package the configured profile cannot run installed minimal-app")
+	}
 }
 
 // withSigstore is the default configuration trusting the harness's Sigstore.
@@ -275,18 +302,7 @@ func describeInstallReview(tc *harness.TestContext) {
 			if _, ok := tc.ListedApp(rel.AppID); ok {
 				tc.Failf("app/review installed %s: the review comes before consent", rel.AppID)
 			}
-			// "version compatibility" is judged against the profile the
-			// host runs under: host/configure sets lime.artifacts below
-			// the range full-app requires (">=0.3.0 <1.0.0"). The standard
-			// gives compatibility no place in the order, so only its own
-			// status is judged.
-			tc.Configure(withCapability(tc, "lime.artifacts", "0.2.0"))
-			if r := Review(tc, dir, rel); r.OK || reviewStatus(r, protocol.StepCompatibility) != protocol.StepFailed {
-				tc.Failf("the review of a package requiring lime.artifacts >=0.3.0, with host/configure offering lime.artifacts 0.2.0, does not show the compatibility step failed: %s", reviewText(r))
-			}
-			if _, ok := tc.ListedApp(rel.AppID); ok {
-				tc.Failf("app/review of a package the configured profile cannot run installed %s", rel.AppID)
-			}
+			expectReviewedCompatibility(tc)
 			tc.Configure(withSigstore(tc))
 			// Each step in turn fails (the revocation last: it stays
 			// revoked): the review shows that step failed, no step after it
