@@ -39,7 +39,8 @@ type webView struct {
 // arrived), and the answer comes when they differ (or after wantHold, to
 // ask again). It does not wait for the load event: a frame whose load
 // stalls would hold the window on that page for good, and every later
-// page the host names would never be shown.
+// page the host names would never be shown. Nor does it stop once it has
+// asked for a navigation: one the web view dropped is asked for again.
 const webViewFollowJS = `(() => {
   const here = location.href.split("#")[0];
   const follow = async () => {
@@ -47,7 +48,13 @@ const webViewFollowJS = `(() => {
       try {
         const r = await fetch("/window/want?at=" + encodeURIComponent(here), {cache: "no-store"});
         const want = (await r.text()).trim();
-        if (want && want.split("#")[0] !== here) { location.replace(want); return; }
+        if (want && want.split("#")[0] !== here) {
+          location.replace(want);
+          // A navigation WebKit dropped (asked while this document was
+          // still loading, on a loaded machine) leaves the window here:
+          // ask again, unless the new page has taken over by then.
+          await new Promise((ok) => setTimeout(ok, 1000));
+        }
       } catch (e) {
         await new Promise((ok) => setTimeout(ok, 200));
       }
