@@ -67,7 +67,7 @@ func installRequirements() []Requirement {
 		{ID: "VERIFY-REVOCATION", BugFamilies: []BugFamily{EveryEntryPoint}, Refusal: pkg, Strength: Must, Levels: installP0,
 			Title:  "The host asks the package's revocation.checkUrl and refuses a revoked package, at verify and at install",
 			Clause: spec(SpecMain, "Package signing and revocation", "Call revocation.checkUrl (with cache) for revocation status. ... Block install and alert on any failure.")},
-		{ID: "VERIFY-REVOCATION-CACHE", BugFamilies: []BugFamily{ChangeBetweenReads, ConfusableIdentity}, Refusal: pkg, Reading: "The revocation cache", Strength: Must, Levels: installP0,
+		{ID: "VERIFY-REVOCATION-CACHE", BugFamilies: []BugFamily{ChangeBetweenReads, ConfusableIdentity, EveryTransition}, Refusal: pkg, Reading: "The revocation cache", Strength: Must, Levels: installP0,
 			Title:  "A cached revocation answer older than cacheSeconds (by the configured clock) is asked again",
 			Clause: spec(SpecMain, "Package signing and revocation", "Call revocation.checkUrl (with cache) for revocation status.")},
 		{ID: "CAT-DISPLAYNAME-I18N", BugFamilies: []BugFamily{ConfusableIdentity, ChangeBetweenReads, EveryTransition}, Reading: "Localised display names", Strength: Should, Levels: []string{"installable", "desktop-p1"},

@@ -56,7 +56,7 @@ func workflowRequirements() []Requirement {
 			Clause: spec(SpecMain, "Capability SDK; Conformance levels", "The SDK is a typed contract, not only a list of capability names. Compatible hosts should stabilize at least these call semantics: ... const run = await lime.workflow.start({ key: 'content_calendar', input }) ... Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals.")},
 		// Regression evals: run through app/evals, the harness's method
 		// (the texts give no eval format and no way to ask for a run).
-		{ID: "EVAL-REGRESSION-RUN", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Regression evals", Strength: Should, Levels: []string{"executable"},
+		{ID: "EVAL-REGRESSION-RUN", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity, RepresentationLimit}, Reading: "Regression evals", Strength: Should, Levels: []string{"executable"},
 			Title:  "app/evals runs every regression eval the app declares and reports each case's outcome: an eval whose cases all end as they expect passes, one with a case that does not fails, naming that case, when its score is below its threshold, and passes when the score reaches it",
 			Clause: spec(SpecMain, "Conformance levels; Manifest fields", "Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals. ... evals: Quality gates, readiness checks, regression evals, and human review rules.")},
 		{ID: "EVAL-PROVENANCE", BugFamilies: []BugFamily{EveryMember}, Reading: "Regression evals", Strength: Must, Levels: []string{"executable"},

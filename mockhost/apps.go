@@ -386,7 +386,10 @@ func (h *Host) reset() error {
 		firstErr = err
 	}
 	h.paths = map[string]string{}
-	h.revocations = map[string]revocationEntry{}
+	// fault: reset-keeps-revocation-cache — host/reset keeps the revocation answers it cached.
+	if !h.faults.Has("reset-keeps-revocation-cache") {
+		h.revocations = map[string]revocationEntry{}
+	}
 	h.bootstraps = map[string][]registryRelease{}
 	return firstErr
 }

@@ -115,7 +115,8 @@ func (h *Host) runEvals(appID string) (protocol.EvalsResult, *jsonrpc2.Error) {
 // evalEntry is the entry an eval's cases run as: the eval's entry, else
 // the first entry naming its workflow, else the first entry.
 func (h *Host) evalEntry(m map[string]any, d evalDef) string {
-	if d.Entry != "" {
+	// fault: evals-ignore-named-entry — the first entry naming the eval's workflow wins over the entry the eval names.
+	if d.Entry != "" && !h.faults.Has("evals-ignore-named-entry") {
 		return d.Entry
 	}
 	entries, _ := m["entries"].([]any)
@@ -128,6 +129,9 @@ func (h *Host) evalEntry(m map[string]any, d evalDef) string {
 		if stringField(e, "workflow") == d.Workflow {
 			return stringField(e, "key")
 		}
+	}
+	if d.Entry != "" {
+		return d.Entry
 	}
 	return first
 }

@@ -5,6 +5,8 @@ package mockhost
 // families were fixed.
 func heldOutIFaults() []Fault {
 	return []Fault{
+		{Name: "reset-keeps-revocation-cache", Breaks: []string{"VERIFY-REVOCATION-CACHE"},
+			Description: "host/reset forgets apps and configuration but keeps the revocation answers it cached: a package revoked since its last check still verifies in the fresh host while the answer's cacheSeconds last (held-out i01)"},
 		{Name: "review-compatibility-from-hello", Breaks: []string{"INSTALL-REVIEW"},
 			Description: "the install review judges version compatibility against the hello's capability profile, not the one host/configure set: a capability configured below the package's range reviews as compatible, though app/install refuses it (held-out i02)"},
 		{Name: "release-compatibility-lime-unread", Breaks: []string{"REGISTRY-METADATA-FIRST"},
@@ -29,6 +31,8 @@ func heldOutIFaults() []Fault {
 			Description: "a storage migration is written into the host's ledger before it runs and stays there when it fails: app/migrate answers the failure, yet readiness answers ready (held-out i17)"},
 		{Name: "export-includes-secret-bindings", Breaks: []string{"UNINSTALL-SECRET-BINDINGS"},
 			Description: "export then delete writes the secrets the user bound to the app, in plain text, into the export file (held-out i19)"},
+		{Name: "evals-ignore-named-entry", Breaks: []string{"EVAL-REGRESSION-RUN"},
+			Description: "app/evals runs a regression eval's cases as the first entry naming its workflow, reading the entry the eval names only when no entry names it: a case meant for an entry the policy denies runs as another and completes (held-out i16)"},
 		{Name: "workflow-span-carries-input", Breaks: []string{"TELEMETRY-NO-CONTENT"},
 			Description: "each lime.workflow start exports a workflow.run span carrying the run's input as a plain attribute, whether or not the user opted in to content export (held-out i20)"},
 	}

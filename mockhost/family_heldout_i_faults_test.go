@@ -13,12 +13,48 @@ import (
 	"github.com/agentapp/conformance/drivers/hostbridge"
 	"github.com/agentapp/conformance/drivers/protocol"
 	"github.com/agentapp/conformance/drivers/registry"
+	"github.com/agentapp/conformance/drivers/revocation"
 	"github.com/agentapp/conformance/drivers/telemetry"
 )
 
 // heldOutIProbes observe the faults of heldOutIFaults (TestEveryFaultChangesTheAnswer).
 func heldOutIProbes() map[string]probe {
 	return map[string]probe{
+		// a verification after host/reset of a package revoked since an
+		// answer was cached for 600 s
+		"reset-keeps-revocation-cache": func(t *testing.T, x *harness) string {
+			svc, err := revocation.Start(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = svc.Close() })
+			dir := pkg(t, "tiny-app", map[string]string{"app.signature.yaml": fmt.Sprintf(
+				"signature:\n  revocation:\n    checkUrl: %s\n    cacheSeconds: 600\n", svc.URL())})
+			svc.Revoke(x.verify(dir, nil).PackageHash, "after the first check")
+			x.must(protocol.MethodReset, struct{}{}, nil)
+			return verdict(x.verify(dir, nil))
+		},
+		// the case of an eval naming entry second, which the policy
+		// denies, while entry main names the same workflow first
+		"evals-ignore-named-entry": func(t *testing.T, x *harness) string {
+			dir := pkg(t, "tiny-app", map[string]string{
+				"APP.md": manifest(withDefaults("requires:\n  capabilities:\n    lime.ui: current\n    lime.workflow: current\n" +
+					"runtimePackage:\n  ui:\n    path: ./dist/ui\n    entry: index.html\n" +
+					"entries:\n  - key: main\n    kind: workflow\n    title: Main\n    route: /main\n    workflow: flow\n" +
+					"  - key: second\n    kind: workflow\n    title: Second\n    route: /second\n    workflow: flow\n" +
+					"workflows:\n  - key: flow\n    states:\n      - key: begin\n        kind: start\n        next: done\n      - key: done\n        kind: end\n" +
+					"evals:\n  - key: as_second\n    kind: regression\n    workflow: flow\n    entry: second\n    cases:\n" +
+					"      - key: refused-for-second\n        input: {}\n        expect: refused\n")),
+				"dist/ui/index.html": "<!doctype html><html><body>tiny</body></html>\n",
+			})
+			x.configureWith(protocol.ConfigureParams{Policy: &protocol.Policy{DeniedEntries: map[string][]string{"tiny-app": {"second"}}}})
+			if _, err := x.install(dir, nil, true); err != nil {
+				t.Fatal(err)
+			}
+			var ev protocol.EvalsResult
+			x.must(protocol.MethodEvals, protocol.AppIDParams{AppID: "tiny-app"}, &ev)
+			return raw(ev)
+		},
 		// the review's compatibility step with lime.ui configured below
 		// what the package requires
 		"review-compatibility-from-hello": func(t *testing.T, x *harness) string {

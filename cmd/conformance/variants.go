@@ -147,9 +147,10 @@ func unclaimed(cat *levels.Catalog, v mockhost.Variant, id string) bool {
 }
 
 // printVariants prints a line per variant case, and a FALSE-BLAME line per
-// requirement blamed wrongly; it returns how many cases failed.
-func printVariants(w io.Writer, cases []*selftestCase, cat *levels.Catalog) int {
-	bad, accepted := 0, 0
+// requirement blamed wrongly; it returns each case not accepted, named
+// with the requirements it was blamed on.
+func printVariants(w io.Writer, cases []*selftestCase, cat *levels.Catalog) (blamed []string) {
+	accepted := 0
 	for _, k := range cases {
 		v := judgeVariant(k, cat)
 		fmt.Fprintf(w, "%-11s %-30s %s\n", v.status, k.variant.Name, strings.Join(variantTouched(cat, k.variant, k.judged), " "))
@@ -157,11 +158,19 @@ func printVariants(w io.Writer, cases []*selftestCase, cat *levels.Catalog) int 
 			accepted++
 			continue
 		}
-		bad++
+		var ids []string
 		for _, b := range v.blames {
+			ids = append(ids, b.id+" "+string(b.outcome))
 			fmt.Fprintf(w, "FALSE-BLAME %s %s: %s: %s\n", k.variant.Name, b.id, b.outcome,
 				reports.ForTerminal(reports.TruncateUTF8(firstLine(b.reason), 240)))
 		}
+		if len(v.unjudged) > 0 {
+			ids = append(ids, "not judged: "+strings.Join(v.unjudged, " "))
+		}
+		if len(ids) == 0 {
+			ids = []string{"its child gave no report"}
+		}
+		blamed = append(blamed, fmt.Sprintf("%s (%s)", k.variant.Name, strings.Join(ids, ", ")))
 		if len(v.unjudged) > 0 {
 			fmt.Fprintf(w, "            touched but not judged (its specs did not run): %s\n", strings.Join(v.unjudged, " "))
 		}
@@ -169,8 +178,8 @@ func printVariants(w io.Writer, cases []*selftestCase, cat *levels.Catalog) int 
 			fmt.Fprintf(w, "            %v\n%s\n", k.err, indent(lastLines(k.output, 20), "            | "))
 		}
 	}
-	fmt.Fprintf(w, "\nvariants: %d of %d accepted, %d problems\n", accepted, len(cases), bad)
-	return bad
+	fmt.Fprintf(w, "\nvariants: %d of %d accepted, %d problems\n", accepted, len(cases), len(blamed))
+	return blamed
 }
 
 // selectVariants picks the variants a selftest runs: those named by

@@ -64,7 +64,8 @@ func TestJudgeVariantBlamesWhatItMust(t *testing.T) {
 }
 
 // A wrong blame is printed as FALSE-BLAME VARIANT REQ: outcome: reason, and
-// fails the selftest's closing line.
+// fails the selftest, whose closing problem line names the variant and the
+// requirement (a CI log that keeps only the tail still says which).
 func TestFalseBlameFailsTheSelftest(t *testing.T) {
 	cat := levels.Default()
 	v := mockhost.Variant{Name: "visibility-as-word", Touches: []string{"BRIDGE-VISIBILITY"}}
@@ -73,7 +74,7 @@ func TestFalseBlameFailsTheSelftest(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d", code, exitFailed)
 	}
-	for _, want := range []string{"FALSE-BLAME visibility-as-word BRIDGE-VISIBILITY: failed: why BRIDGE-VISIBILITY", "selftest: 0 passed, 1 failed"} {
+	for _, want := range []string{"FALSE-BLAME visibility-as-word BRIDGE-VISIBILITY: failed: why BRIDGE-VISIBILITY", "problem: variant blamed: visibility-as-word (BRIDGE-VISIBILITY failed)\nselftest: 0 passed, 1 failed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -69,6 +69,32 @@ func describeRevocation(tc *harness.TestContext) {
 			tc.ExpectRefused(r, revokedPlanted)
 		})
 
+		// Every transition, then the same check: host/reset forgets
+		// everything (docs/host-control-protocol.md, host/reset), so an
+		// answer cached before it does not stand after it, inside its
+		// window by the configured clock.
+		It("forgets its cached answers at host/reset: a package revoked before the reset is asked about again after it", tc.Req("VERIFY-REVOCATION-CACHE", levels.EveryTransition), func() {
+			const cacheSeconds = 600
+			// A package of this spec's own: an answer a host kept from an
+			// earlier spec's package (itself across a reset) is not about it.
+			dir, _ := revocablePackage(tc, cacheSeconds)
+			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// "+harness.Nonce("checked-before-reset")+"\n"))
+			rel := tc.ReleaseOf(dir)
+			tc.ExpectVerifies(dir, rel)
+			asked := len(tc.Revocation().Requests(rel.PackageHash))
+			if asked == 0 {
+				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
+			}
+			tc.Revocation().Revoke(rel.PackageHash, "revoked before host/reset")
+			tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
+			tc.Configure(tc.DefaultConfigure())
+			r := tc.VerifyRefusal(dir, rel)
+			if len(tc.Revocation().Requests(rel.PackageHash)) == asked {
+				tc.Failf("package/verify after host/reset did not ask revocation.checkUrl about %s: the answer cached before the reset (cacheSeconds %d) stood in the fresh host", rel.PackageHash, cacheSeconds)
+			}
+			tc.ExpectRefused(r, revokedPlanted)
+		})
+
 		// A cached answer is about one package: another package whose
 		// app.signature.yaml names the same checkUrl is asked about in its
 		// own right, so one never passes on the other's "not revoked".

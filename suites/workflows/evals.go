@@ -30,6 +30,13 @@ const (
 	// staleCase is failingEval's case that does not hold: it expects its
 	// run to fail, and typed_flow completes it.
 	staleCase = "expects-a-failed-run"
+	// Two entries name typed_flow, typed and then lockedEntry, which the
+	// policy of runEvals denies. openEntryEval names typed and
+	// lockedEntryEval names lockedEntry: its one case expects its start
+	// refused. The evals naming no entry run as typed, the first.
+	lockedEntry     = "typed_locked"
+	openEntryEval   = "typed_flow_as_typed"
+	lockedEntryEval = "typed_flow_as_locked"
 )
 
 // evalCases are the cases each eval of workflow-app declares, with the
@@ -40,13 +47,16 @@ var evalCases = map[string]map[string]string{
 	failingEval:  {"saves-a-larger-count": "completed", staleCase: "completed"},
 	boundaryEval: {"saves-a-valid-input": "completed", staleCase: "completed"},
 	floorEval:    {staleCase: "completed"},
+	openEntryEval:   {"saves-as-the-open-entry": "completed"},
+	lockedEntryEval: {"refused-as-the-locked-entry": protocol.EvalRefused},
 }
 
-// runEvals installs workflow-app and calls app/evals: a host without the
-// method (-32601) or that cannot run them leaves the spec blocked.
+// runEvals installs workflow-app under a policy denying its entry
+// lockedEntry and calls app/evals: a host without the method (-32601) or
+// that cannot run them leaves the spec blocked.
 func runEvals(tc *harness.TestContext) (string, protocol.EvalsResult) {
 	GinkgoHelper()
-	app := installWorkflowApp(tc, tc.DefaultConfigure())
+	app := installWorkflowApp(tc, tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{workflowFixture: {lockedEntry}}}))
 	var r protocol.EvalsResult
 	err := tc.Call(protocol.MethodEvals, protocol.AppIDParams{AppID: app}, &r)
 	if code, isErr := tc.HostErrorCode(protocol.MethodEvals, err); isErr {
@@ -84,7 +94,7 @@ func expectCases(tc *harness.TestContext, i int, e protocol.EvalResult, held fun
 		case !ok:
 			tc.Failf("%s: the eval %s declares no case %q", at, e.Key, c.Key)
 		case c.Status != status:
-			tc.Failf("%s: the case %s of %s ends %q; its run of typed_flow ends %q", at, c.Key, e.Key, c.Status, status)
+			tc.Failf("%s: the case %s of %s ends %q; run as its eval's entry with its input under the harness's policy, it ends %q", at, c.Key, e.Key, c.Status, status)
 		case c.Passed != held(c.Key):
 			tc.Failf("%s: the case %s of %s is reported passed=%v, yet it expects what its run %s", at, c.Key, e.Key, c.Passed, map[bool]string{true: "does", false: "does not do"}[held(c.Key)])
 		}
@@ -129,6 +139,28 @@ func describeEvals(tc *harness.TestContext) {
 			}
 			if n := len(r.Evals); n != len(evalCases) {
 				tc.Failf("%s: workflow-app declares %d regression evals, and the answer reports %d: %+v", harness.At(protocol.MethodEvals, []any{"evals"}), len(evalCases), n, r.Evals)
+			}
+		})
+
+	// The entry an eval names is the identity its cases run under, and two
+	// entries share typed_flow: docs/host-control-protocol.md, app/evals
+	// ("optionally the entry its cases run as (else the first entry whose
+	// workflow it is)", "through the same gates").
+	It("runs an eval's cases as the entry the eval names, through that entry's gates, not as another entry of the same workflow",
+		tc.Req("EVAL-REGRESSION-RUN", levels.ConfusableIdentity), func() {
+			_, r := runEvals(tc)
+			tc.Precondition("the eval "+openEntryEval+", run as the entry typed the policy allows, passes with its run completed", func() {
+				i, open := evalAt(tc, r, openEntryEval)
+				expectCases(tc, i, open, func(string) bool { return true })
+				if !open.Passed || open.Score != 1 {
+					tc.Failf("%s: the eval %s, whose case holds, is reported passed=%v score=%v", harness.At(protocol.MethodEvals, []any{"evals", i}), openEntryEval, open.Passed, open.Score)
+				}
+			})
+			i, locked := evalAt(tc, r, lockedEntryEval)
+			expectCases(tc, i, locked, func(string) bool { return true })
+			if !locked.Passed || locked.Score != 1 {
+				tc.Failf("%s: the eval %s runs its case as %s, which the policy denies, so its start is refused as the case expects; the answer says passed=%v score=%v",
+					harness.At(protocol.MethodEvals, []any{"evals", i}), lockedEntryEval, lockedEntry, locked.Passed, locked.Score)
 			}
 		})
 
