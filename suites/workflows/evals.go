@@ -41,12 +41,13 @@ const (
 
 // evalCases are the cases each eval of workflow-app declares, with the
 // status each one's run ends in (every input meets typed_flow's inputs,
-// so the cases hold on a host that checks them and on one that does not).
+// so the cases hold on a host that checks them and on one that does not;
+// lockedEntryEval's start is refused by runEvals's policy).
 var evalCases = map[string]map[string]string{
-	passingEval:  {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
-	failingEval:  {"saves-a-larger-count": "completed", staleCase: "completed"},
-	boundaryEval: {"saves-a-valid-input": "completed", staleCase: "completed"},
-	floorEval:    {staleCase: "completed"},
+	passingEval:     {"saves-a-valid-input": "completed", "saves-a-larger-count": "completed"},
+	failingEval:     {"saves-a-larger-count": "completed", staleCase: "completed"},
+	boundaryEval:    {"saves-a-valid-input": "completed", staleCase: "completed"},
+	floorEval:       {staleCase: "completed"},
 	openEntryEval:   {"saves-as-the-open-entry": "completed"},
 	lockedEntryEval: {"refused-as-the-locked-entry": protocol.EvalRefused},
 }
