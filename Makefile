@@ -13,8 +13,9 @@ COMMIT    ?= $(shell c=$$(git rev-parse HEAD 2>/dev/null) || c=unknown; \
                if [ "$$c" != unknown ] && [ -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" ]; then c=$$c-dirty; fi; echo $$c)
 LDFLAGS   := -X main.harnessCommit=$(COMMIT)
 # SELFTEST_JOBS: how many selftest children run at once. Three on CI's two
-# cores: a child waits on its host, its browser and its timeouts about half
-# the time it runs (user+sys about 47 % of two cores at two children).
+# cores, measured in clean clones: 1585 s against 1645 s at two, though each
+# child ran about 45 % longer (the children compete for the CPU, Chromium's
+# above all: more children win little).
 SELFTEST_JOBS ?= 3
 # SELFTEST_FLAGS: extra flags of the selftest stage (e.g. --shard 1/2).
 SELFTEST_FLAGS ?=
