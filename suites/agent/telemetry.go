@@ -67,8 +67,9 @@ func describeTelemetry(tc *harness.TestContext) {
 				tc.Configure(profile(false))
 				holdContent(tc, appID, optedOut, "after host/configure took the opt-in back")
 				// Every entry point of the user's content: the input of a
-				// workflow run the app starts, where the host offers
-				// lime.workflow (a Desktop level may offer none).
+				// workflow run the app starts from typed, the entry naming
+				// typed_flow, where the host offers lime.workflow (a
+				// Desktop level may offer none).
 				workflowInput := harness.Nonce("opted-out-workflow-input")
 				wf := tc.Fixture("workflow-app")
 				if wfApp, err := tc.TryInstall(wf, tc.ReleaseOf(wf), true); err != nil {
@@ -76,7 +77,7 @@ func describeTelemetry(tc *harness.TestContext) {
 					workflowInput = ""
 				} else {
 					args, _ := json.Marshal(map[string]any{"workflowKey": "typed_flow", "input": map[string]any{"topic": workflowInput, "count": 1}, "idempotencyKey": harness.Nonce("idem")})
-					started := tc.InvokeAsApp(protocol.InvokeParams{AppID: wfApp.AppID, EntryKey: "main", RequestID: harness.Nonce("workflow"), Capability: "lime.workflow", Method: "start", Args: args})
+					started := tc.InvokeAsApp(protocol.InvokeParams{AppID: wfApp.AppID, EntryKey: "typed", RequestID: harness.Nonce("workflow"), Capability: "lime.workflow", Method: "start", Args: args})
 					if started.Type != hostbridge.TypeResponse {
 						tc.Reading("Telemetry content", "the host started no workflow run ("+harness.AnswerText(started, true)+"): a run's input is not judged")
 						workflowInput = ""

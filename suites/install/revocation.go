@@ -41,11 +41,7 @@ func describeRevocation(tc *harness.TestContext) {
 		It("asks again once cacheSeconds have passed, by the configured clock", tc.Req("VERIFY-REVOCATION-CACHE", levels.ChangeBetweenReads), func() {
 			const cacheSeconds = 600
 			dir, rel := revocablePackage(tc, cacheSeconds)
-			tc.ExpectVerifies(dir, rel)
-			asked := len(tc.Revocation().Requests(rel.PackageHash))
-			if asked == 0 {
-				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
-			}
+			asked := expectCachedAnswer(tc, dir, rel)
 			tc.Revocation().Revoke(rel.PackageHash, "revoked after the first check")
 			// Inside the window either reading is allowed ("Asking more
 			// often is fine"): the report says which the host took.
@@ -77,14 +73,8 @@ func describeRevocation(tc *harness.TestContext) {
 			const cacheSeconds = 600
 			// A package of this spec's own: an answer a host kept from an
 			// earlier spec's package (itself across a reset) is not about it.
-			dir, _ := revocablePackage(tc, cacheSeconds)
-			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// "+harness.Nonce("checked-before-reset")+"\n"))
-			rel := tc.ReleaseOf(dir)
-			tc.ExpectVerifies(dir, rel)
-			asked := len(tc.Revocation().Requests(rel.PackageHash))
-			if asked == 0 {
-				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
-			}
+			dir, rel := ownRevocablePackage(tc, cacheSeconds, harness.Nonce("checked-before-reset"))
+			asked := expectCachedAnswer(tc, dir, rel)
 			tc.Revocation().Revoke(rel.PackageHash, "revoked before host/reset")
 			tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
 			tc.Configure(tc.DefaultConfigure())
@@ -102,16 +92,9 @@ func describeRevocation(tc *harness.TestContext) {
 			const cacheSeconds = 600
 			// Both packages are this spec's own (no other spec revoked
 			// either), so nothing a host kept from an earlier spec answers.
-			dir, _ := revocablePackage(tc, cacheSeconds)
-			harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// the first package at this revocation checkUrl\n"))
-			rel := tc.ReleaseOf(dir)
-			tc.ExpectVerifies(dir, rel)
-			if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
-				tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
-			}
-			other, _ := revocablePackage(tc, cacheSeconds)
-			harness.AppendFile(other, harness.TamperTarget(tc, other), []byte("\n// another release, at the same revocation checkUrl\n"))
-			otherRel := tc.ReleaseOf(other)
+			dir, rel := ownRevocablePackage(tc, cacheSeconds, "the first package at this revocation checkUrl")
+			expectCachedAnswer(tc, dir, rel)
+			other, otherRel := ownRevocablePackage(tc, cacheSeconds, "another release, at the same revocation checkUrl")
 			tc.Revocation().Revoke(otherRel.PackageHash, "revoked before its first check")
 			r := tc.VerifyRefusal(other, otherRel)
 			if len(tc.Revocation().Requests(otherRel.PackageHash)) == 0 {
@@ -175,6 +158,30 @@ func describeRevocation(tc *harness.TestContext) {
 			Entry("the service answers a null revoked member", tc.Req("VERIFY-REVOCATION-FAIL-CLOSED", levels.EveryMember, levels.RepresentationLimit), revocation.NullStatus),
 		)
 	})
+}
+
+// ownRevocablePackage is revocablePackage with mark written into a file
+// of it, so its packageHash is its own: no answer a host kept from another
+// spec's package is about it.
+func ownRevocablePackage(tc *harness.TestContext, cacheSeconds int, mark string) (string, *protocol.Release) {
+	GinkgoHelper()
+	dir, _ := revocablePackage(tc, cacheSeconds)
+	harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n// "+mark+"\n"))
+	return dir, tc.ReleaseOf(dir)
+}
+
+// expectCachedAnswer is the positive control of the cache specs: the
+// package verifies and the host asked revocation.checkUrl about it, so it
+// has an answer it may cache; it returns how many times it asked. A host
+// that never asked leaves the spec blocked (VERIFY-REVOCATION judges that).
+func expectCachedAnswer(tc *harness.TestContext, dir string, rel *protocol.Release) int {
+	GinkgoHelper()
+	tc.ExpectVerifies(dir, rel)
+	asked := len(tc.Revocation().Requests(rel.PackageHash))
+	if asked == 0 {
+		tc.Blockedf("the host never asked revocation.checkUrl about the untouched package (VERIFY-REVOCATION judges that), so there is no answer it could cache")
+	}
+	return asked
 }
 
 // revocablePackage is full-app naming the harness's revocation service in
