@@ -70,7 +70,7 @@ func dataRequirements() []Requirement {
 		{ID: "PROTO-USER-STATE-EXACT", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity, RepresentationLimit}, Reading: "User state across an upgrade", Strength: Must, Kind: Precondition, Levels: []string{"product", "desktop-p4"},
 			Title:  "app/file writes only a relative path inside the app's workspace and app/knowledge binds only a template the app has: an absolute path, one that climbs out or has a backslash is refused with -32602 naming path, a look-alike of the template with -32602 naming template",
 			Clause: proto("app/knowledge and app/file", "-32602 naming `template` for a template the app neither declares nor names in a `knowledge_bound` check ... -32602 naming `path` for an absolute path, one that climbs out (`..`) or has a backslash")},
-		{ID: "ROLLBACK-TO-TARGET", BugFamilies: []BugFamily{EveryTransition, EveryMember}, Reading: "Rollback target", Strength: Should, Levels: []string{"product", "desktop-p4"},
+		{ID: "ROLLBACK-TO-TARGET", BugFamilies: []BugFamily{EveryTransition, EveryMember, ConfusableIdentity}, Reading: "Rollback target", Strength: Should, Levels: []string{"product", "desktop-p4"},
 			Title: "A rollback from a release whose release object names a rollbackTarget the app had goes to that release, not merely to the one the last update replaced",
 			Clause: Clause{Source: SpecText, File: SpecRelease, Section: "Release object; Release checklist",
 				Quote: "rollbackTarget | Known safe previous release. ... Rollback target is known."}},

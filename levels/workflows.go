@@ -39,6 +39,9 @@ func workflowRequirements() []Requirement {
 		{ID: "WORKFLOW-RUNS-ISOLATED", BugFamilies: []BugFamily{EveryEntryPoint, WhoAnswers, ConfusableIdentity}, Reading: reading, Strength: MustNot, Levels: []string{"runtime", "desktop-p4"},
 			Title:  "One app cannot read or drive another app's workflow run: lime.workflow read and respond of a run id another app started are refused, with nothing of the run in the answer",
 			Clause: spec(SpecMain, "Storage and data boundary", "Apps can access only their namespace unless the user explicitly grants cross-app or workspace data.")},
+		{ID: "WORKFLOW-PERMISSION-INTERCEPTED", BugFamilies: []BugFamily{EveryEntryPoint, ChangeBetweenReads}, Reading: "Permissions at call time", Strength: Must, Levels: rt,
+			Title:  "A lime.workflow call that acts on a run (start, respond) while the app's declared permission of scope workflow is not granted gets host:error naming the permission and moves no run; granted again, a start runs",
+			Clause: spec(SpecMain, "Conformance levels", "Capability: Host injects SDK capability handles according to manifest and intercepts permissions. (000 fields: permissions: Permission requests that the host must authorize before install or runtime; the manifest schema's permission scopes include workflow.)")},
 		// 001 names the idempotency key among what a start carries and says
 		// nothing of what a host does with it: the harness reads the key's
 		// common meaning, a should (docs/decisions.md "Workflow runtime").

@@ -649,6 +649,7 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 		TaskID    string `json:"taskId"`
 		RequestID string `json:"requestId"`
 		Behavior  string `json:"behavior"`
+		ToolName  string `json:"toolName"`
 	}
 	_ = json.Unmarshal(args, &a)
 	switch a.Behavior {
@@ -679,6 +680,10 @@ func (h *Host) respondApproval(l *launch, args json.RawMessage) (any, *denial) {
 	h.agent.mu.Unlock()
 	if link == nil {
 		return nil, invalidArgs(fmt.Sprintf("Task %q has no approval %q waiting.", clip(a.TaskID, 100), clip(a.RequestID, 100)))
+	}
+	// fault: approval-tool-named-by-app — the tenant policy is judged on the tool the app's decision names (toolName), not the one the App Server asked approval for.
+	if a.ToolName != "" && h.faults.Has("approval-tool-named-by-app") {
+		tool = a.ToolName
 	}
 	behavior := a.Behavior
 	// fault: approval-defer-sent-as-allow — the App Server is told yes or no: anything but deny, a defer included, goes to it as allow.

@@ -387,8 +387,9 @@ func resumeProbe() probe {
 // when deny), answers allow and reports what reached the App Server.
 func approvalProbe(deny bool) probe { return approvalDecisionProbe(deny, "allow") }
 
-// approvalDecisionProbe is approvalProbe with the app deciding behavior.
-func approvalDecisionProbe(deny bool, behavior string) probe {
+// approvalDecisionProbe is approvalProbe with the app deciding behavior,
+// its decision naming the tool claim when one is given.
+func approvalDecisionProbe(deny bool, behavior string, claim ...string) probe {
 	return func(t *testing.T, x *harness) string {
 		p := protocol.ConfigureParams{}
 		if deny {
@@ -402,7 +403,11 @@ func approvalDecisionProbe(deny bool, behavior string) probe {
 		}
 		_ = json.Unmarshal(started.Payload, &task)
 		for i := 0; i < 100; i++ {
-			m := s.invoke(fmt.Sprint("a", i), "lime.agent", "respondApproval", map[string]any{"taskId": task.TaskID, "requestId": "approval-1", "behavior": behavior})
+			args := map[string]any{"taskId": task.TaskID, "requestId": "approval-1", "behavior": behavior}
+			for _, c := range claim {
+				args["toolName"] = c
+			}
+			m := s.invoke(fmt.Sprint("a", i), "lime.agent", "respondApproval", args)
 			if m.Type == hostbridge.TypeResponse {
 				break
 			}

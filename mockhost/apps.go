@@ -335,7 +335,18 @@ func (h *Host) list() protocol.ListResult {
 func (h *Host) reset() error {
 	h.backends.stopAllAndForget()
 	h.workflows.forget()
-	h.surf.reset()
+	// fault: reset-keeps-theme-and-locale — host/reset forgets launches, logs and app storage but keeps the theme and locale host/set changed: apps installed after it start in the session before's.
+	if h.faults.Has("reset-keeps-theme-and-locale") {
+		h.surf.mu.Lock()
+		theme, locale := h.surf.theme, h.surf.locale
+		h.surf.mu.Unlock()
+		h.surf.reset()
+		h.surf.mu.Lock()
+		h.surf.theme, h.surf.locale = theme, locale
+		h.surf.mu.Unlock()
+	} else {
+		h.surf.reset()
+	}
 	h.agent.close()
 	if h.runtime != nil {
 		h.runtime.reset()

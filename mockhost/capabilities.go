@@ -161,6 +161,10 @@ func (h *Host) unavailable(l *launch, capability string) string {
 	if e != nil && h.faults.Has("call-gate-readiness-error-passes") {
 		return ""
 	}
+	// fault: call-gate-passes-needs-setup — the call's readiness gate stops only blocked and disabled entries: an entry that fell to needs-setup after it mounted still runs its calls.
+	if e == nil && r.Status == protocol.StatusNeedsSetup && h.faults.Has("call-gate-passes-needs-setup") {
+		return ""
+	}
 	if e != nil || !r.OK {
 		return "This part of the app is not ready to run."
 	}
@@ -246,11 +250,17 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 	case "lime.evidence.record":
 		var a struct {
 			Subject json.RawMessage `json:"subject"`
+			Version string          `json:"version"`
 		}
 		if !decodePayload(in.Args, &a) || len(a.Subject) == 0 || string(a.Subject) == "null" {
 			return nil, invalidArgs("Evidence needs a subject.")
 		}
-		h.keepEvidence(l, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: l.version})
+		version := l.version
+		// fault: evidence-version-from-app — an evidence record names the release the app's arguments claim (version), not the one that made it.
+		if a.Version != "" && h.faults.Has("evidence-version-from-app") {
+			version = a.Version
+		}
+		h.keepEvidence(l, protocol.EvidenceRecord{Kind: "app-record", Capability: in.Capability, RequestID: m.RequestID, AppID: l.appID, Version: version})
 		return map[string]any{"ok": true}, nil
 	}
 	return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported,

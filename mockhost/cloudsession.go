@@ -98,5 +98,10 @@ func (h *Host) requestLogin(args json.RawMessage) (any, *denial) {
 		return nil, &denial{protocol.GateValidation, hostbridge.CodeUnsupported, "A forced login is not supported."}
 	}
 	s := h.cloudSession()
-	return map[string]any{"signedIn": s.SignedIn, "refreshed": a.Force}, nil
+	out := map[string]any{"signedIn": s.SignedIn, "refreshed": a.Force}
+	// fault: request-login-answers-token — a forced login answers the refreshed session with its bearer token, so the app need not ask for one.
+	if cfg, _ := h.config(); a.Force && h.faults.Has("request-login-answers-token") {
+		out["session"] = map[string]any{"tenantId": s.TenantID, "accessToken": cfg.SessionTokens[cloudSessionName]}
+	}
+	return out, nil
 }

@@ -73,7 +73,7 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 			}
 		}
 	}
-	// variant: retired-entry-disabled — an entry the rollback left behind is refused as disabled (-32009), not as unknown.
+	// variant: retired-entry-disabled — an entry the rollback left behind stays registered and is refused as disabled (-32009), not as unknown (its registration: rollback, lifecycle.go).
 	if !ok && leftPath != "" && h.variants.Has("retired-entry-disabled") {
 		if newer, _, err := h.load(leftPath); err == nil && newer != nil {
 			if _, found := manifestEntry(newer.Manifest, p.EntryKey); found {

@@ -3,6 +3,7 @@ package mockhost
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -255,7 +256,8 @@ func (h *Host) rollback(params protocol.RollbackParams) (protocol.RollbackResult
 				prev = r
 				continue
 			}
-			if r.row.Version == a.rollbackTarget {
+			// fault: rollback-target-by-prefix — the rollback takes the first earlier release whose version begins with the rollbackTarget named: 1.0.1 sends the app to 1.0.10.
+			if r.row.Version == a.rollbackTarget || h.faults.Has("rollback-target-by-prefix") && strings.HasPrefix(r.row.Version, a.rollbackTarget) {
 				prev = r
 				break
 			}
@@ -268,6 +270,20 @@ func (h *Host) rollback(params protocol.RollbackParams) (protocol.RollbackResult
 		back.displayNames = a.displayNames
 	}
 	back.row.State, back.row.HasData = a.row.State, a.row.HasData
+	// Under the variant retired-entry-disabled (marked in launch.go) the
+	// entries only the release left had stay registered, disabled.
+	if h.variants.Has("retired-entry-disabled") {
+		back.row.Registered = maps.Clone(back.row.Registered)
+		for _, k := range a.row.Registered["entries"] {
+			if !slices.Contains(back.row.Registered["entries"], k) {
+				back.row.Registered["entries"] = append(slices.Clone(back.row.Registered["entries"]), k)
+			}
+		}
+	}
+	// fault: rollback-keeps-newer-registrations — the rolled-back app keeps the catalog registrations of the release it left: app/list shows the older release registering entries its package does not have.
+	if h.faults.Has("rollback-keeps-newer-registrations") {
+		back.row.Registered = a.row.Registered
+	}
 	// fault: rollback-reenables-disabled — app/rollback rebuilds the app's row from the release it restores, recorded installed: a disabled app comes back enabled.
 	if h.faults.Has("rollback-reenables-disabled") {
 		back.row.State = prev.row.State

@@ -60,7 +60,12 @@ func (h *Host) bindSecretChecked(p protocol.SecretParams) (protocol.OK, *jsonrpc
 	if h.bindings[p.AppID] == nil {
 		h.bindings[p.AppID] = map[string]string{}
 	}
-	h.bindings[p.AppID][p.Key] = p.Value
+	key := p.Key
+	// fault: secret-binding-key-folded — a binding is kept under its slot's name in lower case, so a slot the app names with capitals never counts as configured.
+	if h.faults.Has("secret-binding-key-folded") {
+		key = strings.ToLower(key)
+	}
+	h.bindings[p.AppID][key] = p.Value
 	return protocol.OK{OK: true}, nil
 }
 

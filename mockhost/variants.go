@@ -172,7 +172,7 @@ func Variants() []Variant {
 		{Name: "open-external-needs-permission", Touches: []string{"BRIDGE-OPEN-EXTERNAL"},
 			Clause:      "spec 000, Host Bridge v1: host:openExternal \"the host must validate protocol and origin\"; spec 000, permissions: requests \"the host must authorize before install or runtime\"",
 			Description: "host:openExternal is refused unless the app also declares a network permission whose domains name the URL's host"},
-		{Name: "permission-denied-as-policy", Touches: []string{"BRIDGE-PERMISSION-INTERCEPTED", "BRIDGE-PERMISSION-ORDER"},
+		{Name: "permission-denied-as-policy", Touches: []string{"BRIDGE-PERMISSION-INTERCEPTED", "BRIDGE-PERMISSION-ORDER", "WORKFLOW-PERMISSION-INTERCEPTED"},
 			Clause:      "spec 000, Runtime approval: \"app manifest allowlist -> readiness -> tenant / workspace policy -> deny rules -> risk policy -> runtime approval\" (no gate is named for a permission the user has not granted)",
 			Description: "a call whose permission is not granted is refused at the policy gate, with the policy code, instead of a permission gate of its own"},
 

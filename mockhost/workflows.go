@@ -268,6 +268,10 @@ func (h *Host) startWorkflow(l *launch, key string, input json.RawMessage, idem 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// fault: workflow-idempotency-ignored — a start's idempotency key is not read: every start starts a run of its own.
+	// fault: workflow-idempotency-key-folded — a start's idempotency key is looked up in lower case, as if every key were a UUID: a key differing from a used one only in case gets that key's run.
+	if h.faults.Has("workflow-idempotency-key-folded") {
+		idem = strings.ToLower(idem)
+	}
 	if idem != "" && !h.faults.Has("workflow-idempotency-ignored") {
 		if r := w.keyedLocked(l.appID, key, idem, input, h.faults); r != nil {
 			// variant: workflow-idempotent-start-refused — a start repeating an idempotency key the app used is refused host:error naming the key and its run, instead of answered with that run.

@@ -537,7 +537,7 @@ func describeAgentTasks(tc *harness.TestContext) {
 // describeAgentDecisions declares the specs of runtime approvals and structured output.
 func describeAgentDecisions(tc *harness.TestContext) {
 	DescribeTable("carries a runtime approval to the app and its decision back, the tenant policy's deny winning",
-		func(policyDenies bool, decision, wantBehavior, wantSubtype string) {
+		func(policyDenies bool, decision, wantBehavior, wantSubtype, claim string) {
 			p := tc.WithAppServer(tc.DefaultConfigure())
 			if policyDenies {
 				p.Policy = &protocol.Policy{DeniedTools: []string{appserver.RuntimeApproval().ToolName}}
@@ -577,8 +577,18 @@ func describeAgentDecisions(tc *harness.TestContext) {
 						tc.Failf("respondApproval on %s (task %s, request %s) was answered host:response %s, not refused", w.what, w.task, w.request, m.Payload)
 					}
 				}
-				r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}),
-					harness.AwaitAnswer("decide-1"), harness.Sleep(respondSettle))
+				args := map[string]any{"taskId": t.TaskID, "requestId": requestID, "behavior": decision}
+				if claim != "" {
+					// Who answers for the tool: the App Server's request names
+					// it, not the app's decision (a host may refuse a member
+					// it does not know: the decision is then sent without it).
+					args["toolName"] = claim
+				}
+				r = s.Run(harness.Invoke("decide-1", "lime.agent", "respondApproval", args), harness.AwaitAnswer("decide-1"), harness.Sleep(respondSettle))
+				if m, ok := r.Answer("decide-1"); claim != "" && ok && m.Type == hostbridge.TypeError {
+					delete(args, "toolName")
+					r = s.Run(harness.Invoke("decide-2", "lime.agent", "respondApproval", args), harness.AwaitAnswer("decide-2"), harness.Sleep(respondSettle))
+				}
 			} else {
 				tc.Reading("Agent task mapping", "the host applies the tenant policy's deny before a runtime approval reaches the app")
 			}
@@ -615,12 +625,13 @@ func describeAgentDecisions(tc *harness.TestContext) {
 				tc.Failf("the task ended with result %q, not the %q the App Server sent", end.Subtype, wantSubtype)
 			}
 		},
-		Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success"),
-		Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied"),
+		Entry("the app allows", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "allow", "allow", "success", ""),
+		Entry("the app denies", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "deny", "deny", "error_permission_denied", ""),
 		// 000 RuntimeApprovalDecision: behavior "allow" | "deny" | "defer".
 		// The harness's App Server runs the tool on allow alone.
-		Entry("the app defers", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "defer", "defer", "error_permission_denied"),
-		Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied"),
+		Entry("the app defers", tc.Req("AGENT-APPROVAL", levels.EveryMember, levels.WhoAnswers), false, "defer", "defer", "error_permission_denied", ""),
+		Entry("the app allows a tool the tenant policy denies", tc.Req("AGENT-APPROVAL", levels.EveryMember), true, "allow", "deny", "error_permission_denied", ""),
+		Entry("the app allows a tool the tenant policy denies, its decision naming another tool", tc.Req("AGENT-APPROVAL", levels.WhoAnswers), true, "allow", "deny", "error_permission_denied", "web.search"),
 	)
 
 	It("retries output that fails the app's schema at most maxValidationRetries times and never takes a summary for success", tc.Req("AGENT-STRUCTURED-OUTPUT", levels.RepresentationLimit), func() {

@@ -82,6 +82,25 @@ func describeBackends(tc *harness.TestContext) {
 			}
 		})
 
+		// Who answers: the line carrying the request's id, never a
+		// notification or another request's answer the backend writes
+		// before it (docs/host-control-protocol.md, app/backend). The
+		// control is probe/report through the same hook.
+		It("relays the backend's answer to the request, past a notification and another request's answer it writes first", tc.Req("PROTO-BACKEND-RELAY", levels.WhoAnswers), func() {
+			app, _, _ := runningBackend(tc, "relay")
+			text := harness.Nonce("echo")
+			raw, err := tc.BackendCall(app, "probe/echo", map[string]any{"text": text})
+			if err != nil {
+				tc.Failf("app/backend of probe/echo, which backend-probe answers after a notification and an answer to another id, answered %s", harness.AnswerOf(err))
+			}
+			var got struct {
+				Echo string `json:"echo"`
+			}
+			if json.Unmarshal(raw, &got) != nil || got.Echo != text {
+				tc.Failf("app/backend relayed %.200s as the backend's answer to probe/echo {text: %q}; its answer, with the request's id, is {\"echo\": %q}", raw, text, text)
+			}
+		})
+
 		It("restarts a backend that exits on its own, or reports it crashed, never running while nothing answers", tc.Req("BACKEND-RESTART", levels.ChangeBetweenReads), func() {
 			app, r, _ := runningBackend(tc, "restart")
 			_, _ = tc.BackendCall(app, "probe/exit", map[string]any{"code": 3}) // it may exit before the answer reaches the host

@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/agentapp/conformance/suites/harness"
 
@@ -58,6 +59,7 @@ func describeProtocol(tc *harness.TestContext) {
 			}
 			expectResetForgetsSecretBindings(tc)
 			expectResetForgetsKnowledgeBindings(tc)
+			expectResetForgetsUserSettings(tc)
 		})
 
 		It("answers an unknown method with -32601", tc.Req("PROTO-ERRORS"), func() {
@@ -91,6 +93,44 @@ func describeProtocol(tc *harness.TestContext) {
 				map[string]any{"path": "/nonexistent/package", "consent": "yes"}),
 		)
 	})
+}
+
+// expectResetForgetsUserSettings judges host/reset on what host/set
+// changed, the user's locale and theme ("forget everything"): an app
+// installed after the reset is not answered in the session before's.
+// Judged only on a host that announces host/set and app/invoke, through
+// which an app's lime.ui is asked without a browser.
+func expectResetForgetsUserSettings(tc *harness.TestContext) {
+	GinkgoHelper()
+	methods := tc.Host().Hello().Methods
+	if !slices.Contains(methods, protocol.MethodSet) || !slices.Contains(methods, protocol.MethodInvoke) {
+		return
+	}
+	const locale = "is-IS"
+	scheme := harness.Nonce("reset-scheme")
+	ask := func(app, method string) string {
+		GinkgoHelper()
+		m := tc.InvokeAsApp(protocol.InvokeParams{AppID: app, EntryKey: "main", RequestID: harness.Nonce("ui"), Capability: "lime.ui", Method: method})
+		return harness.AnswerText(m, true)
+	}
+	tc.Configure(tc.DefaultConfigure())
+	app := tc.InstallProbe(tc.DefaultConfigure())
+	tc.Precondition("after host/set, the app's lime.ui answers the locale "+locale+" and the theme "+scheme, func() {
+		tc.HostSet(protocol.SetParams{Locale: locale, Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: scheme}})
+		if got := ask(app, "getLocale"); !strings.Contains(got, locale) {
+			tc.Failf("lime.ui getLocale after host/set of locale %s answered %s", locale, got)
+		}
+		if got := ask(app, "getTheme"); !strings.Contains(got, scheme) {
+			tc.Failf("lime.ui getTheme after host/set of colorSchemeId %s answered %s", scheme, got)
+		}
+	})
+	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
+	app = tc.InstallProbe(tc.DefaultConfigure())
+	for _, method := range []string{"getLocale", "getTheme"} {
+		if got := ask(app, method); strings.Contains(got, locale) || strings.Contains(got, scheme) {
+			tc.Failf("after host/reset, %s installed again is answered lime.ui %s %s: the locale or theme host/set gave before the reset", app, method, got)
+		}
+	}
 }
 
 // expectResetForgetsKnowledgeBindings judges host/reset on a knowledge

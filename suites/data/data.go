@@ -588,7 +588,7 @@ func describeUpdates(tc *harness.TestContext) {
 		tc.ExpectRegistered(a, dir, "app/update")
 	})
 
-	It("retires the entries only the newer release had when it rolls back, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
+	It("retires the entries only the newer release had when it rolls back, from its launches and its catalogs, and launches the older release's entries", tc.Req("ROLLBACK-RETIRES-ENTRIES", levels.EveryTransition), func() {
 		a := tc.InstallProbe(tc.DefaultConfigure())
 		dir := newerProbe(tc)
 		AddEntry(dir, "extra")
@@ -622,6 +622,16 @@ func describeUpdates(tc *harness.TestContext) {
 		if _, err := tc.TryLaunch(a, "main"); err != nil {
 			tc.Failf("app/launch of %s's entry main is refused after app/rollback: %v", a, err)
 		}
+		// The same check as after the update, after the rollback: the
+		// host's catalogs hold what the older release's projection holds
+		// (docs/host-control-protocol.md, app/list `registered`), not what
+		// the release it left registered; an entry the host retired as
+		// disabled (the reading of variant retired-entry-disabled) may stay.
+		var kept map[string][]string
+		if disabled {
+			kept = map[string][]string{"entries": {"extra"}}
+		}
+		tc.ExpectRegisteredBeside(a, tc.Fixture(harness.ProbeFixture), "app/rollback", kept)
 	})
 }
 

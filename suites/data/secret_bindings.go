@@ -149,12 +149,14 @@ func describeSecretBindings(tc *harness.TestContext) {
 		// Every kind of slot the protocol names: "a key of its secrets, or
 		// a secret its readiness checks name". A secret only a
 		// secret_configured check asks for is bound as well, and then
-		// counts: the setup readiness asks for can be done.
-		It("binds a secret the app's readiness checks name, though its secrets list does not, and then counts it",
-			tc.Req("PROTO-SECRET-KEY-EXACT", levels.EveryMember), func() {
+		// counts: the setup readiness asks for can be done. The slot as the
+		// app spells it, capitals too: a host that keeps a binding under
+		// another spelling (case-folded, as a keychain might) never counts
+		// it for a slot named in capitals.
+		DescribeTable("binds a secret the app's readiness checks name, though its secrets list does not, and then counts it:",
+			func(slot string) {
 				tc.Configure(tc.DefaultConfigure())
 				dir := tc.Fixture("minimal-app")
-				const slot = "gateway_token"
 				harness.WriteFile(dir, "evals/readiness.yaml", []byte("readiness:\n  required:\n    - check: secret_configured\n      secret: "+slot+"\n"))
 				app := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				tc.RequireMethod(protocol.MethodSecret)
@@ -169,7 +171,10 @@ func describeSecretBindings(tc *harness.TestContext) {
 				if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
 					tc.Failf("with %s bound, %s is %q: the binding of the secret its readiness check names does not count", slot, app, r.Status)
 				}
-			})
+			},
+			Entry("gateway_token", tc.Req("PROTO-SECRET-KEY-EXACT", levels.EveryMember), "gateway_token"),
+			Entry("Gateway_TOKEN, spelt with capitals", tc.Req("PROTO-SECRET-KEY-EXACT", levels.EveryMember, levels.RepresentationLimit), "Gateway_TOKEN"),
+		)
 
 		// A change between two reads on one open surface: the app's own
 		// lime.secrets status follows a binding made after its first ask

@@ -96,6 +96,10 @@ func updatedToVersion(tc *harness.TestContext, appID, dir, version, rollbackTarg
 	return row
 }
 
+// releases are the versions a rollback spec installs, then updates to
+// twice, in SemVer order.
+type releases [3]string
+
 // tablesOf lists the tables host/observe shows in appID's namespace; a
 // host that shows no storage leaves nothing to judge.
 func tablesOf(tc *harness.TestContext, appID string) []string {
@@ -215,19 +219,21 @@ func describeUpgrades(tc *harness.TestContext) {
 		// update replaced, or is that release; and a transition after one
 		// that named a target: the release installed now names none, so the
 		// target is the release the last update replaced, not one an
-		// earlier release named.
+		// earlier release named. And a confusable pair: the target 1.0.1 is
+		// a prefix of 1.0.10, the release the last update replaced, so a
+		// host matching the name by prefix lands on the wrong one.
 		DescribeTable("rolls back to the release its release object names as rollbackTarget, or without one to the release the last update replaced:",
-			func(secondNamesFirst bool, third string) {
+			func(vs releases, secondNamesFirst bool, third string) {
 				tc.Configure(tc.DefaultConfigure())
 				dir := tc.Fixture("minimal-app")
-				harness.SetField(dir, "version", "1.0.0")
+				harness.SetField(dir, "version", vs[0])
 				a := tc.Install(dir, tc.ReleaseOf(dir)).AppID
 				first, _ := tc.ListedApp(a)
 				namedBySecond := ""
 				if secondNamesFirst {
 					namedBySecond = first.Version
 				}
-				second := updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.1.0", namedBySecond)
+				second := updatedToVersion(tc, a, tc.Fixture("minimal-app"), vs[1], namedBySecond)
 				target, named := second, ""
 				switch third {
 				case "first":
@@ -235,26 +241,27 @@ func describeUpgrades(tc *harness.TestContext) {
 				case "second":
 					named = second.Version
 				}
-				updatedToVersion(tc, a, tc.Fixture("minimal-app"), "1.2.0", named)
+				updatedToVersion(tc, a, tc.Fixture("minimal-app"), vs[2], named)
 				tc.RequireMethod(protocol.MethodRollback)
 				var res protocol.RollbackResult
 				tc.MustCall(protocol.MethodRollback, protocol.AppIDParams{AppID: a}, &res)
 				row, _ := tc.ListedApp(a)
 				if row.Version != target.Version || !strings.EqualFold(row.PackageHash, target.PackageHash) {
-					tc.Failf("release 1.2.0 of %s names rollbackTarget %q (1.1.0 named %q); after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
-						a, named, namedBySecond, row.Version, row.PackageHash, target.Version, target.PackageHash)
+					tc.Failf("release %s of %s names rollbackTarget %q (%s named %q); after app/rollback app/list shows %s (packageHash %s), not %s (%s)",
+						vs[2], a, named, vs[1], namedBySecond, row.Version, row.PackageHash, target.Version, target.PackageHash)
 				}
 				// The answer says both ends of the move: the app as app/list
 				// now shows it, and the release it left
 				// (docs/host-control-protocol.md, app/rollback).
-				if res.RolledBackFrom != "1.2.0" || res.App.Version != row.Version {
-					tc.Failf("app/rollback of %s from 1.2.0 to %s answered rolledBackFrom %q and app version %q, not %q and %q",
-						a, target.Version, res.RolledBackFrom, res.App.Version, "1.2.0", row.Version)
+				if res.RolledBackFrom != vs[2] || res.App.Version != row.Version {
+					tc.Failf("app/rollback of %s from %s to %s answered rolledBackFrom %q and app version %q, not %q and %q",
+						a, vs[2], target.Version, res.RolledBackFrom, res.App.Version, vs[2], row.Version)
 				}
 			},
-			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false, "first"),
-			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), false, "second"),
-			Entry("none named by 1.2.0, 1.1.0 having named 1.0.0: the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), true, ""),
+			Entry("an older release than the one the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), releases{"1.0.0", "1.1.0", "1.2.0"}, false, "first"),
+			Entry("the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), releases{"1.0.0", "1.1.0", "1.2.0"}, false, "second"),
+			Entry("none named by 1.2.0, 1.1.0 having named 1.0.0: the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.EveryTransition), releases{"1.0.0", "1.1.0", "1.2.0"}, true, ""),
+			Entry("1.0.1, a prefix of 1.0.10, the release the last update replaced", tc.Req("ROLLBACK-TO-TARGET", levels.ConfusableIdentity), releases{"1.0.1", "1.0.10", "1.1.0"}, false, "first"),
 		)
 
 		// The row app/list shows after a rollback is the older release's,

@@ -56,6 +56,14 @@ func (tc *TestContext) UpdatedFixture(appID, fixture string) {
 // catalogs"); what names the step that registered them.
 func (tc *TestContext) ExpectRegistered(appID, dir, what string) {
 	GinkgoHelper()
+	tc.ExpectRegisteredBeside(appID, dir, what, nil)
+}
+
+// ExpectRegisteredBeside is ExpectRegistered tolerating, beside what the
+// projection of dir holds, the keys kept (by catalog): what a reading lets
+// a host keep registered, such as an entry it retired as disabled.
+func (tc *TestContext) ExpectRegisteredBeside(appID, dir, what string, kept map[string][]string) {
+	GinkgoHelper()
 	want := agentpkg.CatalogKeys(tc.OracleProjection(dir))
 	row, listed := FindApp(tc.List(), appID)
 	if !listed {
@@ -69,7 +77,7 @@ func (tc *TestContext) ExpectRegistered(appID, dir, what string) {
 		if missing := without(wanted, got); len(missing) > 0 {
 			tc.Failf("%s did not register %s %v of %s into the host's catalog (registered: %v)", what, catalog, missing, appID, got)
 		}
-		if extra := without(got, wanted); len(extra) > 0 {
+		if extra := without(without(got, wanted), kept[catalog]); len(extra) > 0 {
 			tc.Failf("after %s, %s registered %v for %s, which the projection of its release does not hold", what, catalog, extra, appID)
 		}
 	}

@@ -78,7 +78,7 @@ func describePlatform(tc *harness.TestContext) {
 			}
 		})
 
-		It("answers the cloud session's presence without a token, of each session the host holds", tc.Req("CLOUD-SESSION-NO-TOKEN", levels.EveryMember), func() {
+		It("answers the cloud session's presence, and a forced login, without a token of any session the host holds", tc.Req("CLOUD-SESSION-NO-TOKEN", levels.EveryMember, levels.EveryEntryPoint), func() {
 			cfg := platformConfigure(tc)
 			// A second session beside the cloud one: a host that strips the
 			// bearer token it knows by name shows with the other.
@@ -94,6 +94,12 @@ func describePlatform(tc *harness.TestContext) {
 			})
 			tc.ExpectNoCanary("lime.cloudSession getSnapshot", m.Payload)
 			expectNonePlanted(tc, "lime.cloudSession getSnapshot", m.Payload, map[string]string{"the token of the session refresh": refresh})
+			// Every other entry point of the capability that is no explicit
+			// token request: a forced login refreshes the session and
+			// answers no token (tokens are "fetched just in time only").
+			login := platformCall(tc, app, "main", "lime.cloudSession", "requestLogin", map[string]any{"force": true})
+			tc.ExpectNoCanary("lime.cloudSession requestLogin {force: true}", login.Payload)
+			expectNonePlanted(tc, "lime.cloudSession requestLogin {force: true}", login.Payload, map[string]string{"the token of the session refresh": refresh})
 			expectHoldsPlanted(tc, app, map[string]string{"sessionTokens.cloud": tc.Config.Canaries.SessionToken})
 		})
 
@@ -243,7 +249,7 @@ func describePlatform(tc *harness.TestContext) {
 			}
 		})
 
-		It("keeps the evidence an app records, bound to the app, the request and the release", tc.Req("EVIDENCE-LOCAL-RECORD", levels.EveryMember), func() {
+		It("keeps the evidence an app records, bound to the app, the request and the release, whatever the app claims of them", tc.Req("EVIDENCE-LOCAL-RECORD", levels.EveryMember, levels.WhoAnswers), func() {
 			app := installPlatformProbe(tc, platformConfigure(tc))
 			rid := harness.Nonce("evidence")
 			m := platformCallAs(tc, app, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
@@ -258,6 +264,24 @@ func describePlatform(tc *harness.TestContext) {
 			}
 			if e.AppID != "" && e.AppID != app || e.Version != "" && e.Version != "1.0.0" {
 				tc.Failf("the evidence record %s names app %q release %q; %s 1.0.0 made it", rid, e.AppID, e.Version, app)
+			}
+			// Who answers for the provenance: the host, from the launch that
+			// made the record, never the app. A record whose arguments claim
+			// another app and release is either refused or kept under the
+			// app and release that made it.
+			claimed := harness.Nonce("evidence-claimed")
+			m = platformCallAs(tc, app, "main", claimed, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": claimed},
+				"appId": "someone-else", "version": "9.9.9", "release": "9.9.9", "requestId": "forged"})
+			if m.Type != hostbridge.TypeResponse {
+				tc.Reading("an evidence record whose arguments claim another app and release", "refused")
+				return
+			}
+			e, kept = tc.EvidenceOf(app)[claimed]
+			switch {
+			case !kept:
+				tc.Failf("lime.evidence record %s, its arguments claiming app someone-else release 9.9.9, answered host:response, but host/observe of %s shows no record of it", claimed, app)
+			case e.AppID != "" && e.AppID != app || e.Version != "" && e.Version != "1.0.0":
+				tc.Failf("the evidence record %s names app %q release %q, as its arguments claimed; %s 1.0.0 made it", claimed, e.AppID, e.Version, app)
 			}
 		})
 

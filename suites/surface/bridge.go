@@ -3,6 +3,7 @@ package surface
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"sort"
@@ -747,29 +748,57 @@ func describeFailClosedAfterLaunch(tc *harness.TestContext) {
 		// entry"; spec 001, UI runtime: calls "must still pass readiness
 		// ... and policy"): an entry tenant policy denies once it is open
 		// runs no more calls, though the app's other entries stay ready.
-		It("answers host:error to a call from an open entry tenant policy denied after it opened", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads), func() {
-			s := tc.ProbeSurface(tc.DefaultConfigure())
-			expectExecutes(s, "control-1")
-			tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {s.Entry}}}))
-			// The verdict rests on the call, not on readiness: the host's
-			// own readiness of the entry says it is no longer ready.
-			tc.Precondition("app/readiness of entry "+s.Entry+" is not ready under the policy", func() {
-				if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: s.AppID, Entry: s.Entry}); harness.IsLaunchable(r.Status) {
-					tc.Failf("app/readiness of %s entry %s is %q under a policy denying it; the answer: %s", s.AppID, s.Entry, r.Status, harness.Excerpt(raw))
+		// Both ways an open entry stops being ready: blocked (tenant policy
+		// denies it) and needs-setup (a secret it requires is withdrawn).
+		// Neither is ready, so neither runs a call (spec 001, UI runtime:
+		// calls "must still pass readiness").
+		DescribeTable("answers host:error to a call from an open entry that stopped being ready after it opened:",
+			func(open func() *harness.Surface, stop func(s *harness.Surface)) {
+				s := open()
+				expectExecutes(s, "control-1")
+				stop(s)
+				// The verdict rests on the call, not on readiness: the host's
+				// own readiness of the entry says it is no longer ready.
+				tc.Precondition("app/readiness of entry "+s.Entry+" is no longer ready", func() {
+					if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: s.AppID, Entry: s.Entry}); harness.IsLaunchable(r.Status) {
+						tc.Failf("app/readiness of %s entry %s is %q; the answer: %s", s.AppID, s.Entry, r.Status, harness.Excerpt(raw))
+					}
+				})
+				r, err := s.TryRun([]harness.Step{harness.Invoke("after-stop", "lime.ui", "getLocale", nil), harness.AwaitAnswer("after-stop")})
+				if err != nil {
+					// The host closed or replaced the entry's frame: it runs
+					// no more calls, which is what the clause asks.
+					return
 				}
-			})
-			r, err := s.TryRun([]harness.Step{harness.Invoke("after-deny", "lime.ui", "getLocale", nil), harness.AwaitAnswer("after-deny")})
-			if err != nil {
-				// The host closed or replaced the denied entry's frame: it
-				// runs no more calls, which is what the clause asks.
-				return
-			}
-			if m, ok := r.Answer("after-deny"); !ok || m.Type != hostbridge.TypeError {
-				tc.Failf("lime.ui getLocale from entry %s of %s, which tenant policy denied after it opened, got %s, not host:error", s.Entry, s.AppID, harness.AnswerText(m, ok))
-			}
-		})
+				if m, ok := r.Answer("after-stop"); !ok || m.Type != hostbridge.TypeError {
+					tc.Failf("lime.ui getLocale from entry %s of %s, no longer ready, got %s, not host:error", s.Entry, s.AppID, harness.AnswerText(m, ok))
+				}
+			},
+			Entry("tenant policy denied the entry (blocked)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads),
+				func() *harness.Surface { return tc.ProbeSurface(tc.DefaultConfigure()) },
+				func(s *harness.Surface) {
+					tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {s.Entry}}}))
+				}),
+			Entry("the secret the app requires was withdrawn (needs setup)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads),
+				func() *harness.Surface {
+					p := tc.DefaultConfigure()
+					p.Secrets = maps.Clone(p.Secrets)
+					p.Secrets[gateSecret] = harness.Nonce("gate")
+					tc.Configure(p)
+					dir := tc.Fixture(harness.ProbeFixture)
+					harness.EditFrontmatter(dir, func(lines []string) []string {
+						return append(lines, "secrets:", "  - key: "+gateSecret, "    required: true", "    scope: workspace")
+					})
+					return tc.Launch(tc.Install(dir, tc.ReleaseOf(dir)).AppID, "main")
+				},
+				func(*harness.Surface) { tc.Configure(tc.DefaultConfigure()) }),
+		)
 	})
 }
+
+// gateSecret is the secret bridge-probe requires in the fail-closed spec
+// whose entry falls to needs-setup once it is withdrawn.
+const gateSecret = "gate_token"
 
 // describeFailClosedSpellings declares the specs of blocked calls under every spelling of a capability's name.
 func describeFailClosedSpellings(tc *harness.TestContext) {

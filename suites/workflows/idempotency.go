@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -80,6 +81,39 @@ func describeIdempotentStart(tc *harness.TestContext) {
 			tc.Failf("the start of %s with the idempotency key %s of a run of %s got %s, neither a run nor a refusal", typedFlow, key, reviewFlow, harness.AnswerText(m, true))
 		case v.RunID == first:
 			tc.Failf("the start of %s with the idempotency key %s answered the run %s of %s, which the app started with that key: %s", typedFlow, key, first, reviewFlow, v)
+		}
+	})
+
+	// Keys confusable by their spelling alone: an idempotency key is the
+	// app's string, matched as it is (docs/decisions.md "Workflow
+	// runtime"), so a key differing from one the app used only in the
+	// case of its letters is a new request. A host folding keys (taking
+	// them for UUIDs) answers it with the run of the other. The control:
+	// the key repeated exactly gets its run.
+	It("starts a run of its own for a start whose idempotency key differs from one the app used only in the case of its letters", tc.Req("WORKFLOW-IDEMPOTENT-START", levels.ConfusableIdentity), func() {
+		app := installWorkflowApp(tc, tc.DefaultConfigure())
+		key := "Order-" + harness.Nonce("idem")
+		first := startRunKeyed(tc, app, reviewFlow, key)
+		tc.Precondition("a start of "+reviewFlow+" repeating the idempotency key "+key+" exactly answers its run "+first+" or a refusal naming the key", func() {
+			m := workflowCall(tc, app, "start", map[string]any{"workflowKey": reviewFlow, "input": typedInput(harness.Nonce("again")), "idempotencyKey": key})
+			var v runView
+			held := m.Type == hostbridge.TypeResponse && json.Unmarshal(m.Payload, &v) == nil && v.RunID == first ||
+				m.Type == hostbridge.TypeError && strings.Contains(hostbridge.ErrorOf(m).Message, key)
+			if !held {
+				tc.Failf("the start repeating the idempotency key %s of run %s got %s", key, first, harness.AnswerText(m, true))
+			}
+		})
+		var taken []string
+		for _, other := range []string{strings.ToUpper(key), strings.ToLower(key)} {
+			m := workflowCall(tc, app, "start", map[string]any{"workflowKey": reviewFlow, "input": typedInput(harness.Nonce("other")), "idempotencyKey": other})
+			var v runView
+			if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" || v.RunID == first {
+				taken = append(taken, fmt.Sprintf("%q got %s", other, harness.AnswerText(m, true)))
+			}
+		}
+		if len(taken) > 0 {
+			tc.Failf("starts of %s whose idempotency keys only look like %s (the key of run %s) were not each given a run of their own: %s",
+				reviewFlow, key, first, strings.Join(taken, "; "))
 		}
 	})
 }

@@ -318,6 +318,7 @@ func describeWorkflows(tc *harness.TestContext) {
 		describeWorkflowErrorFallback(tc)
 		describeWorkflowIsolation(tc)
 		describeIdempotentStart(tc)
+		describeWorkflowPermission(tc)
 	})
 
 	Describe("Executable: typed SDK calls", func() {
