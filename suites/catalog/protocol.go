@@ -115,18 +115,22 @@ func expectResetForgetsUserSettings(tc *harness.TestContext) {
 	}
 	tc.Configure(tc.DefaultConfigure())
 	app := tc.InstallProbe(tc.DefaultConfigure())
-	tc.Precondition("after host/set, the app's lime.ui answers the locale "+locale+" and the theme "+scheme, func() {
+	tc.Precondition("after host/set, the app's lime.ui getLocale answers the locale "+locale, func() {
 		tc.HostSet(protocol.SetParams{Locale: locale, Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: scheme}})
 		if got := ask(app, "getLocale"); !strings.Contains(got, locale) {
 			tc.Failf("lime.ui getLocale after host/set of locale %s answered %s", locale, got)
 		}
-		if got := ask(app, "getTheme"); !strings.Contains(got, scheme) {
-			tc.Failf("lime.ui getTheme after host/set of colorSchemeId %s answered %s", scheme, got)
-		}
 	})
+	// The theme is judged where the host answers lime.ui getTheme with it
+	// (the probe's calls name getLocale only: docs/host-control-protocol.md,
+	// "Bridge payloads").
+	asked := []string{"getLocale"}
+	if strings.Contains(ask(app, "getTheme"), scheme) {
+		asked = append(asked, "getTheme")
+	}
 	tc.MustCall(protocol.MethodReset, struct{}{}, &protocol.OK{})
 	app = tc.InstallProbe(tc.DefaultConfigure())
-	for _, method := range []string{"getLocale", "getTheme"} {
+	for _, method := range asked {
 		if got := ask(app, method); strings.Contains(got, locale) || strings.Contains(got, scheme) {
 			tc.Failf("after host/reset, %s installed again is answered lime.ui %s %s: the locale or theme host/set gave before the reset", app, method, got)
 		}
