@@ -336,17 +336,7 @@ func (h *Host) reset() error {
 	h.backends.stopAllAndForget()
 	h.workflows.forget()
 	// fault: reset-keeps-theme-and-locale — host/reset forgets launches, logs and app storage but keeps the theme and locale host/set changed: apps installed after it start in the session before's.
-	if h.faults.Has("reset-keeps-theme-and-locale") {
-		h.surf.mu.Lock()
-		theme, locale := h.surf.theme, h.surf.locale
-		h.surf.mu.Unlock()
-		h.surf.reset()
-		h.surf.mu.Lock()
-		h.surf.theme, h.surf.locale = theme, locale
-		h.surf.mu.Unlock()
-	} else {
-		h.surf.reset()
-	}
+	h.surf.reset(h.faults.Has("reset-keeps-theme-and-locale"))
 	h.agent.close()
 	if h.runtime != nil {
 		h.runtime.reset()

@@ -274,11 +274,16 @@ func (h *Host) rollback(params protocol.RollbackParams) (protocol.RollbackResult
 	// entries only the release left had stay registered, disabled.
 	if h.variants.Has("retired-entry-disabled") {
 		back.row.Registered = maps.Clone(back.row.Registered)
+		if back.row.Registered == nil {
+			back.row.Registered = map[string][]string{}
+		}
+		entries := slices.Clone(back.row.Registered["entries"])
 		for _, k := range a.row.Registered["entries"] {
-			if !slices.Contains(back.row.Registered["entries"], k) {
-				back.row.Registered["entries"] = append(slices.Clone(back.row.Registered["entries"]), k)
+			if !slices.Contains(entries, k) {
+				entries = append(entries, k)
 			}
 		}
+		back.row.Registered["entries"] = entries
 	}
 	// fault: rollback-keeps-newer-registrations — the rolled-back app keeps the catalog registrations of the release it left: app/list shows the older release registering entries its package does not have.
 	if h.faults.Has("rollback-keeps-newer-registrations") {

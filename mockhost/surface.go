@@ -313,10 +313,14 @@ func (s *surfaces) isCenter(t string) bool {
 // reset closes every surface and center and forgets logs, app storage,
 // partitions and what host/set changed (host/reset). The host origin's
 // server keeps running.
-func (s *surfaces) reset() {
+func (s *surfaces) reset(keepSettings bool) {
 	s.mu.Lock()
 	launches := s.launches
+	theme, locale := s.theme, s.locale
 	s.clear()
+	if keepSettings { // a fault's (Host.reset)
+		s.theme, s.locale = theme, locale
+	}
 	s.mu.Unlock()
 	for _, l := range launches {
 		l.close()
