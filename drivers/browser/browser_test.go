@@ -369,3 +369,20 @@ func TestANewDocumentForgetsTheOldOnesFrames(t *testing.T) {
 		}
 	}
 }
+
+// A page the host has just opened sits at its initial about:blank, already
+// complete, until the host's address commits: AwaitLoaded waits past it
+// (the app center read as an empty page was a flake under load).
+func TestAwaitLoadedWaitsPastTheInitialBlankPage(t *testing.T) {
+	s := session(t, sharedBrowser(t))
+	if err := s.AwaitLoaded(within(t, 300*time.Millisecond)); err == nil || !strings.Contains(err.Error(), "about:blank") {
+		t.Fatalf("AwaitLoaded on the initial about:blank: %v, want it to time out naming about:blank", err)
+	}
+	host := hostSite(t, appSite(t))
+	if err := s.Open(within(t, 5*time.Second), host+"/host"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AwaitLoaded(within(t, 5*time.Second)); err != nil {
+		t.Fatalf("AwaitLoaded once the host page loaded: %v", err)
+	}
+}

@@ -61,13 +61,18 @@ var (
 
 // AwaitComplete waits, within ctx, until the top document of p has loaded
 // (readyState complete), polling it with Eval: Page.AwaitLoaded of every
-// backend.
+// backend. The initial about:blank of a page the host has just opened is
+// complete before the host's own address commits: it does not count.
+// awaitCompleteScript answers "complete" once a document other than the
+// initial about:blank has loaded, else its state and address.
+const awaitCompleteScript = `document.readyState === "complete" && location.href !== "about:blank" ? "complete" : document.readyState + " at " + location.href`
+
 func AwaitComplete(ctx context.Context, p interface {
 	Eval(ctx context.Context, frameURLPrefix, script string, out any) error
 }) error {
 	for {
 		var state string
-		err := p.Eval(ctx, "", "document.readyState", &state)
+		err := p.Eval(ctx, "", awaitCompleteScript, &state)
 		if err == nil && state == "complete" {
 			return nil
 		}
