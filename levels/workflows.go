@@ -54,7 +54,7 @@ func workflowRequirements() []Requirement {
 		// Typed SDK calls: only the generic ladder's Executable level asks
 		// for them ("typed workflows, typed SDK calls"); no desktop level's
 		// text does.
-		{ID: "SDK-TYPED-WORKFLOW-INPUT", BugFamilies: []BugFamily{EveryMember, RepresentationLimit}, Reading: "Typed SDK calls", Strength: Should, Levels: []string{"executable"},
+		{ID: "SDK-TYPED-WORKFLOW-INPUT", BugFamilies: []BugFamily{EveryMember, RepresentationLimit, ChangeBetweenReads}, Reading: "Typed SDK calls", Strength: Should, Levels: []string{"executable"},
 			Title:  "lime.workflow start of a workflow that declares its inputs as a JSON Schema runs an input that meets them, and refuses, naming the member and starting no run, one that misses a required member, gives a member the wrong type or goes below a minimum",
 			Clause: spec(SpecMain, "Capability SDK; Conformance levels", "The SDK is a typed contract, not only a list of capability names. Compatible hosts should stabilize at least these call semantics: ... const run = await lime.workflow.start({ key: 'content_calendar', input }) ... Executable: Host can run typed workflows, typed SDK calls, overlays, readiness, evidence, and regression evals.")},
 		// Regression evals: run through app/evals, the harness's method

@@ -296,6 +296,10 @@ func (h *Host) bridgeNavigate(l *launch, m appMessage) pageAnswer {
 	if !local && h.faults.Has("navigate-backslash-route") {
 		local = appLocalRoute(strings.ReplaceAll(p.Route, "\\", "_"))
 	}
+	// fault: navigate-route-controls-kept — a route's tabs and newlines are not looked at: "/\t/evil.example/x" passes as app-local.
+	if !local && h.faults.Has("navigate-route-controls-kept") {
+		local = appLocalRoute(strings.NewReplacer("\t", "_", "\n", "_", "\r", "_").Replace(p.Route))
+	}
 	// fault: navigate-route-unchecked-with-entry — with an entry of the app named, the route is taken as that entry's own, unchecked.
 	if p.Route != "" && !local && !(p.EntryKey != "" && h.faults.Has("navigate-route-unchecked-with-entry")) {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A route must be a path of this app, starting with one /.")

@@ -229,7 +229,7 @@ func (h *Host) execute(l *launch, m appMessage, in hostbridge.Invoke) (any, *den
 	case "lime.billing.getStatus":
 		return h.billingStatus()
 	case "lime.appUpdates.check":
-		return h.appUpdatesCheck(l)
+		return h.appUpdatesCheck(l, in.Args)
 	case "lime.secrets.status":
 		return h.secretStatus(l, in.Args)
 	case "lime.agent.startTask":
@@ -288,6 +288,12 @@ func (h *Host) storageNamespace(l *launch) string {
 	// fault: storage-scope-unescaped — the tenant and workspace ids are joined into the bucket as they are: tenant "T/x" with workspace "W" shares "T" with "x/W"'s keys.
 	if h.faults.Has("storage-scope-unescaped") {
 		return url.QueryEscape(l.appID) + "@" + cfg.TenantID + "/" + cfg.WorkspaceID
+	}
+	// fault: storage-bucket-by-declared-namespace — an app's lime.storage keys live under the storage namespace its manifest declares: two apps declaring one share their keys.
+	if h.faults.Has("storage-bucket-by-declared-namespace") {
+		if pk, err := h.installedPackage(l.appID); err == nil {
+			return storageBucket(storageNamespace(pk, l.appID), cfg.TenantID, cfg.WorkspaceID)
+		}
 	}
 	return storageBucket(l.appID, cfg.TenantID, cfg.WorkspaceID)
 }

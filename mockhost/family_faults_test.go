@@ -32,6 +32,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{heldOutH2Faults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutIFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutJFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
+		{heldOutKFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

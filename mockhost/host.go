@@ -85,6 +85,9 @@ type Host struct {
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
+	// inputSchemas keeps compiled workflow inputs by workflow key (used
+	// only by the workflow-inputs-cached-by-key fault).
+	inputSchemas sync.Map
 
 	// surf is the app surface: the host page, the app frame server, the
 	// bridge's logs and app storage (surface.go).

@@ -283,7 +283,9 @@ func (h *Host) rollback(params protocol.RollbackParams) (protocol.RollbackResult
 				entries = append(entries, k)
 			}
 		}
-		back.row.Registered["entries"] = entries
+		if entries != nil { // no entries either side: nothing registered, not null
+			back.row.Registered["entries"] = entries
+		}
 	}
 	// fault: rollback-keeps-newer-registrations — the rolled-back app keeps the catalog registrations of the release it left: app/list shows the older release registering entries its package does not have.
 	if h.faults.Has("rollback-keeps-newer-registrations") {

@@ -299,7 +299,7 @@ func billingGated(p *agentpkg.Package, entry string) bool {
 // active one of the app above the installed version (spec 002: "The host
 // checks releases"). A registry the host cannot ask is a stable error,
 // never an answer it made up.
-func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
+func (h *Host) appUpdatesCheck(l *launch, args json.RawMessage) (any, *denial) {
 	h.mu.Lock()
 	a, ok := h.apps[l.appID]
 	current := l.version
@@ -307,6 +307,13 @@ func (h *Host) appUpdatesCheck(l *launch) (any, *denial) {
 		current = a.row.Version
 	}
 	h.mu.Unlock()
+	// fault: app-updates-version-from-app — lime.appUpdates check takes the current version from the app's arguments when they give one.
+	var claimed struct {
+		CurrentVersion string `json:"currentVersion"`
+	}
+	if h.faults.Has("app-updates-version-from-app") && decodePayload(args, &claimed) && claimed.CurrentVersion != "" {
+		current = claimed.CurrentVersion
+	}
 	out := map[string]any{"appId": l.appID, "currentVersion": current, "updateAvailable": false}
 	// fault: app-updates-ignores-registry — lime.appUpdates check never asks the registry and always answers that the installed version is the latest.
 	if h.faults.Has("app-updates-ignores-registry") {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentapp/conformance/drivers/agentpkg"
@@ -153,6 +154,10 @@ func (h *Host) installedFrom(dir string) (string, bool) {
 		}
 		// fault: readiness-path-by-folder-name — app/readiness of a path takes the installed app whose folder has the same name as that package.
 		if h.faults.Has("readiness-path-by-folder-name") && filepath.Base(filepath.Clean(a.source)) == filepath.Base(dir) {
+			return id, true
+		}
+		// fault: readiness-path-by-prefix — app/readiness of a path takes the installed app whose folder's path that path begins with (tiny-app-next for tiny-app).
+		if h.faults.Has("readiness-path-by-prefix") && strings.HasPrefix(dir, filepath.Clean(a.source)) {
 			return id, true
 		}
 	}

@@ -56,6 +56,12 @@ func (h *Host) checkInput(d workflowDef, input json.RawMessage) *denial {
 		return nil
 	}
 	sch, err := compileInputs(d.inputs)
+	// fault: workflow-inputs-cached-by-key — a workflow's inputs are compiled once and kept by its key: after an update changes them, starts are still checked against the release before's.
+	if h.faults.Has("workflow-inputs-cached-by-key") {
+		if old, ok := h.inputSchemas.LoadOrStore(d.key, sch); ok {
+			sch = old.(*jsonschema.Schema)
+		}
+	}
 	if err != nil {
 		return invalidArgs(fmt.Sprintf("Workflow %s declares inputs this host cannot read, so it cannot be started.", d.key))
 	}

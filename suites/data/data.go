@@ -231,11 +231,27 @@ func describeData(tc *harness.TestContext) {
 	})
 }
 
+// sharedStorageNamespace is the storage namespace both apps of
+// STORAGE-NAMESPACED's spec declare.
+const sharedStorageNamespace = "conformance-shared-notes"
+
 // describeStorageAndState declares the specs of storage namespaces, disable and enable, and every transition of a pair of apps.
 func describeStorageAndState(tc *harness.TestContext) {
-	It("keeps each app's lime.storage in its own namespace: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
-		a := tc.InstallProbe(tc.DefaultConfigure())
-		b := tc.InstallNeighbour()
+	// Both apps declare the same storage namespace: a declared namespace
+	// is the app's claim, while "the host owns the storage
+	// implementation" and "apps can access only their namespace" (000
+	// Storage and data boundary, rule 1), so the host keeps each app's
+	// keys by the app it installed, not by the name the manifest gives.
+	It("keeps each app's lime.storage in its own namespace, though both declare the same one: same key, two values, and no list names the other app's keys", tc.Req("STORAGE-NAMESPACED", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
+		tc.Configure(tc.DefaultConfigure())
+		declaring := func(dir string) string {
+			harness.EditFrontmatter(dir, func(lines []string) []string {
+				return append(lines, "storage:", "  namespace: "+sharedStorageNamespace)
+			})
+			return tc.Install(dir, tc.ReleaseOf(dir)).AppID
+		}
+		a := declaring(tc.Fixture(harness.ProbeFixture))
+		b := declaring(tc.NeighbourPackage())
 		shared, onlyA, onlyB := harness.Nonce("shared"), harness.Nonce("only-a"), harness.Nonce("only-b")
 		va, vb := harness.Nonce("value-a"), harness.Nonce("value-b")
 		sa := tc.Launch(a, "main")

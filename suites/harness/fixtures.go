@@ -48,11 +48,22 @@ func (tc *TestContext) Fixture(name string) string {
 func (tc *TestContext) FixtureAs(name, folder string) string {
 	ginkgo.GinkgoHelper()
 	dir := tc.Fixture(name)
-	renamed := filepath.Join(filepath.Dir(dir), folder)
-	if err := os.Rename(dir, renamed); err != nil {
-		Errorf("renaming fixture %s: %v", name, err)
+	return moveFixture(name, dir, filepath.Join(filepath.Dir(dir), folder))
+}
+
+// FixtureAt copies fixture name to the folder at path, which must not
+// exist yet (a sibling of another package's folder, say).
+func (tc *TestContext) FixtureAt(name, path string) string {
+	ginkgo.GinkgoHelper()
+	return moveFixture(name, tc.Fixture(name), path)
+}
+
+func moveFixture(name, dir, path string) string {
+	ginkgo.GinkgoHelper()
+	if err := os.Rename(dir, path); err != nil {
+		Errorf("moving fixture %s to %s: %v", name, path, err)
 	}
-	return renamed
+	return path
 }
 
 // ReleaseOf returns the release object a registry would publish for the

@@ -138,9 +138,10 @@ func describeReadiness(tc *harness.TestContext) {
 		})
 
 		// app/readiness of a path judges the package there: an installed
-		// app whose folder has the same name is another package
+		// app whose folder has the same name, or whose folder's path the
+		// asked path begins with, is another package
 		// (docs/host-control-protocol.md, app/readiness).
-		It("judges the package folder it is asked about, not an installed app whose folder has the same name", tc.Req("READY-SECRETS", levels.ConfusableIdentity), func() {
+		It("judges the package folder it is asked about, not an installed app whose folder has the same name or begins its path", tc.Req("READY-SECRETS", levels.ConfusableIdentity), func() {
 			tc.Configure(tc.DefaultConfigure())
 			installed := tc.Fixture(harness.SecretSlotFixture)
 			harness.EditFrontmatter(installed, dropSecretSlots)
@@ -150,11 +151,15 @@ func describeReadiness(tc *harness.TestContext) {
 					tc.Failf("app/readiness of the installed %s is %q", a, r.Status)
 				}
 			})
-			other := tc.Fixture(harness.SecretSlotFixture)
-			r, raw := tc.Readiness(other, "")
-			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
-				tc.Failf("app/readiness of the package folder %s, which requires the secret provider_api_key (not configured), is %q and names no failing check for it: judged as the installed %s, whose folder has the same name; the answer: %s",
-					filepath.Base(other), r.Status, a, harness.Excerpt(raw))
+			for _, other := range []struct{ what, dir string }{
+				{"has the same name", tc.Fixture(harness.SecretSlotFixture)},
+				{"is where its path begins (" + filepath.Base(installed) + "-next beside it)", tc.FixtureAt(harness.SecretSlotFixture, installed+"-next")},
+			} {
+				r, raw := tc.Readiness(other.dir, "")
+				if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "provider_api_key") {
+					tc.Failf("app/readiness of the package folder %s, which requires the secret provider_api_key (not configured), is %q and names no failing check for it: judged as the installed %s, whose folder %s; the answer: %s",
+						other.dir, r.Status, a, other.what, harness.Excerpt(raw))
+				}
 			}
 		})
 

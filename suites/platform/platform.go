@@ -300,9 +300,16 @@ func describePlatform(tc *harness.TestContext) {
 			harness.SetField(newer, "version", "1.1.0")
 			rel := tc.Publish(newer)
 			tc.Registry().EnableVersion(harness.TenantID, rel.AppID, rel.Version)
-			m := platformCall(tc, app, "main", "lime.appUpdates", "check", nil)
-			if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"1.1.0"`) {
-				tc.Failf("lime.appUpdates check of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", app, harness.AnswerText(m, true))
+			expectUpdateOffered(tc, app, "lime.appUpdates check", platformCall(tc, app, "main", "lime.appUpdates", "check", nil))
+			// Who answers for the installed version: the host's record, not
+			// the app. A check whose arguments claim the app runs 1.1.0
+			// already, as another app, is refused or answered from the
+			// record.
+			claimed := platformCall(tc, app, "main", "lime.appUpdates", "check", map[string]any{"currentVersion": "1.1.0", "appId": "someone-else"})
+			if claimed.Type == hostbridge.TypeResponse {
+				expectUpdateOffered(tc, app, "lime.appUpdates check whose arguments claim 1.1.0 of app someone-else is installed", claimed)
+			} else {
+				tc.Reading("lime.appUpdates check whose arguments claim another version", "refused")
 			}
 			// A newer release enabled and then withdrawn is no update: the
 			// same check again names 1.1.0, not 1.2.0.
@@ -560,4 +567,29 @@ func namesBilling(r protocol.ReadinessResult) bool {
 		}
 	}
 	return false
+}
+
+// expectUpdateOffered judges the answer m to a check (what) of app 1.0.0
+// while the registry enables 1.1.0: host:response naming 1.1.0, and, where
+// it gives them, updateAvailable true, currentVersion 1.0.0 and appId the
+// app's (docs/host-control-protocol.md, Desktop P3 platform calls).
+func expectUpdateOffered(tc *harness.TestContext, app, what string, m hostbridge.Message) {
+	GinkgoHelper()
+	if m.Type != hostbridge.TypeResponse || !harness.ContainsText(m.Payload, `"1.1.0"`) {
+		tc.Failf("%s of %s 1.0.0 answered %s, not the release 1.1.0 the registry enables for the tenant", what, app, harness.AnswerText(m, true))
+	}
+	var p struct {
+		AppID           *string `json:"appId"`
+		CurrentVersion  *string `json:"currentVersion"`
+		UpdateAvailable *bool   `json:"updateAvailable"`
+	}
+	_ = json.Unmarshal(m.Payload, &p)
+	switch {
+	case p.UpdateAvailable != nil && !*p.UpdateAvailable:
+		tc.Failf("%s of %s 1.0.0 answered updateAvailable false while the registry enables 1.1.0: %s", what, app, m.Payload)
+	case p.CurrentVersion != nil && *p.CurrentVersion != "1.0.0":
+		tc.Failf("%s of %s answered currentVersion %q; the host installed 1.0.0: %s", what, app, *p.CurrentVersion, m.Payload)
+	case p.AppID != nil && *p.AppID != app:
+		tc.Failf("%s of %s answered appId %q: %s", what, app, *p.AppID, m.Payload)
+	}
 }

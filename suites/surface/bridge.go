@@ -1045,10 +1045,24 @@ func describeControlledActions(tc *harness.TestContext) {
 			// route that leaves the app its own (every entry point).
 			Entry("an entry the app has with a scheme-relative URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "//evil.example/x"}),
 			Entry("an entry the app has with an https URL", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.EveryEntryPoint), map[string]any{"entryKey": "main", "route": "https://evil.example/"}),
-			// A browser reads a backslash in an http(s) URL as a slash:
-			// "/\evil.example/x" is "//evil.example/x".
-			Entry("a route of a slash and a backslash", tc.Req("BRIDGE-NAVIGATE", levels.EveryMember, levels.RepresentationLimit), map[string]any{"route": "/\\evil.example/x"}),
 		)
+
+		// A route is what a browser makes of it against the app's frame
+		// (docs/decisions.md, Navigation requests): the URL parser reads a
+		// backslash as a slash and drops tabs, newlines and the spaces
+		// around it, so each of these is "//evil.example/x", another host.
+		It("host:navigate refuses every route a browser reads as another host", tc.Req("BRIDGE-NAVIGATE", levels.RepresentationLimit), func() {
+			s := tc.ProbeSurface(tc.DefaultConfigure())
+			expectNavigates(s, "host:navigate to the app-local route /settings", "nav-route-1", map[string]any{"route": "/settings"})
+			expectRefusedEachIn(s, hostbridge.TypeNavigate, "route", []refusedURL{
+				{"a slash and a backslash", "/\\evil.example/x"},
+				{"a tab between its slashes", "/\t/evil.example/x"},
+				{"a newline between its slashes", "/\n/evil.example/x"},
+				{"a carriage return between its slashes", "/\r/evil.example/x"},
+				{"a tab before its slashes", "\t//evil.example/x"},
+				{"a space before its slashes", " //evil.example/x"},
+			}, "host:navigate goes to an entry of this app or an app-local route")
+		})
 
 		DescribeTable("host:download refuses what is not the app's own runtime artifact",
 			func(target func(s *harness.Surface) string) {

@@ -345,10 +345,17 @@ type refusedURL struct{ what, url string }
 // request ids prefix none of each other.
 func expectRefusedEach(s *harness.Surface, t string, cases []refusedURL, why string) {
 	ginkgo.GinkgoHelper()
+	expectRefusedEachIn(s, t, "url", cases, why)
+}
+
+// expectRefusedEachIn is expectRefusedEach with each case's URL sent as
+// the payload's member (host:navigate's "route").
+func expectRefusedEachIn(s *harness.Surface, t, member string, cases []refusedURL, why string) {
+	ginkgo.GinkgoHelper()
 	id := func(i int) string { return fmt.Sprintf("url-%02d", i) }
 	var steps []harness.Step
 	for i, c := range cases {
-		steps = append(steps, harness.Request(t, id(i), map[string]any{"url": c.url}), harness.AwaitAnswer(id(i)))
+		steps = append(steps, harness.Request(t, id(i), map[string]any{member: c.url}), harness.AwaitAnswer(id(i)))
 	}
 	r := s.Run(steps...)
 	o := s.TC().Observe(s.AppID)
@@ -357,11 +364,11 @@ func expectRefusedEach(s *harness.Surface, t string, cases []refusedURL, why str
 		m, ok := r.Answer(id(i))
 		switch {
 		case ok && m.Type == hostbridge.TypeResponse:
-			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed (host:response)", c.url, c.what))
+			allowed = append(allowed, fmt.Sprintf("%q (%s) was allowed (host:response)", c.url, c.what))
 		case harness.Executed(o, id(i)):
-			allowed = append(allowed, fmt.Sprintf("%s (%s) was allowed: host/observe records it so", c.url, c.what))
+			allowed = append(allowed, fmt.Sprintf("%q (%s) was allowed: host/observe records it so", c.url, c.what))
 		case !ok || m.Type != hostbridge.TypeError:
-			allowed = append(allowed, fmt.Sprintf("%s (%s) got %s, not host:error", c.url, c.what, harness.AnswerText(m, ok)))
+			allowed = append(allowed, fmt.Sprintf("%q (%s) got %s, not host:error", c.url, c.what, harness.AnswerText(m, ok)))
 		}
 	}
 	if len(allowed) > 0 {

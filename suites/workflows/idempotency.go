@@ -143,9 +143,15 @@ func typedInput(topic string) map[string]any {
 // blocked.
 func startKeyedWith(tc *harness.TestContext, app, flow, idem, topic string) string {
 	GinkgoHelper()
+	return startKeyedInput(tc, app, flow, idem, typedInput(topic))
+}
+
+// startKeyedInput is startKeyedWith with the input given.
+func startKeyedInput(tc *harness.TestContext, app, flow, idem string, input map[string]any) string {
+	GinkgoHelper()
 	var v runView
 	tc.Precondition("lime.workflow start of "+flow+" is answered with a run", func() {
-		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": flow, "input": typedInput(topic), "idempotencyKey": idem})
+		m := workflowCall(tc, app, "start", map[string]any{"workflowKey": flow, "input": input, "idempotencyKey": idem})
 		if m.Type != hostbridge.TypeResponse || json.Unmarshal(m.Payload, &v) != nil || v.RunID == "" {
 			tc.Failf("lime.workflow start of %s got %s, not host:response with a runId", flow, harness.AnswerText(m, true))
 		}
