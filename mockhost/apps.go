@@ -64,6 +64,16 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	if e := h.policyRefusal(name); e != nil && !(h.faults.Has("update-skips-tenant-policy") && h.isInstalled(name)) {
 		return protocol.InstallResult{}, e
 	}
+	// variant: storage-namespace-exclusive — a package declaring the storage namespace another installed app declares is refused at install, naming it.
+	if h.variants.Has("storage-namespace-exclusive") {
+		ns := storageNamespace(p, name)
+		if holder := h.namespaceHolder(name, ns); holder != "" {
+			msg := fmt.Sprintf("declares storage namespace %q, which the installed app %s declares", ns, holder)
+			return protocol.InstallResult{}, rpcError(protocol.CodePackageInvalid,
+				fmt.Sprintf("package %s %s; nothing was installed", params.Path, msg), protocol.ErrorData{Findings: []protocol.Finding{{
+					Code: "storage-namespace-taken", Severity: agentpkg.SeverityError, Field: "storage.namespace", Message: msg}}})
+		}
+	}
 	row := protocol.InstalledApp{
 		AppID:        name,
 		Name:         name,
@@ -105,6 +115,12 @@ func (h *Host) install(params protocol.InstallParams) (protocol.InstallResult, *
 	a.row.HasData = a.hasData()
 	h.mu.Lock()
 	prev := h.apps[name]
+	// A release history an uninstall kept (only under the fault
+	// reinstall-keeps-release-history) comes back with the data.
+	if kept := h.keptReleases[name]; prev == nil && carried && kept != nil {
+		a.previous = kept
+		delete(h.keptReleases, name)
+	}
 	h.apps[name] = a
 	h.paths[name] = p.Dir
 	h.copies[name] = append(h.copies[name], own.owner)
@@ -232,8 +248,9 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 	}
 	var firstErr error
 	for _, id := range targets {
-		d := h.apps[id].dataDir
-		h.recordCleanup(id, h.apps[id].row.Version, params, keep)
+		gone := h.apps[id]
+		d := gone.dataDir
+		h.recordCleanup(id, gone.row.Version, params, keep)
 		delete(h.apps, id)
 		if err := h.removeCopies(id); err != nil && firstErr == nil {
 			firstErr = err
@@ -281,6 +298,13 @@ func (h *Host) uninstall(params protocol.UninstallParams) (protocol.UninstallRes
 				_ = os.Remove(filepath.Join(d, appDBFile))
 			}
 			h.retained[id] = d
+			// fault: reinstall-keeps-release-history — an uninstall keeping data keeps the app's release history with its data, and a reinstall takes it back: app/rollback of the reinstalled release goes to a release the uninstall removed (held-out l13).
+			if history := gone.previous; history != nil && h.faults.Has("reinstall-keeps-release-history") {
+				if h.keptReleases == nil {
+					h.keptReleases = map[string]*installedApp{}
+				}
+				h.keptReleases[id] = history
+			}
 			continue
 		}
 		delete(h.overlays, id)
@@ -381,6 +405,7 @@ func (h *Host) reset() error {
 	}
 	h.apps = map[string]*installedApp{}
 	h.retained = map[string]string{}
+	h.keptReleases = nil
 	h.cleanups = nil
 	h.refusedMigrations = map[string]map[string]string{}
 	if err := h.dropCoreLocked(); err != nil && firstErr == nil {
@@ -450,4 +475,25 @@ func (h *Host) locale() string {
 		return ""
 	}
 	return h.cfg.Locale
+}
+
+// namespaceHolder is the installed app other than name that declares
+// storage namespace ns ("" for none): read only by the variant
+// storage-namespace-exclusive.
+func (h *Host) namespaceHolder(name, ns string) string {
+	h.mu.Lock()
+	ids := make([]string, 0, len(h.apps))
+	for id := range h.apps {
+		if id != name {
+			ids = append(ids, id)
+		}
+	}
+	h.mu.Unlock()
+	slices.Sort(ids)
+	for _, id := range ids {
+		if pk, err := h.installedPackage(id); err == nil && storageNamespace(pk, id) == ns {
+			return id
+		}
+	}
+	return ""
 }

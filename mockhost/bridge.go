@@ -64,6 +64,7 @@ const (
 type appMessage struct {
 	Type      string
 	RequestID string
+	EntryKey  string // the entry the envelope names (the host's record of the surface decides)
 	Payload   json.RawMessage
 }
 
@@ -185,6 +186,7 @@ func (h *Host) envelope(l *launch, body []byte) (m appMessage, reason, why strin
 	}
 	typ, _ := jsonString(f["type"])
 	m.Type = typ
+	m.EntryKey, _ = jsonString(f["entryKey"])
 	if typ == "" {
 		return m, protocol.RejectMalformed, "the message has no type"
 	}

@@ -37,7 +37,13 @@ func (h *Host) invoke(l *launch, m appMessage) pageAnswer {
 		return h.refuse(l, m, hostbridge.CodeInvalidRequest, "A capability call needs a capability and a method.")
 	}
 	c := protocol.BridgeCall{Capability: clip(in.Capability, 100), Method: clip(in.Method, 100)}
-	d := h.gates(l, in.Capability, in.Method)
+	gl := l
+	// fault: call-gate-reads-envelope-entry — a call's gates judge the entry its envelope names when the app has that entry, not the entry the surface runs: the frame of an entry policy denies calls by naming another (held-out l08).
+	if m.EntryKey != "" && m.EntryKey != l.entryKey && l.hasEntry(m.EntryKey) && h.faults.Has("call-gate-reads-envelope-entry") {
+		gl = l.actingAs(l.appID)
+		gl.entryKey = m.EntryKey
+	}
+	d := h.gates(gl, in.Capability, in.Method)
 	// fault: capability-name-trimmed-after-policy — a padded capability name is trimmed for the allowlist, readiness and the call, but policy compares it as sent: " lime.storage" runs though policy denies lime.storage.
 	if name := strings.TrimSpace(in.Capability); name != in.Capability && h.faults.Has("capability-name-trimmed-after-policy") {
 		in.Capability = name

@@ -65,6 +65,18 @@ func (h *Host) export(appID string, a *installedApp, dir string) ([]string, erro
 	if len(h.bindings[appID]) > 0 && h.faults.Has("export-includes-secret-bindings") {
 		exp.Secrets = maps.Clone(h.bindings[appID])
 	}
+	// fault: export-drops-non-text-values — the export is a table of text values: a number, an object or a list the app stored is left out, then deleted with the rest (held-out l14).
+	if h.faults.Has("export-drops-non-text-values") {
+		for bucket, kv := range exp.Storage {
+			text := map[string]json.RawMessage{}
+			for k, v := range kv {
+				if len(v) > 0 && v[0] == '"' {
+					text[k] = v
+				}
+			}
+			exp.Storage[bucket] = text
+		}
+	}
 	// fault: export-without-storage — the export holds the app's files but not what it stored.
 	if h.faults.Has("export-without-storage") {
 		exp.Storage = map[string]map[string]json.RawMessage{}
@@ -188,6 +200,14 @@ func (h *Host) observe(appID string) protocol.ObserveResult {
 	r.Holds = heldCredentials(cfg)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// fault: evidence-listed-by-app-prefix — an app's evidence is read back by app-id prefix: host/observe of tiny-app holds what tiny-app-pro recorded (held-out l19).
+	if h.faults.Has("evidence-listed-by-app-prefix") {
+		for id := range h.apps {
+			if id != appID && strings.HasPrefix(id, appID) {
+				r.Evidence = append(r.Evidence, h.surf.observe(id).Evidence...)
+			}
+		}
+	}
 	// fault: evidence-stamped-current — every evidence record names the release installed now, not the one that made it.
 	if a, ok := h.apps[appID]; ok && h.faults.Has("evidence-stamped-current") {
 		for i := range r.Evidence {

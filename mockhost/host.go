@@ -57,6 +57,9 @@ type Host struct {
 	overlays   map[string]map[overlaySlot]overlaySet
 	overlaySeq int
 	retained   map[string]string // appId -> data folder kept by uninstall
+	// keptReleases are the release histories uninstalls keeping data kept
+	// for a reinstall (only under the fault reinstall-keeps-release-history).
+	keptReleases map[string]*installedApp
 	// jitGiven is the last just-in-time token each app was handed
 	// (cloudsession.go): only faults read it back.
 	jitGiven map[string]string

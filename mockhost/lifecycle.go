@@ -57,6 +57,10 @@ func (h *Host) setState(appID string, disabled bool) (protocol.AppStateResult, *
 		return protocol.AppStateResult{OK: true, AppID: appID, State: state}, nil
 	}
 	a.row.State = state
+	// fault: disable-drops-secret-bindings — app/disable forgets the secrets the user bound to the app: enabled again, it needs setup (held-out l02).
+	if disabled && h.faults.Has("disable-drops-secret-bindings") {
+		delete(h.bindings, appID)
+	}
 	// fault: disable-by-prefix — disabling an app disables every app whose id begins with its id too (the host matches the state by prefix).
 	if disabled && h.faults.Has("disable-by-prefix") {
 		for id, other := range h.apps {

@@ -31,6 +31,10 @@ func (h *Host) revocationFindings(p *agentpkg.Package, findings []protocol.Findi
 	if checkURL == "" || h.faults.Has("ignore-revocation") {
 		return nil
 	}
+	// fault: revocation-skipped-for-installed-app — a release of an app already installed is not asked about ("it was checked at install"): app/update takes a revoked newer release (held-out l10).
+	if name, _ := identity(p); name != "" && h.faults.Has("revocation-skipped-for-installed-app") && h.isInstalled(name) {
+		return nil
+	}
 	// fault: revocation-before-hash — the revocation service is asked before, and whatever, the hashes say.
 	if agentpkg.HasErrors(findings) && !h.faults.Has("revocation-before-hash") {
 		return nil

@@ -79,6 +79,16 @@ func (h *Host) boundSecrets(appID string) []string {
 			out = append(out, k)
 		}
 	}
+	// fault: secret-binding-by-slot-name — a slot bound for any app counts as bound for every app declaring a slot of that name (one keychain asked by slot key; held-out l01).
+	if h.faults.Has("secret-binding-by-slot-name") {
+		for _, kv := range h.bindings {
+			for k, v := range kv {
+				if v != "" && !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
 	return out
 }
 

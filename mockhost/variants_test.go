@@ -133,7 +133,21 @@ func variantProbes() map[string]probe {
 		"workflow-branch-last-target":       branchRun,
 		"workflow-idempotent-start-refused": repeatedKey,
 		"frame-facts-end-task":              frameFactProbe,
+		"storage-namespace-exclusive":       sharedNamespaceInstall,
 	}
+}
+
+// sharedNamespaceInstall installs alpha-app and then beta-app, both
+// declaring storage namespace shared-notes, and reports the second answer.
+func sharedNamespaceInstall(t *testing.T, x *harness) string {
+	x.configure(nil, nil, "")
+	var err error
+	for _, name := range []string{"alpha-app", "beta-app"} {
+		dir := pkg(t, name, map[string]string{
+			"APP.md": strings.Replace(manifest(withDefaults("storage:\n  namespace: shared-notes\n")), "name: tiny-app", "name: "+name, 1)})
+		_, err = x.install(dir, nil, true)
+	}
+	return fmt.Sprint(err)
 }
 
 // visibilityProbe mounts main, hides the surface and reports the

@@ -716,6 +716,12 @@ func (h *Host) runAgentState(r *workflowRun, epoch int, st workflowState) bool {
 	var why string
 	for attempt := 1; attempt <= attempts; attempt++ {
 		w.mu.Lock()
+		// A run host/reset or an interrupt stopped starts no turn: one
+		// started now would reach the App Server after the reset.
+		if r.epoch != epoch {
+			w.mu.Unlock()
+			return false
+		}
 		input, _ := json.Marshal(map[string]any{"workflowKey": r.def.key, "runId": r.id, "state": st.key, "input": r.input})
 		w.mu.Unlock()
 		link, _, down := h.beginTurn(r.l, taskArgs{Input: input, IdempotencyKey: fmt.Sprintf("%s/%s/%d", r.id, st.key, attempt)})

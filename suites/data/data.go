@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	mathrand "math/rand/v2"
 	"slices"
 	"strings"
 
@@ -200,6 +201,50 @@ func recordEvidence(s *harness.Surface, requestID string) {
 	})
 }
 
+// storedJSON is a value other than text an app stored and read back: its
+// key, its kind, its JSON text and the mark an export holding it shows.
+type storedJSON struct{ key, kind, text, mark string }
+
+// storeJSONValues stores a number, an object and a list through the app's
+// own lime.storage and returns those the host took and read back holding
+// their mark. The texts give lime.storage set a value, not its type
+// (docs/host-control-protocol.md, Bridge payloads): a host that keeps only
+// text refuses the others, which the report records as its reading and no
+// spec judges.
+func storeJSONValues(s *harness.Surface) []storedJSON {
+	GinkgoHelper()
+	number := fmt.Sprint(1_000_000_000 + mathrand.Int64N(900_000_000))
+	object, list := harness.Nonce("object"), harness.Nonce("list")
+	values := []struct {
+		kind, mark string
+		value      any
+	}{
+		{"a number", number, json.Number(number)},
+		{"an object", object, map[string]any{"note": object, "count": 7}},
+		{"a list", list, []any{list, 1, true}},
+	}
+	var steps []harness.Step
+	keys := make([]string, len(values))
+	for i, v := range values {
+		keys[i] = harness.Nonce("json")
+		steps = append(steps,
+			harness.Invoke("set-"+keys[i], "lime.storage", "set", map[string]any{"key": keys[i], "value": v.value}), harness.AwaitAnswer("set-"+keys[i]),
+			harness.Invoke("get-"+keys[i], "lime.storage", "get", map[string]any{"key": keys[i]}), harness.AwaitAnswer("get-"+keys[i]))
+	}
+	r := s.Run(steps...)
+	var held []storedJSON
+	for i, v := range values {
+		m, ok := r.Answer("get-" + keys[i])
+		if set, _ := r.Answer("set-" + keys[i]); set.Type != hostbridge.TypeResponse || !ok || m.Type != hostbridge.TypeResponse || !bytes.Contains(m.Payload, []byte(v.mark)) {
+			s.TC().Reading("Export then delete", "lime.storage keeps text only: "+v.kind+" set was refused or not read back, and the export is judged without it")
+			continue
+		}
+		text, _ := json.Marshal(v.value)
+		held = append(held, storedJSON{keys[i], v.kind, string(text), v.mark})
+	}
+	return held
+}
+
 // exportThenDelete uninstalls appID with export then delete into a fresh
 // folder and returns the answer and the export's content (exportText). An
 // answer without files, or files the harness cannot read inside the folder,
@@ -259,7 +304,16 @@ func describeStorageAndState(tc *harness.TestContext) {
 		installed, err := tc.TryInstall(neighbour, tc.ReleaseOf(neighbour), true)
 		b := installed.AppID
 		if err != nil {
-			tc.Reading("A storage namespace two apps declare", "the second app declaring it is refused at install")
+			// A refusal is this reading only when it names the namespace:
+			// the neighbour differs from a plain one by that alone.
+			he, ok := harness.HostError(err)
+			if !ok {
+				tc.Errorf("no usable answer to app/install: %v", err)
+			}
+			if !strings.Contains(harness.HostErrorText(he), sharedStorageNamespace) {
+				tc.Failf("app/install of %s, which declares storage namespace %s as %s does, was refused without naming the namespace: %s", harness.NeighbourProbe, sharedStorageNamespace, a, harness.HostErrorText(he))
+			}
+			tc.Reading("A storage namespace two apps declare", "the second app declaring it is refused at install, naming it")
 			b = tc.InstallNeighbour()
 		}
 		shared, onlyA, onlyB := harness.Nonce("shared"), harness.Nonce("only-a"), harness.Nonce("only-b")
@@ -511,6 +565,37 @@ func describeUpdates(tc *harness.TestContext) {
 		expectUntouched(tc, a, before, key, value, "a refused app/update")
 	})
 
+	// Step 3 of the verification order on the second entry point: the
+	// newer package is "verified exactly as app/install verifies a
+	// package" (docs/host-control-protocol.md, app/update), so the host
+	// asks revocation.checkUrl about it though the app is installed.
+	It("asks revocation.checkUrl about the newer release of an installed app: a revoked one is refused for it, and the installed release stays with its data", tc.Req("UPDATE-VERIFIED", levels.EveryEntryPoint), func() {
+		// The control first, before the app is installed: package/verify
+		// of the newer release asks about it (cacheSeconds 0: no answer
+		// may be kept for the update).
+		dir := newerProbe(tc)
+		tc.NameRevocation(dir, 0)
+		rel := tc.ReleaseOf(dir)
+		tc.ExpectVerifies(dir, rel)
+		if len(tc.Revocation().Requests(rel.PackageHash)) == 0 {
+			tc.Blockedf("package/verify of the newer release never asked revocation.checkUrl (VERIFY-REVOCATION judges that), so an update's check cannot be seen")
+		}
+		a, before, key, value, _, _ := probeWithDataAndNewer(tc)
+		tc.RequireMethod(protocol.MethodUpdate)
+		tc.Revocation().Revoke(rel.PackageHash, "the newer release was withdrawn by its publisher")
+		_, err := tc.TryUpdate(a, dir, rel)
+		if err == nil {
+			tc.Failf("app/update installed a newer release of %s that its revocation.checkUrl says is revoked", a)
+		}
+		he, ok := harness.HostError(err)
+		if !ok {
+			tc.Errorf("no usable answer to app/update: %v", err)
+		}
+		tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
+			Findings: harness.FindingsOfError(he)}, harness.RevokedPlanted)
+		expectUntouched(tc, a, before, key, value, "a refused app/update")
+	})
+
 	// The policy gate of POLICY-INSTALL is on every call that installs a
 	// release: app/update installs the newer one (spec 003, Release and
 	// distribution: the host "still performs ... policy checks"), whatever
@@ -599,6 +684,29 @@ func describeUpdates(tc *harness.TestContext) {
 		// goes forward to the release rolled back from.
 		expectNoRollback(tc, a, first, "a second time, after the first brought the release before the update back")
 	})
+
+	// The rollback target is the release an update replaced
+	// (docs/host-control-protocol.md, app/update and app/rollback); an
+	// uninstall takes the app's releases with it, and what a keep-data
+	// uninstall keeps for a reinstall is the app's data, nothing else
+	// (app/install, hasData). So the reinstalled release, which replaced
+	// none, has no earlier release: a rollback is refused (docs/decisions.md,
+	// "Update and rollback").
+	DescribeTable("refuses a rollback of an app reinstalled after an uninstall: the release before the uninstall left with it",
+		func(keep bool) {
+			a := tc.InstallProbe(tc.DefaultConfigure())
+			updated(tc, a)
+			tc.RequireMethod(protocol.MethodRollback)
+			tc.Uninstall(a, keep)
+			dir := newerProbe(tc)
+			tc.Install(dir, tc.ReleaseOf(dir))
+			row, _ := tc.ListedApp(a)
+			how := map[bool]string{true: "keeping data", false: "deleting data"}[keep]
+			expectNoRollback(tc, a, row, "after an update, an uninstall "+how+" and a reinstall of "+harness.NewerProbeVersion)
+		},
+		Entry("uninstalled keeping data", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), true),
+		Entry("uninstalled deleting data", tc.Req("ROLLBACK-KEEPS-DATA", levels.EveryTransition), false),
+	)
 
 	// The same check as at install, after the transition: the catalogs
 	// hold the newer release's objects, not the first install's.
@@ -730,7 +838,7 @@ func describeEvidenceAndExport(tc *harness.TestContext) {
 
 // describeUninstall declares the specs of uninstall and reinstall.
 func describeUninstall(tc *harness.TestContext) {
-	It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember), func() {
+	It("writes a complete export of what the app stored before export then delete removes it, and a reinstall finds none of it", tc.Req("UNINSTALL-EXPORT", levels.EveryMember, levels.RepresentationLimit), func() {
 		a := tc.InstallProbe(tc.DefaultConfigure())
 		stored := map[string]string{harness.Nonce("first"): harness.Nonce("value"), harness.Nonce("second"): harness.Nonce("value")}
 		s := tc.Launch(a, "main")
@@ -746,10 +854,18 @@ func describeUninstall(tc *harness.TestContext) {
 		tc.Configure(elsewhere)
 		store(tc.Launch(a, "main"), otherKey, otherValue)
 		tc.Configure(tc.DefaultConfigure())
+		// Every kind of JSON value the app may store, not text alone: a
+		// number, an object and a list, each found by a mark of its own.
+		held := storeJSONValues(tc.Launch(a, "main"))
 		res, text := exportThenDelete(tc, a)
 		for k, v := range stored {
 			if !bytes.Contains(text, []byte(v)) {
 				tc.Failf("the export of %s (%v) does not hold %q = %q, which the app stored", a, res.Exported, k, v)
+			}
+		}
+		for _, v := range held {
+			if !bytes.Contains(text, []byte(v.mark)) {
+				tc.Failf("the export of %s (%v) does not hold %q = %s, %s the app stored and read back", a, res.Exported, v.key, v.text, v.kind)
 			}
 		}
 		if !bytes.Contains(text, []byte(otherValue)) {

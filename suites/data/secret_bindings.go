@@ -62,6 +62,26 @@ func describeSecretBindings(tc *harness.TestContext) {
 			expectSlotConfigured(tc, app, "after app/update")
 		})
 
+		// A disabled app "stays installed ... its package and data stay
+		// where they are", and a binding is the app's data
+		// (docs/host-control-protocol.md, app/disable and app/secret): once
+		// enabled, its readiness is judged again and the binding counts.
+		It("keeps a secret bound to an app across disable and enable: enabled again, the app is ready", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryMember), func() {
+			app := tc.InstallBoundSecretApp()
+			if got := setState(tc, protocol.MethodDisable, app); got != protocol.StateDisabled {
+				tc.Failf("app/disable of %s answered state %q, not %q", app, got, protocol.StateDisabled)
+			}
+			if r := tc.AppReadiness(app); r.Status != protocol.StatusDisabled {
+				tc.Failf("app/readiness of the disabled %s is %q, not %q", app, r.Status, protocol.StatusDisabled)
+			}
+			if got := setState(tc, protocol.MethodEnable, app); got != protocol.StateInstalled {
+				tc.Failf("app/enable of %s answered state %q, not %q", app, got, protocol.StateInstalled)
+			}
+			if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
+				tc.Failf("after app/disable and app/enable %s is %q: the secret bound to its slot %s before no longer counts", app, r.Status, harness.SecretSlot)
+			}
+		})
+
 		DescribeTable("finds a secret bound to an app again after uninstall keeping data, and not after uninstall deleting data",
 			func(keep bool) {
 				app := tc.InstallBoundSecretApp()
@@ -92,14 +112,22 @@ func describeSecretBindings(tc *harness.TestContext) {
 
 		// A pair whose ids prefix each other, each with a secret bound:
 		// uninstall deleting the data of either leaves the other's binding
-		// (a host that deletes by prefix shows on one side only).
+		// (a host that deletes by prefix shows on one side only). Before
+		// the second is bound, the first one's binding is not its own: a
+		// binding counts "for that app's readiness" (app/secret), so the
+		// second, with a slot of the same name, still needs setup, as the
+		// first did before its binding.
 		DescribeTable("keeps the secret bound to the other app when uninstalling one of a pair whose ids prefix each other, deleting its data:",
 			func(onNeighbour bool) {
 				tc.Configure(tc.DefaultConfigure())
 				a := tc.InstallBoundSecret(tc.Fixture(harness.SecretSlotFixture))
 				dir := tc.FixtureAs(harness.SecretSlotFixture, harness.SecretSlotNeighbour)
 				harness.SetField(dir, "name", harness.SecretSlotNeighbour)
-				b := tc.InstallBoundSecret(dir)
+				b := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				if r := tc.AppReadiness(b); harness.ReadyStatus(r.Status) {
+					tc.Failf("%s is %q with nothing bound to its own required slot %s: the secret bound to %s's slot of that name counts for it", b, r.Status, harness.SecretSlot, a)
+				}
+				tc.BindSecret(b)
 				if onNeighbour {
 					a, b = b, a
 				}

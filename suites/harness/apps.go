@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"slices"
@@ -89,6 +90,12 @@ func (tc *TestContext) MigrationApp(name string, extra map[string]string) string
 	GinkgoHelper()
 	dir := tc.FixtureAs(migrationFixture, name)
 	SetField(dir, "name", name)
+	// Its own storage namespace too: two apps declaring one namespace is
+	// a case of its own (STORAGE-NAMESPACED), which a host may refuse at
+	// install (docs/decisions.md, "A storage namespace two apps declare").
+	RewriteAppMD(dir, func(md []byte) []byte {
+		return bytes.Replace(md, []byte("  namespace: "+migrationFixture+"\n"), []byte("  namespace: "+name+"\n"), 1)
+	})
 	for file, sql := range extra {
 		WriteFile(dir, "storage/migrations/"+file, []byte(sql))
 	}
@@ -294,6 +301,15 @@ func (tc *TestContext) InstallBoundSecret(dir string) string {
 			tc.Failf("%s is %q with no %s configured or bound", app, r.Status, SecretSlot)
 		}
 	})
+	tc.BindSecret(app)
+	return app
+}
+
+// BindSecret binds the canary provider key to app's required slot
+// SecretSlot with app/secret: a precondition, judged by the app's
+// readiness turning ready.
+func (tc *TestContext) BindSecret(app string) {
+	GinkgoHelper()
 	tc.Precondition("app/secret binds "+SecretSlot+" to "+app+" and the app is ready", func() {
 		err := tc.Call(protocol.MethodSecret, protocol.SecretParams{AppID: app, Key: SecretSlot, Value: tc.Config.Canaries.ProviderKey}, &protocol.OK{})
 		if code, isErr := tc.HostErrorCode(protocol.MethodSecret, err); isErr {
@@ -306,7 +322,6 @@ func (tc *TestContext) InstallBoundSecret(dir string) string {
 			tc.Failf("with %s bound, %s is %q", SecretSlot, app, r.Status)
 		}
 	})
-	return app
 }
 
 // Migrate asks the host to apply appID's pending migrations, with the

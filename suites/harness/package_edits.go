@@ -99,3 +99,22 @@ func RewriteSignatureHash(dir, hash string) {
 	}
 	WriteFile(dir, "app.signature.yaml", re.ReplaceAll(b, []byte("hash: "+hash)))
 }
+
+// RevokedPlanted is what a spec planting a revoked package expects a
+// refusal to name (spec 000, Package signing and revocation: "Call
+// revocation.checkUrl ... Block install and alert on any failure").
+var RevokedPlanted = Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
+
+// NameRevocation makes the package in dir name the harness's revocation
+// service in app.signature.yaml (spec 000, Package signing and revocation:
+// signature.revocation.checkUrl and cacheSeconds), adding the file when the
+// package has none.
+func (tc *TestContext) NameRevocation(dir string, cacheSeconds int) {
+	GinkgoHelper()
+	block := fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n", tc.Revocation().URL(), cacheSeconds)
+	if _, err := os.Stat(filepath.Join(dir, "app.signature.yaml")); err != nil {
+		WriteFile(dir, "app.signature.yaml", []byte("signature:\n"+block))
+		return
+	}
+	AppendFile(dir, "app.signature.yaml", []byte(block))
+}

@@ -2,7 +2,6 @@ package install
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/agentapp/conformance/suites/harness"
@@ -18,7 +17,7 @@ import (
 // asked of the revocation service the harness plays, with its cache, after
 // the hashes, failing closed (spec 000, Package signing and revocation).
 func describeRevocation(tc *harness.TestContext) {
-	revokedPlanted := harness.Planted{What: "a revoked package", Codes: []string{"revoked"}, File: "app.signature.yaml", Field: "revocation"}
+	revokedPlanted := harness.RevokedPlanted
 
 	Describe("Installable: revocation", func() {
 		It("asks revocation.checkUrl, and refuses a revoked package at verify and at install", tc.Req("VERIFY-REVOCATION", levels.EveryEntryPoint), func() {
@@ -189,7 +188,6 @@ func expectCachedAnswer(tc *harness.TestContext, dir string, rel *protocol.Relea
 func revocablePackage(tc *harness.TestContext, cacheSeconds int) (string, *protocol.Release) {
 	GinkgoHelper()
 	dir := tc.Fixture("full-app")
-	harness.AppendFile(dir, "app.signature.yaml", []byte(fmt.Sprintf("  revocation:\n    checkUrl: %s\n    cacheSeconds: %d\n",
-		tc.Revocation().URL(), cacheSeconds)))
+	tc.NameRevocation(dir, cacheSeconds)
 	return dir, tc.ReleaseOf(dir)
 }

@@ -286,6 +286,32 @@ func describePlatform(tc *harness.TestContext) {
 			}
 		})
 
+		// Evidence is namespaced by app (spec 002, Storage / Artifacts /
+		// Evidence): an app whose id extends another's, and the other, each
+		// find only their own records, both ways round.
+		It("keeps each app's evidence its own: an app whose id extends another's sees none of the other's records, both ways", tc.Req("EVIDENCE-LOCAL-RECORD", levels.ConfusableIdentity), func() {
+			app := installPlatformProbe(tc, platformConfigure(tc))
+			dir := tc.FixtureAs(platformFixture, platformFixture+"-b")
+			harness.SetField(dir, "name", platformFixture+"-b")
+			other := tc.Install(dir, tc.ReleaseOf(dir)).AppID
+			for _, pair := range [][2]string{{other, app}, {app, other}} {
+				by, seen := pair[0], pair[1]
+				rid := harness.Nonce("evidence-of-" + by)
+				m := platformCallAs(tc, by, "main", rid, "lime.evidence", "record", map[string]any{"subject": map[string]any{"id": rid}})
+				tc.Precondition("lime.evidence record of "+by+" is executed and host/observe of "+by+" shows it", func() {
+					if m.Type != hostbridge.TypeResponse {
+						tc.Failf("lime.evidence record %s of %s answered %s", rid, by, harness.AnswerText(m, true))
+					}
+					if _, kept := tc.EvidenceOf(by)[rid]; !kept {
+						tc.Failf("host/observe of %s shows no evidence record %s, which it recorded", by, rid)
+					}
+				})
+				if e, shown := tc.EvidenceOf(seen)[rid]; shown {
+					tc.Failf("host/observe of %s shows the evidence record %s, which %s recorded (the record names app %q): evidence is namespaced by app", seen, rid, by, e.AppID)
+				}
+			}
+		})
+
 		It("names the newer release the registry offers, not one it withdrew, and never says up to date when the registry is down", tc.Req("APP-UPDATES-CHECK", levels.ChangeBetweenReads, levels.WhoAnswers), func() {
 			if tc.Registry() == nil {
 				tc.Blockedf("no registry is running (dry run)")

@@ -764,7 +764,17 @@ func describeFailClosedAfterLaunch(tc *harness.TestContext) {
 						tc.Failf("app/readiness of %s entry %s is %q; the answer: %s", s.AppID, s.Entry, r.Status, harness.Excerpt(raw))
 					}
 				})
-				r, err := s.TryRun([]harness.Step{harness.Invoke("after-stop", "lime.ui", "getLocale", nil), harness.AwaitAnswer("after-stop")})
+				// The same call whose envelope names another entry of the
+				// app, one tenant policy leaves ready: the gate is the
+				// host's record of the surface, never the app's claim
+				// (spec 000, Host Bridge v1: "The host remains the only
+				// decision maker"). Sent first, so that its answer, if any,
+				// comes before the one awaited.
+				other := otherEntry(s.Entry)
+				claim := harness.Invoke("after-stop-as-"+other, "lime.ui", "getLocale", nil)
+				claim["send"].(map[string]any)["entryKey"] = other
+				r, err := s.TryRun([]harness.Step{claim, harness.Invoke("after-stop", "lime.ui", "getLocale", nil),
+					harness.AwaitAnswer("after-stop"), harness.AwaitAnswerWithin("after-stop-as-"+other, harness.RefusalQuiet)})
 				if err != nil {
 					// The host closed or replaced the entry's frame: it runs
 					// no more calls, which is what the clause asks.
@@ -773,13 +783,16 @@ func describeFailClosedAfterLaunch(tc *harness.TestContext) {
 				if m, ok := r.Answer("after-stop"); !ok || m.Type != hostbridge.TypeError {
 					tc.Failf("lime.ui getLocale from entry %s of %s, no longer ready, got %s, not host:error", s.Entry, s.AppID, harness.AnswerText(m, ok))
 				}
+				if m, ok := r.Answer("after-stop-as-" + other); ok && m.Type == hostbridge.TypeResponse {
+					tc.Failf("lime.ui getLocale from entry %s of %s, no longer ready, whose envelope named its entry %s, was run (host:response): the call was judged as the entry the app claimed", s.Entry, s.AppID, other)
+				}
 			},
-			Entry("tenant policy denied the entry (blocked)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads),
+			Entry("tenant policy denied the entry (blocked)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads, levels.WhoAnswers),
 				func() *harness.Surface { return tc.ProbeSurface(tc.DefaultConfigure()) },
 				func(s *harness.Surface) {
 					tc.Configure(tc.WithPolicy(protocol.Policy{DeniedEntries: map[string][]string{harness.ProbeFixture: {s.Entry}}}))
 				}),
-			Entry("the secret the app requires was withdrawn (needs setup)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads),
+			Entry("the secret the app requires was withdrawn (needs setup)", tc.Req("BRIDGE-FAIL-CLOSED", levels.EveryMember, levels.ChangeBetweenReads, levels.WhoAnswers),
 				func() *harness.Surface {
 					p := tc.DefaultConfigure()
 					p.Secrets = maps.Clone(p.Secrets)
@@ -794,6 +807,15 @@ func describeFailClosedAfterLaunch(tc *harness.TestContext) {
 				func(*harness.Surface) { tc.Configure(tc.DefaultConfigure()) }),
 		)
 	})
+}
+
+// otherEntry is an entry of bridge-probe other than entry that a host
+// offering lime.ui and lime.storage keeps ready (notes, else main).
+func otherEntry(entry string) string {
+	if entry == "notes" {
+		return "main"
+	}
+	return "notes"
 }
 
 // gateSecret is the secret bridge-probe requires in the fail-closed spec
