@@ -41,11 +41,13 @@ coverage:
 
 ## test: unit tests (with fuzz seeds and the report page in headless
 ## Chromium), staticcheck, and selftest (the kill matrix over every mockhost
-## fault, and every mockhost variant). Every judged level runs whole on each transport: in-process in
-## the unit tests (TestTwoRunsGivePredicatesThatDifferOnlyInTimes, twice),
-## over stdio as selftest's baseline, over TCP in TestRunOverTCP; `make
-## suites` runs the first two again on their own. Each stage prints how
-## long it took (README, "Test budget").
+## fault, and every mockhost variant). Every judged level runs whole over
+## stdio as selftest's baseline (and again under its every-reading variant);
+## the unit tests run installable and desktop-p1 in-process twice
+## (TestTwoRunsGivePredicatesThatDifferOnlyInTimes) and installable and
+## desktop-p0 over TCP (TestRunOverTCP); `make suites` runs every level
+## in-process and over stdio on its own. Each stage prints how long it took
+## (README, "Test budget").
 test: deps build example-host unit lint selftest suites-webkit
 
 ## test-quick: the edit loop, under 5 minutes on 2 cores: vet, gofmt,

@@ -535,6 +535,24 @@ func expectNoRollback(tc *harness.TestContext, appID string, row protocol.Instal
 	}
 }
 
+// expectUpdateRefused fails the spec unless app/update of appID to the
+// release in dir is refused with one of codes, naming what was planted, as
+// app/install refuses it ("The newer package is verified exactly as
+// app/install verifies a package").
+func expectUpdateRefused(tc *harness.TestContext, appID, dir string, rel *protocol.Release, planted harness.Planted, codes ...int64) {
+	GinkgoHelper()
+	_, err := tc.TryUpdate(appID, dir, rel)
+	if err == nil {
+		tc.Failf("app/update installed a newer release of %s with %s", appID, planted.What)
+	}
+	he, ok := harness.HostError(err)
+	if !ok {
+		tc.Errorf("no usable answer to app/update: %v", err)
+	}
+	tc.ExpectRefused(harness.Refusal{Refused: slices.Contains(codes, he.Code), Code: he.Code, Message: he.Message,
+		Findings: harness.FindingsOfError(he)}, planted)
+}
+
 // describeUpdates declares the specs of update and rollback.
 func describeUpdates(tc *harness.TestContext) {
 	It("keeps what the app stored across an update to its newer release", tc.Req("UPDATE-KEEPS-DATA", levels.EveryTransition), func() {
@@ -551,17 +569,8 @@ func describeUpdates(tc *harness.TestContext) {
 		a, before, key, value, dir, rel := probeWithDataAndNewer(tc)
 		tc.ExpectVerifies(dir, rel)
 		harness.AppendFile(dir, harness.TamperTarget(tc, dir), []byte("\n<!-- changed after hashing -->\n"))
-		planted := harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"}
-		_, err := tc.TryUpdate(a, dir, rel)
-		if err == nil {
-			tc.Failf("app/update installed a newer release of %s whose package was changed after hashing", a)
-		}
-		he, ok := harness.HostError(err)
-		if !ok {
-			tc.Errorf("no usable answer to app/update: %v", err)
-		}
-		tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed || he.Code == protocol.CodePackageInvalid,
-			Code: he.Code, Message: he.Message, Findings: harness.FindingsOfError(he)}, planted)
+		expectUpdateRefused(tc, a, dir, rel, harness.Planted{What: "a file changed after hashing", Codes: []string{"package-hash-mismatch"}, Field: "packageHash"},
+			protocol.CodeVerificationFailed, protocol.CodePackageInvalid)
 		expectUntouched(tc, a, before, key, value, "a refused app/update")
 	})
 
@@ -583,16 +592,7 @@ func describeUpdates(tc *harness.TestContext) {
 		a, before, key, value, _, _ := probeWithDataAndNewer(tc)
 		tc.RequireMethod(protocol.MethodUpdate)
 		tc.Revocation().Revoke(rel.PackageHash, "the newer release was withdrawn by its publisher")
-		_, err := tc.TryUpdate(a, dir, rel)
-		if err == nil {
-			tc.Failf("app/update installed a newer release of %s that its revocation.checkUrl says is revoked", a)
-		}
-		he, ok := harness.HostError(err)
-		if !ok {
-			tc.Errorf("no usable answer to app/update: %v", err)
-		}
-		tc.ExpectRefused(harness.Refusal{Refused: he.Code == protocol.CodeVerificationFailed, Code: he.Code, Message: he.Message,
-			Findings: harness.FindingsOfError(he)}, harness.RevokedPlanted)
+		expectUpdateRefused(tc, a, dir, rel, harness.RevokedPlanted, protocol.CodeVerificationFailed)
 		expectUntouched(tc, a, before, key, value, "a refused app/update")
 	})
 
