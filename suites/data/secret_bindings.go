@@ -62,26 +62,6 @@ func describeSecretBindings(tc *harness.TestContext) {
 			expectSlotConfigured(tc, app, "after app/update")
 		})
 
-		// A disabled app "stays installed ... its package and data stay
-		// where they are", and a binding is the app's data
-		// (docs/host-control-protocol.md, app/disable and app/secret): once
-		// enabled, its readiness is judged again and the binding counts.
-		It("keeps a secret bound to an app across disable and enable: enabled again, the app is ready", tc.Req("APP-DISABLE", levels.EveryTransition, levels.EveryMember), func() {
-			app := tc.InstallBoundSecretApp()
-			if got := setState(tc, protocol.MethodDisable, app); got != protocol.StateDisabled {
-				tc.Failf("app/disable of %s answered state %q, not %q", app, got, protocol.StateDisabled)
-			}
-			if r := tc.AppReadiness(app); r.Status != protocol.StatusDisabled {
-				tc.Failf("app/readiness of the disabled %s is %q, not %q", app, r.Status, protocol.StatusDisabled)
-			}
-			if got := setState(tc, protocol.MethodEnable, app); got != protocol.StateInstalled {
-				tc.Failf("app/enable of %s answered state %q, not %q", app, got, protocol.StateInstalled)
-			}
-			if r := tc.AppReadiness(app); !harness.ReadyStatus(r.Status) {
-				tc.Failf("after app/disable and app/enable %s is %q: the secret bound to its slot %s before no longer counts", app, r.Status, harness.SecretSlot)
-			}
-		})
-
 		DescribeTable("finds a secret bound to an app again after uninstall keeping data, and not after uninstall deleting data",
 			func(keep bool) {
 				app := tc.InstallBoundSecretApp()
