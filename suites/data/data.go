@@ -224,23 +224,23 @@ func storeJSONValues(s *harness.Surface) []storedJSON {
 		{"a list", list, []any{list, 1, true}},
 	}
 	var steps []harness.Step
-	keys := make([]string, len(values))
+	marked := make([]string, len(values))
 	for i, v := range values {
-		keys[i] = harness.Nonce("json")
+		marked[i] = harness.Nonce("json")
 		steps = append(steps,
-			harness.Invoke("set-"+keys[i], "lime.storage", "set", map[string]any{"key": keys[i], "value": v.value}), harness.AwaitAnswer("set-"+keys[i]),
-			harness.Invoke("get-"+keys[i], "lime.storage", "get", map[string]any{"key": keys[i]}), harness.AwaitAnswer("get-"+keys[i]))
+			harness.Invoke("set-"+marked[i], "lime.storage", "set", map[string]any{"key": marked[i], "value": v.value}), harness.AwaitAnswer("set-"+marked[i]),
+			harness.Invoke("get-"+marked[i], "lime.storage", "get", map[string]any{"key": marked[i]}), harness.AwaitAnswer("get-"+marked[i]))
 	}
 	r := s.Run(steps...)
 	var held []storedJSON
 	for i, v := range values {
-		m, ok := r.Answer("get-" + keys[i])
-		if set, _ := r.Answer("set-" + keys[i]); set.Type != hostbridge.TypeResponse || !ok || m.Type != hostbridge.TypeResponse || !bytes.Contains(m.Payload, []byte(v.mark)) {
+		m, ok := r.Answer("get-" + marked[i])
+		if set, _ := r.Answer("set-" + marked[i]); set.Type != hostbridge.TypeResponse || !ok || m.Type != hostbridge.TypeResponse || !bytes.Contains(m.Payload, []byte(v.mark)) {
 			s.TC().Reading("Export then delete", "lime.storage keeps text only: "+v.kind+" set was refused or not read back, and the export is judged without it")
 			continue
 		}
 		text, _ := json.Marshal(v.value)
-		held = append(held, storedJSON{keys[i], v.kind, string(text), v.mark})
+		held = append(held, storedJSON{marked[i], v.kind, string(text), v.mark})
 	}
 	return held
 }
