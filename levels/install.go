@@ -152,7 +152,7 @@ func installRequirements() []Requirement {
 		{ID: "READY-STATUS", BugFamilies: []BugFamily{EveryEntryPoint}, Strength: Should, Levels: readyP0,
 			Title:  "A package with every check satisfied is ready, in the standard's status vocabulary",
 			Clause: spec(SpecMain, "Readiness", "Readiness may return ready, needs-setup, or failed; hosts may also use ready-degraded, blocked, and unknown.")},
-		{ID: "READY-REQUIRED-TIER", BugFamilies: []BugFamily{EveryEntryPoint}, Refusal: ready, Strength: Must, Levels: readyP0,
+		{ID: "READY-REQUIRED-TIER", BugFamilies: []BugFamily{EveryEntryPoint, ConfusableIdentity}, Refusal: ready, Strength: Must, Levels: readyP0,
 			Title:  "A failing required-tier check blocks launch: needs-setup or blocked",
 			Clause: spec(SpecMain, "Readiness self-check model", "required: Block launch: needs-setup or blocked")},
 		{ID: "READY-RECOMMENDED-TIER", BugFamilies: []BugFamily{EveryEntryPoint}, Strength: Must, Levels: readyP0,

@@ -110,6 +110,10 @@ func (c *agentClient) configure(cfg *protocol.AppServerConfig, secrets []string,
 	if fmt.Sprint(next) == fmt.Sprint(c.cfg) && c.conn != nil {
 		return
 	}
+	// fault: appserver-change-keeps-old-connection — a host/configure naming another App Server on the same transport keeps the live connection, and the address, of the first (held-out m11).
+	if next.Transport == c.cfg.Transport && c.conn != nil && c.h.faults.Has("appserver-change-keeps-old-connection") {
+		return
+	}
 	c.dropLocked()
 	c.cfg = next
 }

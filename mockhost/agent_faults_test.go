@@ -105,6 +105,12 @@ func quotingProbe() probe {
 // attachment and reads an artifact, with telemetry going to a collector
 // and content export off, and gives what reached the collector.
 func telemetryExports(t *testing.T, x *harness) []telemetry.Export {
+	return telemetryExportsReading(t, x, map[string]any{"artifactId": "a1"})
+}
+
+// telemetryExportsReading is telemetryExports with the artifact read with
+// readArgs.
+func telemetryExportsReading(t *testing.T, x *harness, readArgs map[string]any) []telemetry.Export {
 	col, err := telemetry.Start(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +122,7 @@ func telemetryExports(t *testing.T, x *harness) []telemetry.Export {
 	s := x.mount("tiny-app", "main")
 	s.invoke("r1", "lime.agent", "startTask", map[string]any{"idempotencyKey": "k1",
 		"input": map[string]any{"text": "planted-prompt", "attachments": []any{map[string]any{"content": "planted-user"}}}})
-	s.invoke("r2", "lime.artifacts", "read", map[string]any{"artifactId": "a1"})
+	s.invoke("r2", "lime.artifacts", "read", readArgs)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	col.WaitSince(ctx, time.Time{})

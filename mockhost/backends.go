@@ -35,7 +35,6 @@ import (
 const (
 	maxBackendRestarts = 3                      // then the backend is reported crashed
 	backendStopGrace   = time.Second            // SIGTERM, then SIGKILL
-	backendCallTimeout = 4 * time.Second        // under the harness's 5 s call timeout
 	backendMaxLine     = 8 << 20                // longest answer line read from a backend
 	backendStderrMax   = 64 << 10               // stderr kept per process
 	backendRestartWait = 100 * time.Millisecond // pause before a restart
@@ -85,6 +84,9 @@ type backend struct {
 	// limited puts the process under the host's resource limits
 	// (limitProcess); discardStderr drops its stderr (faults only).
 	limited, discardStderr bool
+	// silenceAnswered answers a relayed request the running backend left
+	// unanswered with a null result (a fault only).
+	silenceAnswered bool
 
 	call sync.Mutex // one relayed request at a time
 	mu   sync.Mutex
@@ -259,7 +261,9 @@ func (h *Host) newBackend(appID string, s backendSpec, pkgDir, dataDir string, c
 		restartCrashed: !h.faults.Has("backend-crash-ignored"), state: protocol.BackendStopped,
 		// fault: backend-no-resource-limits — the backend runs with the host's own resource limits: as many files and as large as the host may.
 		limited:       !h.faults.Has("backend-no-resource-limits"),
-		discardStderr: h.faults.Has("backend-stderr-discarded")}, nil
+		discardStderr: h.faults.Has("backend-stderr-discarded"),
+		// fault: backend-silence-as-success — a backend still running that answers nothing within the call timeout is answered a null result (held-out m10).
+		silenceAnswered: h.faults.Has("backend-silence-as-success")}, nil
 }
 
 // start starts a new process of the backend (mu not held).
@@ -416,7 +420,7 @@ func (be *backend) observed() protocol.BackendState {
 }
 
 // relay sends one request to the running process and waits for its answer.
-func (be *backend) relay(method string, params json.RawMessage, idless bool) (json.RawMessage, *jsonrpc2.Error) {
+func (be *backend) relay(method string, params json.RawMessage, idless bool, wait time.Duration) (json.RawMessage, *jsonrpc2.Error) {
 	be.call.Lock()
 	defer be.call.Unlock()
 	be.mu.Lock()
@@ -436,11 +440,11 @@ func (be *backend) relay(method string, params json.RawMessage, idless bool) (js
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	// A backend that stops reading its stdin must not hold the host.
-	_ = p.stdin.SetWriteDeadline(time.Now().Add(backendCallTimeout))
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(wait))
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		return nil, rpcError(protocol.CodeInternalError, fmt.Sprintf("backend service %q of %s does not take requests: %v", be.spec.key, be.appID, err), nil)
 	}
-	deadline := time.After(backendCallTimeout)
+	deadline := time.After(wait)
 	for {
 		select {
 		case l, ok := <-p.lines:
@@ -463,7 +467,10 @@ func (be *backend) relay(method string, params json.RawMessage, idless bool) (js
 			}
 			return resp.Result, nil
 		case <-deadline:
-			return nil, rpcError(protocol.CodeInternalError, fmt.Sprintf("backend service %q of %s did not answer within %s", be.spec.key, be.appID, backendCallTimeout), nil)
+			if be.silenceAnswered && be.isRunning() {
+				return json.RawMessage(`null`), nil
+			}
+			return nil, rpcError(protocol.CodeInternalError, fmt.Sprintf("backend service %q of %s did not answer within %s", be.spec.key, be.appID, wait), nil)
 		}
 	}
 }
@@ -478,7 +485,7 @@ func (h *Host) backendCall(p protocol.BackendParams) (protocol.BackendResult, *j
 		return protocol.BackendResult{}, rpcError(protocol.CodeNotReady, fmt.Sprintf("app %s has no started backend service %q (it starts when an entry launches)", p.AppID, p.Service), nil)
 	}
 	// fault: backend-answer-without-id — the relay takes a line without an id (a notification the backend writes first) as the answer to the request in flight.
-	r, e := be.relay(p.Method, p.Params, h.faults.Has("backend-answer-without-id"))
+	r, e := be.relay(p.Method, p.Params, h.faults.Has("backend-answer-without-id"), h.timeouts().backend)
 	if e != nil {
 		return protocol.BackendResult{}, e
 	}

@@ -144,6 +144,12 @@ func (h *Host) bridge(l *launch, body []byte) pageAnswer {
 			return pageAnswer{}
 		}
 		h.surf.record(l.appID, protocol.BridgeCall{Type: m.Type, RequestID: m.RequestID, Decision: protocol.DecisionAllowed})
+		// fault: snapshot-of-envelope-entry — the snapshot describes the entry the message's envelope names, when the app has it, not the entry the host mounted (held-out m08).
+		if m.EntryKey != "" && m.EntryKey != l.entryKey && l.hasEntry(m.EntryKey) && h.faults.Has("snapshot-of-envelope-entry") {
+			shown := l.actingAs(l.appID)
+			shown.entryKey, shown.route = m.EntryKey, l.routeOf(m.EntryKey)
+			l = shown
+		}
 		return answer(h.message(l, hostbridge.TypeSnapshot, m.RequestID, h.snapshotAnswer(l)))
 	case hostbridge.TypeInvoke:
 		return h.invoke(l, m)

@@ -109,6 +109,11 @@ func (h *Host) centerEntry(appID, key string, m map[string]any) centerEntry {
 	if rpcErr != nil {
 		return ce
 	}
+	// fault: center-readiness-kept — the app center judges each entry once and keeps it: an entry made unready later is still shown as it was (held-out m06).
+	if h.faults.Has("center-readiness-kept") {
+		kept, _ := h.centerSeen.LoadOrStore(appID+"\x00"+key, r)
+		r = kept.(protocol.ReadinessResult)
+	}
 	ce.Status = r.Status
 	// fault: center-hides-blockers — the app center shows each entry's status only: no blocker reasons, no setup actions.
 	if h.faults.Has("center-hides-blockers") {

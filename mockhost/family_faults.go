@@ -7,7 +7,7 @@ import "slices"
 // into a fault once the specs of its family were fixed. They are kept per
 // family of docs/decisions.md, "Families every spec is checked against".
 func heldOutFamilyFaults() []Fault {
-	return slices.Concat(changeAndTransitionFaults(), boundaryAndMemberFaults(), identityAndEntryPointFaults(), heldOutBFaults(), heldOutCFaults(), heldOutDFaults(), heldOutEFaults(), heldOutFFaults(), heldOutGFaults(), heldOutHFaults(), heldOutH2Faults(), heldOutIFaults(), heldOutJFaults(), heldOutKFaults(), heldOutLFaults())
+	return slices.Concat(changeAndTransitionFaults(), boundaryAndMemberFaults(), identityAndEntryPointFaults(), heldOutBFaults(), heldOutCFaults(), heldOutDFaults(), heldOutEFaults(), heldOutFFaults(), heldOutGFaults(), heldOutHFaults(), heldOutH2Faults(), heldOutIFaults(), heldOutJFaults(), heldOutKFaults(), heldOutLFaults(), heldOutMFaults())
 }
 
 // familyAuditFaults are the faults of the family audit, one list per area:

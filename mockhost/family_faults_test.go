@@ -34,6 +34,7 @@ func TestHeldOutFaultsBreakRequirementsOfTheirFamily(t *testing.T) {
 		{heldOutJFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutKFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 		{heldOutLFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
+		{heldOutMFaults(), []levels.BugFamily{levels.EveryMember, levels.EveryTransition, levels.ChangeBetweenReads, levels.ConfusableIdentity, levels.EveryEntryPoint, levels.RepresentationLimit, levels.WhoAnswers}},
 	} {
 		for _, f := range g.faults {
 			for _, id := range f.Breaks {

@@ -501,7 +501,7 @@ func TestEveryFaultChangesTheAnswer(t *testing.T) {
 	maps.Copy(probes, boundaryAndMemberProbes())
 	maps.Copy(probes, identityAndEntryPointProbes())
 	for _, more := range []map[string]probe{catalogAuditProbes(), installAuditProbes(), readinessAuditProbes(),
-		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes(), heldOutBProbes(), heldOutCProbes(), heldOutDProbes(), heldOutEProbes(), heldOutFProbes(), heldOutGProbes(), heldOutHProbes(), heldOutH2Probes(), heldOutIProbes(), heldOutJProbes(), heldOutKProbes(), heldOutLProbes()} {
+		dataAuditProbes(), surfaceAuditProbes(), agentAuditProbes(), heldOutBProbes(), heldOutCProbes(), heldOutDProbes(), heldOutEProbes(), heldOutFProbes(), heldOutGProbes(), heldOutHProbes(), heldOutH2Probes(), heldOutIProbes(), heldOutJProbes(), heldOutKProbes(), heldOutLProbes(), heldOutMProbes()} {
 		maps.Copy(probes, more)
 	}
 	for _, f := range Faults() {

@@ -88,6 +88,9 @@ type Host struct {
 	// projected keeps projections by package path (used only by the
 	// projection-cache-by-path fault).
 	projected sync.Map
+	// centerSeen keeps the readiness the app center judged, by app id and
+	// entry key (used only by the center-readiness-kept fault).
+	centerSeen sync.Map
 	// inputSchemas keeps compiled workflow inputs by workflow key (used
 	// only by the workflow-inputs-cached-by-key fault).
 	inputSchemas sync.Map

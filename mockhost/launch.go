@@ -119,6 +119,10 @@ func (h *Host) mount(p protocol.LaunchParams) (*launch, *jsonrpc2.Error) {
 		return nil, rpcError(protocol.CodeInternalError, err.Error(), nil)
 	}
 	partition := p.AppID
+	// fault: frame-partition-by-namespace — the app's frame is served from an origin (browser storage partition) keyed by the storage namespace it declares, not its id: two apps declaring one namespace share it (held-out m20).
+	if h.faults.Has("frame-partition-by-namespace") {
+		partition = storageNamespace(pk, p.AppID)
+	}
 	// variant: partition-per-launch — each launch serves the app's frame from a fresh origin, so nothing kept in the browser outlives its surface.
 	if h.variants.Has("partition-per-launch") {
 		partition = p.AppID + "\x00" + token()

@@ -39,7 +39,8 @@ func (h *Host) listCapabilities(l *launch) (any, *denial) {
 // readArtifact answers lime.artifacts read {artifactId} from artifact/read.
 func (h *Host) readArtifact(l *launch, args json.RawMessage) (any, *denial) {
 	var a struct {
-		ArtifactID string `json:"artifactId"`
+		ArtifactID     string `json:"artifactId"`
+		CaptureContent bool   `json:"captureContent"`
 	}
 	if !decodePayload(args, &a) || a.ArtifactID == "" {
 		return nil, invalidArgs("Reading an artifact needs its artifactId.")
@@ -57,7 +58,14 @@ func (h *Host) readArtifact(l *launch, args json.RawMessage) (any, *denial) {
 		return map[string]any{"artifactId": a.ArtifactID, "kind": "document", "content": "", "mock": true}, nil
 	}
 	if d == nil {
-		h.exportSpan(l, "artifact.materialize", map[string]string{"lime.artifact.id": a.ArtifactID}, artifactContent(res)...)
+		attrs, content := map[string]string{"lime.artifact.id": a.ArtifactID}, artifactContent(res)
+		// fault: telemetry-app-asks-content — an app's read asking captureContent puts the artifact body in the span, without the user's opt-in (held-out m12).
+		if a.CaptureContent && h.faults.Has("telemetry-app-asks-content") {
+			for _, c := range content {
+				attrs[c.key] = c.value
+			}
+		}
+		h.exportSpan(l, "artifact.materialize", attrs, content...)
 	}
 	return res, d
 }

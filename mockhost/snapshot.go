@@ -251,12 +251,14 @@ func (h *Host) set(p protocol.SetParams) *jsonrpc2.Error {
 		l.push(m)
 	}
 	for _, l := range h.surf.open() {
+		// fault: set-pushes-visibility-only — of a host/set changing the visibility and the theme at once, only host:visibility is pushed (held-out m07).
 		// fault: no-theme-update — a theme change is not pushed to mounted apps.
-		if p.Theme != nil && !h.faults.Has("no-theme-update") {
+		if p.Theme != nil && !h.faults.Has("no-theme-update") && !(p.Visibility != "" && h.faults.Has("set-pushes-visibility-only")) {
 			push(l, h.message(l, hostbridge.TypeThemeUpdate, "", theme))
 		}
+		// fault: set-pushes-theme-only — of a host/set changing the theme and the visibility at once, only theme:update is pushed (held-out m07).
 		// fault: no-visibility-event — a visibility change is not pushed to mounted apps.
-		if p.Visibility != "" && !h.faults.Has("no-visibility-event") {
+		if p.Visibility != "" && !h.faults.Has("no-visibility-event") && !(p.Theme != nil && h.faults.Has("set-pushes-theme-only")) {
 			push(l, h.message(l, hostbridge.TypeVisibility, "", h.visibilityPayload(p.Visibility)))
 		}
 		// variant: locale-reloads-frame — a locale change loads the app's frame afresh (the new document starts in the new locale) instead of pushing a snapshot.

@@ -19,16 +19,19 @@ const (
 	// revocationTimeout bounds one revocation check: well inside the
 	// harness's call timeout.
 	revocationTimeout = time.Second
+	// backendCallTimeout bounds one relayed request to an app's backend:
+	// under the harness's 5 s call timeout.
+	backendCallTimeout = 4 * time.Second
 )
 
 // peerTimeouts are the waits in force: the host's own unless configured.
 type peerTimeouts struct {
-	appServer, registry, revocation time.Duration
+	appServer, registry, revocation, backend time.Duration
 }
 
 // timeoutsOf reads host/configure timeouts over the host's own waits.
 func timeoutsOf(cfg protocol.ConfigureParams) peerTimeouts {
-	t := peerTimeouts{appServer: agentCallTimeout, registry: registryTimeout, revocation: revocationTimeout}
+	t := peerTimeouts{appServer: agentCallTimeout, registry: registryTimeout, revocation: revocationTimeout, backend: backendCallTimeout}
 	if c := cfg.Timeouts; c != nil {
 		set := func(d *time.Duration, ms int) {
 			if ms > 0 {
@@ -38,6 +41,7 @@ func timeoutsOf(cfg protocol.ConfigureParams) peerTimeouts {
 		set(&t.appServer, c.AppServerMs)
 		set(&t.registry, c.RegistryMs)
 		set(&t.revocation, c.RevocationMs)
+		set(&t.backend, c.BackendMs)
 	}
 	return t
 }

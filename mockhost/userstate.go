@@ -84,6 +84,14 @@ func (h *Host) boundKnowledge(appID string) map[string]bool {
 	for t := range h.knowledge[appID] {
 		out[t] = true
 	}
+	// fault: knowledge-bound-across-apps — a template bound for any app counts as bound for every app asking for one of that key (the packs taken as the user's library; held-out m04).
+	if h.faults.Has("knowledge-bound-across-apps") {
+		for _, bound := range h.knowledge {
+			for t := range bound {
+				out[t] = true
+			}
+		}
+	}
 	return out
 }
 

@@ -202,7 +202,7 @@ func Variants() []Variant {
 		{Name: "export-as-zip", Touches: []string{"UNINSTALL-EXPORT", "STORAGE-NAMESPACED"},
 			Clause:      "spec 002, Cleanup: \"export then delete\" (no format named); docs/decisions.md, Export then delete: any format, zip included",
 			Description: "export then delete writes one zip archive holding the app's files and what it stored"},
-		{Name: "storage-namespace-exclusive", Touches: []string{"STORAGE-NAMESPACED"},
+		{Name: "storage-namespace-exclusive", Touches: []string{"STORAGE-NAMESPACED", "BRIDGE-STORAGE-PARTITIONED"},
 			Clause:      "spec 000, Storage and data boundary: \"Apps may declare their own storage namespace\" (nothing says two may declare one); docs/decisions.md, A storage namespace two apps declare",
 			Description: "a package declaring the storage namespace an installed app declares is refused at install (-32001, a finding on storage.namespace naming it)"},
 		{Name: "retired-entry-disabled", Touches: []string{"ROLLBACK-RETIRES-ENTRIES"},

@@ -191,12 +191,16 @@ type SystemRuntime struct {
 // PeerTimeouts are the waits a host may take from host/configure, in
 // milliseconds; zero means the host's own. The harness sets them low so a
 // spec that watches a host wait out a silent peer (an App Server that
-// hangs, a revocation service or registry that never answers) sees the
-// host give up within seconds, without a shorter watch of its own.
+// hangs, a revocation service or registry that never answers, an app's
+// backend that says nothing) sees the host give up within seconds,
+// without a shorter watch of its own.
 type PeerTimeouts struct {
 	AppServerMs  int `json:"appServerMs,omitempty"`
 	RegistryMs   int `json:"registryMs,omitempty"`
 	RevocationMs int `json:"revocationMs,omitempty"`
+	// BackendMs bounds one answer of an app's client-local backend
+	// (app/backend): past it the host answers -32603.
+	BackendMs int `json:"backendMs,omitempty"`
 }
 
 // ModelSettings are the host's global model settings. ProviderKey and

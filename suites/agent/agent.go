@@ -73,6 +73,54 @@ func startTask(s *harness.Surface, requestID string) *agentTask {
 	return resumeTask(s, requestID, "")
 }
 
+// expectHandshakes judges every connection of the host in msgs (one App
+// Server's): it begins with initialize carrying clientInfo.name, and no
+// business method comes before initialized (spec 002, Conformance
+// checklist). It answers how many connections there were; which names the
+// App Server in a failure ("" for the harness's first).
+func expectHandshakes(tc *harness.TestContext, msgs []appserver.Message, which string) int {
+	GinkgoHelper()
+	conns := map[int][]appserver.Message{}
+	var order []int
+	for _, m := range msgs {
+		if m.Dir != appserver.FromHost {
+			continue
+		}
+		if _, seen := conns[m.Conn]; !seen {
+			order = append(order, m.Conn)
+		}
+		conns[m.Conn] = append(conns[m.Conn], m)
+	}
+	for n, id := range order {
+		ms := conns[id]
+		label := fmt.Sprintf("connection %d of the host", n+1)
+		if which != "" {
+			label += " to " + which
+		}
+		if ms[0].Method != appserver.MethodInitialize {
+			tc.Failf("%s began with %s, not initialize", label, ms[0].Method)
+		}
+		var init struct {
+			ClientInfo struct {
+				Name string `json:"name"`
+			} `json:"clientInfo"`
+		}
+		_ = json.Unmarshal(ms[0].Params, &init)
+		if init.ClientInfo.Name == "" {
+			tc.Failf("%s: initialize carries no clientInfo.name: %s", label, ms[0].Params)
+		}
+		for _, m := range ms[1:] {
+			if m.Method == appserver.MethodInitialized && m.IsNotification() {
+				break
+			}
+			if m.Method != "" && m.Method != appserver.MethodInitialize {
+				tc.Failf("%s: %s was sent before initialized", label, m.Method)
+			}
+		}
+	}
+	return len(order)
+}
+
 // resumeTask asks lime.agent startTask in session (a session id the app
 // cached; "" for a new session).
 func resumeTask(s *harness.Surface, requestID, session string) *agentTask {
@@ -263,55 +311,40 @@ func describeAgent(tc *harness.TestContext) {
 
 // describeAgentSession declares the specs of the handshake, the startTask mapping and the golden exchange.
 func describeAgentSession(tc *harness.TestContext) {
-	It("handshakes every App Server connection, a reconnect too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition), func() {
+	It("handshakes every App Server connection, a reconnect and one to the App Server a later host/configure names too, before any business method", tc.Req("APPSERVER-HANDSHAKE", levels.EveryTransition, levels.ChangeBetweenReads), func() {
 		// What the host sent is judged whether or not the App Server
 		// let the tasks start: one that refuses business methods
 		// before the handshake stops a host that skips it.
-		s := tc.ProbeSurface(tc.WithAppServer(tc.DefaultConfigure()))
+		p := tc.WithAppServer(tc.DefaultConfigure())
+		s := tc.ProbeSurface(p)
 		startTask(s, "task-1")
 		tc.AppServer().DropConnections()
 		startTask(s, "task-2")
 		msgs := tc.AppServer().Messages()
-		conns := map[int][]appserver.Message{}
-		var order []int
-		for _, m := range msgs {
-			if m.Dir != appserver.FromHost {
-				continue
-			}
-			if _, seen := conns[m.Conn]; !seen {
-				order = append(order, m.Conn)
-			}
-			conns[m.Conn] = append(conns[m.Conn], m)
-		}
-		for n, id := range order {
-			ms := conns[id]
-			if ms[0].Method != appserver.MethodInitialize {
-				tc.Failf("connection %d of the host began with %s, not initialize", n+1, ms[0].Method)
-			}
-			var init struct {
-				ClientInfo struct {
-					Name string `json:"name"`
-				} `json:"clientInfo"`
-			}
-			_ = json.Unmarshal(ms[0].Params, &init)
-			if init.ClientInfo.Name == "" {
-				tc.Failf("connection %d: initialize carries no clientInfo.name: %s", n+1, ms[0].Params)
-			}
-			for _, m := range ms[1:] {
-				if m.Method == appserver.MethodInitialized && m.IsNotification() {
-					break
-				}
-				if m.Method != "" && m.Method != appserver.MethodInitialize {
-					tc.Failf("connection %d: %s was sent before initialized", n+1, m.Method)
-				}
-			}
-		}
+		conns := expectHandshakes(tc, msgs, "")
 		if len(harness.FromHost(msgs, appserver.MethodSessionStart)) == 0 {
 			tc.Blockedf("the host sent the App Server no business method for lime.agent startTask, so its handshake gated nothing")
 		}
-		if len(order) < 2 {
-			tc.Errorf("the host asked for two tasks around an App Server restart on %d connection(s); a restart closes the connection, so the second task needs a new one", len(order))
+		if conns < 2 {
+			tc.Errorf("the host asked for two tasks around an App Server restart on %d connection(s); a restart closes the connection, so the second task needs a new one", conns)
 		}
+		// A change between two reads: host/configure names another App
+		// Server on the same transport (it replaces the configuration
+		// before it, docs/host-control-protocol.md). The next task goes
+		// there, on a connection handshaken first, and none to the first.
+		next := tc.AnotherAppServer()
+		p.AppServer = &protocol.AppServerConfig{Transport: protocol.AppServerSocket, Address: next.Addr()}
+		tc.Configure(p)
+		started := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodSessionStart))
+		startTask(s, "task-3")
+		if n := len(harness.FromHost(tc.AppServer().Messages(), appserver.MethodSessionStart)); n > started {
+			tc.Failf("after host/configure named another App Server (%s), lime.agent startTask still went to the first one (%s): agentSession/start sent there", next.Addr(), tc.AppServer().Addr())
+		}
+		moved := next.Messages()
+		if len(harness.FromHost(moved, appserver.MethodSessionStart)) == 0 {
+			tc.Failf("after host/configure named another App Server (%s), lime.agent startTask sent it no agentSession/start", next.Addr())
+		}
+		expectHandshakes(tc, moved, "the App Server host/configure named next")
 	})
 
 	DescribeTable("maps startTask to agentSession/start bound to the app and workspace, then turn/start with the app's input and idempotency key", func(transport string) {

@@ -38,7 +38,7 @@ func describeTelemetry(tc *harness.TestContext) {
 		// phase must reach no export, however the host set up its
 		// exporter for that collector before.
 		It("exports no prompt text, user content or artifact body to the OpenTelemetry collector while the user has not opted in to content export, from its first configuration on and once a later host/configure took an opt-in back",
-			tc.Req("TELEMETRY-NO-CONTENT", levels.EveryMember, levels.ChangeBetweenReads), func() {
+			tc.Req("TELEMETRY-NO-CONTENT", levels.EveryMember, levels.ChangeBetweenReads, levels.WhoAnswers), func() {
 				never, optedIn, optedOut := plantContent("never-opted-in"), plantContent("opted-in"), plantContent("opted-out")
 				sc := appserver.NewScript()
 				profile := func(exportContent bool) protocol.ConfigureParams {
@@ -166,6 +166,13 @@ func holdContent(tc *harness.TestContext, appID string, c telemetryContent, when
 			tc.Failf("lime.artifacts read of %s got %s, not the body artifact/read returned", c.artifact, harness.AnswerText(m, true))
 		}
 	})
+	// Who answers: the app asks, in its own call, for the content to be
+	// captured, in the words a tracing SDK gives such an option. The
+	// opt-in is the user's (host/configure telemetry.exportContent), never
+	// the app's: the host may refuse the call or read the artifact, and
+	// exports its body only as the user chose.
+	invoke("lime.artifacts", "read", map[string]any{"artifactId": c.artifact, "captureContent": true, "exportContent": true,
+		"telemetry": map[string]any{"captureContent": true, "exportContent": true}})
 }
 
 // exportsHolding names the exports whose body holds s, or "".

@@ -86,7 +86,13 @@ func describeBackends(tc *harness.TestContext) {
 		// notification or another request's answer the backend writes
 		// before it (docs/host-control-protocol.md, app/backend). The
 		// control is probe/report through the same hook.
-		It("relays the backend's answer to the request, past a notification and another request's answer it writes first", tc.Req("PROTO-BACKEND-RELAY", levels.WhoAnswers), func() {
+		It("relays the backend's answer to the request, past a notification and another request's answer it writes first, and a backend's error or silence as -32603", tc.Req("PROTO-BACKEND-RELAY", levels.WhoAnswers, levels.EveryMember), func() {
+			// The host may wait on the silent backend below a second, not
+			// its own call timeout (docs/host-control-protocol.md, "Peer
+			// timeouts": backendMs).
+			p := tc.DefaultConfigure()
+			p.Timeouts.BackendMs = silentBackendMs
+			tc.Configure(p)
 			app, _, _ := runningBackend(tc, "relay")
 			text := harness.Nonce("echo")
 			raw, err := tc.BackendCall(app, "probe/echo", map[string]any{"text": text})
@@ -98,6 +104,27 @@ func describeBackends(tc *harness.TestContext) {
 			}
 			if json.Unmarshal(raw, &got) != nil || got.Echo != text {
 				tc.Failf("app/backend relayed %.200s as the backend's answer to probe/echo {text: %q}; its answer, with the request's id, is {\"echo\": %q}", raw, text, text)
+			}
+			// Every way the backend fails to answer is -32603, never a
+			// result the host made up: an error the backend answers (a
+			// method it does not know), and nothing within the call
+			// timeout (probe/silent), which the host ends itself before
+			// the harness's own call timeout. Silence last: a host that
+			// does not answer it closes the session.
+			for _, c := range []struct{ method, does string }{
+				{"probe/" + harness.Nonce("unknown"), "answers with an error (it does not know the method)"},
+				{"probe/silent", "never answers"},
+			} {
+				raw, err := tc.BackendCall(app, c.method, map[string]any{})
+				if harness.CallTimedOut(err) {
+					tc.Failf("app/backend of %s, which the backend %s, got no answer within the harness's call timeout: the host must answer -32603 once its own call timeout passes", c.method, c.does)
+				}
+				if err == nil {
+					tc.Failf("app/backend of %s, which the backend %s, answered the result %.200s, not -32603: the host answered for the backend", c.method, c.does, raw)
+				}
+				if code, _ := tc.HostErrorCode(protocol.MethodBackend, err); code != protocol.CodeInternalError {
+					tc.Failf("app/backend of %s, which the backend %s, answered %s, not -32603", c.method, c.does, harness.AnswerOf(err))
+				}
 			}
 		})
 
@@ -306,6 +333,10 @@ func describeBackends(tc *harness.TestContext) {
 		)
 	})
 }
+
+// silentBackendMs is the wait on a backend that never answers the harness
+// offers the host where a spec sends one such a request.
+const silentBackendMs = 1000
 
 // runningBackend installs and launches a fresh copy of backend-app and
 // returns its app id and its backend's first report: the positive control

@@ -104,6 +104,9 @@ type TestContext struct {
 	// recordTelemetry puts an export to a collector of the harness's in
 	// the transcript.
 	recordTelemetry func(telemetry.Export)
+	// recordAppServer puts a message an App Server of the harness's said
+	// or heard in the transcript.
+	recordAppServer func(appserver.Message)
 	// registry is the registry the harness plays (nil in a dry run);
 	// every spec starts with it empty.
 	registry *registry.Registry
@@ -339,6 +342,19 @@ func (tc *TestContext) AnotherCollector() *telemetry.Collector {
 	}
 	ginkgo.DeferCleanup(c.Close)
 	return c
+}
+
+// AnotherAppServer starts one more App Server on loopback, for this spec
+// alone: what it says and hears goes to the transcript as the first one's
+// does, and it stops when the spec ends.
+func (tc *TestContext) AnotherAppServer() *appserver.Server {
+	ginkgo.GinkgoHelper()
+	s, err := appserver.Start(tc.recordAppServer)
+	if err != nil {
+		tc.Errorf("the harness could not start a second App Server: %v", err)
+	}
+	ginkgo.DeferCleanup(s.Close)
+	return s
 }
 
 // WithTelemetry points p's telemetry at the harness's collector, content

@@ -319,6 +319,14 @@ func (tc *TestContext) HostErrorCode(method string, err error) (int64, bool) {
 	return 0, false
 }
 
+// CallTimedOut reports whether err is the harness's call timeout: the
+// host sent no answer in time (the session is then closed, and the next
+// call reconnects).
+func CallTimedOut(err error) bool {
+	var te *control.TransportError
+	return errors.As(err, &te) && te.Kind == control.KindTimeout
+}
+
 // RefusalError returns the host's error answer to a call the spec expects
 // it to refuse, or false when the host gave a result. No usable answer is
 // an error, and -32006 (the host cannot take this package) blocks the spec:

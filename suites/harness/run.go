@@ -165,10 +165,11 @@ func Run(cfg Config, areas []Area) (*Result, error) {
 	if tc.sigstore, err = sigstore.NewAuthority(); err != nil {
 		return nil, err
 	}
-	as, err := appserver.Start(func(m appserver.Message) {
+	tc.recordAppServer = func(m appserver.Message) {
 		b, _ := json.Marshal(m)
 		cfg.Transcript.RecordPeer("appserver", string(b), "")
-	})
+	}
+	as, err := appserver.Start(tc.recordAppServer)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func describeReadiness(tc *harness.TestContext) {
 			}
 		})
 
-		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER", levels.EveryEntryPoint), func() {
+		It("blocks launch when a required-tier check fails, naming the check", tc.Req("READY-REQUIRED-TIER", levels.EveryEntryPoint, levels.ConfusableIdentity), func() {
 			dir := tc.Fixture("readiness-required-fail")
 			twin := tc.CopyPackage(dir)
 			harness.DropReadinessCheck(twin, "brand_guidelines")
@@ -53,6 +53,7 @@ func describeReadiness(tc *harness.TestContext) {
 			if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "brand_guidelines") {
 				tc.Failf("app/readiness of the installed %s (by appId) is %q and names no failing check for brand_guidelines, which its package folder fails; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
+			expectBindingOfItsOwn(tc, app)
 		})
 
 		It("warns but allows launch when a recommended-tier check fails", tc.Req("READY-RECOMMENDED-TIER", levels.EveryEntryPoint), func() {
@@ -209,6 +210,38 @@ func describeReadiness(tc *harness.TestContext) {
 			tc.ExpectNoCanaryInResult("readiness of the installed "+app+" (by appId)", protocol.MethodReadiness, protocol.ReadinessParams{AppID: app})
 		})
 	})
+}
+
+// expectBindingOfItsOwn judges the knowledge check of the installed app
+// (readiness-required-fail, its brand_guidelines unbound) beside a
+// confusable neighbour: the same package under an id that extends app's.
+// A pack app/knowledge binds to the neighbour's template makes the
+// neighbour ready (the control) and leaves app failing its own check:
+// readiness runs each app's own knowledge bindings (spec 000, Runtime
+// contract: "Run readiness before execution: ... Knowledge bindings").
+// Judged where the host announces app/knowledge; a Desktop P0 host may
+// offer no binding at all.
+func expectBindingOfItsOwn(tc *harness.TestContext, app string) {
+	GinkgoHelper()
+	if !slices.Contains(tc.Host().Hello().Methods, protocol.MethodKnowledge) {
+		tc.Reading("Knowledge bindings of a confusable pair", "not judged: the host does not announce app/knowledge")
+		return
+	}
+	neighbour := app + "-b"
+	dir := tc.FixtureAs("readiness-required-fail", neighbour)
+	harness.SetField(dir, "name", neighbour)
+	tc.Precondition(neighbour+" installs and is ready once app/knowledge binds a pack to its brand_guidelines", func() {
+		neighbour = tc.Install(dir, tc.ReleaseOf(dir)).AppID
+		var res protocol.KnowledgeResult
+		tc.MustCall(protocol.MethodKnowledge, protocol.KnowledgeParams{AppID: neighbour, Template: "brand_guidelines", Pack: harness.Nonce("pack")}, &res)
+		if r := tc.AppReadiness(neighbour); !harness.ReadyStatus(r.Status) {
+			tc.Failf("with its brand_guidelines bound, %s is %q", neighbour, r.Status)
+		}
+	})
+	r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app})
+	if !slices.Contains(harness.NotReady(), r.Status) || !harness.NamesFailingCheck(r, "brand_guidelines") {
+		tc.Failf("app/readiness of %s is %q and names no failing check for brand_guidelines, which nobody bound for it: the pack bound to %s's template of that name counted for it; the answer: %s", app, r.Status, neighbour, harness.Excerpt(raw))
+	}
 }
 
 // installedReadiness installs the package in dir (it is not installed yet

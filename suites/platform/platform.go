@@ -224,7 +224,7 @@ func describePlatform(tc *harness.TestContext) {
 			}
 		})
 
-		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS", levels.ChangeBetweenReads), func() {
+		It("keeps an entry that needs billing from ready while the quota is exhausted, naming billing", tc.Req("BILLING-BLOCKS", levels.ChangeBetweenReads, levels.EveryEntryPoint), func() {
 			cfg := platformConfigure(tc)
 			cfg.Billing = &protocol.Billing{Plan: "team", Quota: protocol.QuotaOK}
 			app := installPlatformProbe(tc, cfg)
@@ -243,6 +243,7 @@ func describePlatform(tc *harness.TestContext) {
 				tc.Failf("app/readiness of %s/paid is %q but no check or blocker names billing, which the spec made fail; the answer: %s", app, r.Status, harness.Excerpt(raw))
 			}
 			tc.Reading("Billing in readiness", r.Status)
+			expectBillingBlocksEverywhere(tc, app)
 			cfg.Billing.Quota, cfg.Billing.BlockedReason = protocol.QuotaOK, ""
 			tc.Configure(cfg)
 			if r, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app, Entry: "paid"}); !harness.IsLaunchable(r.Status) {
@@ -568,6 +569,28 @@ func expectHoldsPlanted(tc *harness.TestContext, app string, planted map[string]
 				app, strings.Join(unseen, "; "))
 		}
 	})
+}
+
+// expectBillingBlocksEverywhere judges, while the quota is exhausted, the
+// other ways a host answers for the entry paid of app: the row of paid in
+// the whole app's readiness (docs/host-control-protocol.md, app/readiness:
+// "without it, entries lists each entry's {key, status, blockers}") and
+// app/launch of paid, which the readiness gate refuses (-32009).
+func expectBillingBlocksEverywhere(tc *harness.TestContext, app string) {
+	GinkgoHelper()
+	whole, raw := tc.ReadinessOf(protocol.ReadinessParams{AppID: app})
+	if len(whole.Entries) == 0 {
+		tc.Reading("Billing in readiness", "the whole app's readiness lists no entries: judged by entry only")
+	} else if i := slices.IndexFunc(whole.Entries, func(e protocol.EntryReadiness) bool { return e.Key == "paid" }); i < 0 {
+		tc.Failf("app/readiness of %s (no entry) lists its entries but not paid; the answer: %s", app, harness.Excerpt(raw))
+	} else if e := whole.Entries[i]; harness.IsLaunchable(e.Status) || !slices.ContainsFunc(e.Blockers, func(b string) bool { return strings.Contains(strings.ToLower(b), "billing") }) {
+		tc.Failf("app/readiness of %s (no entry) lists paid as %q with blockers %q while the tenant's quota is exhausted: asked for the entry it is not ready, naming billing; the answer: %s", app, e.Status, e.Blockers, harness.Excerpt(raw))
+	}
+	if _, err := tc.TryLaunch(app, "paid"); err == nil {
+		tc.Failf("app/launch mounted %s/paid while the tenant's quota is exhausted: its readiness says it is not ready", app)
+	} else if code, _ := tc.HostErrorCode(protocol.MethodLaunch, err); code != protocol.CodeNotReady && code != protocol.CodeConsentRequired {
+		tc.Failf("app/launch of %s/paid while the quota is exhausted was refused with %d, not -32009 (not ready): %v", app, code, err)
+	}
 }
 
 // namesBilling reports whether a not-ready answer names billing as a cause:

@@ -194,7 +194,7 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 			}
 		})
 
-		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS", levels.EveryMember), func() {
+		It("shows blocked and needs-setup entries in the app center with their reasons and setup actions", tc.Req("CENTER-BLOCKERS", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			tc.RequireMethod(protocol.MethodCenter)
 			p := tc.WithCapabilityDisabled("lime.agent")
 			appID := tc.InstallProbe(p)
@@ -202,6 +202,12 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 			secretApp := tc.Install(secretDir, tc.ReleaseOf(secretDir)).AppID
 			readyDir := tc.Fixture("minimal-app")
 			tc.Install(readyDir, tc.ReleaseOf(readyDir))
+			// A change between two reads: the center is opened once before
+			// the policy below makes entry main blocked, so a center that
+			// judged each entry once and kept it shows main as it was.
+			var first protocol.CenterResult
+			tc.MustCall(protocol.MethodCenter, struct{}{}, &first)
+			harness.PageText(tc, first.Where())
 			// Every blocker reason a Desktop P1 host is configured with, one
 			// with no setup action too: tenant policy, set once the apps are
 			// in, denies the probe's entry main, and tasks, which has a
@@ -266,7 +272,7 @@ func describeLaunchAndCenter(tc *harness.TestContext) {
 // describeSnapshot declares the specs of host:snapshot and the capabilities it offers.
 func describeSnapshot(tc *harness.TestContext) {
 	Describe("Desktop P2: the host snapshot", tc.BrowserRetry(), func() {
-		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint), func() {
+		It("answers app:ready and host:getSnapshot with a host:snapshot of the launched app and entry", tc.Req("BRIDGE-SNAPSHOT", levels.EveryEntryPoint, levels.WhoAnswers), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
 			r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
 			if r.StepFailed(1) {
@@ -283,6 +289,15 @@ func describeSnapshot(tc *harness.TestContext) {
 				// naming the request, so wait for that too.
 				steps = append(steps, harness.AwaitAnswer("get-1"))
 			}
+			// Who answers: a host:getSnapshot whose envelope names another
+			// entry of the app is answered, if at all, with the snapshot of
+			// the entry the host mounted: the host's record of the surface
+			// decides, not the app's claim (spec 000, Host Bridge v1: "The
+			// host remains the only decision maker"). Every snapshot the
+			// frame gets is judged below.
+			claim := harness.Request(hostbridge.TypeGetSnapshot, "get-as-"+otherEntry("main"), nil)
+			claim["send"].(map[string]any)["entryKey"] = otherEntry("main")
+			steps = append(steps, claim, harness.AwaitAnswer("get-as-"+otherEntry("main")))
 			r = s.Run(steps...)
 			if r.StepFailed(1) {
 				tc.Failf("no host:snapshot reached the app after host:getSnapshot within %s", harness.AnswerTimeout)
@@ -981,9 +996,30 @@ func describeContainment(tc *harness.TestContext) {
 func describeStoragePartition(tc *harness.TestContext) {
 	Describe("Desktop P2: each app's browser storage is its own", tc.BrowserRetry(), func() {
 		DescribeTable("one app's frame reads nothing another app's frame kept in localStorage, IndexedDB or a cookie",
-			func(writerIsNeighbour bool) {
+			func(writerIsNeighbour, sameNamespace bool) {
 				probe := tc.InstallProbe(tc.DefaultConfigure())
-				neighbour := tc.InstallNeighbour()
+				dir := tc.NeighbourPackage()
+				if sameNamespace {
+					// The neighbour declares the probe's id as its storage
+					// namespace: browser storage is kept by app, never by a
+					// name an app declares (spec 002: "by app").
+					harness.EditFrontmatter(dir, func(lines []string) []string {
+						return append(lines, "storage:", "  namespace: "+harness.ProbeFixture)
+					})
+				}
+				var neighbour string
+				if !sameNamespace {
+					neighbour = tc.Install(dir, tc.ReleaseOf(dir)).AppID
+				} else if installed, err := tc.TryInstall(dir, tc.ReleaseOf(dir), true); err != nil {
+					tc.RefusalError(protocol.MethodInstall, err) // no usable answer is an error
+					// A host may refuse a package declaring an installed
+					// app's namespace (docs/decisions.md, "A storage
+					// namespace two apps declare"): then no two apps share it.
+					tc.Reading("A storage namespace two apps declare", "the neighbour declaring "+harness.ProbeFixture+" as its namespace is refused at install: "+harness.AnswerOf(err))
+					return
+				} else {
+					neighbour = installed.AppID
+				}
 				writer, reader := probe, neighbour
 				if writerIsNeighbour {
 					writer, reader = neighbour, probe
@@ -1007,8 +1043,9 @@ func describeStoragePartition(tc *harness.TestContext) {
 						reader, strings.Join(leaked, " and "), writer, name)
 				}
 			},
-			Entry("bridge-probe keeps, bridge-probe-b reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), false),
-			Entry("bridge-probe-b keeps, bridge-probe reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), true),
+			Entry("bridge-probe keeps, bridge-probe-b reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), false, false),
+			Entry("bridge-probe-b keeps, bridge-probe reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), true, false),
+			Entry("bridge-probe-b, declaring bridge-probe as its storage namespace, keeps, bridge-probe reads", tc.Req("BRIDGE-STORAGE-PARTITIONED", levels.EveryMember, levels.ConfusableIdentity), true, true),
 		)
 	})
 }
@@ -1205,58 +1242,79 @@ func describeThemeAndVisibility(tc *harness.TestContext) {
 			}
 		})
 
-		It("sends theme:update with the new tokens when the host's theme changes", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
+		It("sends theme:update with the new tokens when the host's theme changes, a host/set that sets the visibility as well too", tc.Req("BRIDGE-THEME-UPDATE", levels.EveryMember, levels.ChangeBetweenReads), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
+			seen := 0 // theme:update messages the frame has had so far
 			tc.Precondition("the app has its first snapshot", func() {
-				if r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false)); r.StepFailed(1) {
+				r := s.Run(harness.Request(hostbridge.TypeReady, "ready-1", nil), harness.AwaitType(hostbridge.TypeSnapshot, false))
+				if r.StepFailed(1) {
 					tc.Failf("no host:snapshot after app:ready")
 				}
+				seen = len(r.OfType(hostbridge.TypeThemeUpdate))
 			})
-			theme := &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark",
-				Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}
-			tc.HostSet(protocol.SetParams{Theme: theme})
-			r := s.Run(harness.AwaitType(hostbridge.TypeThemeUpdate, true))
-			ups := r.OfType(hostbridge.TypeThemeUpdate)
-			if len(ups) == 0 {
-				tc.Failf("no theme:update reached the app within %s of host/set theme", harness.AnswerTimeout)
-			}
-			last := ups[len(ups)-1].Payload
-			tokens := themeTokens(last)
-			var wrong []string
-			for name, want := range theme.Tokens {
-				if got, ok := tokens[name]; !ok || !strings.EqualFold(strings.TrimSpace(got), want) {
-					wrong = append(wrong, fmt.Sprintf("%s is %q, not %q", name, got, want))
+			// Dark, then light by a host/set that names the visibility too:
+			// each change one host/set carries is told (host/set), not the
+			// first.
+			for _, set := range []protocol.SetParams{
+				{Theme: &protocol.Theme{Mode: "dark", ColorSchemeID: "probe-dark", Tokens: map[string]string{"--lime-color-bg": "#0b0e14", "--lime-color-fg": "#e6e1cf"}}},
+				{Theme: &protocol.Theme{Mode: "light", ColorSchemeID: "probe-light", Tokens: map[string]string{"--lime-color-bg": "#fafafa", "--lime-color-fg": "#1f2328"}}, Visibility: "visible"},
+			} {
+				how := "host/set theme " + set.Theme.Mode
+				if set.Visibility != "" {
+					how += " (with visibility " + set.Visibility + ")"
 				}
-			}
-			if len(wrong) > 0 {
-				sort.Strings(wrong)
-				tc.Failf("theme:update does not carry the new theme's tokens (%s): %s", strings.Join(wrong, "; "), last)
-			}
-			// A mode it names is the new one: a stale mode beside new
-			// tokens tells the app the wrong light/dark.
-			mode, _ := snapshotFields(last, []string{"themeMode", "effectiveThemeMode"})
-			for _, k := range []string{"themeMode", "effectiveThemeMode"} {
-				if v, ok := mode[k]; ok && fmt.Sprint(v) != "dark" {
-					tc.Failf("theme:update says %s %q after the host changed to dark: %s", k, fmt.Sprint(v), last)
+				tc.HostSet(set)
+				r := s.Run(harness.AwaitCount(hostbridge.TypeThemeUpdate, seen+1), harness.Sleep(harness.PushSettle))
+				ups := r.OfType(hostbridge.TypeThemeUpdate)
+				if len(ups) <= seen {
+					tc.Failf("no theme:update reached the app within %s of %s", harness.AnswerTimeout, how)
+				}
+				seen = len(ups)
+				last := ups[len(ups)-1].Payload
+				tokens := themeTokens(last)
+				var wrong []string
+				for name, want := range set.Theme.Tokens {
+					if got, ok := tokens[name]; !ok || !strings.EqualFold(strings.TrimSpace(got), want) {
+						wrong = append(wrong, fmt.Sprintf("%s is %q, not %q", name, got, want))
+					}
+				}
+				if len(wrong) > 0 {
+					sort.Strings(wrong)
+					tc.Failf("theme:update after %s does not carry the new theme's tokens (%s): %s", how, strings.Join(wrong, "; "), last)
+				}
+				// A mode it names is the new one: a stale mode beside new
+				// tokens tells the app the wrong light/dark.
+				mode, _ := snapshotFields(last, []string{"themeMode", "effectiveThemeMode"})
+				for _, k := range []string{"themeMode", "effectiveThemeMode"} {
+					if v, ok := mode[k]; ok && fmt.Sprint(v) != set.Theme.Mode {
+						tc.Failf("theme:update says %s %q after %s: %s", k, fmt.Sprint(v), how, last)
+					}
 				}
 			}
 		})
 
-		It("sends host:visibility when the surface is hidden and shown", tc.Req("BRIDGE-VISIBILITY", levels.EveryMember), func() {
+		It("sends host:visibility when the surface is hidden and shown, a host/set that changes the theme as well too", tc.Req("BRIDGE-VISIBILITY", levels.EveryMember), func() {
 			s := tc.ProbeSurface(tc.DefaultConfigure())
-			for i, state := range []string{"hidden", "visible"} {
-				tc.HostSet(protocol.SetParams{Visibility: state})
+			// Hidden, shown, then hidden by a host/set that carries a new
+			// theme too: each change it carries is told (host/set), not
+			// the first.
+			for i, set := range []protocol.SetParams{{Visibility: "hidden"}, {Visibility: "visible"}, {Visibility: "hidden", Theme: &protocol.Theme{Mode: "dark"}}} {
+				state, how := set.Visibility, "the surface becoming "+set.Visibility
+				if set.Theme != nil {
+					how += " by a host/set that changed the theme too"
+				}
+				tc.HostSet(set)
 				r := s.Run(harness.AwaitCount(hostbridge.TypeVisibility, i+1), harness.Sleep(harness.PushSettle))
 				vs := r.OfType(hostbridge.TypeVisibility)
 				if len(vs) <= i {
-					tc.Failf("no host:visibility reached the app within %s of the surface becoming %s", harness.AnswerTimeout, state)
+					tc.Failf("no host:visibility reached the app within %s of %s", harness.AnswerTimeout, how)
 				}
 				got := visibilityOf(vs[len(vs)-1].Payload)
 				if got == "" {
 					tc.Errorf("the harness reads the visibility from members %s; the host's host:visibility had none of them: %s", visibilityMembers, vs[len(vs)-1].Payload)
 				}
 				if got != state {
-					tc.Failf("host:visibility says %q after the surface became %s: %s", got, state, vs[len(vs)-1].Payload)
+					tc.Failf("host:visibility says %q after %s: %s", got, how, vs[len(vs)-1].Payload)
 				}
 			}
 		})
