@@ -67,10 +67,12 @@ func TestAnUnreachableHostEndsTheRunSayingWhy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// A host that is gone before the first call (not found) may
-			// get no hello at all: the harness sees it exit first.
+			// A host that is gone before the first call (not found), or
+			// whose first bytes are no frame (log on stdout: on a loaded
+			// machine they arrive before hello is written), may get no
+			// hello at all: the harness sees it end the session first.
 			n := strings.Count(string(transcript), `"dir":"send","method":"conformance/hello"`)
-			if n > 2 || (n < 1 && tc.name != "not found") {
+			if n > 2 || (n < 1 && tc.name == "silent") {
 				t.Errorf("the harness said hello %d times; it must try, and give up after two attempts", n)
 			}
 		})

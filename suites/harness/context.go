@@ -336,12 +336,7 @@ func (tc *TestContext) Telemetry() *telemetry.Collector { return tc.telemetry }
 // collector's do, and it stops when the spec ends.
 func (tc *TestContext) AnotherCollector() *telemetry.Collector {
 	ginkgo.GinkgoHelper()
-	c, err := telemetry.Start(tc.recordTelemetry)
-	if err != nil {
-		tc.Errorf("the harness could not start a second OpenTelemetry collector: %v", err)
-	}
-	ginkgo.DeferCleanup(c.Close)
-	return c
+	return startForSpec(tc, "OpenTelemetry collector", func() (*telemetry.Collector, error) { return telemetry.Start(tc.recordTelemetry) })
 }
 
 // AnotherAppServer starts one more App Server on loopback, for this spec
@@ -349,12 +344,20 @@ func (tc *TestContext) AnotherCollector() *telemetry.Collector {
 // does, and it stops when the spec ends.
 func (tc *TestContext) AnotherAppServer() *appserver.Server {
 	ginkgo.GinkgoHelper()
-	s, err := appserver.Start(tc.recordAppServer)
+	return startForSpec(tc, "App Server", func() (*appserver.Server, error) { return appserver.Start(tc.recordAppServer) })
+}
+
+// startForSpec starts one more peer the harness plays (what names it),
+// stopped when the spec ends; a peer that does not start is the
+// harness's trouble, an error of the spec.
+func startForSpec[P interface{ Close() error }](tc *TestContext, what string, start func() (P, error)) P {
+	ginkgo.GinkgoHelper()
+	p, err := start()
 	if err != nil {
-		tc.Errorf("the harness could not start a second App Server: %v", err)
+		tc.Errorf("the harness could not start a second %s: %v", what, err)
 	}
-	ginkgo.DeferCleanup(s.Close)
-	return s
+	ginkgo.DeferCleanup(p.Close)
+	return p
 }
 
 // WithTelemetry points p's telemetry at the harness's collector, content
