@@ -453,10 +453,16 @@ func runChild(self string, f mockhost.Fault, root string, o childOptions) (*repo
 	return runConformance(self, args, out, name)
 }
 
+// childTimeout is how long one selftest child may run.
+const childTimeout = 20 * time.Minute
+
 // runConformance runs `conformance run` with args in a child process and
 // loads the report it wrote to out; name says which child it was.
 func runConformance(self string, args []string, out, name string) (*reports.Report, string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// A whole certification (the baseline, every-reading) takes about 4
+	// minutes alone here and over 9 beside two other children and other
+	// work on 2 cores: the bound catches a hung child, not a slow one.
+	ctx, cancel := context.WithTimeout(context.Background(), childTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, args...)
 	var buf limitedBuffer
