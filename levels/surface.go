@@ -64,7 +64,7 @@ func surfaceRequirements() []Requirement {
 			Title:  "The app frame reaches no host DOM, Node, Electron or Tauri API, host storage or host endpoint",
 			Clause: spec(SpecDesktop, "Desktop levels", "Desktop P2: Inject Host Bridge and Capability SDK, run controlled UI. Must not: Expose Electron, Tauri, Node, Rust, or filesystem internals.")},
 		{ID: "BRIDGE-STORAGE-PARTITIONED", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity}, Reading: "Browser storage by app", Strength: MustNot, Levels: bridge,
-			Title: "One app's frame reads nothing another app's frame kept in the browser: not its localStorage, its IndexedDB or its cookies, of two apps whose ids prefix each other, both ways",
+			Title: "One app's frame reads nothing another app's frame kept in the browser: not its localStorage, its IndexedDB or its cookies, of two apps whose ids prefix each other, both ways, and where one declares the other's id as its storage namespace",
 			Clause: Clause{Source: SpecText, File: SpecDesktop, Section: "Required desktop host behavior; Host implementation constraints",
 				Quote: "Storage / Artifacts / Evidence: Namespace app data, outputs, logs, and evidence by app, workspace, and tenant. ... Electron app surfaces must use host-owned session partitions"}},
 		{ID: "BRIDGE-OPEN-EXTERNAL", BugFamilies: []BugFamily{EveryMember, ConfusableIdentity, RepresentationLimit}, Reading: "External URLs and downloads", Strength: Must, Levels: bridge,
